@@ -1,0 +1,36 @@
+# The two commands of the README: `make run` and `make test`. Both install what they need.
+PYTHON ?= python3
+VENV ?= .venv
+TORCH_VERSION ?= 2.13.0
+BIN := $(VENV)/bin
+SAMPLE ?= sample_models/helper_two_callsites.py
+JOBS ?= 2
+
+.PHONY: install run test lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# torch is pinned here (the CPU wheel on this machine); an unpinned torch would pull the CUDA build.
+$(VENV)/.installed: pyproject.toml $(BIN)/python
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q "torch==$(TORCH_VERSION)" numpy
+	$(BIN)/pip install -q -e ".[test]"
+	touch $@
+
+install: $(VENV)/.installed
+
+run: install
+	$(BIN)/doctor explain $(SAMPLE) --backend eager
+
+test: install
+	$(BIN)/python -m pytest -q -n $(JOBS) -p no:cacheprovider
+
+lint: install
+	$(BIN)/python -m pyflakes torchcompile_doctor tests 2>/dev/null || $(BIN)/python -m compileall -q torchcompile_doctor
+
+bench: install
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) *.egg-info .pytest_cache

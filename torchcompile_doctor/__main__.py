@@ -1,0 +1,3 @@
+from torchcompile_doctor.cli import main
+
+main()

@@ -1,0 +1,96 @@
+"""Where code lives: the user's files vs libraries, display paths, source lines, and the names
+users know their functions by (resume functions mapped back, methods with their class)."""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from collections.abc import Callable, Sequence
+
+from torchcompile_doctor.events.model import StackFrame
+
+SourceReader = Callable[[str], Sequence[str] | None]
+_RESUME = re.compile(r"^torch_dynamo_resume_in_(?P<function>.+)_at_(?P<line>\d+)$")
+_LIBRARY_MARKERS = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
+_DOCTOR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class CodeMap:
+    def __init__(self, root: str, library_roots: Sequence[str], read_source: SourceReader) -> None:
+        self.root = root.rstrip(os.sep)
+        self.library_roots = tuple(r.rstrip(os.sep) + os.sep for r in library_roots if r)
+        self._read_source = read_source
+        self._cache: dict[str, Sequence[str] | None] = {}
+
+    def is_library(self, file: str) -> bool:
+        if file.startswith("<") or file.startswith(_DOCTOR_DIR + os.sep):
+            return True
+        if self.root and file.startswith(self.root + os.sep):
+            return False
+        return any(marker in file for marker in _LIBRARY_MARKERS) or file.startswith(self.library_roots)
+
+    def display(self, file: str) -> str:
+        if self.root and file.startswith(self.root + os.sep):
+            return file[len(self.root) + 1:]
+        for marker in _LIBRARY_MARKERS:
+            if marker in file:
+                return file.split(marker, 1)[1]
+        return file
+
+    def lines(self, file: str) -> Sequence[str] | None:
+        if file not in self._cache:
+            self._cache[file] = self._read_source(file)
+        return self._cache[file]
+
+    def source_line(self, file: str, line: int) -> str | None:
+        lines = self.lines(file)
+        if lines is None or not 1 <= line <= len(lines):
+            return None
+        return lines[line - 1].rstrip("\n").strip()
+
+    def last_user_frame(self, stack: Sequence[StackFrame]) -> StackFrame | None:
+        return next((f for f in reversed(stack) if not self.is_library(f.file)), None)
+
+    def qualified_name(self, file: str, function: str, line: int) -> str:
+        """`forward` -> `Block.forward` when `line` is inside a method of class Block."""
+        lines = self.lines(file)
+        if not lines:
+            return function
+        try:
+            tree = ast.parse("".join(lines) if lines[0].endswith("\n") else "\n".join(lines))
+        except (SyntaxError, ValueError):
+            return function
+        best: tuple[int, str] | None = None
+
+        def visit(node: ast.AST, prefix: str) -> None:
+            nonlocal best
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    name = f"{prefix}{child.name}"
+                    start = min([child.lineno] + [d.lineno for d in getattr(child, "decorator_list", [])])
+                    end = child.end_lineno or child.lineno
+                    if not isinstance(child, ast.ClassDef) and child.name == function and start <= line <= end:
+                        if best is None or start >= best[0]:
+                            best = (start, name)
+                    visit(child, f"{name}." if isinstance(child, ast.ClassDef) else f"{name}.<locals>.")
+
+        visit(tree, "")
+        return best[1] if best else function
+
+    def user_function_name(self, file: str, co_name: str, line: int) -> str:
+        """The name a user knows: resume functions become `Block.forward (after line 20)`."""
+        resume = _RESUME.match(co_name)
+        if resume:
+            at = int(resume["line"])
+            return f"{self.qualified_name(file, resume['function'], at)} (after line {at})"
+        return self.qualified_name(file, co_name, line)
+
+
+def read_source_file(path: str) -> list[str] | None:
+    """The default SourceReader: the file's lines, or None when it cannot be read as text."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as stream:
+            return stream.readlines()
+    except OSError:
+        return None

@@ -1,0 +1,152 @@
+"""Recompile reasons: parse a guard-failure line, classify it, and describe what changed."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# "0/3: self.step == 3      # self.step += 1  # dir/script.py:14 in forward (HINT: ...)"
+_FAILURE = re.compile(
+    r"^(?P<entry>\d+/\d+): (?P<guard>.*?)"
+    r"(?:\s{2,}# (?P<source>.*?)\s+# (?P<path>\S+):(?P<line>\d+) in (?P<function>\S+))?"
+    r"(?: \(HINT: (?P<hint>.*)\))?\s*$",
+    re.S,
+)
+_TENSOR_MISMATCH = re.compile(r"tensor '(?P<name>[^']+)' (?P<what>[\w ]+?) mismatch(?P<rest>.*)$", re.S)
+_EXPECTED_ACTUAL = re.compile(r"expected (?P<old>[^,]+), actual (?P<new>.+?)\.?$")
+_INDEX = re.compile(r"at index (?P<index>\d+)")
+_COMPARE = re.compile(r"^(?P<lhs>.+?) (?P<op>==|!=|is not|is) (?P<rhs>.+)$")
+_NUMBER = re.compile(r"^-?\d+(\.\d*)?([eE][-+]?\d+)?$|^-?(inf|nan)$")
+_FILE_LINE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
+
+
+@dataclass(frozen=True)
+class GuardFailure:
+    entry: str  # the cache entry whose guard failed, e.g. "0/3"
+    guard: str  # the guard expression or torch's sentence about it
+    source: str | None  # the user's source line that introduced the guard
+    file: str | None  # absolute, from the user stack trace when present
+    line: int | None
+    hint: str | None
+    reason_class: str
+    variable: str  # the thing that changed, in the user's words
+    old: str | None  # the value the failing entry was compiled for
+    new: str | None  # the value that arrived, when torch says it
+
+
+def user_variable(source: str) -> str:
+    """L['x'] -> x, L['self'].step -> self.step, ___stack0 -> a value produced before a graph break."""
+    text = re.sub(r"\bL\['([^']+)'\]", r"\1", source.strip())
+    text = re.sub(r"\bG\['([^']+)'\]", r"\1", text)
+    return text
+
+
+def is_carried_value(variable: str) -> bool:
+    """`___stack0`: a value on the stack at a graph break, passed as an argument to the resume function."""
+    return variable.startswith("___stack")
+
+
+def _classify_comparison(lhs: str, rhs: str) -> str:
+    name = lhs.strip()
+    if re.match(r"^(self|L\['self'\])\.", name) or re.match(r"^L\['self'\]\._modules", name):
+        return "module_attribute"
+    value = rhs.strip()
+    if _NUMBER.match(value):
+        return "int_specialization" if re.fullmatch(r"-?\d+", value) else "float_specialization"
+    if value in ("True", "False"):
+        return "int_specialization" if not name.startswith("___") else "other"
+    return "other"
+
+
+def classify(guard: str) -> tuple[str, str, str | None, str | None]:
+    """(reason_class, variable, old, new) for one guard-failure text."""
+    text = guard.strip()
+    tensor = _TENSOR_MISMATCH.search(text)
+    if tensor:
+        name, what, rest = user_variable(tensor["name"]), tensor["what"].strip(), tensor["rest"]
+        values = _EXPECTED_ACTUAL.search(rest.strip())
+        old, new = (values["old"].strip(), values["new"].strip()) if values else (None, None)
+        index = _INDEX.search(rest)
+        if what == "dtype":
+            return "dtype", f"{name}.dtype", old, new
+        if what in ("size", "rank", "numel"):
+            attribute = f"{name}.shape[{index['index']}]" if index and what == "size" else f"{name}.dim()"
+            return "shape_or_rank", attribute, old, new
+        if what == "requires_grad":
+            return "requires_grad", f"{name}.requires_grad", old, new
+        if what in ("device", "device index"):
+            return "device", f"{name}.device", old, new
+        return "other", f"{name}.{what.replace(' ', '_')}", old, new
+    if "GLOBAL_STATE" in text or "___check_global_state" in text:
+        if "grad_mode" in text or "grad mode" in text:
+            return "grad_mode", "grad mode", None, None
+        return "global_state", text.split(":", 1)[-1].strip() or "global state", None, None
+    if "grad_mode" in text or "is_grad_enabled" in text:
+        return "grad_mode", "grad mode", None, None
+    if "autocast" in text or "___check_torch_function_mode_stack" in text:
+        return "global_state", "autocast/global state", None, None
+    if "Device index mismatch" in text or "device" in text and "mismatch" in text:
+        return "device", "device", None, None
+    obj = re.search(r"___check_obj_id\((?P<name>[^,]+),", text)
+    if obj:
+        return "object_id", user_variable(obj["name"]), None, None
+    typ = re.search(r"___check_type_id\((?P<name>[^,]+),", text)
+    if typ:
+        return "other", f"type of {user_variable(typ['name'])}", None, None
+    length = re.search(r"len\((?P<name>.+?)\) (?P<op>==|!=|<|>) (?P<value>\d+)", text)
+    if length:
+        return "dict_or_list_length", f"len({user_variable(length['name'])})", length["value"], None
+    if "dict keys" in text or "___dict_contains" in text or "dict_version" in text:
+        return "dict_or_list_length", "dict keys", None, None
+    compare = _COMPARE.match(text)
+    if compare:
+        reason_class = _classify_comparison(compare["lhs"], compare["rhs"])
+        if reason_class != "other" or compare["op"] == "==":
+            old = compare["rhs"].strip() if compare["op"] == "==" else None
+            return reason_class, user_variable(compare["lhs"]), old, None
+    return "other", user_variable(text.split(" ")[0]) if text else "?", None, None
+
+
+def parse_failure(text: str) -> GuardFailure | None:
+    head, _, tail = text.partition("\nUser stack trace:")
+    match = _FAILURE.match(head.strip())
+    if match is None:
+        return None
+    reason_class, variable, old, new = classify(match["guard"])
+    file = line = None
+    frames = _FILE_LINE.findall(tail)
+    if frames:
+        file, line = frames[-1][0], int(frames[-1][1])
+    elif match["line"]:
+        line = int(match["line"])
+    return GuardFailure(
+        entry=match["entry"],
+        guard=match["guard"].strip(),
+        source=(match["source"] or "").strip() or None,
+        file=file,
+        line=line,
+        hint=match["hint"],
+        reason_class=reason_class,
+        variable=variable,
+        old=old,
+        new=new,
+    )
+
+
+def describe_changes(failures: list[GuardFailure], max_values: int = 6) -> list[str]:
+    """What changed, per variable: `x.dtype: Float → Double`, `self.step: 0 → 1 → … → 7`."""
+    by_variable: dict[str, list[str]] = {}
+    for failure in failures:
+        values = by_variable.setdefault(failure.variable, [])
+        for value in (failure.old, failure.new):
+            if value is not None and (not values or values[-1] != value):
+                values.append(value)
+    lines = []
+    for variable, values in by_variable.items():
+        if not values:
+            lines.append(f"{variable}: changed")
+            continue
+        if len(values) > max_values:
+            values = values[:3] + ["…"] + values[-2:]
+        lines.append(f"{variable}: " + " → ".join(values) + (" → another value" if len(values) == 1 else ""))
+    return lines

@@ -1,0 +1,127 @@
+"""In-process hooks the bootstrap installs in the child: each is a context manager that restores
+what it changed. They only observe, except the backend override the user asked for."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import threading
+from collections.abc import Iterator
+
+# Modules of torch 2.13 that log the `perf_hints` artifact (grep 'getArtifactLogger(__name__, "perf_hints")').
+PERF_HINT_MODULES = (
+    "torch._dynamo.variables.optimizer",
+    "torch._inductor.graph",
+    "torch._inductor.codegen.simd",
+    "torch._inductor.codegen.triton",
+    "torch._inductor.compile_fx",
+    "torch._inductor.cudagraph_utils",
+)
+
+
+class SideChannel:
+    """Append-only JSON lines, flushed per event so a crash loses nothing written before it."""
+
+    def __init__(self, path: str) -> None:
+        self._file = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
+        self._lock = threading.Lock()
+
+    def write(self, event: str, **fields: object) -> None:
+        line = json.dumps({"event": event, **fields}, default=str)
+        with self._lock:
+            self._file.write(line + "\n")
+            self._file.flush()
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def _backend_name(backend: object) -> str:
+    if isinstance(backend, str):
+        return backend
+    return getattr(backend, "__name__", None) or type(backend).__name__
+
+
+@contextlib.contextmanager
+def backend_override(channel: SideChannel, override: str | None) -> Iterator[None]:
+    """Record every torch.compile call's backend; with `override`, compile with it instead."""
+    import torch
+
+    original = torch.compile
+
+    def compile_and_record(model=None, **kwargs):
+        requested = _backend_name(kwargs.get("backend", "inductor"))
+        if override:
+            kwargs["backend"] = override
+            if override != "inductor":  # mode/options are inductor settings other backends reject
+                kwargs.pop("mode", None)
+                kwargs.pop("options", None)
+        channel.write("backend", requested=requested, used=_backend_name(kwargs.get("backend", "inductor")))
+        if model is None:
+            return original(**kwargs)
+        return original(model, **kwargs)
+
+    compile_and_record.__wrapped__ = original  # type: ignore[attr-defined]
+    compile_and_record.__doc__ = original.__doc__
+    torch.compile = compile_and_record
+    try:
+        yield
+    finally:
+        torch.compile = original
+
+
+class _PerfHintHandler(logging.Handler):
+    def __init__(self, channel: SideChannel) -> None:
+        super().__init__(level=logging.DEBUG)
+        self._channel = channel
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            from torch._guards import CompileContext
+
+            compile_id = CompileContext.current_compile_id()
+            self._channel.write(
+                "perf_hint",
+                message=record.getMessage(),
+                logger=record.name,
+                compile_id=str(compile_id) if compile_id is not None else None,
+            )
+        except Exception:  # a hint we cannot record must never break the user's program
+            pass
+
+
+@contextlib.contextmanager
+def perf_hint_capture(channel: SideChannel) -> Iterator[None]:
+    """Collect inductor/dynamo perf hints without printing them (unless the user's TORCH_LOGS asks)."""
+    user_wants_them = "perf_hints" in os.environ.get("TORCH_LOGS", "")
+    handler = _PerfHintHandler(channel)
+    changed = []
+    for module in PERF_HINT_MODULES:
+        logger = logging.getLogger(f"{module}.__perf_hints")
+        changed.append((logger, logger.level, logger.propagate))
+        logger.setLevel(logging.DEBUG)
+        logger.addHandler(handler)
+        if not user_wants_them:
+            logger.propagate = False
+    try:
+        yield
+    finally:
+        for logger, level, propagate in changed:
+            logger.removeHandler(handler)
+            logger.setLevel(level)
+            logger.propagate = propagate
+
+
+@contextlib.contextmanager
+def trace_paused() -> Iterator[None]:
+    """Keep a second, diagnostic compile (explain) out of the TORCH_TRACE log."""
+    from torch._logging._internal import trace_log
+
+    was_disabled = trace_log.disabled
+    trace_log.disabled = True
+    try:
+        yield
+    finally:
+        trace_log.disabled = was_disabled

@@ -1,0 +1,211 @@
+"""The command line (typer only): options -> Settings -> pipeline -> renderer -> exit code.
+
+Never imports torch: only the capture child does.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from torchcompile_doctor import __version__
+from torchcompile_doctor.errors import DoctorError
+from torchcompile_doctor.settings import ExplainSettings, check_output_path
+
+EXIT_OK, EXIT_GATE, EXIT_USAGE, EXIT_TARGET_FAILED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+app = typer.Typer(
+    name="doctor",
+    help="Explains what torch.compile did to your program: graph breaks, recompiles, fallbacks to eager.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _fail(message: str, code: int = EXIT_USAGE) -> None:
+    typer.echo(f"doctor: error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def _one_line_errors(command):
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except DoctorError as error:
+            _fail(str(error).strip().splitlines()[0] if str(error).strip() else "error")
+
+    return wrapper
+
+
+def _emit(text: str, output: Path | None) -> None:
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise DoctorError(f"cannot write --output {output}: {error.strerror}") from None
+
+
+def _render(report, fmt: str, output: Path | None) -> str:
+    from torchcompile_doctor.analysis.code import read_source_file
+    from torchcompile_doctor.renderers import render
+
+    color = fmt == "terminal" and output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    width = shutil.get_terminal_size((110, 24)).columns if color else 110
+    return render(report, fmt, color=color, width=width, source_lines=read_source_file)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"torchcompile-doctor {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
+) -> None:
+    pass
+
+
+FORMAT_HELP = "Report format: terminal, json, markdown."
+
+
+@app.command(context_settings={"allow_extra_args": False})
+@_one_line_errors
+def explain(
+    target: Optional[str] = typer.Argument(
+        None, help="A script (train.py), or file.py:function with --inputs. Arguments after `--` go to the script."
+    ),
+    args: Optional[list[str]] = typer.Argument(None, help="Arguments for the target (after `--`).", show_default=False),
+    module: Optional[str] = typer.Option(None, "-m", "--module", help="Run a module as `python -m MODULE`."),
+    inputs: Optional[str] = typer.Option(None, "--inputs", help="file.py:function returning the example inputs (a tuple)."),
+    backend: Optional[str] = typer.Option(
+        None, "--backend", help="Override every torch.compile backend (eager / aot_eager: findings seconds sooner)."
+    ),
+    fmt: str = typer.Option("terminal", "--format", "-f", help=FORMAT_HELP),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
+    artifacts: Optional[Path] = typer.Option(
+        None, "--artifacts", help="Keep the capture (TORCH_TRACE logs + side channel) in this directory."
+    ),
+    timeout: Optional[float] = typer.Option(None, "--timeout", help="Stop the target after this many seconds."),
+) -> None:
+    """Run TARGET under capture and print the ranked report."""
+    settings = ExplainSettings.from_cli(target, list(args or []), module, inputs, backend, fmt, output, artifacts, timeout)
+    check_output_path(settings.output)
+
+    from torchcompile_doctor.analysis import AnalysisContext, RunOutcome, analyze
+    from torchcompile_doctor.capture.runner import run_capture
+    from torchcompile_doctor.events.load import load_artifacts
+
+    workdir = settings.artifacts or Path(tempfile.mkdtemp(prefix="torchcompile-doctor-"))
+    try:
+        if settings.artifacts is not None:
+            workdir.mkdir(parents=True, exist_ok=True)
+        with _status(f"running {settings.target.display} under torch.compile capture"):
+            result = run_capture(settings.target, workdir, settings.backend, settings.timeout_s)
+        log = load_artifacts(workdir)
+        usage = next((e for e in log.target_exits if e.status == "usage_error"), None)
+        if usage is not None:
+            raise DoctorError(usage.message or "the target cannot be run as given")
+        outcome = RunOutcome(result.returncode, result.signal, result.timed_out, result.interrupted, settings.timeout_s)
+        context = AnalysisContext(target=settings.target.display, root=settings.target.root, outcome=outcome)
+        report = analyze(log, context)
+        _emit(_render(report, settings.format, settings.output), settings.output)
+    finally:
+        if settings.artifacts is None:
+            shutil.rmtree(workdir, ignore_errors=True)
+    if result.interrupted:
+        raise typer.Exit(EXIT_INTERRUPTED)
+    raise typer.Exit(EXIT_OK if report.target_status in ("ok", "sys_exit") and report.target_exit_code == 0
+                     else EXIT_TARGET_FAILED)
+
+
+@app.command()
+@_one_line_errors
+def report(
+    path: Path = typer.Argument(..., help="A kept --artifacts dir, a TORCH_TRACE dir, or one trace log."),
+    fmt: str = typer.Option("terminal", "--format", "-f", help=FORMAT_HELP),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
+    root: Optional[Path] = typer.Option(None, "--root", help="The directory of your code (for relative paths)."),
+) -> None:
+    """Re-render the report from an existing capture, without running anything (no torch needed)."""
+    from torchcompile_doctor.analysis import AnalysisContext, analyze
+    from torchcompile_doctor.events.load import load_artifacts
+    from torchcompile_doctor.settings import check_format
+
+    check_format(fmt)
+    check_output_path(output)
+    if not path.exists():
+        raise DoctorError(f"no such file or directory: {path}")
+    log = load_artifacts(path)
+    target = log.bootstrap[-1].target if log.bootstrap else str(path)
+    base = root or (Path(target).parent if log.bootstrap and Path(target).is_absolute() else Path.cwd())
+    report_ = analyze(log, AnalysisContext(target=target, root=str(base.resolve())))
+    _emit(_render(report_, fmt, output), output)
+
+
+@app.command()
+@_one_line_errors
+def rules(fmt: str = typer.Option("terminal", "--format", "-f", help="terminal or json.")) -> None:
+    """The rule catalogue: code, name, severity, status."""
+    from torchcompile_doctor.rules import load_catalogue
+
+    catalogue = load_catalogue()
+    if fmt == "json":
+        rows = [{"code": r.code, "name": r.name, "kind": r.kind, "severity": r.severity, "status": r.status,
+                 "title": r.title} for r in catalogue]
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    if fmt != "terminal":
+        raise DoctorError(f"unknown --format {fmt!r} for rules (terminal or json)")
+    for r in catalogue:
+        typer.echo(f"{r.code}  {r.name:32} {r.severity:9} {r.status:8} {r.title}")
+
+
+@app.command()
+@_one_line_errors
+def rule(code: str = typer.Argument(..., help="A rule code (TCD104) or a GB id (GB0124).")) -> None:
+    """One rule's full explanation."""
+    from torchcompile_doctor.rules import load_catalogue
+    from torchcompile_doctor.rules.explain import explain_rule
+
+    typer.echo(explain_rule(code.strip().upper(), load_catalogue()))
+
+
+class _NoStatus:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _status(message: str):
+    """A rich status line on stderr while the target runs, only on a TTY."""
+    if not sys.stderr.isatty():
+        return _NoStatus()
+    from rich.console import Console
+
+    return Console(stderr=True).status(message)
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        typer.echo("doctor: interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)

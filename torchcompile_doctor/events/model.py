@@ -1,0 +1,213 @@
+"""Typed events: what the parsers make of TORCH_TRACE records and the doctor's side channel.
+
+Every event is a frozen dataclass; analysis only ever sees these, never raw log text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, order=True)
+class CompileId:
+    """Dynamo's `frame_id/frame_compile_id` (attempts are restarts of the same compile)."""
+
+    frame_id: int
+    frame_compile_id: int
+
+    def __str__(self) -> str:
+        return f"{self.frame_id}/{self.frame_compile_id}"
+
+    @classmethod
+    def parse(cls, text: str) -> CompileId | None:
+        head, _, tail = text.strip().partition("/")
+        if head.isdigit() and tail.isdigit():
+            return cls(int(head), int(tail))
+        return None
+
+
+@dataclass(frozen=True)
+class StackFrame:
+    file: str
+    line: int
+    function: str
+    code: str = ""
+
+
+@dataclass(frozen=True)
+class DynamoStart:
+    """A frame's compilation began; `stack` is the user stack that reached it."""
+
+    compile_id: CompileId
+    stack: tuple[StackFrame, ...]
+
+
+@dataclass(frozen=True)
+class GraphBreak:
+    """One `dynamo_graph_break_reason` record (one `[__graph_breaks]` log record)."""
+
+    compile_id: CompileId | None
+    file: str
+    line: int
+    gb_type: str
+    gb_id: str | None  # from the record's gbNNNN.html link, when it has one
+    explanation: str
+    hints: tuple[str, ...]
+    user_stack: tuple[StackFrame, ...]
+    frame_skipped: bool
+    secondary_gb_ids: tuple[str, ...]
+    raw: str
+
+
+@dataclass(frozen=True)
+class Recompile:
+    """One `recompile_reasons` record: why compile `compile_id` happened.
+
+    `failures` holds one guard-failure text per existing cache entry, most recent entry first.
+    """
+
+    compile_id: CompileId | None
+    failures: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CompilationMetrics:
+    compile_id: CompileId | None
+    co_name: str | None
+    co_filename: str | None
+    co_firstlineno: int | None
+    cache_size: int | None
+    guard_count: int | None
+    graph_op_count: int | None
+    compile_time_s: float
+    fail_type: str | None
+    fail_reason: str | None
+    fail_file: str | None
+    fail_line: int | None
+
+
+@dataclass(frozen=True)
+class OutputGraph:
+    """A graph Dynamo handed to the backend."""
+
+    compile_id: CompileId | None
+
+
+@dataclass(frozen=True)
+class TorchVersion:
+    version: str
+
+
+# --- the doctor's side channel (written by the bootstrap in the child process) ---
+
+
+@dataclass(frozen=True)
+class BootstrapInfo:
+    torch_version: str
+    python_version: str
+    target: str
+    library_roots: tuple[str, ...]  # site-packages and stdlib dirs: code the user does not own
+    backend_override: str | None
+
+
+@dataclass(frozen=True)
+class BackendUse:
+    """A torch.compile call the bootstrap saw: the backend asked for and the one that ran."""
+
+    requested: str
+    used: str
+
+
+@dataclass(frozen=True)
+class PerfHint:
+    message: str
+    logger: str
+    compile_id: CompileId | None
+
+
+@dataclass(frozen=True)
+class ExplainResult:
+    """`torch._dynamo.explain` on a function target (information, not the source of truth)."""
+
+    graph_count: int
+    graph_break_count: int
+    break_reasons: tuple[str, ...]
+    ops_per_graph: tuple[int, ...]
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class TargetExit:
+    """How the target ended, as the child saw it (the parent adds signals and timeouts)."""
+
+    status: str  # "ok" | "exception" | "sys_exit"
+    exit_code: int
+    exception_type: str | None = None
+    message: str | None = None
+    stack: tuple[StackFrame, ...] = ()
+
+
+@dataclass
+class LogHealth:
+    """What the reader could not use. Counted, never fatal unless --strict."""
+
+    lines: int = 0
+    records: int = 0
+    bad_lines: int = 0
+    bad_json: int = 0
+    md5_mismatches: int = 0
+    unknown_kinds: int = 0
+    parse_errors: int = 0
+    truncated: bool = False
+
+    @property
+    def problems(self) -> int:
+        return self.bad_lines + self.bad_json + self.md5_mismatches + self.parse_errors + int(self.truncated)
+
+    def as_dict(self) -> dict:
+        return {
+            "lines": self.lines,
+            "records": self.records,
+            "bad_lines": self.bad_lines,
+            "bad_json": self.bad_json,
+            "md5_mismatches": self.md5_mismatches,
+            "unknown_kinds": self.unknown_kinds,
+            "parse_errors": self.parse_errors,
+            "truncated": self.truncated,
+        }
+
+
+@dataclass
+class EventLog:
+    """Everything one capture produced, in log order per kind."""
+
+    dynamo_starts: list[DynamoStart] = field(default_factory=list)
+    graph_breaks: list[GraphBreak] = field(default_factory=list)
+    recompiles: list[Recompile] = field(default_factory=list)
+    metrics: list[CompilationMetrics] = field(default_factory=list)
+    output_graphs: list[OutputGraph] = field(default_factory=list)
+    torch_versions: list[TorchVersion] = field(default_factory=list)
+    bootstrap: list[BootstrapInfo] = field(default_factory=list)
+    backends: list[BackendUse] = field(default_factory=list)
+    perf_hints: list[PerfHint] = field(default_factory=list)
+    explain: list[ExplainResult] = field(default_factory=list)
+    target_exits: list[TargetExit] = field(default_factory=list)
+    health: LogHealth = field(default_factory=LogHealth)
+
+    def add(self, event: object) -> None:
+        getattr(self, _LIST_FOR[type(event)]).append(event)
+
+
+_LIST_FOR = {
+    DynamoStart: "dynamo_starts",
+    GraphBreak: "graph_breaks",
+    Recompile: "recompiles",
+    CompilationMetrics: "metrics",
+    OutputGraph: "output_graphs",
+    TorchVersion: "torch_versions",
+    BootstrapInfo: "bootstrap",
+    BackendUse: "backends",
+    PerfHint: "perf_hints",
+    ExplainResult: "explain",
+    TargetExit: "target_exits",
+}

@@ -1,0 +1,26 @@
+"""Small helpers shared by the parsers."""
+
+from __future__ import annotations
+
+from torchcompile_doctor.events.model import CompileId
+
+
+def compile_id_of(meta: dict) -> CompileId | None:
+    frame_id, frame_compile_id = meta.get("frame_id"), meta.get("frame_compile_id")
+    if isinstance(frame_id, int) and isinstance(frame_compile_id, int):
+        return CompileId(frame_id, frame_compile_id)
+    return None
+
+
+def as_int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def as_str(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def as_float(value: object) -> float | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return None

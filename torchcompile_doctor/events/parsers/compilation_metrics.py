@@ -1,0 +1,34 @@
+"""`compilation_metrics`: one per compile (including failed and refused ones)."""
+
+from __future__ import annotations
+
+from torchcompile_doctor.events.model import CompilationMetrics, CompileId
+from torchcompile_doctor.events.parsers import Parser
+from torchcompile_doctor.events.parsers.common import as_float, as_int, as_str, compile_id_of
+from torchcompile_doctor.events.reader import Record
+
+
+def parse(record: Record, strings: dict[int, str]) -> CompilationMetrics | None:
+    body = record.meta.get("compilation_metrics")
+    if not isinstance(body, dict):
+        return None
+    compile_id = compile_id_of(record.meta)
+    if compile_id is None and isinstance(body.get("compile_id"), str):
+        compile_id = CompileId.parse(body["compile_id"])
+    return CompilationMetrics(
+        compile_id=compile_id,
+        co_name=as_str(body.get("co_name")),
+        co_filename=as_str(body.get("co_filename")),
+        co_firstlineno=as_int(body.get("co_firstlineno")),
+        cache_size=as_int(body.get("cache_size")),
+        guard_count=as_int(body.get("guard_count")),
+        graph_op_count=as_int(body.get("graph_op_count")),
+        compile_time_s=as_float(body.get("entire_frame_compile_time_s")) or 0.0,
+        fail_type=as_str(body.get("fail_type")),
+        fail_reason=as_str(body.get("fail_reason")),
+        fail_file=as_str(body.get("fail_user_frame_filename")),
+        fail_line=as_int(body.get("fail_user_frame_lineno")),
+    )
+
+
+PARSER = Parser(frozenset({"compilation_metrics"}), needs_payload=False, parse=parse)

@@ -1,0 +1,29 @@
+"""`dynamo_start`: the user stack that reached a compiled frame (file names are interned ids)."""
+
+from __future__ import annotations
+
+from torchcompile_doctor.events.model import DynamoStart, StackFrame
+from torchcompile_doctor.events.parsers import Parser
+from torchcompile_doctor.events.parsers.common import as_int, as_str, compile_id_of
+from torchcompile_doctor.events.reader import Record
+
+
+def parse(record: Record, strings: dict[int, str]) -> DynamoStart | None:
+    body = record.meta.get("dynamo_start")
+    compile_id = compile_id_of(record.meta)
+    if not isinstance(body, dict) or compile_id is None:
+        return None
+    frames = []
+    for frame in body.get("stack") or []:
+        if not isinstance(frame, dict):
+            continue
+        filename = frame.get("filename")
+        file = strings.get(filename, f"<interned {filename}>") if isinstance(filename, int) else as_str(filename)
+        line = as_int(frame.get("line"))
+        if file is None or line is None:
+            continue
+        frames.append(StackFrame(file, line, as_str(frame.get("name")) or "?", as_str(frame.get("loc")) or ""))
+    return DynamoStart(compile_id, tuple(frames))
+
+
+PARSER = Parser(frozenset({"dynamo_start"}), needs_payload=False, parse=parse)

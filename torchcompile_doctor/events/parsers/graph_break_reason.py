@@ -1,0 +1,153 @@
+"""`artifact:dynamo_graph_break_reason`: one record per graph break (the same text the
+`graph_breaks` log prints), in one of three shapes torch 2.6+ writes:
+
+1. "Graph break in user code at FILE:LINE\\nGraph Break Reason: ...\\nUser code traceback:\\n..."
+2. "Graph break: torch.compile cannot properly resume from this graph break, which results in a
+   skip.\\n...The graph break occurred in the following user code:\\n..." (the frame runs eagerly)
+3. "WON'T CONVERT fn FILE line N\\n..." (a backend/fake-tensor error turned into a break)
+"""
+
+from __future__ import annotations
+
+import re
+
+from torchcompile_doctor.events.model import GraphBreak, StackFrame
+from torchcompile_doctor.events.parsers import Parser
+from torchcompile_doctor.events.parsers.common import compile_id_of
+from torchcompile_doctor.events.reader import Record
+
+_HEADER = re.compile(r"^Graph break in user code at (?P<file>.+):(?P<line>\d+)$", re.M)
+_FRAME = re.compile(r'^\s*File "(?P<file>.+)", line (?P<line>\d+), in (?P<function>.+)$')
+_GB_LINK = re.compile(r"/gb/gb(\d{4})\.html")
+_EXC_LINE = re.compile(r"^torch\._dynamo\.exc\.\w+: (?P<msg>.+)$", re.M)
+_CARETS = re.compile(r"^\s*[\^~]+\s*$")
+_SECONDARY = "*** While handling this graph break, another graph break occurred: ***"
+_GENERIC_PREAMBLES = (
+    "Encountered graph break when attempting to trace",
+    "Encountered graph break that we cannot resume from",
+    "Failed to handle graph break gracefully.",
+)
+_SKIP_MARKERS = (
+    "Skipping the function and falling back to eager",
+    "results in a skip",
+    "falling back to eager, as graph breaks in loops",
+)
+
+
+def parse_stack(lines: list[str]) -> tuple[StackFrame, ...]:
+    """Frames of a `traceback.format_list` block; stops at the first line that is not part of it."""
+    frames: list[StackFrame] = []
+    index = 0
+    while index < len(lines):
+        match = _FRAME.match(lines[index])
+        if match is None:
+            if frames and lines[index].strip() and not lines[index].startswith(" "):
+                break
+            index += 1
+            continue
+        code = ""
+        if index + 1 < len(lines) and not _FRAME.match(lines[index + 1]) and lines[index + 1].startswith("    "):
+            code = lines[index + 1].strip()
+            index += 1
+        frames.append(StackFrame(match["file"], int(match["line"]), match["function"].strip(), code))
+        index += 1
+        while index < len(lines) and _CARETS.match(lines[index]):
+            index += 1
+    return tuple(frames)
+
+
+def _gb_type_and_details(reason_lines: list[str]) -> tuple[str, str, list[str]]:
+    """gb_type, explanation and hints from the reason block (text after 'Graph Break Reason: ')."""
+    lines = [line for line in reason_lines]
+    first_index = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first_index is None:
+        return "", "", []
+    gb_type = lines[first_index].strip()
+    cursor = first_index + 1
+    if gb_type.startswith(_GENERIC_PREAMBLES) or gb_type.endswith("Graph break encountered:"):
+        following = next((i for i in range(cursor, len(lines)) if lines[i].strip()), None)
+        if following is not None:
+            gb_type, cursor = lines[following].strip(), following + 1
+    explanation, hints = "", []
+    for line in lines[cursor:]:
+        stripped = line.strip()
+        if stripped.startswith("Explanation:") and not explanation:
+            explanation = stripped.removeprefix("Explanation:").strip()
+        elif stripped.startswith("Hint:"):
+            hints.append(stripped.removeprefix("Hint:").strip())
+        elif stripped == _SECONDARY:
+            break
+    return gb_type, explanation, hints
+
+
+def parse_graph_break_text(text: str) -> dict | None:
+    """The fields of a GraphBreak from the record's text, or None when it is none of the known shapes."""
+    body, _, exc_part = text.partition("\nTraceback (most recent call last):")
+    header = _HEADER.search(body)
+    if header is not None:
+        after = body[header.end():].lstrip("\n")
+        reason_block, _, stack_block = after.partition("\nUser code traceback:\n")
+        reason_block = reason_block.removeprefix("Graph Break Reason:").strip("\n")
+        reason_lines = reason_block.split("\n")
+        gb_type, explanation, hints = _gb_type_and_details(reason_lines)
+        primary, _, secondary = reason_block.partition(_SECONDARY)
+        ids = _GB_LINK.findall(primary)
+        secondary_ids = tuple(f"GB{n}" for n in _GB_LINK.findall(secondary.split("Stack variable source")[0]))
+        return {
+            "file": header["file"],
+            "line": int(header["line"]),
+            "gb_type": gb_type,
+            "gb_id": f"GB{ids[0]}" if ids else None,
+            "explanation": explanation,
+            "hints": tuple(hints),
+            "user_stack": parse_stack(stack_block.split("\n")),
+            "frame_skipped": any(marker in reason_block for marker in _SKIP_MARKERS) or "GB7000" in secondary_ids,
+            "secondary_gb_ids": secondary_ids,
+        }
+    if body.startswith("Graph break: torch.compile cannot properly resume"):
+        _, _, stack_block = body.partition("The graph break occurred in the following user code:\n")
+        stack = parse_stack(stack_block.split("\n"))
+        if not stack:
+            return None
+        exc = _EXC_LINE.search(exc_part)
+        ids = _GB_LINK.findall(exc_part)
+        return {
+            "file": stack[-1].file,
+            "line": stack[-1].line,
+            "gb_type": exc["msg"].strip() if exc else "Graph break that cannot be resumed",
+            "gb_id": f"GB{ids[0]}" if ids else None,
+            "explanation": "",
+            "hints": (),
+            "user_stack": stack,
+            "frame_skipped": True,
+            "secondary_gb_ids": (),
+        }
+    if body.startswith("WON'T CONVERT"):
+        _, _, real = text.partition("The above exception occurred while processing the following code")
+        stack = parse_stack(real.split("\n")[1:]) if real else ()
+        exc = _EXC_LINE.search(text) or re.search(r"^\w+(?:\.\w+)*(?:Error|Exception): (?P<msg>.+)$", text, re.M)
+        if not stack:
+            return None
+        return {
+            "file": stack[-1].file,
+            "line": stack[-1].line,
+            "gb_type": exc["msg"].strip() if exc else "Backend error turned into a graph break",
+            "gb_id": None,
+            "explanation": "",
+            "hints": (),
+            "user_stack": stack,
+            "frame_skipped": False,
+            "secondary_gb_ids": (),
+        }
+    return None
+
+
+def parse(record: Record, strings: dict[int, str]) -> GraphBreak | None:
+    text = record.payload or ""
+    fields = parse_graph_break_text(text)
+    if fields is None:
+        return None
+    return GraphBreak(compile_id=compile_id_of(record.meta), raw=text, **fields)
+
+
+PARSER = Parser(frozenset({"artifact:dynamo_graph_break_reason"}), needs_payload=True, parse=parse)

@@ -1,0 +1,22 @@
+"""`artifact:recompile_reasons`: the guard failures that made Dynamo compile a frame again."""
+
+from __future__ import annotations
+
+import json
+
+from torchcompile_doctor.events.model import Recompile
+from torchcompile_doctor.events.parsers import Parser
+from torchcompile_doctor.events.parsers.common import compile_id_of
+from torchcompile_doctor.events.reader import Record
+
+
+def parse(record: Record, strings: dict[int, str]) -> Recompile | None:
+    payload = record.payload or ""
+    # torch writes one reason as the bare string and several as a JSON list, both as "encoding: json".
+    body = json.loads(payload) if payload.startswith("[") else [payload]
+    if not isinstance(body, list) or not payload:
+        return None
+    return Recompile(compile_id_of(record.meta), tuple(str(item) for item in body))
+
+
+PARSER = Parser(frozenset({"artifact:recompile_reasons"}), needs_payload=True, parse=parse)

@@ -1,0 +1,18 @@
+"""`artifact:torch_version`: the torch that wrote the log."""
+
+from __future__ import annotations
+
+import json
+
+from torchcompile_doctor.events.model import TorchVersion
+from torchcompile_doctor.events.parsers import Parser
+from torchcompile_doctor.events.reader import Record
+
+
+def parse(record: Record, strings: dict[int, str]) -> TorchVersion | None:
+    body = json.loads(record.payload or "null")
+    version = body.get("pytorch_version") if isinstance(body, dict) else None
+    return TorchVersion(version) if isinstance(version, str) else None
+
+
+PARSER = Parser(frozenset({"artifact:torch_version"}), needs_payload=True, parse=parse)

@@ -1,0 +1,112 @@
+"""The terminal report (rich): summary line, then each finding with its source, why, figures, fix."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+from rich.markup import escape
+from rich.text import Text
+
+from torchcompile_doctor.report import Finding, Report
+
+_STYLE = {"critical": "bold white on red", "high": "bold red", "medium": "bold yellow", "low": "cyan", "info": "dim"}
+CONTEXT_LINES = 1
+
+
+def _figures(finding: Finding) -> str:
+    impact = finding.impact
+    parts = []
+    if impact.get("occurrences", 0) > 1 or finding.kind in ("graph_break", "frame_skipped"):
+        parts.append(f"{impact.get('occurrences', finding.count)} occurrence(s)")
+    if "compiles" in impact:
+        parts.append(f"in {impact['compiles']} compile(s)")
+    if impact.get("recompiles"):
+        parts.append(f"{impact['recompiles']} recompile(s)")
+    if impact.get("recompiles_caused"):
+        parts.append(f"{impact['recompiles_caused']} recompile(s) caused")
+    if impact.get("compile_seconds"):
+        parts.append(f"{impact['compile_seconds']:.2f} s compiling")
+    if impact.get("limit"):
+        parts.append(f"limit {impact['limit']}")
+    return " · ".join(parts)
+
+
+def _source_block(finding: Finding, source_lines) -> list[Text]:
+    location = finding.location
+    if location is None or source_lines is None:
+        if location is not None and location.source:
+            return [Text(f"      {location.line:>5} │ {location.source}", style="bold")]
+        return []
+    lines = source_lines(location.file)
+    if not lines or not 1 <= location.line <= len(lines):
+        return []
+    out = []
+    for number in range(max(1, location.line - CONTEXT_LINES), min(len(lines), location.line + CONTEXT_LINES) + 1):
+        text = lines[number - 1].rstrip("\n").expandtabs(4)
+        marker = "  ➤ " if number == location.line else "    "
+        out.append(Text(f"  {marker}{number:>5} │ {text}", style="bold" if number == location.line else "dim"))
+    return out
+
+
+def _finding(console: Console, finding: Finding, source_lines) -> None:
+    header = Text(f"#{finding.rank} ")
+    header.append(f" {finding.severity.upper()} ", style=_STYLE.get(finding.severity, ""))
+    header.append(f" {finding.code} ", style="bold")
+    header.append(finding.title)
+    console.print(header)
+    location = finding.location
+    if location is not None:
+        tags = " · ".join(t for t in (finding.gb_id, finding.category or finding.reason_class) if t)
+        console.print(Text(f"   at {location.where} in {location.function}" + (f"   ({tags})" if tags else ""), style="cyan"))
+    for line in _source_block(finding, source_lines):
+        console.print(line)
+    if finding.user_frame is not None:
+        console.print(Text(f"   reached from your code at {finding.user_frame.where}: {finding.user_frame.source or ''}"))
+    elif len(finding.call_sites) > 1:
+        console.print(Text(f"   called from {len(finding.call_sites)} sites: {', '.join(finding.call_sites)}"))
+    console.print(Text("   why: ", style="bold").append(Text(finding.why, style="")))
+    if finding.torch_says:
+        console.print(Text(f"   torch says: {finding.torch_says}", style="dim"))
+    for change in finding.changes:
+        console.print(Text(f"   changed: {change}", style="yellow"))
+    figures = _figures(finding)
+    if figures:
+        console.print(Text(f"   figures: {figures}", style="dim"))
+    if finding.fix is not None:
+        console.print(Text("   fix: ", style="bold green").append(Text(finding.fix.summary)))
+        if finding.fix.before and finding.fix.after:
+            for label, code in (("before", finding.fix.before), ("after", finding.fix.after)):
+                for i, line in enumerate(code.splitlines()):
+                    prefix = f"     {label + ':':8}" if i == 0 else " " * 14
+                    console.print(Text(prefix + line, style="red" if label == "before" else "green"))
+    console.print()
+
+
+def render(report: Report, *, color: bool = False, width: int = 110, source_lines=None, **_: object) -> str:
+    buffer = io.StringIO()
+    console = Console(file=buffer, force_terminal=color, no_color=not color, width=width, highlight=False,
+                      soft_wrap=False, emoji=False)
+    s = report.summary
+    console.print(Text(f"torchcompile-doctor {report.tool_version} · {report.target}", style="bold"))
+    console.print(
+        Text(
+            f"{s.graphs} graphs · {s.graph_breaks} graph breaks ({s.graph_break_records} records) · "
+            f"{s.recompiles} recompiles · {s.recompile_limit_hits} recompile-limit hits · "
+            f"{s.fallbacks_to_eager} fallbacks to eager · {s.compile_failures} compile failures · "
+            f"compile {s.compile_time_s:.2f} s · backend {report.backend} · torch {report.torch_version}"
+        )
+    )
+    console.print()
+    if not report.findings:
+        console.print(Text("No findings: one graph per compiled function, no recompiles.", style="green"))
+    for finding in report.findings:
+        _finding(console, finding, source_lines)
+    for note in report.notes:
+        console.print(Text(f"note: {note}", style="dim"))
+    status = report.target_status
+    console.print(Text(f"target: {status}, exit code {report.target_exit_code}", style="dim"))
+    return buffer.getvalue()
+
+
+__all__ = ["render", "escape"]

@@ -1,0 +1,154 @@
+"""The report: findings with locations, evidence, impact and fixes. Knows nothing about formats."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+SCHEMA_VERSION = 1
+
+# Most harmful first; the order ranking uses.
+SEVERITIES = ("critical", "high", "medium", "low", "info")
+
+KINDS = (
+    "graph_break",
+    "compile_failure",
+    "frame_skipped",
+    "recompile",
+    "recompile_limit",
+    "perf_hint",
+    "target_error",
+)
+
+
+@dataclass(frozen=True)
+class Location:
+    file: str  # absolute path as torch saw it
+    line: int
+    function: str
+    source: str | None = None  # the text of `line`, stripped
+    display_file: str = ""  # relative to the target's directory (or site-packages) for humans
+
+    def as_dict(self) -> dict:
+        return {"file": self.file, "line": self.line, "function": self.function, "source": self.source}
+
+    @property
+    def where(self) -> str:
+        return f"{self.display_file or self.file}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Fix:
+    summary: str
+    before: str | None = None
+    after: str | None = None
+
+    def as_dict(self) -> dict:
+        return {"summary": self.summary, "before": self.before, "after": self.after}
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    kind: str
+    severity: str
+    title: str
+    location: Location | None
+    why: str
+    fix: Fix | None
+    fingerprint: str
+    rule_name: str = ""
+    gb_id: str | None = None
+    gb_type: str | None = None
+    category: str | None = None
+    reason_class: str | None = None
+    count: int = 1
+    call_sites: tuple[str, ...] = ()
+    user_frame: Location | None = None  # for breaks inside library code: where the user's code called in
+    torch_says: str | None = None  # torch's own explanation of the break
+    changes: tuple[str, ...] = ()  # recompile diffs, e.g. "x.dtype: float32 → float64"
+    impact: dict = field(default_factory=dict)  # the figures that ranked it
+    evidence: dict = field(default_factory=dict)  # compile ids, raw torch text
+    docs_url: str | None = None
+    rank: int = 0
+
+    def as_dict(self) -> dict:
+        return {
+            "rank": self.rank,
+            "code": self.code,
+            "rule": self.rule_name,
+            "kind": self.kind,
+            "severity": self.severity,
+            "title": self.title,
+            "location": self.location.as_dict() if self.location else None,
+            "user_frame": self.user_frame.as_dict() if self.user_frame else None,
+            "gb_id": self.gb_id,
+            "gb_type": self.gb_type,
+            "category": self.category,
+            "reason_class": self.reason_class,
+            "count": self.count,
+            "call_sites": list(self.call_sites),
+            "why": self.why,
+            "torch_says": self.torch_says,
+            "changes": list(self.changes),
+            "impact": dict(self.impact),
+            "evidence": dict(self.evidence),
+            "fix": self.fix.as_dict() if self.fix else None,
+            "docs_url": self.docs_url,
+            "fingerprint": self.fingerprint,
+        }
+
+
+@dataclass(frozen=True)
+class Summary:
+    graphs: int = 0
+    graph_breaks: int = 0  # unique breaks by (file, line, type)
+    graph_break_records: int = 0
+    recompiles: int = 0  # every recompilation torch attempted, including one refused at the limit
+    recompile_limit_hits: int = 0
+    compile_failures: int = 0
+    fallbacks_to_eager: int = 0  # frames skipped + functions over the recompile limit
+    compile_time_s: float = 0.0
+
+    def as_dict(self) -> dict:
+        return {
+            "graphs": self.graphs,
+            "graph_breaks": self.graph_breaks,
+            "graph_break_records": self.graph_break_records,
+            "recompiles": self.recompiles,
+            "recompile_limit_hits": self.recompile_limit_hits,
+            "compile_failures": self.compile_failures,
+            "fallbacks_to_eager": self.fallbacks_to_eager,
+            "compile_time_s": round(self.compile_time_s, 3),
+        }
+
+
+@dataclass(frozen=True)
+class Report:
+    tool_version: str
+    torch_version: str | None
+    target: str
+    backend: str
+    target_exit_code: int | None
+    target_status: str  # ok | exception | sys_exit | signal | timeout | interrupted | unknown
+    summary: Summary
+    findings: tuple[Finding, ...]
+    notes: tuple[str, ...] = ()
+    explain: dict | None = None
+    log_health: dict = field(default_factory=dict)
+    schema_version: int = SCHEMA_VERSION
+
+    def as_dict(self) -> dict:
+        return {
+            "schema_version": self.schema_version,
+            "tool_version": self.tool_version,
+            "torch_version": self.torch_version,
+            "target": self.target,
+            "backend": self.backend,
+            "target_exit_code": self.target_exit_code,
+            "target_status": self.target_status,
+            "summary": self.summary.as_dict(),
+            "findings": [f.as_dict() for f in self.findings],
+            "notes": list(self.notes),
+            "explain": self.explain,
+            "log_health": dict(self.log_health),
+        }

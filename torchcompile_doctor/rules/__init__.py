@@ -1,0 +1,177 @@
+"""The rule catalogue: rules are data (catalogue.yaml), loaded and validated here, matched to
+findings by GB id, gb_type text, recompile reason class or perf-hint pattern."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from torchcompile_doctor.report import KINDS, SEVERITIES
+
+CATALOGUE = Path(__file__).resolve().parent / "catalogue.yaml"
+_CODE = re.compile(r"^TCD[1-4]\d\d$")
+_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+SECTIONS = ("what_it_does", "why_is_this_bad", "example", "use_instead", "references")
+CATEGORIES = (
+    "print_or_logging", "item_or_scalar", "data_dependent_branch", "numpy", "unsupported_builtin_or_c_function",
+    "third_party_library", "generator_or_iterator", "context_manager", "exception_handling", "tensor_to_python",
+    "inplace_or_mutation", "custom_autograd", "other",
+)
+REASON_CLASSES = (
+    "dtype", "shape_or_rank", "int_specialization", "float_specialization", "object_id", "module_attribute",
+    "grad_mode", "global_state", "requires_grad", "device", "dict_or_list_length", "other",
+)
+
+
+class CatalogueError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Match:
+    gb_ids: tuple[str, ...] = ()
+    gb_types: tuple[re.Pattern, ...] = ()
+    text: tuple[re.Pattern, ...] = ()  # all must match the raw torch text
+    reason_classes: tuple[str, ...] = ()
+    in_library: bool | None = None  # True: only breaks whose site is in a non-torch library
+    fallback: bool = False  # matches anything of its kind; used last
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    kind: str
+    severity: str
+    status: str
+    title: str
+    why: str
+    fix: str
+    match: Match
+    category: str | None = None
+    reason_class: str | None = None
+    transform: str | None = None
+    docs_url: str | None = None
+    explanation: tuple[tuple[str, object], ...] = ()
+
+    def matches_break(self, gb_id: str | None, gb_type: str, text: str, in_library: bool) -> bool:
+        m = self.match
+        if m.in_library is not None and m.in_library != in_library:
+            return False
+        if m.fallback:
+            return True
+        hit = (gb_id is not None and gb_id in m.gb_ids) or any(p.search(gb_type) for p in m.gb_types)
+        return hit and all(p.search(text) for p in m.text)
+
+
+def _tuple(value: object, where: str) -> tuple:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise CatalogueError(f"{where}: expected a list")
+    return tuple(value)
+
+
+def _rule(entry: object, index: int) -> Rule:
+    if not isinstance(entry, dict):
+        raise CatalogueError(f"entry {index}: expected a mapping")
+    code = entry.get("code")
+    where = f"rule {code or index}"
+    if not isinstance(code, str) or not _CODE.match(code):
+        raise CatalogueError(f"{where}: code must look like TCD101")
+    for key in ("name", "kind", "severity", "status", "title", "why", "fix"):
+        if not isinstance(entry.get(key), str) or not entry[key].strip():
+            raise CatalogueError(f"{where}: missing {key}")
+    if not _NAME.match(entry["name"]):
+        raise CatalogueError(f"{where}: name must be kebab-case")
+    if entry["kind"] not in KINDS:
+        raise CatalogueError(f"{where}: unknown kind {entry['kind']}")
+    if entry["severity"] not in SEVERITIES:
+        raise CatalogueError(f"{where}: unknown severity {entry['severity']}")
+    if entry["status"] not in ("stable", "preview"):
+        raise CatalogueError(f"{where}: status must be stable or preview")
+    if entry.get("category") is not None and entry["category"] not in CATEGORIES:
+        raise CatalogueError(f"{where}: unknown category {entry['category']}")
+    raw = entry.get("match") or {}
+    if not isinstance(raw, dict):
+        raise CatalogueError(f"{where}: match must be a mapping")
+    reason_classes = _tuple(raw.get("reason_classes"), where)
+    for reason_class in reason_classes + ((entry["reason_class"],) if entry.get("reason_class") else ()):
+        if reason_class not in REASON_CLASSES:
+            raise CatalogueError(f"{where}: unknown reason class {reason_class}")
+    try:
+        match = Match(
+            gb_ids=_tuple(raw.get("gb_ids"), where),
+            gb_types=tuple(re.compile(p) for p in _tuple(raw.get("gb_types"), where)),
+            text=tuple(re.compile(p) for p in _tuple(raw.get("text"), where)),
+            reason_classes=reason_classes,
+            in_library=raw.get("in_library"),
+            fallback=bool(raw.get("fallback", False)),
+        )
+    except re.error as error:
+        raise CatalogueError(f"{where}: bad pattern: {error}") from None
+    explanation = entry.get("explanation") or {}
+    if not isinstance(explanation, dict) or set(explanation) - set(SECTIONS):
+        raise CatalogueError(f"{where}: explanation sections must be among {', '.join(SECTIONS)}")
+    return Rule(
+        code=code,
+        name=entry["name"],
+        kind=entry["kind"],
+        severity=entry["severity"],
+        status=entry["status"],
+        title=entry["title"].strip(),
+        why=" ".join(entry["why"].split()),
+        fix=" ".join(entry["fix"].split()),
+        match=match,
+        category=entry.get("category"),
+        reason_class=entry.get("reason_class"),
+        transform=entry.get("transform"),
+        docs_url=entry.get("docs_url"),
+        explanation=tuple((s, explanation[s]) for s in SECTIONS if s in explanation),
+    )
+
+
+def parse_catalogue(text: str) -> tuple[Rule, ...]:
+    data = yaml.safe_load(text)
+    if not isinstance(data, dict) or not isinstance(data.get("rules"), list):
+        raise CatalogueError("the catalogue must be a mapping with a `rules` list")
+    rules = tuple(_rule(entry, i) for i, entry in enumerate(data["rules"]))
+    seen: set[str] = set()
+    for rule in rules:
+        for key in (rule.code, rule.name):
+            if key in seen:
+                raise CatalogueError(f"duplicate rule code or name: {key}")
+            seen.add(key)
+    from torchcompile_doctor.rules.fixes import TRANSFORMS
+
+    for rule in rules:
+        if rule.transform is not None and rule.transform not in TRANSFORMS:
+            raise CatalogueError(f"rule {rule.code}: unknown transform {rule.transform}")
+    return rules
+
+
+@lru_cache(maxsize=1)
+def load_catalogue() -> tuple[Rule, ...]:
+    return parse_catalogue(CATALOGUE.read_text(encoding="utf-8"))
+
+
+def rule_for_break(gb_id: str | None, gb_type: str, text: str, in_library: bool) -> Rule:
+    rules = [r for r in load_catalogue() if r.kind == "graph_break"]
+    ordered = [r for r in rules if not r.match.fallback] + [r for r in rules if r.match.fallback]
+    return next(r for r in ordered if r.matches_break(gb_id, gb_type, text, in_library))
+
+
+def rule_for_recompile(reason_class: str) -> Rule:
+    rules = [r for r in load_catalogue() if r.kind == "recompile"]
+    return next(
+        (r for r in rules if reason_class in r.match.reason_classes),
+        next(r for r in rules if r.match.fallback),
+    )
+
+
+def rule_for_kind(kind: str) -> Rule:
+    return next(r for r in load_catalogue() if r.kind == kind)

@@ -1,0 +1,45 @@
+"""`doctor rule CODE`: a rule's full text (ruff style), also found by GB id."""
+
+from __future__ import annotations
+
+from torchcompile_doctor.errors import DoctorError
+from torchcompile_doctor.rules import Rule
+
+SECTION_TITLES = {
+    "what_it_does": "What it does",
+    "why_is_this_bad": "Why is this bad?",
+    "example": "Example",
+    "use_instead": "Use instead",
+    "references": "References",
+}
+
+
+def find_rule(code: str, catalogue: tuple[Rule, ...]) -> Rule:
+    for rule in catalogue:
+        if code in (rule.code, rule.name.upper()):
+            return rule
+    if code.startswith("GB"):
+        by_id = [r for r in catalogue if code in r.match.gb_ids]
+        if by_id:
+            return by_id[0]
+        return next(r for r in catalogue if r.kind == "graph_break" and r.match.fallback and r.match.in_library is None)
+    raise DoctorError(f"no rule {code}; `doctor rules` lists them")
+
+
+def explain_rule(code: str, catalogue: tuple[Rule, ...]) -> str:
+    rule = find_rule(code, catalogue)
+    lines = [f"# {rule.name} ({rule.code})", "", f"Kind: {rule.kind} · severity: {rule.severity} · status: {rule.status}"]
+    if rule.match.gb_ids:
+        lines.append(f"Graph-break ids: {', '.join(rule.match.gb_ids)}")
+    if rule.category or rule.reason_class:
+        lines.append(f"Class: {rule.category or rule.reason_class}")
+    for section, body in rule.explanation:
+        lines += ["", f"## {SECTION_TITLES[section]}"]
+        if isinstance(body, list):
+            lines += [f"- {item}" for item in body]
+        elif section in ("example", "use_instead"):
+            lines += ["```python", str(body).rstrip(), "```"]
+        else:
+            lines.append(str(body).strip())
+    lines += ["", "## Fix", rule.fix]
+    return "\n".join(lines)

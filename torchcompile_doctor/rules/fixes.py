@@ -1,0 +1,112 @@
+"""Before/after snippets built from the user's own source line. A rule names its transform;
+each transform takes the line (with its indentation) and the finding's facts, and returns the
+rewritten code, or None when the line does not have the shape it rewrites."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from collections.abc import Callable
+
+Transform = Callable[[str, dict], "str | None"]
+
+
+def _indent(line: str) -> str:
+    return line[: len(line) - len(line.lstrip())]
+
+
+def guard_is_compiling(line: str, facts: dict) -> str | None:
+    pad = _indent(line)
+    return f"{pad}if not torch.compiler.is_compiling():\n{pad}    {line.strip()}"
+
+
+def drop_item(line: str, facts: dict) -> str | None:
+    if ".item()" not in line:
+        return None
+    return line.replace(".item()", "") + "  # a 0-d tensor; call .item() after the compiled step"
+
+
+def drop_tolist(line: str, facts: dict) -> str | None:
+    if ".tolist()" not in line:
+        return None
+    return line.replace(".tolist()", "") + "  # keep it a tensor inside the compiled region"
+
+
+def branchless_where(line: str, facts: dict) -> str | None:
+    match = re.match(r"^(\s*)(?:el)?if (?P<cond>.+):\s*$", line)
+    if match is None:
+        return None
+    pad = match.group(1)
+    return (
+        f"{pad}# compute both branches, select with the tensor condition (no Python bool needed)\n"
+        f"{pad}out = torch.where({match['cond'].strip()}, <value if true>, <value if false>)\n"
+        f"{pad}# or, for branches that differ in work: torch.cond(pred, true_fn, false_fn, (x,))"
+    )
+
+
+def move_outside(line: str, facts: dict) -> str | None:
+    return f"# in the caller, after the compiled function returns:\n{line.strip()}"
+
+
+def module_counter_buffer(line: str, facts: dict) -> str | None:
+    attr = facts.get("attribute")
+    if not attr:
+        return None
+    return (
+        f"# __init__: self.register_buffer(\"{attr}\", torch.zeros((), dtype=torch.long))\n"
+        f"{_indent(line)}self.{attr}.add_(1)  # a tensor buffer is graph data, not a guarded constant"
+        if re.search(rf"self\.{re.escape(attr)}\s*\+=\s*1", line)
+        else f"# __init__: self.register_buffer(\"{attr}\", torch.tensor(...))  # read it as a tensor here\n"
+        f"{line.rstrip()}"
+    )
+
+
+def numpy_to_torch(line: str, facts: dict) -> str | None:
+    if not re.search(r"\bnp\.|\.numpy\(\)", line):
+        return None
+    after = re.sub(r"\.numpy\(\)", "", line)
+    after = re.sub(r"\bnp\.", "torch.", after)
+    return after + "  # the torch equivalent stays in the graph"
+
+
+def cast_at_call_site(line: str, facts: dict) -> str | None:
+    var = facts.get("variable")
+    if not var:
+        return None
+    return f"{var} = {var}.to(torch.float32)  # at the call site: one dtype, one graph"
+
+
+def mark_dynamic(line: str, facts: dict) -> str | None:
+    var, dim = facts.get("variable"), facts.get("dim", 0)
+    if not var:
+        return None
+    return f"torch._dynamo.mark_dynamic({var}, {dim})  # before the first call\n{line.strip()}"
+
+
+def tensor_argument(line: str, facts: dict) -> str | None:
+    var = facts.get("variable")
+    if not var or var.startswith("self."):
+        return None
+    return f"{var} = torch.tensor({var})  # at the call site: a tensor input is data, not a guarded constant"
+
+
+TRANSFORMS: dict[str, Transform] = {
+    "guard_is_compiling": guard_is_compiling,
+    "drop_item": drop_item,
+    "drop_tolist": drop_tolist,
+    "branchless_where": branchless_where,
+    "move_outside": move_outside,
+    "module_counter_buffer": module_counter_buffer,
+    "numpy_to_torch": numpy_to_torch,
+    "cast_at_call_site": cast_at_call_site,
+    "mark_dynamic": mark_dynamic,
+    "tensor_argument": tensor_argument,
+}
+
+
+def apply(transform: str | None, line: str | None, facts: dict) -> tuple[str | None, str | None]:
+    """(before, after) for a finding, or (None, None) when there is nothing to rewrite."""
+    if transform is None or not line:
+        return None, None
+    after = TRANSFORMS[transform](line, facts)
+    return (line.strip(), textwrap.dedent(after).strip("\n")) if after else (None, None)
