@@ -135,8 +135,15 @@ class _Builder:
             frame = sorted(user_frames, key=lambda f: (f.file, f.line))[0]
             user_frame = self.location(frame.file, frame.line, frame.function)
         location = self.location(first.file, first.line, self.code.user_function_name(first.file, function, first.line))
-        rule = rule_for_break(gb_id, first.gb_type, text, in_library and not torch_file)
+        third_party = self.code.is_third_party(first.file)
+        rule = rule_for_break(gb_id, first.gb_type, text, third_party)
+        # Inside library code the line to change is the user's call into it.
+        change_at = user_frame or location
         facts = {
+            "where": change_at.where,
+            "source": change_at.source or "",
+            "function": change_at.function,
+            "site_source": location.source or "",
             "gb_type": first.gb_type,
             "library": location.display_file.split("/")[0] if in_library else None,
             "caller": user_frame.where if user_frame else (call_sites[0] if call_sites else location.where),
@@ -159,7 +166,7 @@ class _Builder:
         common = dict(
             location=location,
             facts=facts,
-            fix_line=self._raw_line(first.file, first.line),
+            fix_line=self._raw_line(change_at.file, change_at.line),
             gb_id=gb_id,
             gb_type=first.gb_type,
             category=rule.category,

@@ -30,12 +30,21 @@ class CodeMap:
             return False
         return any(marker in file for marker in _LIBRARY_MARKERS) or file.startswith(self.library_roots)
 
+    def is_third_party(self, file: str) -> bool:
+        """Installed packages other than torch: code the user can neither edit nor expect torch to fix."""
+        if not self.is_library(file) or f"{os.sep}torch{os.sep}" in file:
+            return False
+        return any(marker in file for marker in _LIBRARY_MARKERS)
+
     def display(self, file: str) -> str:
         if self.root and file.startswith(self.root + os.sep):
             return file[len(self.root) + 1:]
         for marker in _LIBRARY_MARKERS:
             if marker in file:
                 return file.split(marker, 1)[1]
+        for root in sorted(self.library_roots, key=len, reverse=True):  # the stdlib: logging/__init__.py
+            if file.startswith(root):
+                return file[len(root):]
         return file
 
     def lines(self, file: str) -> Sequence[str] | None:
