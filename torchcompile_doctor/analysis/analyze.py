@@ -65,6 +65,7 @@ class _Builder:
         roots = log.bootstrap[-1].library_roots if log.bootstrap else ()
         self.code = CodeMap(context.root, roots, context.read_source)
         self.registry = context.registry or load_registry()
+        self.starts = {start.compile_id: start.stack for start in log.dynamo_starts}
         self.metrics_by_id: dict[CompileId, CompilationMetrics] = {}
         self.frame_metrics: dict[int, CompilationMetrics] = {}
         for metrics in log.metrics:
@@ -235,6 +236,11 @@ class _Builder:
             rule = rule_for_recompile(reason_class)
             compile_ids = {c for c, _, _ in items if c is not None}
             changes = describe_changes([f for f in failures if f.reason_class == reason_class])
+            call_sites = self._callers(compile_ids)
+            call_line = self._raw_line(call_sites[0].file, call_sites[0].line) if call_sites else None
+            user_frame = None
+            if self.code.is_library(file) and call_sites:  # a library frame recompiles: where the user called in
+                user_frame = self.location(call_sites[0].file, call_sites[0].line, call_sites[0].function)
             guard_line = None
             if main and main.file and main.line:
                 guard_line = self._raw_line(main.file, main.line)
@@ -249,13 +255,18 @@ class _Builder:
             }
             if reason_class in ("dtype", "shape_or_rank", "requires_grad", "device"):
                 facts["variable"] = variable.split(".")[0].split("[")[0]
+            first_value = next((f.old for f in failures if f.reason_class == reason_class and f.old), None)
+            facts["first_value"] = first_value
+            # Fixes for inputs (dtype, shape, int arguments) belong at the call; the others where the guard came from.
+            at_call = rule.transform in ("tensor_argument", "cast_at_call_site", "mark_dynamic")
             finding = self.finding(
                     rule,
                     location=location,
                     facts=facts,
-                    fix_line=guard_line or (main.source if main else None),
+                    fix_line=(call_line if at_call else None) or guard_line or (main.source if main else None),
                     reason_class=reason_class,
                     count=len(items),
+                    user_frame=user_frame,
                     changes=tuple(changes),
                     impact={
                         "recompiles": len(items),
@@ -298,6 +309,17 @@ class _Builder:
             )
             fix = f"fix the graph break at {cause}; without it the tensor stays inside one graph and this recompile disappears."
         return {"why": why, "fix": Fix(fix), "changes": changes}
+
+    def _callers(self, compile_ids: set[CompileId]) -> list[StackFrame]:
+        """The user's lines that called a compiled frame, from its dynamo_start stacks. Those stacks can
+        miss intermediate frames, so a caller is only used where its line passes the guarded variable."""
+        callers: list[StackFrame] = []
+        for compile_id in sorted(compile_ids):
+            stack = self.starts.get(compile_id, ())
+            frame = self.code.last_user_frame(stack[:-1])
+            if frame is not None and frame not in callers:
+                callers.append(frame)
+        return callers
 
     def limit_findings(self) -> list[Finding]:
         findings = []

@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
+import html
 import re
 
 from torchcompile_doctor.report import Finding, Report
 
-_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+|!])")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def _escape(text: str) -> str:
-    text = re.sub(r"[\x00-\x08\x0b-\x1f\x7f]", "", text)
-    return _SPECIAL.sub(r"\\\1", text)
+    """Prose: our own text uses `code` spans on purpose; raw HTML and control characters are neutralised."""
+    return html.escape(_CONTROL.sub("", text), quote=False)
 
 
 def _code(text: str) -> str:
     """Inline code that survives backticks in the text."""
-    text = re.sub(r"[\x00-\x08\x0b-\x1f\x7f]", "", text).replace("\n", " ")
+    text = _CONTROL.sub("", text).replace("\n", " ")
     fence = "``" if "`" in text else "`"
     return f"{fence} {text} {fence}" if fence == "``" else f"`{text}`"
 

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import io
+import re
 
 from rich.console import Console
-from rich.markup import escape
-from rich.text import Text
+from rich.text import Text as _RichText
 
 from torchcompile_doctor.report import Finding, Report
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def Text(text: str = "", style: str = "") -> _RichText:  # noqa: N802 - a drop-in for rich's Text
+    """rich Text with control characters (ANSI escapes from user source) removed; never markup."""
+    return _RichText(_CONTROL.sub("", text), style=style)
+
 
 _STYLE = {"critical": "bold white on red", "high": "bold red", "medium": "bold yellow", "low": "cyan", "info": "dim"}
 CONTEXT_LINES = 1
@@ -108,5 +116,3 @@ def render(report: Report, *, color: bool = False, width: int = 110, source_line
     console.print(Text(f"target: {status}, exit code {report.target_exit_code}", style="dim"))
     return buffer.getvalue()
 
-
-__all__ = ["render", "escape"]

@@ -69,25 +69,43 @@ def numpy_to_torch(line: str, facts: dict) -> str | None:
     return after + "  # the torch equivalent stays in the graph"
 
 
+_TORCH_DTYPES = {
+    "Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16",
+    "Long": "int64", "Int": "int32", "Short": "int16", "Char": "int8", "Byte": "uint8", "Bool": "bool",
+}
+
+
+def _replace_argument(line: str, variable: str, replacement: str) -> str | None:
+    """`f(x, step)` -> `f(x, torch.tensor(step))`, when `variable` is passed by that name."""
+    pattern = rf"(?<![\w.]){re.escape(variable)}(?![\w(])"
+    if "(" not in line or not re.search(pattern, line.split("(", 1)[1]):
+        return None
+    head, tail = line.split("(", 1)
+    return head + "(" + re.sub(pattern, replacement, tail)
+
+
 def cast_at_call_site(line: str, facts: dict) -> str | None:
     var = facts.get("variable")
     if not var:
         return None
-    return f"{var} = {var}.to(torch.float32)  # at the call site: one dtype, one graph"
+    dtype = _TORCH_DTYPES.get(str(facts.get("first_value")), "float32")
+    return _replace_argument(line, var, f"{var}.to(torch.{dtype})")
 
 
 def mark_dynamic(line: str, facts: dict) -> str | None:
     var, dim = facts.get("variable"), facts.get("dim", 0)
     if not var:
         return None
-    return f"torch._dynamo.mark_dynamic({var}, {dim})  # before the first call\n{line.strip()}"
+    if _replace_argument(line, var, var) is None:
+        return None
+    return f"{_indent(line)}torch._dynamo.mark_dynamic({var}, {dim})  # before the first call\n{line.rstrip()}"
 
 
 def tensor_argument(line: str, facts: dict) -> str | None:
     var = facts.get("variable")
-    if not var or var.startswith("self."):
+    if not var or var.startswith(("self.", "___")):
         return None
-    return f"{var} = torch.tensor({var})  # at the call site: a tensor input is data, not a guarded constant"
+    return _replace_argument(line, var, f"torch.tensor({var})")
 
 
 TRANSFORMS: dict[str, Transform] = {

@@ -1,0 +1,392 @@
+"""Benchmark: what does `doctor explain` cost on top of running the script yourself?
+
+Run by `make bench` (`.venv/bin/python bench/run.py`). In one run it measures, as medians over N
+repetitions (the first, warm-up run of every command is dropped):
+
+1. `doctor explain S --format json --output /dev/null` vs plain `python S` (same python, the backend
+   the script asks for) on a small sample and on the GPT-2 sample, with the ratio doctor/plain
+   (goal: <= 1.10x), and where the difference goes: plain python with TORCH_TRACE set (the trace
+   alone), the bootstrap's import of the doctor package, and the parent's analysis (`doctor report`
+   on a kept --artifacts dir).
+2. Time-to-report of `doctor explain S --backend eager` vs `doctor explain S` (inductor, the
+   script's default) on a sample compiled with the default backend, warm inductor cache; plus one
+   cold-cache run (a fresh TORCHINDUCTOR_CACHE_DIR), what a first run costs.
+3. `doctor --help` and `python -c "import torchcompile_doctor.cli"` wall time, and whether importing
+   the CLI imports torch (it must not).
+
+Options: --repeat N (default 5), --quick (2 repetitions), --write (update bench/RESULTS.md),
+--no-cold (skip the cold-cache inductor run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import importlib.metadata
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "sample_models"
+SMALL = SAMPLES / "helper_two_callsites.py"
+GPT2 = SAMPLES / "gpt2_finetune.py"
+INDUCTOR = SAMPLES / "perf_hint_inductor.py"  # torch.compile(model): the default inductor backend
+RESULTS = ROOT / "bench" / "RESULTS.md"
+PYTHON = sys.executable
+GOAL_RATIO = 1.10
+FAST_MIN_REPEAT = 10  # sub-second commands get at least this many repetitions
+COMMAND_TIMEOUT_S = 600
+
+
+def doctor_cmd() -> list[str]:
+    exe = Path(PYTHON).parent / "doctor"
+    return [str(exe)] if exe.exists() else [PYTHON, "-m", "torchcompile_doctor"]
+
+
+def base_env() -> dict[str, str]:
+    env = dict(os.environ)
+    for key in ("TORCH_LOGS", "TORCH_TRACE", "TORCH_COMPILE_DEBUG", "TORCHDYNAMO_VERBOSE"):
+        env.pop(key, None)
+    return env
+
+
+@dataclass
+class Command:
+    key: str
+    label: str
+    argv: list[str]
+    env_extra: dict[str, str] = field(default_factory=dict)
+    fresh_dir_env: str | None = None  # set this env var to a fresh temp dir per run (removed after)
+    repeat: int = 5
+    times: list[float] = field(default_factory=list)  # measured runs only (warm-up dropped)
+    warmup: float | None = None
+    failures: list[str] = field(default_factory=list)
+
+    def run_once(self) -> float:
+        env = base_env()
+        env.update(self.env_extra)
+        tmp = None
+        if self.fresh_dir_env:
+            tmp = tempfile.mkdtemp(prefix="tcd-bench-")
+            env[self.fresh_dir_env] = tmp
+        try:
+            started = time.perf_counter()
+            proc = subprocess.run(self.argv, cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=COMMAND_TIMEOUT_S)
+            elapsed = time.perf_counter() - started
+        finally:
+            if tmp:
+                shutil.rmtree(tmp, ignore_errors=True)
+        if proc.returncode != 0:
+            self.failures.append(f"exit {proc.returncode}")
+        return elapsed
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.times) if self.times else float("nan")
+
+    def spread(self) -> str:
+        if not self.times:
+            return "-"
+        return f"{min(self.times):.2f}-{max(self.times):.2f}"
+
+
+def run_interleaved(commands: list[Command], log) -> None:
+    """Round-robin: round 0 is the warm-up of every command, then each measured round runs every
+    command still owed a repetition, so slow drift of the machine hits all of them alike."""
+    rounds = max(c.repeat for c in commands)
+    for r in range(rounds + 1):
+        for c in commands:
+            if r > c.repeat:
+                continue
+            t = c.run_once()
+            if r == 0:
+                c.warmup = t
+            else:
+                c.times.append(t)
+            log(f"  [{'warm-up' if r == 0 else f'{r}/{c.repeat}'}] {c.label}: {t:.2f} s")
+
+
+def rel(path: Path) -> str:
+    try:
+        return str(path.relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
+def machine() -> dict[str, str]:
+    model = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        model = platform.processor() or "unknown"
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:
+        usable = os.cpu_count() or 0
+
+    def version(dist: str) -> str:
+        try:
+            return importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            return "not installed"
+
+    return {
+        "cpu": model,
+        "cores": f"{usable} usable ({os.cpu_count()} logical)",
+        "os": f"{platform.system()} {platform.release()}",
+        "python": platform.python_version(),
+        "torch": version("torch"),
+        "transformers": version("transformers"),
+        "doctor": version("torchcompile-doctor"),
+    }
+
+
+def keep_artifacts(script: Path, dest: Path) -> tuple[float, dict]:
+    """One extra doctor run that keeps its capture (for `doctor report` timing) and its JSON report."""
+    out = dest / "report.json"
+    argv = doctor_cmd() + ["explain", str(script), "--format", "json", "--output", str(out),
+                           "--artifacts", str(dest / "artifacts")]
+    started = time.perf_counter()
+    subprocess.run(argv, cwd=ROOT, env=base_env(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, timeout=COMMAND_TIMEOUT_S)
+    elapsed = time.perf_counter() - started
+    try:
+        report = json.loads(out.read_text())
+    except (OSError, ValueError):
+        report = {}
+    return elapsed, report
+
+
+def finding_count(report: dict) -> str:
+    for key in ("findings", "issues", "items"):
+        if isinstance(report.get(key), list):
+            return str(len(report[key]))
+    return "?"
+
+
+def torch_imported_by_cli() -> str:
+    code = "import sys, torchcompile_doctor.cli; print('torch' in sys.modules)"
+    proc = subprocess.run([PYTHON, "-c", code], cwd=ROOT, env=base_env(), capture_output=True, text=True)
+    return proc.stdout.strip() or f"error: {proc.stderr.strip().splitlines()[-1:]}"
+
+
+def fmt_s(value: float) -> str:
+    if value != value:  # nan
+        return "-"
+    return f"{value:.3f}" if value < 1 else f"{value:.2f}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=5, help="measured repetitions per command (default 5)")
+    parser.add_argument("--quick", action="store_true", help="2 repetitions")
+    parser.add_argument("--write", action="store_true", help=f"update {rel(RESULTS)}")
+    parser.add_argument("--no-cold", action="store_true", help="skip the cold-cache inductor run")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no per-run progress on stderr")
+    opts = parser.parse_args()
+    n = 2 if opts.quick else max(1, opts.repeat)
+    n_fast = max(n, FAST_MIN_REPEAT)
+
+    def log(message: str) -> None:
+        if not opts.quiet:
+            print(message, file=sys.stderr, flush=True)
+
+    for script in (SMALL, GPT2, INDUCTOR):
+        if not script.exists():
+            print(f"bench: missing sample {rel(script)}", file=sys.stderr)
+            return 2
+
+    doctor = doctor_cmd()
+    started_all = time.perf_counter()
+    scratch = Path(tempfile.mkdtemp(prefix="tcd-bench-scratch-"))
+    try:
+        # 1. doctor vs plain python (+ the trace alone), small and GPT-2.
+        overhead: dict[str, dict[str, Command]] = {}
+        heavy: list[Command] = []
+        for name, script in (("small", SMALL), ("gpt2", GPT2)):
+            cmds = {
+                "plain": Command(f"{name}.plain", f"python {script.name}", [PYTHON, str(script)], repeat=n),
+                "trace": Command(f"{name}.trace", f"TORCH_TRACE=tmp python {script.name}", [PYTHON, str(script)],
+                                 fresh_dir_env="TORCH_TRACE", repeat=n),
+                "doctor": Command(f"{name}.doctor", f"doctor explain {script.name} --format json -o /dev/null",
+                                  doctor + ["explain", str(script), "--format", "json", "--output", "/dev/null"],
+                                  repeat=n),
+            }
+            overhead[name] = cmds
+            heavy += cmds.values()
+        # 2. time to report: inductor (default backend, warm cache) vs --backend eager.
+        ind = {
+            "inductor": Command("ind.inductor", f"doctor explain {INDUCTOR.name}",
+                                doctor + ["explain", str(INDUCTOR), "--format", "json", "--output", "/dev/null"],
+                                repeat=n),
+            "eager": Command("ind.eager", f"doctor explain {INDUCTOR.name} --backend eager",
+                             doctor + ["explain", str(INDUCTOR), "--backend", "eager", "--format", "json",
+                                       "--output", "/dev/null"], repeat=n),
+        }
+        heavy += ind.values()
+        log(f"bench: {n} measured repetition(s) + 1 warm-up of {len(heavy)} heavy commands")
+        run_interleaved(heavy, log)
+
+        cold = None
+        if not opts.no_cold:
+            cold = Command("ind.cold", f"doctor explain {INDUCTOR.name} (cold inductor cache)",
+                           ind["inductor"].argv, fresh_dir_env="TORCHINDUCTOR_CACHE_DIR", repeat=1)
+            log("bench: one cold-cache inductor run (fresh TORCHINDUCTOR_CACHE_DIR)")
+            t = cold.run_once()
+            cold.times.append(t)
+            log(f"  {cold.label}: {t:.2f} s")
+
+        # Kept captures: the parent's own work (load + analyze + render) via `doctor report`.
+        kept: dict[str, Command] = {}
+        reports: dict[str, dict] = {}
+        for name, script in (("small", SMALL), ("gpt2", GPT2)):
+            dest = scratch / name
+            dest.mkdir()
+            _, reports[name] = keep_artifacts(script, dest)
+            kept[name] = Command(f"{name}.report", f"doctor report <artifacts of {script.name}> --format json",
+                                 doctor + ["report", str(dest / "artifacts"), "--format", "json",
+                                           "--output", "/dev/null"], repeat=n_fast)
+        # 3. CLI startup, and the bootstrap's own import of the doctor package (no torch).
+        fast = {
+            "help": Command("help", "doctor --help", doctor + ["--help"], repeat=n_fast),
+            "import_cli": Command("import_cli", 'python -c "import torchcompile_doctor.cli"',
+                                  [PYTHON, "-c", "import torchcompile_doctor.cli"], repeat=n_fast),
+            "python": Command("python", 'python -c "pass"', [PYTHON, "-c", "pass"], repeat=n_fast),
+            "import_boot": Command("import_boot", 'python -c "import torchcompile_doctor.capture._bootstrap"',
+                                   [PYTHON, "-c", "import torchcompile_doctor.capture._bootstrap"], repeat=n_fast),
+        }
+        log(f"bench: {n_fast} measured repetition(s) + 1 warm-up of the fast commands")
+        run_interleaved(list(kept.values()) + list(fast.values()), log)
+        torch_loaded = torch_imported_by_cli()
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    total_s = time.perf_counter() - started_all
+
+    # ---- the table -------------------------------------------------------------------------------
+    rows: list[tuple[str, str, Command, str]] = []
+    titles = {"small": f"small ({SMALL.name}, aot_eager)", "gpt2": f"GPT-2 ({GPT2.name}, aot_eager)"}
+    for name, cmds in overhead.items():
+        plain = cmds["plain"].median
+        for key in ("plain", "trace", "doctor"):
+            c = cmds[key]
+            ratio = "1.00x" if key == "plain" else f"{c.median / plain:.2f}x vs plain"
+            if key == "doctor":
+                ratio = f"**{c.median / plain:.2f}x** vs plain"
+            rows.append(("1. overhead", titles[name], c, ratio))
+        rows.append(("1. overhead", titles[name], kept[name], "parent analysis + CLI startup"))
+    e, i = ind["eager"].median, ind["inductor"].median
+    rows.append(("2. time to report", f"inductor sample ({INDUCTOR.name})", ind["inductor"], "1.00x (warm cache)"))
+    rows.append(("2. time to report", f"inductor sample ({INDUCTOR.name})", ind["eager"],
+                 f"{e / i:.2f}x of inductor ({i / e:.1f}x sooner)"))
+    if cold is not None:
+        rows.append(("2. time to report", f"inductor sample ({INDUCTOR.name})", cold,
+                     f"{cold.median / e:.1f}x the eager time"))
+    for key in ("help", "import_cli", "import_boot", "python"):
+        note = {"import_cli": f"torch in sys.modules after import: {torch_loaded}",
+                "import_boot": "bootstrap's import of the package (no torch)",
+                "python": "interpreter start-up, for reference"}.get(key, "")
+        rows.append(("3. startup", "CLI", fast[key], note))
+
+    lines = [
+        "| Group | Sample | Command | Median (s) | Min-max (s) | n | Ratio / note |",
+        "|---|---|---|---:|---:|---:|---|",
+    ]
+    for group, sample, c, note in rows:
+        bad = f" (failed: {', '.join(sorted(set(c.failures)))})" if c.failures else ""
+        lines.append(f"| {group} | {sample} | `{c.label}` | {fmt_s(c.median)} | {c.spread()} | {len(c.times)} "
+                     f"| {note}{bad} |")
+    table = "\n".join(lines)
+
+    # ---- where the doctor's time goes, and an interpretation ------------------------------------
+    notes = []
+    for name, cmds in overhead.items():
+        plain, trace, doc = cmds["plain"].median, cmds["trace"].median, cmds["doctor"].median
+        ratio = doc / plain
+        verdict = "within" if ratio <= GOAL_RATIO else "**over**"
+        notes.append(
+            f"- {titles[name]}: doctor {doc:.2f} s vs plain {plain:.2f} s = {ratio:.2f}x, {verdict} the "
+            f"{GOAL_RATIO:.2f}x goal ({doc - plain:+.2f} s). TORCH_TRACE alone: {trace - plain:+.2f} s; the rest "
+            f"(bootstrap + hooks + parent) {doc - trace:+.2f} s, of which the parent's load/analyze/render with "
+            f"CLI start-up (`doctor report`) is {kept[name].median:.2f} s and the bootstrap's package import "
+            f"{max(0.0, fast['import_boot'].median - fast['python'].median) * 1000:.0f} ms. "
+            f"Report: {finding_count(reports.get(name, {}))} finding(s)."
+        )
+    cold_txt = (f" A cold inductor cache (first run ever) takes {cold.median:.2f} s, "
+                f"{cold.median / e:.1f}x the eager run." if cold is not None else "")
+    notes.append(
+        f"- Time to report on {INDUCTOR.name}: `--backend eager` {e:.2f} s vs inductor {i:.2f} s (warm FX-graph "
+        f"cache): {i / e:.1f}x sooner, {i - e:.2f} s saved.{cold_txt}"
+    )
+    notes.append(
+        f"- `doctor --help` {fast['help'].median * 1000:.0f} ms; importing the CLI "
+        f"{fast['import_cli'].median * 1000:.0f} ms (interpreter alone {fast['python'].median * 1000:.0f} ms); "
+        f"torch in sys.modules after importing the CLI: {torch_loaded}."
+    )
+    noise = max((max(c.times) - min(c.times)) / c.median for cs in overhead.values() for c in cs.values()
+                if len(c.times) > 1) if n > 1 else float("nan")
+    if noise == noise:
+        notes.append(f"- Noise: the widest min-max spread of the section-1 commands is {noise * 100:.0f}% of its "
+                     "median; a doctor/plain ratio below 1.00x is within that noise, not a speed-up.")
+    interpretation = "\n".join(notes)
+
+    print(table)
+    print()
+    print(interpretation)
+    print(f"\nbench: {total_s:.0f} s in all", file=sys.stderr)
+
+    if opts.write:
+        m = machine()
+        date = _dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
+        argv = " ".join(["bench/run.py", *sys.argv[1:]])
+        text = f"""# Benchmark results
+
+Produced by `{rel(Path(PYTHON))} {argv}` (`make bench` runs it without `--write`) on {date}.
+
+## Machine
+
+- CPU: {m['cpu']}, {m['cores']}
+- OS: {m['os']}
+- Python {m['python']}, torch {m['torch']}, transformers {m['transformers']}, torchcompile-doctor {m['doctor']}
+
+## Method
+
+Wall time of each command (`time.perf_counter()` around `subprocess.run`, stdout/stderr to
+/dev/null, `TORCH_LOGS`/`TORCH_TRACE` unset, cwd the repository root), median of {n} measured runs after
+one dropped warm-up run (sub-second commands: {n_fast} runs). The heavy commands run round-robin, so
+drift of the machine hits each alike. "plain" is the same interpreter running the script as written
+(its own backend: `aot_eager` for both section-1 samples); the doctor's report goes to /dev/null as
+JSON. Section 2 uses a warm inductor FX-graph cache except for the single cold-cache run (a fresh
+`TORCHINDUCTOR_CACHE_DIR`). The whole benchmark took {total_s:.0f} s.
+
+## Results
+
+{table}
+
+## Interpretation
+
+{interpretation}
+"""
+        RESULTS.write_text(text, encoding="utf-8")
+        print(f"bench: wrote {rel(RESULTS)}", file=sys.stderr)
+    failed = [c.label for c in heavy + list(kept.values()) + list(fast.values()) if c.failures]
+    if failed:
+        print(f"bench: some commands failed: {failed}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
