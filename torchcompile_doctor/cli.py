@@ -102,9 +102,14 @@ def explain(
         None, "--artifacts", help="Keep the capture (TORCH_TRACE logs + side channel) in this directory."
     ),
     timeout: Optional[float] = typer.Option(None, "--timeout", help="Stop the target after this many seconds."),
+    fresh_inductor_cache: bool = typer.Option(
+        False, "--fresh-inductor-cache", help="Compile with an empty inductor cache (cached graphs log no perf hints)."
+    ),
 ) -> None:
     """Run TARGET under capture and print the ranked report."""
-    settings = ExplainSettings.from_cli(target, list(args or []), module, inputs, backend, fmt, output, artifacts, timeout)
+    settings = ExplainSettings.from_cli(
+        target, list(args or []), module, inputs, backend, fmt, output, artifacts, timeout, fresh_inductor_cache
+    )
     check_output_path(settings.output)
 
     from torchcompile_doctor.analysis import AnalysisContext, RunOutcome, analyze
@@ -116,7 +121,9 @@ def explain(
         if settings.artifacts is not None:
             workdir.mkdir(parents=True, exist_ok=True)
         with _status(f"running {settings.target.display} under torch.compile capture"):
-            result = run_capture(settings.target, workdir, settings.backend, settings.timeout_s)
+            result = run_capture(
+                settings.target, workdir, settings.backend, settings.timeout_s, settings.fresh_inductor_cache
+            )
         log = load_artifacts(workdir)
         usage = next((e for e in log.target_exits if e.status == "usage_error"), None)
         if usage is not None:

@@ -40,9 +40,12 @@ class ExplainSettings:
     output: Path | None
     artifacts: Path | None
     timeout_s: float | None
+    fresh_inductor_cache: bool = False
 
     @classmethod
-    def from_cli(cls, target, args, module, inputs, backend, fmt, output, artifacts, timeout) -> ExplainSettings:
+    def from_cli(
+        cls, target, args, module, inputs, backend, fmt, output, artifacts, timeout, fresh_inductor_cache=False
+    ) -> ExplainSettings:
         if module and target is not None:  # `-m pkg -- --flag`: the first word after `--` is an argument
             args, target = [target, *args], None
         if backend is not None and backend not in KNOWN_BACKENDS:
@@ -58,4 +61,5 @@ class ExplainSettings:
             output=output,
             artifacts=artifacts.resolve() if artifacts else None,
             timeout_s=timeout,
+            fresh_inductor_cache=fresh_inductor_cache,
         )

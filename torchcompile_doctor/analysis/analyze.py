@@ -557,6 +557,12 @@ def analyze(log: EventLog, context: AnalysisContext) -> Report:
     ranked = rank_findings(findings)
     summary = builder.summary(ranked)
     explain, notes = _explain_notes(log, summary, ranked)
+    cache_hits = sum(1 for e in log.inductor_cache if e.outcome == "hit")
+    if cache_hits and not log.perf_hints:
+        notes.append(
+            f"inductor loaded {cache_hits} graph(s) from its FX-graph cache and logs no perf hints for those; "
+            "rerun with --fresh-inductor-cache to compile them afresh and see the hints."
+        )
     if log.health.problems:
         notes.append(f"log health: {log.health.problems} problem(s) in the trace were skipped ({log.health.as_dict()}).")
     torch_version = (log.bootstrap[-1].torch_version if log.bootstrap else None) or (

@@ -56,7 +56,11 @@ def _stop_group(process: subprocess.Popen) -> None:
 
 
 def run_capture(
-    spec: TargetSpec, artifacts: Path, backend: str | None = None, timeout_s: float | None = None
+    spec: TargetSpec,
+    artifacts: Path,
+    backend: str | None = None,
+    timeout_s: float | None = None,
+    fresh_inductor_cache: bool = False,
 ) -> CaptureResult:
     check_torch_available()
     trace_dir = artifacts / TRACE_SUBDIR
@@ -69,6 +73,8 @@ def run_capture(
     }
     env = dict(os.environ)
     env["TORCH_TRACE"] = str(trace_dir)
+    if fresh_inductor_cache:  # cached graphs log no perf hints: compile everything afresh
+        env["TORCHINDUCTOR_CACHE_DIR"] = str(artifacts / "inductor_cache")
     # The child must import this package even when the doctor runs from a source checkout.
     package_root = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)

@@ -94,6 +94,12 @@ class OutputGraph:
 
 
 @dataclass(frozen=True)
+class InductorCacheEvent:
+    compile_id: CompileId | None
+    outcome: str  # "hit" | "miss" | "bypass"
+
+
+@dataclass(frozen=True)
 class TorchVersion:
     version: str
 
@@ -186,6 +192,7 @@ class EventLog:
     recompiles: list[Recompile] = field(default_factory=list)
     metrics: list[CompilationMetrics] = field(default_factory=list)
     output_graphs: list[OutputGraph] = field(default_factory=list)
+    inductor_cache: list[InductorCacheEvent] = field(default_factory=list)
     torch_versions: list[TorchVersion] = field(default_factory=list)
     bootstrap: list[BootstrapInfo] = field(default_factory=list)
     backends: list[BackendUse] = field(default_factory=list)
@@ -204,6 +211,7 @@ _LIST_FOR = {
     Recompile: "recompiles",
     CompilationMetrics: "metrics",
     OutputGraph: "output_graphs",
+    InductorCacheEvent: "inductor_cache",
     TorchVersion: "torch_versions",
     BootstrapInfo: "bootstrap",
     BackendUse: "backends",

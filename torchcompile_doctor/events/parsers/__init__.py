@@ -39,6 +39,7 @@ def default_parsers() -> list[Parser]:
         compilation_metrics,
         dynamo_start,
         graph_break_reason,
+        inductor_cache,
         output_graph,
         recompile_reasons,
         torch_version,
@@ -50,5 +51,6 @@ def default_parsers() -> list[Parser]:
         graph_break_reason.PARSER,
         recompile_reasons.PARSER,
         output_graph.PARSER,
+        inductor_cache.PARSER,
         torch_version.PARSER,
     ]
