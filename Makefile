@@ -27,7 +27,8 @@ test: install
 	$(BIN)/python -m pytest -q -n $(JOBS) -p no:cacheprovider
 
 lint: install
-	$(BIN)/python -m pyflakes torchcompile_doctor tests 2>/dev/null || $(BIN)/python -m compileall -q torchcompile_doctor
+	$(BIN)/ruff check torchcompile_doctor tests bench
+	$(BIN)/ruff format --check torchcompile_doctor tests bench
 
 bench: install
 	$(BIN)/python bench/run.py

@@ -51,8 +51,11 @@ def matches_file(found: str, expected: str) -> bool:
 
 
 def find_findings(findings, kinds, file, line):
-    return [f for f in findings if f["kind"] in kinds and matches_file(f["location"]["file"], file)
-            and f["location"]["line"] == line]
+    return [
+        f
+        for f in findings
+        if f["kind"] in kinds and matches_file(f["location"]["file"], file) and f["location"]["line"] == line
+    ]
 
 
 def check_against_ground_truth(report: dict, expected: dict) -> None:
@@ -109,4 +112,3 @@ def check_against_ground_truth(report: dict, expected: dict) -> None:
         assert len(found) == 1, failures
         if detail["gb_id"]:
             assert found[0]["gb_id"] == detail["gb_id"]
-

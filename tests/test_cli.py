@@ -8,7 +8,6 @@ import sys
 import textwrap
 
 import pytest
-
 from conftest import REPO, SAMPLES, run_doctor
 
 COMPILED_THEN = """\
@@ -32,6 +31,7 @@ def _script(tmp_path, name: str, text: str):
 
 
 # --- bad input: one line, exit 2, no traceback of ours ------------------------------------------
+
 
 @pytest.mark.parametrize(
     "args, message",
@@ -64,7 +64,10 @@ def test_syntax_error_names_file_and_line(tmp_path):
 
 
 def test_missing_function_and_bad_inputs(tmp_path):
-    _script(tmp_path, "model.py", """\
+    _script(
+        tmp_path,
+        "model.py",
+        """\
         import torch
         def step(x):
             return x * 2
@@ -73,7 +76,8 @@ def test_missing_function_and_bad_inputs(tmp_path):
         def not_a_tuple():
             return [torch.ones(2)]
         value = 3
-    """)
+    """,
+    )
     missing = run_doctor("explain", "model.py:nope", "--inputs", "model.py:inputs", cwd=tmp_path)
     assert missing.returncode == 2 and "has no function 'nope'" in missing.stderr
     not_callable = run_doctor("explain", "model.py:value", "--inputs", "model.py:inputs", cwd=tmp_path)
@@ -94,6 +98,7 @@ def test_output_in_missing_dir_fails_before_running(tmp_path):
 
 # --- the target failing: report what was captured, exit 3 ----------------------------------------
 
+
 @pytest.mark.slow
 def test_target_raises_after_compiling(tmp_path):
     _script(tmp_path, "boom.py", COMPILED_THEN.format(tail="raise RuntimeError('boom after compile')"))
@@ -109,11 +114,14 @@ def test_target_raises_after_compiling(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("tail, status, code, exit_code", [
-    ("import sys; sys.exit(4)", "sys_exit", 4, 3),
-    ("import sys; sys.exit(0)", "sys_exit", 0, 0),
-    ("import os; os._exit(7)", "exit", 7, 3),
-])
+@pytest.mark.parametrize(
+    "tail, status, code, exit_code",
+    [
+        ("import sys; sys.exit(4)", "sys_exit", 4, 3),
+        ("import sys; sys.exit(0)", "sys_exit", 0, 0),
+        ("import os; os._exit(7)", "exit", 7, 3),
+    ],
+)
 def test_target_exits(tmp_path, tail, status, code, exit_code):
     _script(tmp_path, "ex.py", COMPILED_THEN.format(tail=tail))
     run = run_doctor("explain", "ex.py", "--format", "json", cwd=tmp_path)
@@ -147,12 +155,17 @@ def test_segfault_is_reported(tmp_path):
 
 # --- target kinds ------------------------------------------------------------------------------
 
+
 @pytest.mark.slow
 def test_script_arguments_after_double_dash(tmp_path):
-    _script(tmp_path, "args.py", """\
+    _script(
+        tmp_path,
+        "args.py",
+        """\
         import sys, json
         json.dump(sys.argv[1:], open("argv.json", "w"))
-    """)
+    """,
+    )
     run = run_doctor("explain", "args.py", "--", "--epochs", "1", "-x", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert json.loads((tmp_path / "argv.json").read_text()) == ["--epochs", "1", "-x"]
@@ -174,7 +187,10 @@ def test_module_target(tmp_path):
 
 @pytest.mark.slow
 def test_function_target_runs_explain_and_says_where_it_disagrees(tmp_path):
-    _script(tmp_path, "model.py", """\
+    _script(
+        tmp_path,
+        "model.py",
+        """\
         import torch
 
         def step(x, y):
@@ -185,9 +201,19 @@ def test_function_target_runs_explain_and_says_where_it_disagrees(tmp_path):
 
         def example_inputs():
             return (torch.randn(4, 4), torch.randn(4, 4))
-    """)
-    run = run_doctor("explain", "model.py:step", "--inputs", "model.py:example_inputs", "--backend", "eager",
-                     "--format", "json", cwd=tmp_path)
+    """,
+    )
+    run = run_doctor(
+        "explain",
+        "model.py:step",
+        "--inputs",
+        "model.py:example_inputs",
+        "--backend",
+        "eager",
+        "--format",
+        "json",
+        cwd=tmp_path,
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     report = run.json
     assert report["backend"] == "eager (override of inductor)"
@@ -200,7 +226,10 @@ def test_function_target_runs_explain_and_says_where_it_disagrees(tmp_path):
 
 @pytest.mark.slow
 def test_function_target_explain_agrees_on_a_simple_break(tmp_path):
-    _script(tmp_path, "model.py", """\
+    _script(
+        tmp_path,
+        "model.py",
+        """\
         import torch
 
         def step(x):
@@ -210,9 +239,19 @@ def test_function_target_explain_agrees_on_a_simple_break(tmp_path):
 
         def example_inputs():
             return (torch.ones(4),)
-    """)
-    run = run_doctor("explain", "model.py:step", "--inputs", "model.py:example_inputs", "--format", "json",
-                     "--backend", "eager", cwd=tmp_path)
+    """,
+    )
+    run = run_doctor(
+        "explain",
+        "model.py:step",
+        "--inputs",
+        "model.py:example_inputs",
+        "--format",
+        "json",
+        "--backend",
+        "eager",
+        cwd=tmp_path,
+    )
     report = run.json
     assert report["explain"]["graph_count"] == report["summary"]["graphs"] == 2
     assert report["explain"]["graph_break_count"] == report["summary"]["graph_breaks"] == 1
@@ -220,6 +259,7 @@ def test_function_target_explain_agrees_on_a_simple_break(tmp_path):
 
 
 # --- artifacts and the offline report ---------------------------------------------------------
+
 
 @pytest.mark.slow
 def test_artifacts_are_kept_and_report_rerenders_them(tmp_path):
@@ -246,9 +286,12 @@ def test_temp_dir_is_removed_without_artifacts(tmp_path):
 
 # --- start-up ------------------------------------------------------------------------------------
 
+
 def test_cli_does_not_import_torch():
-    code = "import sys, torchcompile_doctor.cli, torchcompile_doctor.analysis, torchcompile_doctor.renderers.terminal; " \
-           "print('torch' in sys.modules)"
+    code = (
+        "import sys, torchcompile_doctor.cli, torchcompile_doctor.analysis, torchcompile_doctor.renderers.terminal; "
+        "print('torch' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
     assert out.stdout.strip() == "False"
 

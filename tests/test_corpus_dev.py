@@ -7,7 +7,6 @@ import json
 
 import pytest
 import yaml
-
 from conftest import CORPUS, check_against_ground_truth, run_doctor
 
 CASES = sorted(p.parent.name for p in CORPUS.glob("*/expected.yaml")) if CORPUS.is_dir() else []
@@ -19,8 +18,12 @@ def _as_ground_truth(case: dict) -> dict:
     """The corpus's field names mapped onto sample_models/expected.yaml's."""
     return {
         "graph_breaks": [
-            {**gb, "occurrences": gb["occurrences_in_log"],
-             "user_frame": gb.get("user_frame"), "in_library_code": gb.get("in_library_code", False)}
+            {
+                **gb,
+                "occurrences": gb["occurrences_in_log"],
+                "user_frame": gb.get("user_frame"),
+                "in_library_code": gb.get("in_library_code", False),
+            }
             for gb in case["graph_breaks"]
         ],
         "recompiles": case["recompiles"],

@@ -10,8 +10,8 @@ import re
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, SAMPLES
+
 from torchcompile_doctor.analysis import AnalysisContext, analyze
 from torchcompile_doctor.analysis.code import read_source_file
 from torchcompile_doctor.events.load import load_artifacts
@@ -26,7 +26,7 @@ EXTENSIONS = {"terminal": "txt", "json": "json", "markdown": "md"}
 def _read_from_checkout(path: str):
     """Source lines for paths recorded on the machine that made the capture, read from this checkout."""
     if path.startswith(RECORDED_ROOT + "/"):
-        return read_source_file(str(SAMPLES / path[len(RECORDED_ROOT) + 1:]))
+        return read_source_file(str(SAMPLES / path[len(RECORDED_ROOT) + 1 :]))
     return read_source_file(path)
 
 
@@ -86,9 +86,19 @@ def test_offline_report_needs_no_torch(tmp_path):
     blocker.write_text("raise ImportError('torch is blocked in this test')\n")
     env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{REPO}"}
     out = subprocess.run(
-        [sys.executable, "-m", "torchcompile_doctor", "report", str(CAPTURES / "int_arg_recompile_limit"),
-         "--format", "json"],
-        capture_output=True, text=True, env=env, cwd=tmp_path,
+        [
+            sys.executable,
+            "-m",
+            "torchcompile_doctor",
+            "report",
+            str(CAPTURES / "int_arg_recompile_limit"),
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
     )
     assert out.returncode == 0, out.stderr
     assert '"recompile_limit_hits": 1' in out.stdout

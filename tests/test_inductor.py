@@ -6,7 +6,6 @@ These compile C++ on CPU (10-20 s a graph), so there are few of them.
 from __future__ import annotations
 
 import pytest
-
 from conftest import SAMPLES, run_doctor
 
 pytestmark = [pytest.mark.slow, pytest.mark.inductor]
@@ -15,8 +14,18 @@ pytestmark = [pytest.mark.slow, pytest.mark.inductor]
 def _essentials(report: dict) -> list[tuple]:
     """What a finding says about the user's program, independent of the backend that compiled it."""
     return sorted(
-        (f["kind"], f["code"], f["location"]["file"], f["location"]["line"], f["gb_id"], f["category"],
-         f["reason_class"], f["count"], tuple(f["call_sites"]), tuple(f["changes"]))
+        (
+            f["kind"],
+            f["code"],
+            f["location"]["file"],
+            f["location"]["line"],
+            f["gb_id"],
+            f["category"],
+            f["reason_class"],
+            f["count"],
+            tuple(f["call_sites"]),
+            tuple(f["changes"]),
+        )
         for f in report["findings"]
         if f["kind"] != "perf_hint"
     )
@@ -25,8 +34,17 @@ def _essentials(report: dict) -> list[tuple]:
 @pytest.mark.parametrize("script", ["data_dependent_branch.py", "module_counter.py"])
 def test_eager_fast_mode_finds_what_inductor_finds(script, tmp_path):
     eager = run_doctor("explain", script, "--backend", "eager", "--format", "json", cwd=SAMPLES)
-    inductor = run_doctor("explain", script, "--backend", "inductor", "--format", "json", cwd=SAMPLES, timeout=600,
-                          env={"TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "cache")})
+    inductor = run_doctor(
+        "explain",
+        script,
+        "--backend",
+        "inductor",
+        "--format",
+        "json",
+        cwd=SAMPLES,
+        timeout=600,
+        env={"TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "cache")},
+    )
     assert eager.returncode == inductor.returncode == 0, inductor.stderr[-2000:]
     eager_report, inductor_report = eager.json, inductor.json
     assert eager_report["backend"].startswith("eager") and inductor_report["backend"].startswith("inductor")
@@ -36,8 +54,9 @@ def test_eager_fast_mode_finds_what_inductor_finds(script, tmp_path):
 
 
 def test_perf_hints_on_a_fresh_inductor_cache():
-    run = run_doctor("explain", "perf_hint_inductor.py", "--fresh-inductor-cache", "--format", "json",
-                     cwd=SAMPLES, timeout=600)
+    run = run_doctor(
+        "explain", "perf_hint_inductor.py", "--fresh-inductor-cache", "--format", "json", cwd=SAMPLES, timeout=600
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     report = run.json
     hints = [f for f in report["findings"] if f["kind"] == "perf_hint"]

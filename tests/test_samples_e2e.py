@@ -5,14 +5,11 @@ from __future__ import annotations
 
 import pytest
 import yaml
-
 from conftest import SAMPLES, check_against_ground_truth, run_doctor
 
 EXPECTED = yaml.safe_load((SAMPLES / "expected.yaml").read_text())
 # perf hints only appear on a cold inductor cache; tested in test_inductor.py
 SCRIPTS = sorted(name for name in EXPECTED if name != "perf_hint_inductor.py")
-
-
 
 
 @pytest.mark.slow

@@ -12,7 +12,6 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -87,58 +86,104 @@ FORMAT_HELP = "Report format: terminal, json, markdown."
 @app.command(context_settings={"allow_extra_args": False})
 @_one_line_errors
 def explain(
-    target: Optional[str] = typer.Argument(
+    target: str | None = typer.Argument(
         None, help="A script (train.py), or file.py:function with --inputs. Arguments after `--` go to the script."
     ),
-    args: Optional[list[str]] = typer.Argument(None, help="Arguments for the target (after `--`).", show_default=False),
-    module: Optional[str] = typer.Option(None, "-m", "--module", help="Run a module as `python -m MODULE`."),
-    inputs: Optional[str] = typer.Option(None, "--inputs", help="file.py:function returning the example inputs (a tuple)."),
-    backend: Optional[str] = typer.Option(
+    args: list[str] | None = typer.Argument(None, help="Arguments for the target (after `--`).", show_default=False),
+    module: str | None = typer.Option(None, "-m", "--module", help="Run a module as `python -m MODULE`."),
+    inputs: str | None = typer.Option(
+        None, "--inputs", help="file.py:function returning the example inputs (a tuple)."
+    ),
+    backend: str | None = typer.Option(
         None, "--backend", help="Override every torch.compile backend (eager / aot_eager: findings seconds sooner)."
     ),
     fmt: str = typer.Option("terminal", "--format", "-f", help=FORMAT_HELP),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
-    artifacts: Optional[Path] = typer.Option(
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
+    artifacts: Path | None = typer.Option(
         None, "--artifacts", help="Keep the capture (TORCH_TRACE logs + side channel) in this directory."
     ),
-    timeout: Optional[float] = typer.Option(None, "--timeout", help="Stop the target after this many seconds."),
+    timeout: float | None = typer.Option(None, "--timeout", help="Stop the target after this many seconds."),
     fresh_inductor_cache: bool = typer.Option(
         False, "--fresh-inductor-cache", help="Compile with an empty inductor cache (cached graphs log no perf hints)."
     ),
+    try_fixes: bool = typer.Option(
+        False, "--try-fixes", help="Re-run with each suggested config fix and report its measured effect."
+    ),
+    jobs: int = typer.Option(2, "--jobs", "-j", help="Experiments run side by side with --try-fixes."),
 ) -> None:
     """Run TARGET under capture and print the ranked report."""
     settings = ExplainSettings.from_cli(
-        target, list(args or []), module, inputs, backend, fmt, output, artifacts, timeout, fresh_inductor_cache
+        target,
+        list(args or []),
+        module,
+        inputs,
+        backend,
+        fmt,
+        output,
+        artifacts,
+        timeout,
+        fresh_inductor_cache,
+        try_fixes,
+        jobs,
     )
     check_output_path(settings.output)
-
-    from torchcompile_doctor.analysis import AnalysisContext, RunOutcome, analyze
-    from torchcompile_doctor.capture.runner import run_capture
-    from torchcompile_doctor.events.load import load_artifacts
 
     workdir = settings.artifacts or Path(tempfile.mkdtemp(prefix="torchcompile-doctor-"))
     try:
         if settings.artifacts is not None:
             workdir.mkdir(parents=True, exist_ok=True)
         with _status(f"running {settings.target.display} under torch.compile capture"):
-            result = run_capture(
-                settings.target, workdir, settings.backend, settings.timeout_s, settings.fresh_inductor_cache
-            )
-        log = load_artifacts(workdir)
-        usage = next((e for e in log.target_exits if e.status == "usage_error"), None)
-        if usage is not None:
-            raise DoctorError(usage.message or "the target cannot be run as given")
-        outcome = RunOutcome(result.returncode, result.signal, result.timed_out, result.interrupted, settings.timeout_s)
-        context = AnalysisContext(target=settings.target.display, root=settings.target.root, outcome=outcome)
-        report = analyze(log, context)
+            result, report = _capture_and_analyze(settings, workdir)
+        if settings.try_fixes and not result.interrupted:
+            report = _try_fixes(settings, workdir, report)
         _emit(_render(report, settings.format, settings.output), settings.output)
     finally:
         if settings.artifacts is None:
             shutil.rmtree(workdir, ignore_errors=True)
     if result.interrupted:
         raise typer.Exit(EXIT_INTERRUPTED)
-    raise typer.Exit(EXIT_OK if report.target_status in ("ok", "sys_exit") and report.target_exit_code == 0
-                     else EXIT_TARGET_FAILED)
+    finished = report.target_status in ("ok", "sys_exit") and report.target_exit_code == 0
+    raise typer.Exit(EXIT_OK if finished else EXIT_TARGET_FAILED)
+
+
+def _capture_and_analyze(settings: ExplainSettings, workdir: Path, experiment: dict | None = None):
+    from torchcompile_doctor.analysis import AnalysisContext, RunOutcome, analyze
+    from torchcompile_doctor.capture.runner import run_capture
+    from torchcompile_doctor.events.load import load_artifacts
+
+    result = run_capture(
+        settings.target, workdir, settings.backend, settings.timeout_s, settings.fresh_inductor_cache, experiment
+    )
+    log = load_artifacts(workdir)
+    usage = next((e for e in log.target_exits if e.status == "usage_error"), None)
+    if usage is not None:
+        raise DoctorError(usage.message or "the target cannot be run as given")
+    outcome = RunOutcome(result.returncode, result.signal, result.timed_out, result.interrupted, settings.timeout_s)
+    context = AnalysisContext(target=settings.target.display, root=settings.target.root, outcome=outcome)
+    return result, analyze(log, context)
+
+
+def _try_fixes(settings: ExplainSettings, workdir: Path, report):
+    """Re-run the target once per suggested no-code-change fix, side by side within --jobs."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from torchcompile_doctor.rules import experiments
+
+    planned = experiments.plan(report)
+
+    def run_one(numbered):
+        index, experiment = numbered
+        try:
+            return experiments.experiment_key(experiment), _capture_and_analyze(
+                settings, workdir / "experiments" / str(index), experiment
+            )[1]
+        except DoctorError as error:
+            return experiments.experiment_key(experiment), str(error)
+
+    with _status(f"trying {len(planned)} fix(es), {settings.jobs} at a time"):
+        with ThreadPoolExecutor(max_workers=settings.jobs) as pool:
+            results = dict(pool.map(run_one, enumerate(planned)))
+    return experiments.attach(report, results)
 
 
 @app.command()
@@ -146,8 +191,8 @@ def explain(
 def report(
     path: Path = typer.Argument(..., help="A kept --artifacts dir, a TORCH_TRACE dir, or one trace log."),
     fmt: str = typer.Option("terminal", "--format", "-f", help=FORMAT_HELP),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
-    root: Optional[Path] = typer.Option(None, "--root", help="The directory of your code (for relative paths)."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
+    root: Path | None = typer.Option(None, "--root", help="The directory of your code (for relative paths)."),
 ) -> None:
     """Re-render the report from an existing capture, without running anything (no torch needed)."""
     from torchcompile_doctor.analysis import AnalysisContext, analyze
@@ -173,8 +218,17 @@ def rules(fmt: str = typer.Option("terminal", "--format", "-f", help="terminal o
 
     catalogue = load_catalogue()
     if fmt == "json":
-        rows = [{"code": r.code, "name": r.name, "kind": r.kind, "severity": r.severity, "status": r.status,
-                 "title": r.title} for r in catalogue]
+        rows = [
+            {
+                "code": r.code,
+                "name": r.name,
+                "kind": r.kind,
+                "severity": r.severity,
+                "status": r.status,
+                "title": r.title,
+            }
+            for r in catalogue
+        ]
         typer.echo(json.dumps(rows, indent=2))
         return
     if fmt != "terminal":

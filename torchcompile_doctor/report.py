@@ -41,9 +41,11 @@ class Fix:
     summary: str
     before: str | None = None
     after: str | None = None
+    experiment: dict | None = None  # a change that needs no code edit, for --try-fixes (see the catalogue)
+    verified: dict | None = None  # its measured effect: {change, before, after, ok, effect}
 
     def as_dict(self) -> dict:
-        return {"summary": self.summary, "before": self.before, "after": self.after}
+        return {"summary": self.summary, "before": self.before, "after": self.after, "verified": self.verified}
 
 
 @dataclass(frozen=True)

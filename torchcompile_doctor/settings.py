@@ -41,10 +41,24 @@ class ExplainSettings:
     artifacts: Path | None
     timeout_s: float | None
     fresh_inductor_cache: bool = False
+    try_fixes: bool = False
+    jobs: int = 2
 
     @classmethod
     def from_cli(
-        cls, target, args, module, inputs, backend, fmt, output, artifacts, timeout, fresh_inductor_cache=False
+        cls,
+        target,
+        args,
+        module,
+        inputs,
+        backend,
+        fmt,
+        output,
+        artifacts,
+        timeout,
+        fresh_inductor_cache=False,
+        try_fixes=False,
+        jobs=2,
     ) -> ExplainSettings:
         if module and target is not None:  # `-m pkg -- --flag`: the first word after `--` is an argument
             args, target = [target, *args], None
@@ -52,6 +66,8 @@ class ExplainSettings:
             raise DoctorError(f"unknown --backend {backend!r}; choose one of: {', '.join(KNOWN_BACKENDS)}")
         if timeout is not None and timeout <= 0:
             raise DoctorError("--timeout must be a positive number of seconds")
+        if jobs < 1:
+            raise DoctorError("--jobs must be at least 1")
         if artifacts is not None and artifacts.exists() and not artifacts.is_dir():
             raise DoctorError(f"--artifacts {artifacts} exists and is not a directory")
         return cls(
@@ -62,4 +78,6 @@ class ExplainSettings:
             artifacts=artifacts.resolve() if artifacts else None,
             timeout_s=timeout,
             fresh_inductor_cache=fresh_inductor_cache,
+            try_fixes=try_fixes,
+            jobs=jobs,
         )

@@ -82,15 +82,24 @@ class _Builder:
     def compile_seconds(self, ids: set[CompileId]) -> float:
         return round(sum(self.metrics_by_id[i].compile_time_s for i in ids if i in self.metrics_by_id), 3)
 
-    def finding(self, rule: Rule, *, kind: str | None = None, location: Location | None, facts: dict,
-                fix_line: str | None = None, transform_facts: dict | None = None, **fields) -> Finding:
+    def finding(
+        self,
+        rule: Rule,
+        *,
+        kind: str | None = None,
+        location: Location | None,
+        facts: dict,
+        fix_line: str | None = None,
+        transform_facts: dict | None = None,
+        **fields,
+    ) -> Finding:
         facts = {**facts}
         if location is not None:
             facts.setdefault("where", location.where)
             facts.setdefault("source", location.source or "")
             facts.setdefault("function", location.function)
         before, after = apply_transform(rule.transform, fix_line, transform_facts or facts)
-        fix = Fix(_fill(rule.fix, facts), before, after)
+        fix = Fix(_fill(rule.fix, facts), before, after, experiment=rule.experiment)
         display = location.display_file if location else ""
         function = location.function if location else ""
         return Finding(
@@ -119,10 +128,11 @@ class _Builder:
         text = first.raw.split("\nTraceback (most recent call last):")[0]
         entry = self.registry.get(first.gb_id) or self.registry.lookup(first.gb_type, text)
         gb_id = first.gb_id or (entry.gb_id if entry else None)
-        site_frame = next((f for f in reversed(first.user_stack) if f.file == first.file and f.line == first.line), None)
+        site_frame = next(
+            (f for f in reversed(first.user_stack) if f.file == first.file and f.line == first.line), None
+        )
         function = site_frame.function if site_frame else "?"
         in_library = self.code.is_library(first.file)
-        torch_file = "/torch/" in first.file
         user_frames = {self.code.last_user_frame(r.user_stack) for r in records} - {None}
         call_sites: list[str] = []
         for record in records:
@@ -187,8 +197,13 @@ class _Builder:
         skipped_function = self.code.user_function_name(frame.file, frame.function, frame.line) if frame else function
         facts["function"] = skipped_function
         finding = self.finding(skip_rule, **{**common, "facts": facts})
-        return _replace(finding, fix=Fix(finding.fix.summary, break_finding.fix.before, break_finding.fix.after),
-                        why=finding.why + " " + break_finding.why)
+        return _replace(
+            finding,
+            fix=Fix(
+                finding.fix.summary, break_finding.fix.before, break_finding.fix.after, break_finding.fix.experiment
+            ),
+            why=finding.why + " " + break_finding.why,
+        )
 
     def _raw_line(self, file: str, line: int) -> str | None:
         lines = self.code.lines(file)
@@ -198,7 +213,9 @@ class _Builder:
         if in_library:
             frame = self.code.last_user_frame(stack)
             return f"{self.code.display(frame.file)}:{frame.line}" if frame else None
-        index = next((i for i in range(len(stack) - 1, -1, -1) if stack[i].file == file and stack[i].line == line), None)
+        index = next(
+            (i for i in range(len(stack) - 1, -1, -1) if stack[i].file == file and stack[i].line == line), None
+        )
         if index is None:
             return None
         caller = next((f for f in reversed(stack[:index]) if not self.code.is_library(f.file)), None)
@@ -260,28 +277,28 @@ class _Builder:
             # Fixes for inputs (dtype, shape, int arguments) belong at the call; the others where the guard came from.
             at_call = rule.transform in ("tensor_argument", "cast_at_call_site", "mark_dynamic")
             finding = self.finding(
-                    rule,
-                    location=location,
-                    facts=facts,
-                    fix_line=(call_line if at_call else None) or guard_line or (main.source if main else None),
-                    reason_class=reason_class,
-                    count=len(items),
-                    user_frame=user_frame,
-                    changes=tuple(changes),
-                    impact={
-                        "recompiles": len(items),
-                        "compiles": len(compile_ids),
-                        "compile_seconds": self.compile_seconds(compile_ids),
-                    },
-                    evidence={
-                        "compile_ids": sorted(str(c) for c in compile_ids),
-                        "guard_failures": [text.split("\n")[0] for _, _, text in items],
-                        "guard_source": (
-                            {"file": main.file, "line": main.line, "source": main.source} if main and main.file else None
-                        ),
-                        "hint": main.hint if main else None,
-                    },
-                )
+                rule,
+                location=location,
+                facts=facts,
+                fix_line=(call_line if at_call else None) or guard_line or (main.source if main else None),
+                reason_class=reason_class,
+                count=len(items),
+                user_frame=user_frame,
+                changes=tuple(changes),
+                impact={
+                    "recompiles": len(items),
+                    "compiles": len(compile_ids),
+                    "compile_seconds": self.compile_seconds(compile_ids),
+                },
+                evidence={
+                    "compile_ids": sorted(str(c) for c in compile_ids),
+                    "guard_failures": [text.split("\n")[0] for _, _, text in items],
+                    "guard_source": (
+                        {"file": main.file, "line": main.line, "source": main.source} if main and main.file else None
+                    ),
+                    "hint": main.hint if main else None,
+                },
+            )
             if main is not None and is_carried_value(main.variable):
                 finding = _replace(finding, **self._knock_on(finding, main, co_name, file))
             findings.append(finding)
@@ -307,8 +324,13 @@ class _Builder:
                 f"{main.variable.split('.')[-1].split('[')[0]} each time (e.g. a data-dependent size), so the resumed "
                 "code compiles again."
             )
-            fix = f"fix the graph break at {cause}; without it the tensor stays inside one graph and this recompile disappears."
-        return {"why": why, "fix": Fix(fix), "changes": changes}
+            fix = (
+                f"fix the graph break at {cause}; without it the tensor stays inside one graph "
+                "and this recompile disappears."
+            )
+        # The break's own experiment (e.g. capture_scalar_outputs) is the one that removes this recompile.
+        experiment = {"config": {"capture_scalar_outputs": True}} if "Python number" in why else None
+        return {"why": why, "fix": Fix(fix, experiment=experiment), "changes": changes}
 
     def _callers(self, compile_ids: set[CompileId]) -> list[StackFrame]:
         """The user's lines that called a compiled frame, from its dynamo_start stacks. Those stacks can
@@ -386,7 +408,9 @@ class _Builder:
                     rule,
                     location=self.location(file, line, function),
                     facts={"gb_type": gb_type},
-                    gb_id=f"GB{ids[0]}" if ids else (self.registry.lookup(gb_type).gb_id if self.registry.lookup(gb_type) else None),
+                    gb_id=f"GB{ids[0]}"
+                    if ids
+                    else (self.registry.lookup(gb_type).gb_id if self.registry.lookup(gb_type) else None),
                     gb_type=gb_type,
                     count=len(items),
                     torch_says=explanation.group(1) if explanation else None,
@@ -417,7 +441,9 @@ class _Builder:
             metrics = next((self._function_of(c) for c in sorted(compile_ids)), None)
             location = None
             if metrics and metrics.co_filename:
-                name = self.code.user_function_name(metrics.co_filename, metrics.co_name or "?", metrics.co_firstlineno or 0)
+                name = self.code.user_function_name(
+                    metrics.co_filename, metrics.co_name or "?", metrics.co_firstlineno or 0
+                )
                 location = self.location(metrics.co_filename, metrics.co_firstlineno or 0, name)
             short = message if len(message) <= 100 else message[:97] + "..."
             findings.append(
@@ -427,8 +453,11 @@ class _Builder:
                     facts={"message": short, "in_frame": f" `{location.function}`" if location else ""},
                     count=len(hints),
                     impact={"occurrences": len(hints)},
-                    evidence={"compile_ids": sorted(str(c) for c in compile_ids), "torch_text": message,
-                              "logger": hints[0].logger},
+                    evidence={
+                        "compile_ids": sorted(str(c) for c in compile_ids),
+                        "torch_text": message,
+                        "logger": hints[0].logger,
+                    },
                 )
             )
         return findings
@@ -451,7 +480,8 @@ class _Builder:
             status, code, message = "signal", -outcome.signal, f"crashed with {name}"
         elif exit_event is not None and exit_event.status == "exception":
             status, code = "exception", outcome.returncode if outcome.returncode is not None else exit_event.exit_code
-            message = f"{exit_event.exception_type}: {(exit_event.message or '').strip().splitlines()[0] if exit_event.message else ''}"
+            first_line = (exit_event.message or "").strip().split("\n")[0]
+            message = f"{exit_event.exception_type}: {first_line}"
         elif exit_event is not None and exit_event.status in ("ok", "sys_exit"):
             code = outcome.returncode if outcome.returncode is not None else exit_event.exit_code
             if code == 0:
@@ -470,8 +500,12 @@ class _Builder:
             rule,
             location=location,
             facts={"message": message, "where": location.where if location else "the target"},
-            evidence={"status": status, "exit_code": code, "exception_type": exit_event.exception_type if exit_event else None,
-                      "torch_text": exit_event.message if exit_event else None},
+            evidence={
+                "status": status,
+                "exit_code": code,
+                "exception_type": exit_event.exception_type if exit_event else None,
+                "torch_text": exit_event.message if exit_event else None,
+            },
         )
         return status, code, finding
 
@@ -527,7 +561,9 @@ def _explain_notes(log: EventLog, summary: Summary, findings: list[Finding]) -> 
         if any(f.kind == "frame_skipped" for f in findings):
             why.append("a frame fell back to eager, and explain reports 0 graphs / -1 breaks for such frames")
         if result.graph_break_count > summary.graph_breaks:
-            why.append("explain counts a break each time a frame or resume function is traced; the doctor counts unique sites")
+            why.append(
+                "explain counts a break each time a frame or resume function is traced; the doctor counts unique sites"
+            )
         if summary.recompiles:
             why.append("explain resets Dynamo and traces one call, so it does not see recompiles")
         if any(f.kind == "compile_failure" for f in findings):
@@ -537,7 +573,8 @@ def _explain_notes(log: EventLog, summary: Summary, findings: list[Finding]) -> 
         notes.append(
             f"torch._dynamo.explain disagrees: {result.graph_count} graphs, {result.graph_break_count} graph breaks "
             f"(the trace: {summary.graphs} graphs, {summary.graph_breaks} unique breaks) because "
-            + "; ".join(why) + "."
+            + "; ".join(why)
+            + "."
         )
     return data, notes
 
@@ -564,7 +601,9 @@ def analyze(log: EventLog, context: AnalysisContext) -> Report:
             "rerun with --fresh-inductor-cache to compile them afresh and see the hints."
         )
     if log.health.problems:
-        notes.append(f"log health: {log.health.problems} problem(s) in the trace were skipped ({log.health.as_dict()}).")
+        notes.append(
+            f"log health: {log.health.problems} problem(s) in the trace were skipped ({log.health.as_dict()})."
+        )
     torch_version = (log.bootstrap[-1].torch_version if log.bootstrap else None) or (
         log.torch_versions[-1].version if log.torch_versions else None
     )

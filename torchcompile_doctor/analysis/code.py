@@ -38,13 +38,13 @@ class CodeMap:
 
     def display(self, file: str) -> str:
         if self.root and file.startswith(self.root + os.sep):
-            return file[len(self.root) + 1:]
+            return file[len(self.root) + 1 :]
         for marker in _LIBRARY_MARKERS:
             if marker in file:
                 return file.split(marker, 1)[1]
         for root in sorted(self.library_roots, key=len, reverse=True):  # the stdlib: logging/__init__.py
             if file.startswith(root):
-                return file[len(root):]
+                return file[len(root) :]
         return file
 
     def lines(self, file: str) -> Sequence[str] | None:

@@ -13,11 +13,27 @@ _FAILURE = re.compile(
     re.S,
 )
 _TENSOR_MISMATCH = re.compile(r"tensor '(?P<name>[^']+)' (?P<what>[\w ]+?) mismatch(?P<rest>.*)$", re.S)
-_EXPECTED_ACTUAL = re.compile(r"expected (?P<old>[^,]+), actual (?P<new>.+?)\.?$")
+_EXPECTED_ACTUAL = re.compile(r"expected (?P<old>\w+\([^)]*\)|[^,]+), actual (?P<new>.+?)\.?$")
+_DISPATCH_BACKENDS = ("CPU", "CUDA", "Meta", "XPU", "MPS", "HPU", "XLA", "PrivateUse1", "Lazy")
 _INDEX = re.compile(r"at index (?P<index>\d+)")
 _COMPARE = re.compile(r"^(?P<lhs>.+?) (?P<op>==|!=|is not|is) (?P<rhs>.+)$")
 _NUMBER = re.compile(r"^-?\d+(\.\d*)?([eE][-+]?\d+)?$|^-?(inf|nan)$")
 _FILE_LINE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
+# Guard failures print ATen's scalar type names; users write torch.float32.
+_DTYPE_NAMES = {
+    "Float": "float32",
+    "Double": "float64",
+    "Half": "float16",
+    "BFloat16": "bfloat16",
+    "Long": "int64",
+    "Int": "int32",
+    "Short": "int16",
+    "Char": "int8",
+    "Byte": "uint8",
+    "Bool": "bool",
+    "ComplexFloat": "complex64",
+    "ComplexDouble": "complex128",
+}
 
 
 @dataclass(frozen=True)
@@ -58,6 +74,17 @@ def _classify_comparison(lhs: str, rhs: str) -> str:
     return "other"
 
 
+def _first_backend(key_set: str | None) -> str | None:
+    """DispatchKeySet(CPU, BackendSelect, ...) -> CPU; AutogradCUDA counts as CUDA."""
+    if not key_set:
+        return None
+    for key in re.findall(r"\w+", key_set):
+        for backend in _DISPATCH_BACKENDS:
+            if key in (backend, f"Autograd{backend}", f"Sparse{backend}", f"Quantized{backend}"):
+                return backend
+    return None
+
+
 def classify(guard: str) -> tuple[str, str, str | None, str | None]:
     """(reason_class, variable, old, new) for one guard-failure text."""
     text = guard.strip()
@@ -68,14 +95,25 @@ def classify(guard: str) -> tuple[str, str, str | None, str | None]:
         old, new = (values["old"].strip(), values["new"].strip()) if values else (None, None)
         index = _INDEX.search(rest)
         if what == "dtype":
-            return "dtype", f"{name}.dtype", old, new
+            return "dtype", f"{name}.dtype", _DTYPE_NAMES.get(old, old), _DTYPE_NAMES.get(new, new)
         if what in ("size", "rank", "numel"):
             attribute = f"{name}.shape[{index['index']}]" if index and what == "size" else f"{name}.dim()"
             return "shape_or_rank", attribute, old, new
         if what == "requires_grad":
+            # torch prints only the expected flag ("expected requires_grad=0"): the new one is its opposite
+            flag = re.search(r"requires_grad=(\d)", rest)
+            if old is None and flag:
+                old, new = str(flag.group(1) == "1"), str(flag.group(1) != "1")
             return "requires_grad", f"{name}.requires_grad", old, new
         if what in ("device", "device index"):
             return "device", f"{name}.device", old, new
+        if what == "dispatch key set":  # how a device change (cpu -> meta, cpu -> cuda) reads in torch 2.13
+            backends = [_first_backend(v) for v in (old, new)]
+            if backends[0] != backends[1]:
+                return "device", f"{name}.device", backends[0], backends[1]
+            return "other", f"{name}.dispatch_keys", old, new
+        if what == "stride" and index:
+            return "other", f"{name}.stride()[{index['index']}]", old, new
         return "other", f"{name}.{what.replace(' ', '_')}", old, new
     if "GLOBAL_STATE" in text or "___check_global_state" in text:
         if "grad_mode" in text or "grad mode" in text:

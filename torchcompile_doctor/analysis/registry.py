@@ -90,7 +90,11 @@ def installed_registry_path() -> Path | None:
 
 @lru_cache(maxsize=4)
 def load_registry(path: Path | None = None) -> GraphBreakRegistry:
-    for candidate, label in ((path, "given"), (installed_registry_path(), "installed torch"), (BUNDLED, "bundled copy")):
+    for candidate, label in (
+        (path, "given"),
+        (installed_registry_path(), "installed torch"),
+        (BUNDLED, "bundled copy"),
+    ):
         if candidate is None:
             continue
         try:

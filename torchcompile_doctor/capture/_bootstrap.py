@@ -16,7 +16,7 @@ import sys
 import sysconfig
 import traceback
 
-from torchcompile_doctor.capture.hooks import SideChannel, backend_override, perf_hint_capture, trace_paused
+from torchcompile_doctor.capture.hooks import SideChannel, compile_hook, dynamo_config, perf_hint_capture, trace_paused
 
 USAGE_ERROR_EXIT = 2
 
@@ -68,8 +68,10 @@ def _run_function(spec: dict, channel: SideChannel) -> None:
     sys.path.insert(0, os.path.dirname(spec["path"]))
     module = _load_file_as_module(spec["path"], "__doctor_target__")
     function = _attribute(module, spec["function"], spec["path"])
-    inputs_module = module if spec["inputs_path"] == spec["path"] else _load_file_as_module(
-        spec["inputs_path"], "__doctor_inputs__"
+    inputs_module = (
+        module
+        if spec["inputs_path"] == spec["path"]
+        else _load_file_as_module(spec["inputs_path"], "__doctor_inputs__")
     )
     inputs = _attribute(inputs_module, spec["inputs_function"], spec["inputs_path"])()
     if not isinstance(inputs, tuple):
@@ -133,8 +135,12 @@ def main() -> None:
     try:
         import torch
     except ImportError as error:
-        channel.write("target_exit", status="usage_error", exit_code=USAGE_ERROR_EXIT,
-                      message=f"torch cannot be imported in {sys.executable}: {error}")
+        channel.write(
+            "target_exit",
+            status="usage_error",
+            exit_code=USAGE_ERROR_EXIT,
+            message=f"torch cannot be imported in {sys.executable}: {error}",
+        )
         sys.exit(USAGE_ERROR_EXIT)
     channel.write(
         "bootstrap",
@@ -144,9 +150,14 @@ def main() -> None:
         library_roots=_library_roots(),
         backend_override=spec.get("backend"),
     )
+    experiment = spec.get("experiment") or {}
     exit_code = 0
     try:
-        with backend_override(channel, spec.get("backend")), perf_hint_capture(channel):
+        with (
+            dynamo_config(experiment.get("config")),
+            compile_hook(channel, spec.get("backend"), experiment.get("compile")),
+            perf_hint_capture(channel),
+        ):
             _run(spec, channel)
         channel.write("target_exit", status="ok", exit_code=0)
     except UsageError as error:

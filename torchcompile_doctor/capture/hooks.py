@@ -45,13 +45,15 @@ def _backend_name(backend: object) -> str:
 
 
 @contextlib.contextmanager
-def backend_override(channel: SideChannel, override: str | None) -> Iterator[None]:
-    """Record every torch.compile call's backend; with `override`, compile with it instead."""
+def compile_hook(channel: SideChannel, override: str | None, forced: dict | None = None) -> Iterator[None]:
+    """Record every torch.compile call's backend; with `override`, compile with it instead; `forced`
+    kwargs (a --try-fixes experiment such as dynamic=True) replace the user's."""
     import torch
 
     original = torch.compile
 
     def compile_and_record(model=None, **kwargs):
+        kwargs.update(forced or {})
         requested = _backend_name(kwargs.get("backend", "inductor"))
         if override:
             kwargs["backend"] = override
@@ -112,6 +114,40 @@ def perf_hint_capture(channel: SideChannel) -> Iterator[None]:
             logger.removeHandler(handler)
             logger.setLevel(level)
             logger.propagate = propagate
+
+
+def _resolve(dotted: str):
+    """`print` or `logging.Logger.info`: a builtin, or an attribute path from an importable module."""
+    import builtins
+    import importlib
+
+    if hasattr(builtins, dotted):
+        return getattr(builtins, dotted)
+    module_name, _, attribute_path = dotted.partition(".")
+    value = importlib.import_module(module_name)
+    for part in attribute_path.split(".") if attribute_path else ():
+        value = getattr(value, part)
+    return value
+
+
+@contextlib.contextmanager
+def dynamo_config(settings: dict | None) -> Iterator[None]:
+    """Set torch._dynamo.config values for a --try-fixes experiment, restored afterwards."""
+    import torch._dynamo.config as config
+
+    saved = {}
+    for key, value in (settings or {}).items():
+        if not hasattr(config, key):
+            raise ValueError(f"torch._dynamo.config has no setting {key!r}")
+        saved[key] = getattr(config, key)
+        if key == "reorderable_logging_functions":
+            value = set(saved[key]) | {_resolve(name) for name in value}
+        setattr(config, key, value)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            setattr(config, key, value)
 
 
 @contextlib.contextmanager

@@ -61,6 +61,7 @@ def run_capture(
     backend: str | None = None,
     timeout_s: float | None = None,
     fresh_inductor_cache: bool = False,
+    experiment: dict | None = None,
 ) -> CaptureResult:
     check_torch_available()
     trace_dir = artifacts / TRACE_SUBDIR
@@ -69,6 +70,7 @@ def run_capture(
         **spec.as_json(),
         "display": spec.display,
         "backend": backend,
+        "experiment": experiment,
         "side_channel": str(artifacts / SIDE_CHANNEL),
     }
     env = dict(os.environ)

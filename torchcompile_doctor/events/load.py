@@ -6,9 +6,10 @@ import json
 from pathlib import Path
 
 from torchcompile_doctor.events.model import EventLog
-from torchcompile_doctor.events.parsers import IGNORED_KINDS, Parser, default_parsers
+from torchcompile_doctor.events.parsers import IGNORED_KINDS, NOT_AN_EVENT, Parser, default_parsers
 from torchcompile_doctor.events.reader import read_records
-from torchcompile_doctor.events.sidechannel import FILE_NAME as SIDE_CHANNEL, read_side_channel
+from torchcompile_doctor.events.sidechannel import FILE_NAME as SIDE_CHANNEL
+from torchcompile_doctor.events.sidechannel import read_side_channel
 
 
 def trace_files(path: Path) -> list[Path]:
@@ -39,8 +40,8 @@ def load_trace(stream, log: EventLog, parsers: list[Parser] | None = None) -> No
             event = None
         if event is None:
             log.health.parse_errors += 1
-            continue
-        log.add(event)
+        elif event is not NOT_AN_EVENT:
+            log.add(event)
 
 
 def load_artifacts(path: Path) -> EventLog:

@@ -107,7 +107,7 @@ def read_records(
             health.bad_lines += 1
             continue
         try:
-            meta = json.loads(raw[match.end():])
+            meta = json.loads(raw[match.end() :])
         except ValueError:
             health.bad_json += 1
             continue

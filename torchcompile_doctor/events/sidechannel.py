@@ -28,7 +28,9 @@ def _frames(items: object) -> tuple[StackFrame, ...]:
     frames = []
     for item in items if isinstance(items, list) else []:
         if isinstance(item, dict) and isinstance(item.get("file"), str) and isinstance(item.get("line"), int):
-            frames.append(StackFrame(item["file"], item["line"], str(item.get("function", "?")), str(item.get("code", ""))))
+            frames.append(
+                StackFrame(item["file"], item["line"], str(item.get("function", "?")), str(item.get("code", "")))
+            )
     return tuple(frames)
 
 

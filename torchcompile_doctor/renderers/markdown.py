@@ -44,9 +44,25 @@ def _finding(finding: Finding) -> list[str]:
         lines += ["", "**What changed:** " + ", ".join(_code(c) for c in finding.changes)]
     if finding.fix:
         lines += ["", f"**Fix:** {_escape(finding.fix.summary)}"]
+        if finding.fix.verified:
+            from torchcompile_doctor.rules.experiments import summary_line
+
+            lines += [
+                "",
+                f"**Verified** ({_code(finding.fix.verified['change'])}): "
+                f"{_escape(summary_line(finding.fix.verified))}",
+            ]
         if finding.fix.before and finding.fix.after:
-            lines += ["", "<details><summary>before / after</summary>", "", _block(finding.fix.before), "",
-                      _block(finding.fix.after), "", "</details>"]
+            lines += [
+                "",
+                "<details><summary>before / after</summary>",
+                "",
+                _block(finding.fix.before),
+                "",
+                _block(finding.fix.after),
+                "",
+                "</details>",
+            ]
     lines.append("")
     return lines
 
@@ -56,7 +72,8 @@ def render(report: Report, **_: object) -> str:
     lines = [
         f"## torchcompile-doctor: {_escape(report.target)}",
         "",
-        "| graphs | graph breaks | recompiles | recompile-limit hits | fallbacks to eager | compile failures | compile time |",
+        "| graphs | graph breaks | recompiles | recompile-limit hits | fallbacks to eager | compile failures "
+        "| compile time |",
         "| --- | --- | --- | --- | --- | --- | --- |",
         f"| {s.graphs} | {s.graph_breaks} | {s.recompiles} | {s.recompile_limit_hits} | {s.fallbacks_to_eager} "
         f"| {s.compile_failures} | {s.compile_time_s:.2f} s |",

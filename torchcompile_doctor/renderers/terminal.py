@@ -66,11 +66,15 @@ def _finding(console: Console, finding: Finding, source_lines) -> None:
     location = finding.location
     if location is not None:
         tags = " · ".join(t for t in (finding.gb_id, finding.category or finding.reason_class) if t)
-        console.print(Text(f"   at {location.where} in {location.function}" + (f"   ({tags})" if tags else ""), style="cyan"))
+        console.print(
+            Text(f"   at {location.where} in {location.function}" + (f"   ({tags})" if tags else ""), style="cyan")
+        )
     for line in _source_block(finding, source_lines):
         console.print(line)
     if finding.user_frame is not None:
-        console.print(Text(f"   reached from your code at {finding.user_frame.where}: {finding.user_frame.source or ''}"))
+        console.print(
+            Text(f"   reached from your code at {finding.user_frame.where}: {finding.user_frame.source or ''}")
+        )
     elif len(finding.call_sites) > 1:
         console.print(Text(f"   called from {len(finding.call_sites)} sites: {', '.join(finding.call_sites)}"))
     console.print(Text("   why: ", style="bold").append(Text(finding.why, style="")))
@@ -88,13 +92,26 @@ def _finding(console: Console, finding: Finding, source_lines) -> None:
                 for i, line in enumerate(code.splitlines()):
                     prefix = f"     {label + ':':8}" if i == 0 else " " * 14
                     console.print(Text(prefix + line, style="red" if label == "before" else "green"))
+        if finding.fix.verified:
+            from torchcompile_doctor.rules.experiments import summary_line
+
+            style = "green" if finding.fix.verified.get("effect") == "fixed" else "yellow"
+            console.print(Text(f"   verified: {finding.fix.verified['change']}", style="bold " + style))
+            console.print(Text(f"     {summary_line(finding.fix.verified)}", style=style))
     console.print()
 
 
 def render(report: Report, *, color: bool = False, width: int = 110, source_lines=None, **_: object) -> str:
     buffer = io.StringIO()
-    console = Console(file=buffer, force_terminal=color, no_color=not color, width=width, highlight=False,
-                      soft_wrap=False, emoji=False)
+    console = Console(
+        file=buffer,
+        force_terminal=color,
+        no_color=not color,
+        width=width,
+        highlight=False,
+        soft_wrap=False,
+        emoji=False,
+    )
     s = report.summary
     console.print(Text(f"torchcompile-doctor {report.tool_version} · {report.target}", style="bold"))
     console.print(
@@ -115,4 +132,3 @@ def render(report: Report, *, color: bool = False, width: int = 110, source_line
     status = report.target_status
     console.print(Text(f"target: {status}, exit code {report.target_exit_code}", style="dim"))
     return buffer.getvalue()
-

@@ -17,13 +17,33 @@ _CODE = re.compile(r"^TCD[1-4]\d\d$")
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 SECTIONS = ("what_it_does", "why_is_this_bad", "example", "use_instead", "references")
 CATEGORIES = (
-    "print_or_logging", "item_or_scalar", "data_dependent_branch", "numpy", "unsupported_builtin_or_c_function",
-    "third_party_library", "generator_or_iterator", "context_manager", "exception_handling", "tensor_to_python",
-    "inplace_or_mutation", "custom_autograd", "other",
+    "print_or_logging",
+    "item_or_scalar",
+    "data_dependent_branch",
+    "numpy",
+    "unsupported_builtin_or_c_function",
+    "third_party_library",
+    "generator_or_iterator",
+    "context_manager",
+    "exception_handling",
+    "tensor_to_python",
+    "inplace_or_mutation",
+    "custom_autograd",
+    "other",
 )
 REASON_CLASSES = (
-    "dtype", "shape_or_rank", "int_specialization", "float_specialization", "object_id", "module_attribute",
-    "grad_mode", "global_state", "requires_grad", "device", "dict_or_list_length", "other",
+    "dtype",
+    "shape_or_rank",
+    "int_specialization",
+    "float_specialization",
+    "object_id",
+    "module_attribute",
+    "grad_mode",
+    "global_state",
+    "requires_grad",
+    "device",
+    "dict_or_list_length",
+    "other",
 )
 
 
@@ -57,6 +77,7 @@ class Rule:
     transform: str | None = None
     docs_url: str | None = None
     explanation: tuple[tuple[str, object], ...] = ()
+    experiment: dict | None = None  # {config: {dynamo config key: value}, compile: {torch.compile kwarg: value}}
 
     def matches_break(self, gb_id: str | None, gb_type: str, text: str, in_library: bool) -> bool:
         m = self.match
@@ -114,6 +135,13 @@ def _rule(entry: object, index: int) -> Rule:
         )
     except re.error as error:
         raise CatalogueError(f"{where}: bad pattern: {error}") from None
+    experiment = entry.get("experiment")
+    if experiment is not None:
+        if not isinstance(experiment, dict) or not experiment or set(experiment) - {"config", "compile"}:
+            raise CatalogueError(f"{where}: experiment must map `config` and/or `compile` to settings")
+        for part in experiment.values():
+            if not isinstance(part, dict) or not part:
+                raise CatalogueError(f"{where}: experiment settings must be a non-empty mapping")
     explanation = entry.get("explanation") or {}
     if not isinstance(explanation, dict) or set(explanation) - set(SECTIONS):
         raise CatalogueError(f"{where}: explanation sections must be among {', '.join(SECTIONS)}")
@@ -132,6 +160,7 @@ def _rule(entry: object, index: int) -> Rule:
         transform=entry.get("transform"),
         docs_url=entry.get("docs_url"),
         explanation=tuple((s, explanation[s]) for s in SECTIONS if s in explanation),
+        experiment=experiment,
     )
 
 

@@ -28,7 +28,11 @@ def find_rule(code: str, catalogue: tuple[Rule, ...]) -> Rule:
 
 def explain_rule(code: str, catalogue: tuple[Rule, ...]) -> str:
     rule = find_rule(code, catalogue)
-    lines = [f"# {rule.name} ({rule.code})", "", f"Kind: {rule.kind} · severity: {rule.severity} · status: {rule.status}"]
+    lines = [
+        f"# {rule.name} ({rule.code})",
+        "",
+        f"Kind: {rule.kind} · severity: {rule.severity} · status: {rule.status}",
+    ]
     if rule.match.gb_ids:
         lines.append(f"Graph-break ids: {', '.join(rule.match.gb_ids)}")
     if rule.category or rule.reason_class:

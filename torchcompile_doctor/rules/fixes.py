@@ -53,10 +53,10 @@ def module_counter_buffer(line: str, facts: dict) -> str | None:
     if not attr:
         return None
     return (
-        f"# __init__: self.register_buffer(\"{attr}\", torch.zeros((), dtype=torch.long))\n"
+        f'# __init__: self.register_buffer("{attr}", torch.zeros((), dtype=torch.long))\n'
         f"{_indent(line)}self.{attr}.add_(1)  # a tensor buffer is graph data, not a guarded constant"
         if re.search(rf"self\.{re.escape(attr)}\s*\+=\s*1", line)
-        else f"# __init__: self.register_buffer(\"{attr}\", torch.tensor(...))  # read it as a tensor here\n"
+        else f'# __init__: self.register_buffer("{attr}", torch.tensor(...))  # read it as a tensor here\n'
         f"{line.rstrip()}"
     )
 
@@ -67,12 +67,6 @@ def numpy_to_torch(line: str, facts: dict) -> str | None:
     after = re.sub(r"\.numpy\(\)", "", line)
     after = re.sub(r"\bnp\.", "torch.", after)
     return after + "  # the torch equivalent stays in the graph"
-
-
-_TORCH_DTYPES = {
-    "Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16",
-    "Long": "int64", "Int": "int32", "Short": "int16", "Char": "int8", "Byte": "uint8", "Bool": "bool",
-}
 
 
 def _replace_argument(line: str, variable: str, replacement: str) -> str | None:
@@ -88,7 +82,7 @@ def cast_at_call_site(line: str, facts: dict) -> str | None:
     var = facts.get("variable")
     if not var:
         return None
-    dtype = _TORCH_DTYPES.get(str(facts.get("first_value")), "float32")
+    dtype = facts.get("first_value") or "float32"
     return _replace_argument(line, var, f"{var}.to(torch.{dtype})")
 
 

@@ -4,7 +4,9 @@
 1. "Graph break in user code at FILE:LINE\\nGraph Break Reason: ...\\nUser code traceback:\\n..."
 2. "Graph break: torch.compile cannot properly resume from this graph break, which results in a
    skip.\\n...The graph break occurred in the following user code:\\n..." (the frame runs eagerly)
-3. "WON'T CONVERT fn FILE line N\\n..." (a backend/fake-tensor error turned into a break)
+A third text, "WON'T CONVERT fn FILE line N ...", comes from a failing backend; torch records the
+same break again as "Graph break in user code ... Backend compiler exception" (GB0219), so it is
+recognised and skipped, not counted twice.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import re
 
 from torchcompile_doctor.events.model import GraphBreak, StackFrame
-from torchcompile_doctor.events.parsers import Parser
+from torchcompile_doctor.events.parsers import NOT_AN_EVENT, Parser
 from torchcompile_doctor.events.parsers.common import compile_id_of
 from torchcompile_doctor.events.reader import Record
 
@@ -85,7 +87,7 @@ def parse_graph_break_text(text: str) -> dict | None:
     body, _, exc_part = text.partition("\nTraceback (most recent call last):")
     header = _HEADER.search(body)
     if header is not None:
-        after = body[header.end():].lstrip("\n")
+        after = body[header.end() :].lstrip("\n")
         reason_block, _, stack_block = after.partition("\nUser code traceback:\n")
         reason_block = reason_block.removeprefix("Graph Break Reason:").strip("\n")
         reason_lines = reason_block.split("\n")
@@ -122,28 +124,13 @@ def parse_graph_break_text(text: str) -> dict | None:
             "frame_skipped": True,
             "secondary_gb_ids": (),
         }
-    if body.startswith("WON'T CONVERT"):
-        _, _, real = text.partition("The above exception occurred while processing the following code")
-        stack = parse_stack(real.split("\n")[1:]) if real else ()
-        exc = _EXC_LINE.search(text) or re.search(r"^\w+(?:\.\w+)*(?:Error|Exception): (?P<msg>.+)$", text, re.M)
-        if not stack:
-            return None
-        return {
-            "file": stack[-1].file,
-            "line": stack[-1].line,
-            "gb_type": exc["msg"].strip() if exc else "Backend error turned into a graph break",
-            "gb_id": None,
-            "explanation": "",
-            "hints": (),
-            "user_stack": stack,
-            "frame_skipped": False,
-            "secondary_gb_ids": (),
-        }
     return None
 
 
-def parse(record: Record, strings: dict[int, str]) -> GraphBreak | None:
+def parse(record: Record, strings: dict[int, str]) -> GraphBreak | object | None:
     text = record.payload or ""
+    if text.startswith("WON'T CONVERT"):
+        return NOT_AN_EVENT
     fields = parse_graph_break_text(text)
     if fields is None:
         return None

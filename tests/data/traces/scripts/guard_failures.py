@@ -1,7 +1,7 @@
 # Real guard-failure texts for tests/test_recompile_classify.py: each scenario compiles a tiny
 # function (backend="eager", dynamic=False) and calls it so that exactly one kind of guard fails.
-# Run one scenario:  TORCH_TRACE=/tmp/gf_NAME python guard_failures.py NAME
-# Run all and print every recompile_reasons text:  python guard_failures.py
+# Run one scenario:  TORCH_TRACE=/tmp/gf_NAME python guard_failures.py --one NAME
+# Print the recompile_reasons texts of all scenarios (or of those named):  python guard_failures.py [NAME ...]
 import os
 import subprocess
 import sys
@@ -44,6 +44,7 @@ def scenarios():
     def int_arg():
         def fn(x, n):
             return x * n
+
         f = compiled(fn)
         f(torch.ones(4), 3)
         f(torch.ones(4), 4)
@@ -51,6 +52,7 @@ def scenarios():
     def float_arg():
         def fn(x, scale):
             return x * scale
+
         f = compiled(fn)
         f(torch.ones(4), 0.5)
         f(torch.ones(4), 1.5)
@@ -58,6 +60,7 @@ def scenarios():
     def bool_arg():
         def fn(x, flag):
             return x + 1 if flag else x - 1
+
         f = compiled(fn)
         f(torch.ones(4), True)
         f(torch.ones(4), False)
@@ -71,6 +74,7 @@ def scenarios():
             def forward(self, x):
                 self.step += 1
                 return x * self.step
+
         m = compiled(Counter())
         m(torch.ones(4))
         m(torch.ones(4))
@@ -78,6 +82,7 @@ def scenarios():
     def function_arg():
         def fn(x, act):
             return act(x)
+
         f = compiled(fn)
         f(torch.ones(4), torch.relu)
         f(torch.ones(4), torch.sigmoid)
@@ -85,6 +90,7 @@ def scenarios():
     def lambda_arg():
         def fn(x, act):
             return act(x)
+
         f = compiled(fn)
         f(torch.ones(4), lambda t: t + 1)
         f(torch.ones(4), lambda t: t + 1)
@@ -93,9 +99,12 @@ def scenarios():
         def make(k):
             def add(t):
                 return t + k
+
             return add
+
         def fn(x, act):
             return act(x)
+
         f = compiled(fn)
         f(torch.ones(4), make(1))
         f(torch.ones(4), make(2))
@@ -103,9 +112,10 @@ def scenarios():
     def module_arg():
         def fn(x, layer):
             return layer(x)
+
         f = compiled(fn)
-        f(torch.ones(2, 4), nn.Linear(4, 4))
-        f(torch.ones(2, 4), nn.Linear(4, 4))
+        f(torch.ones(2, 4), nn.ReLU())
+        f(torch.ones(2, 4), nn.Tanh())
 
     def grad_mode():
         f = compiled(lambda x: x + 1)
@@ -140,6 +150,7 @@ def scenarios():
     def list_length():
         def fn(xs):
             return sum(xs)
+
         f = compiled(fn)
         f([torch.ones(4), torch.ones(4)])
         f([torch.ones(4), torch.ones(4), torch.ones(4)])
@@ -147,6 +158,7 @@ def scenarios():
     def dict_keys():
         def fn(d):
             return sum(d.values())
+
         f = compiled(fn)
         f({"a": torch.ones(4)})
         f({"a": torch.ones(4), "b": torch.ones(4)})
@@ -154,13 +166,15 @@ def scenarios():
     def type_change():
         def fn(x, n):
             return x * n
+
         f = compiled(fn)
         f(torch.ones(4), 3)
         f(torch.ones(4), 3.0)
 
     def none_arg():
         def fn(x, bias):
-            return x if bias is None else x + bias
+            return x * 2 if bias is None else x + bias
+
         f = compiled(fn)
         f(torch.ones(4), None)
         f(torch.ones(4), torch.ones(4))
@@ -189,20 +203,45 @@ def scaled(x):
 
 
 def main():
-    if len(sys.argv) > 1:
-        scenarios()[sys.argv[1]]()
+    if sys.argv[1:2] == ["--one"]:
+        scenarios()[sys.argv[2]]()
         return
     sys.path.insert(0, str(Path(__file__).resolve().parents[4]))
     from torchcompile_doctor.events.load import load_artifacts
 
-    names = sys.argv[2:] or ["dtype", "size", "rank", "stride", "requires_grad", "int_arg", "float_arg", "bool_arg",
-                             "module_attribute", "function_arg", "lambda_arg", "closure_arg", "module_arg",
-                             "grad_mode", "autocast", "deterministic", "default_dtype", "list_length", "dict_keys",
-                             "type_change", "none_arg", "device_meta", "global_int"]
+    names = sys.argv[1:] or [
+        "dtype",
+        "size",
+        "rank",
+        "stride",
+        "requires_grad",
+        "int_arg",
+        "float_arg",
+        "bool_arg",
+        "module_attribute",
+        "function_arg",
+        "lambda_arg",
+        "closure_arg",
+        "module_arg",
+        "grad_mode",
+        "autocast",
+        "deterministic",
+        "default_dtype",
+        "list_length",
+        "dict_keys",
+        "type_change",
+        "none_arg",
+        "device_meta",
+        "global_int",
+    ]
     for name in names:
         with tempfile.TemporaryDirectory() as trace:
-            proc = subprocess.run([sys.executable, __file__, name], env={**os.environ, "TORCH_TRACE": trace},
-                                  capture_output=True, text=True)
+            proc = subprocess.run(
+                [sys.executable, __file__, "--one", name],
+                env={**os.environ, "TORCH_TRACE": trace},
+                capture_output=True,
+                text=True,
+            )
             log = load_artifacts(Path(trace))
             print(f"### {name} rc={proc.returncode}")
             if proc.returncode:

@@ -1,0 +1,120 @@
+"""Verified fixes (`--try-fixes`): which experiments a report calls for, and what each one measured.
+
+An experiment is a change that needs no edit of the user's code — a torch._dynamo.config setting or a
+torch.compile keyword forced on every call — taken from the finding's rule. The CLI re-runs the
+target once per distinct experiment; these pure functions plan the runs and put the measured
+before/after figures on each finding's fix. Nothing here is assumed: a fix shown as verified was
+measured in this run, and one that made things worse says so.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+from torchcompile_doctor.report import Finding, Report
+
+FIGURES = ("graph_breaks", "recompiles", "graphs", "recompile_limit_hits", "compile_failures", "compile_time_s")
+
+
+def describe(experiment: dict) -> str:
+    """`torch._dynamo.config.capture_scalar_outputs = True`, `torch.compile(..., dynamic=True)`."""
+    parts = []
+    for key, value in (experiment.get("config") or {}).items():
+        if key == "reorderable_logging_functions":
+            parts.append(f"torch._dynamo.config.reorderable_logging_functions.update({{{', '.join(value)}}})")
+        else:
+            parts.append(f"torch._dynamo.config.{key} = {value!r}")
+    if experiment.get("compile"):
+        kwargs = ", ".join(f"{k}={v!r}" for k, v in experiment["compile"].items())
+        parts.append(f"torch.compile(..., {kwargs})")
+    return "; ".join(parts)
+
+
+def experiment_key(experiment: dict) -> str:
+    return json.dumps(experiment, sort_keys=True)
+
+
+def plan(report: Report) -> list[dict]:
+    """The distinct experiments the report's findings suggest, most harmful finding first."""
+    seen: dict[str, dict] = {}
+    for finding in report.findings:
+        experiment = finding.fix.experiment if finding.fix else None
+        if experiment and experiment_key(experiment) not in seen:
+            seen[experiment_key(experiment)] = experiment
+    return list(seen.values())
+
+
+def figures(report: Report) -> dict:
+    summary = report.summary.as_dict()
+    return {key: summary[key] for key in FIGURES}
+
+
+def _effect(finding: Finding, before: dict, after: dict, after_report: Report, ok: bool) -> str:
+    if not ok:
+        return "broke the run"
+    gone = all(f.fingerprint != finding.fingerprint for f in after_report.findings)
+    problems = ("graph_breaks", "recompiles", "recompile_limit_hits", "compile_failures")
+    worse = any(after[key] > before[key] for key in problems)
+    better = any(after[key] < before[key] for key in problems)
+    if gone and not worse:
+        return "fixed"
+    if worse and not better:
+        return "worse"
+    if better or gone:
+        return "mixed" if worse else "improved"
+    return "no effect"
+
+
+def attach(report: Report, results: dict[str, Report | str]) -> Report:
+    """Put each experiment's measured effect on the fixes that suggested it.
+
+    `results` maps experiment_key -> the report of the re-run, or an error message when it could not run.
+    """
+    before = figures(report)
+    findings = []
+    for finding in report.findings:
+        experiment = finding.fix.experiment if finding.fix else None
+        result = results.get(experiment_key(experiment)) if experiment else None
+        if result is None:
+            findings.append(finding)
+            continue
+        if isinstance(result, str):
+            verified = {
+                "change": describe(experiment),
+                "before": before,
+                "after": None,
+                "ok": False,
+                "effect": "not measured",
+                "error": result,
+            }
+        else:
+            ok = result.target_status in ("ok", "sys_exit") and result.target_exit_code == 0
+            after = figures(result)
+            verified = {
+                "change": describe(experiment),
+                "before": before,
+                "after": after,
+                "ok": ok,
+                "effect": _effect(finding, before, after, result, ok),
+            }
+        findings.append(replace(finding, fix=replace(finding.fix, verified=verified)))
+    return replace(report, findings=tuple(findings))
+
+
+def summary_line(verified: dict) -> str:
+    """`graph breaks 1 → 0, recompiles 2 → 0, graphs 5 → 1, compile 1.22 s → 0.41 s; the target ran OK`."""
+    if verified.get("after") is None:
+        return f"{verified['change']}: not measured ({verified.get('error', 'the re-run failed')})"
+    before, after = verified["before"], verified["after"]
+    labels = {
+        "graph_breaks": "graph breaks",
+        "recompiles": "recompiles",
+        "graphs": "graphs",
+        "recompile_limit_hits": "recompile-limit hits",
+        "compile_failures": "compile failures",
+    }
+    changes = [f"{label} {before[key]} → {after[key]}" for key, label in labels.items() if before[key] or after[key]]
+    changes.append(f"compile {before['compile_time_s']:.2f} s → {after['compile_time_s']:.2f} s")
+    ran = "the target ran OK" if verified["ok"] else "the target FAILED with this change"
+    return f"{verified['effect']}: {', '.join(changes)}; {ran}"
