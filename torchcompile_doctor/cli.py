@@ -270,3 +270,8 @@ def main() -> None:
     except KeyboardInterrupt:
         typer.echo("doctor: interrupted", err=True)
         sys.exit(EXIT_INTERRUPTED)
+    except Exception as error:  # a bug of ours: one line, the traceback only on request
+        if os.environ.get("DOCTOR_DEBUG"):
+            raise
+        typer.echo(f"doctor: internal error: {type(error).__name__}: {error} (DOCTOR_DEBUG=1 shows where)", err=True)
+        sys.exit(EXIT_USAGE)

@@ -17,6 +17,7 @@ KINDS = (
     "recompile_limit",
     "perf_hint",
     "target_error",
+    "unused_suppression",
 )
 
 
@@ -137,6 +138,7 @@ class Report:
     notes: tuple[str, ...] = ()
     explain: dict | None = None
     log_health: dict = field(default_factory=dict)
+    suppressed: tuple[Finding, ...] = ()  # dropped by `# doctor: ignore[CODE]` comments
     schema_version: int = SCHEMA_VERSION
 
     def as_dict(self) -> dict:
@@ -153,4 +155,7 @@ class Report:
             "notes": list(self.notes),
             "explain": self.explain,
             "log_health": dict(self.log_health),
+            "suppressed": [
+                {"code": f.code, "location": f.location.as_dict() if f.location else None} for f in self.suppressed
+            ],
         }

@@ -13,6 +13,8 @@ from torchcompile_doctor.analysis.code import CodeMap, SourceReader, read_source
 from torchcompile_doctor.analysis.ranking import rank_findings
 from torchcompile_doctor.analysis.recompiles import GuardFailure, describe_changes, is_carried_value, parse_failure
 from torchcompile_doctor.analysis.registry import GraphBreakRegistry, load_registry
+from torchcompile_doctor.analysis.suppressions import ALL, suppressions_in
+from torchcompile_doctor.analysis.suppressions import apply as apply_suppressions
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId, EventLog, GraphBreak, StackFrame
 from torchcompile_doctor.report import Finding, Fix, Location, Report, Summary
 from torchcompile_doctor.rules import Rule, rule_for_break, rule_for_kind, rule_for_recompile
@@ -22,6 +24,17 @@ _GB_LINK = re.compile(r"/gb/gb(\d{4})\.html")
 _LIMIT_MARKERS = ("recompile limit exceeded", "cache limit exceeded", "recompile_limit", "cache_size_limit")
 # Compiles that end without a graph on purpose (nothing to trace, skipped files): not failures.
 _BENIGN_FAIL_TYPES = {"SkipFrame", "SkipCodeRecursiveException", "ResetRequired", "RecompileLimitExceeded"}
+
+
+# torch/_dynamo/graph_break_hints.py's classes, in words.
+_HINT_CLASS_WORDS = {
+    "supportable": "supportable: Dynamo could learn to trace this",
+    "user_error": "likely a user error that also fails in eager",
+    "fundamental": "fundamental: Dynamo will not trace this; work around it",
+    "dynamo_bug": "likely a Dynamo bug: report it to PyTorch",
+    "difficult": "difficult to debug",
+    "caused_by_earlier_break": "caused by an earlier graph break",
+}
 
 
 @dataclass(frozen=True)
@@ -160,6 +173,7 @@ class _Builder:
             "caller": user_frame.where if user_frame else (call_sites[0] if call_sites else location.where),
             "torch_explanation": first.explanation or (entry.explanation if entry else ""),
             "torch_hints": " ".join(first.hints or (entry.hints if entry else ())) or "see the GB page",
+            "hint_class": _HINT_CLASS_WORDS.get(entry.hint_class if entry else None, "not classified by torch"),
         }
         recompiles_caused = self._recompiles_of_resume(function, first.file, first.line)
         impact = {
@@ -509,6 +523,25 @@ class _Builder:
         )
         return status, code, finding
 
+    # -- suppressions
+    def user_files(self, findings: list[Finding]) -> set[str]:
+        """The user's files this run touched: where findings are, and every compiled user frame."""
+        files = {loc.file for f in findings for loc in (f.location, f.user_frame) if loc is not None}
+        files |= {frame.file for start in self.log.dynamo_starts for frame in start.stack}
+        files |= {m.co_filename for m in self.log.metrics if m.co_filename}
+        return {f for f in files if not self.code.is_library(f)}
+
+    def suppress(self, findings: list[Finding]) -> tuple[list[Finding], list[Finding]]:
+        suppressions = suppressions_in(self.code, self.user_files(findings))
+        kept, dropped, used = apply_suppressions(findings, suppressions)
+        rule = rule_for_kind("unused_suppression")
+        for unused in [s for s in suppressions if s not in used]:
+            location = self.location(unused.file, unused.line, "")
+            comment = "# doctor: ignore" if unused.code == ALL else f"# doctor: ignore[{unused.code}]"
+            facts = {"comment": comment, "where": location.where}
+            kept.append(self.finding(rule, location=location, facts=facts, evidence={"code": unused.code}))
+        return kept, dropped
+
     # -- summary
     def summary(self, findings: list[Finding]) -> Summary:
         graphs = {g.compile_id for g in self.log.output_graphs}
@@ -591,6 +624,7 @@ def analyze(log: EventLog, context: AnalysisContext) -> Report:
     status, exit_code, target_finding = builder.target_status()
     if target_finding is not None:
         findings.append(target_finding)
+    findings, suppressed = builder.suppress(findings)
     ranked = rank_findings(findings)
     summary = builder.summary(ranked)
     explain, notes = _explain_notes(log, summary, ranked)
@@ -600,6 +634,8 @@ def analyze(log: EventLog, context: AnalysisContext) -> Report:
             f"inductor loaded {cache_hits} graph(s) from its FX-graph cache and logs no perf hints for those; "
             "rerun with --fresh-inductor-cache to compile them afresh and see the hints."
         )
+    if suppressed:
+        notes.append(f"{len(suppressed)} finding(s) suppressed by `# doctor: ignore[...]` comments.")
     if log.health.problems:
         notes.append(
             f"log health: {log.health.problems} problem(s) in the trace were skipped ({log.health.as_dict()})."
@@ -619,4 +655,5 @@ def analyze(log: EventLog, context: AnalysisContext) -> Report:
         notes=tuple(notes),
         explain=explain,
         log_health=log.health.as_dict(),
+        suppressed=tuple(suppressed),
     )

@@ -5,6 +5,8 @@ from __future__ import annotations
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.rules import Rule
 
+GB_PAGE = "https://meta-pytorch.github.io/compile-graph-break-site/gb/{}.html"
+
 SECTION_TITLES = {
     "what_it_does": "What it does",
     "why_is_this_bad": "Why is this bad?",
@@ -39,6 +41,9 @@ def explain_rule(code: str, catalogue: tuple[Rule, ...]) -> str:
         lines.append(f"Class: {rule.category or rule.reason_class}")
     for section, body in rule.explanation:
         lines += ["", f"## {SECTION_TITLES[section]}"]
+        if section == "references":  # every GB id's page, after the rule's own references
+            pages = [GB_PAGE.format(gb_id.lower()) for gb_id in rule.match.gb_ids]
+            body = list(body or []) + [p for p in pages if p not in (body or [])]
         if isinstance(body, list):
             lines += [f"- {item}" for item in body]
         elif section in ("example", "use_instead"):
