@@ -6,7 +6,7 @@ import hashlib
 import re
 import signal as signals
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from torchcompile_doctor import __version__
 from torchcompile_doctor.analysis.code import CodeMap, SourceReader, read_source_file
@@ -57,6 +57,18 @@ class AnalysisContext:
     registry: GraphBreakRegistry | None = None
 
 
+_POLYFILLS = "/torch/_dynamo/polyfills/"
+
+
+def _outside_polyfills(record: GraphBreak) -> GraphBreak:
+    """A break inside Dynamo's polyfills (its Python stand-ins for builtins) belongs to the frame that
+    called the polyfill: that is the code the user (or their library) wrote."""
+    if _POLYFILLS not in record.file:
+        return record
+    frame = next((f for f in reversed(record.user_stack) if _POLYFILLS not in f.file), None)
+    return replace(record, file=frame.file, line=frame.line) if frame else record
+
+
 class _Template(dict):
     def __missing__(self, key: str) -> str:
         return "{" + key + "}"
@@ -99,11 +111,9 @@ class _Builder:
         self,
         rule: Rule,
         *,
-        kind: str | None = None,
         location: Location | None,
         facts: dict,
         fix_line: str | None = None,
-        transform_facts: dict | None = None,
         **fields,
     ) -> Finding:
         facts = {**facts}
@@ -111,14 +121,14 @@ class _Builder:
             facts.setdefault("where", location.where)
             facts.setdefault("source", location.source or "")
             facts.setdefault("function", location.function)
-        before, after = apply_transform(rule.transform, fix_line, transform_facts or facts)
+        before, after = apply_transform(rule.transform, fix_line, facts)
         fix = Fix(_fill(rule.fix, facts), before, after, experiment=rule.experiment)
         display = location.display_file if location else ""
         function = location.function if location else ""
         return Finding(
             code=rule.code,
             rule_name=rule.name,
-            kind=kind or rule.kind,
+            kind=rule.kind,
             severity=rule.severity,
             title=_fill(rule.title, facts),
             location=location,
@@ -132,12 +142,12 @@ class _Builder:
     # -- graph breaks, frame skips
     def graph_break_findings(self) -> list[Finding]:
         groups: dict[tuple[str, str, int], list[GraphBreak]] = defaultdict(list)
-        for record in self.log.graph_breaks:
+        for record in map(_outside_polyfills, self.log.graph_breaks):
             groups[(record.gb_type, record.file, record.line)].append(record)
         return [self._graph_break_finding(records) for records in groups.values()]
 
     def _graph_break_finding(self, records: list[GraphBreak]) -> Finding:
-        first = records[0]
+        first = _outside_polyfills(records[0])
         text = first.raw.split("\nTraceback (most recent call last):")[0]
         entry = self.registry.get(first.gb_id) or self.registry.lookup(first.gb_type, text)
         gb_id = first.gb_id or (entry.gb_id if entry else None)
@@ -202,16 +212,16 @@ class _Builder:
             impact=impact,
             evidence=evidence,
         )
-        if not skipped:
-            return self.finding(rule, **common)
         break_finding = self.finding(rule, **common)
+        if not skipped:
+            return break_finding
         facts["break_fix"] = break_finding.fix.summary if break_finding.fix else ""
         skip_rule = rule_for_kind("frame_skipped")
         frame = first.user_stack[-1] if first.user_stack else None
         skipped_function = self.code.user_function_name(frame.file, frame.function, frame.line) if frame else function
         facts["function"] = skipped_function
         finding = self.finding(skip_rule, **{**common, "facts": facts})
-        return _replace(
+        return replace(
             finding,
             fix=Fix(
                 finding.fix.summary, break_finding.fix.before, break_finding.fix.after, break_finding.fix.experiment
@@ -267,7 +277,7 @@ class _Builder:
             rule = rule_for_recompile(reason_class)
             compile_ids = {c for c, _, _ in items if c is not None}
             changes = describe_changes([f for f in failures if f.reason_class == reason_class])
-            call_sites = self._callers(compile_ids)
+            call_sites = self._callers(file, line, compile_ids)
             call_line = self._raw_line(call_sites[0].file, call_sites[0].line) if call_sites else None
             user_frame = None
             if self.code.is_library(file) and call_sites:  # a library frame recompiles: where the user called in
@@ -276,13 +286,14 @@ class _Builder:
             if main and main.file and main.line:
                 guard_line = self._raw_line(main.file, main.line)
             variable = main.variable if main else "?"
+            index = re.search(r"\[(\d+)\]", variable)
             facts = {
                 "function": name,
                 "variable": variable,
                 "values": "; ".join(changes) if changes else "a guard failed",
                 "reason": main.guard if main else items[0][2].split("\n")[0],
                 "attribute": variable.removeprefix("self.") if reason_class == "module_attribute" else None,
-                "dim": re.search(r"\[(\d+)\]", variable).group(1) if re.search(r"\[(\d+)\]", variable) else 0,
+                "dim": index.group(1) if index else 0,
             }
             if reason_class in ("dtype", "shape_or_rank", "requires_grad", "device"):
                 facts["variable"] = variable.split(".")[0].split("[")[0]
@@ -314,7 +325,7 @@ class _Builder:
                 },
             )
             if main is not None and is_carried_value(main.variable):
-                finding = _replace(finding, **self._knock_on(finding, main, co_name, file))
+                finding = replace(finding, **self._knock_on(finding, main, co_name, file))
             findings.append(finding)
         return findings
 
@@ -323,7 +334,9 @@ class _Builder:
         resume = re.match(r"^torch_dynamo_resume_in_(.+)_at_(\d+)$", co_name or "")
         cause = f"{self.code.display(file)}:{resume.group(2)}" if resume else "the graph break before it"
         changes = tuple(c.replace(main.variable, "value carried across the break") for c in finding.changes)
+        experiment = None
         if main.reason_class in ("int_specialization", "float_specialization"):
+            experiment = {"config": {"capture_scalar_outputs": True}}  # what removes the break that made it
             why = (
                 f"A Python number computed before the graph break at {cause} (an `.item()`/`.tolist()` value) is "
                 "passed into the resumed code as a constant, so each new value compiles it again."
@@ -342,13 +355,18 @@ class _Builder:
                 f"fix the graph break at {cause}; without it the tensor stays inside one graph "
                 "and this recompile disappears."
             )
-        # The break's own experiment (e.g. capture_scalar_outputs) is the one that removes this recompile.
-        experiment = {"config": {"capture_scalar_outputs": True}} if "Python number" in why else None
         return {"why": why, "fix": Fix(fix, experiment=experiment), "changes": changes}
 
-    def _callers(self, compile_ids: set[CompileId]) -> list[StackFrame]:
-        """The user's lines that called a compiled frame, from its dynamo_start stacks. Those stacks can
-        miss intermediate frames, so a caller is only used where its line passes the guarded variable."""
+    def _callers(self, file: str, line: int, compile_ids: set[CompileId]) -> list[StackFrame]:
+        """The user's lines that called a compiled frame: recorded by the bootstrap for compiled plain
+        functions, else from dynamo_start stacks (which leave out a plain function's direct caller)."""
+        recorded = [
+            StackFrame(c.file, c.line, c.caller)
+            for c in self.log.call_sites
+            if c.function_file == file and c.function_line == line and not self.code.is_library(c.file)
+        ]
+        if recorded:
+            return recorded
         callers: list[StackFrame] = []
         for compile_id in sorted(compile_ids):
             stack = self.starts.get(compile_id, ())
@@ -417,11 +435,16 @@ class _Builder:
             function = self._enclosing_function(file, line, metrics)
             ids = _GB_LINK.findall(metrics.fail_reason or "")
             explanation = re.search(r"Explanation: (.+)", metrics.fail_reason or "")
+            fullgraph_hint = (
+                "; if graph breaks are acceptable there, drop `fullgraph=True`"
+                if metrics.fail_type == "Unsupported"
+                else ""
+            )
             findings.append(
                 self.finding(
                     rule,
                     location=self.location(file, line, function),
-                    facts={"gb_type": gb_type},
+                    facts={"gb_type": gb_type, "fullgraph_hint": fullgraph_hint},
                     gb_id=f"GB{ids[0]}"
                     if ids
                     else (self.registry.lookup(gb_type).gb_id if self.registry.lookup(gb_type) else None),
@@ -555,12 +578,6 @@ class _Builder:
             fallbacks_to_eager=sum(1 for f in findings if f.kind in ("frame_skipped", "recompile_limit")),
             compile_time_s=sum(m.compile_time_s for m in self.log.metrics),
         )
-
-
-def _replace(finding: Finding, **changes) -> Finding:
-    from dataclasses import replace
-
-    return replace(finding, **changes)
 
 
 def _backend(log: EventLog) -> str:

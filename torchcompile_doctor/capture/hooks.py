@@ -4,11 +4,14 @@ what it changed. They only observe, except the backend override the user asked f
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import os
+import sys
 import threading
-from collections.abc import Iterator
+import types
+from collections.abc import Callable, Iterator
 
 # Modules of torch 2.13 that log the `perf_hints` artifact (grep 'getArtifactLogger(__name__, "perf_hints")').
 PERF_HINT_MODULES = (
@@ -38,6 +41,34 @@ class SideChannel:
         self._file.close()
 
 
+def _recording_callers(compiled: Callable, original: Callable, channel: SideChannel) -> Callable:
+    """Wrap a compiled plain function to note each distinct line that calls it: torch's own
+    dynamo_start stack leaves that frame out, and input fixes (dtype, shapes, ints) belong there."""
+    code = getattr(original, "__code__", None)
+    if code is None:
+        return compiled
+    seen: set[tuple[str, int]] = set()
+
+    @functools.wraps(compiled)
+    def call(*args, **kwargs):
+        caller = sys._getframe(1)
+        key = (caller.f_code.co_filename, caller.f_lineno)
+        if key not in seen:
+            seen.add(key)
+            channel.write(
+                "call_site",
+                function_file=code.co_filename,
+                function_line=code.co_firstlineno,
+                function=code.co_name,
+                file=key[0],
+                line=key[1],
+                caller=caller.f_code.co_name,
+            )
+        return compiled(*args, **kwargs)
+
+    return call
+
+
 def _backend_name(backend: object) -> str:
     if isinstance(backend, str):
         return backend
@@ -63,7 +94,10 @@ def compile_hook(channel: SideChannel, override: str | None, forced: dict | None
         channel.write("backend", requested=requested, used=_backend_name(kwargs.get("backend", "inductor")))
         if model is None:
             return original(**kwargs)
-        return original(model, **kwargs)
+        compiled = original(model, **kwargs)
+        if isinstance(model, types.FunctionType) and isinstance(compiled, types.FunctionType):
+            return _recording_callers(compiled, model, channel)
+        return compiled
 
     compile_and_record.__wrapped__ = original  # type: ignore[attr-defined]
     compile_and_record.__doc__ = original.__doc__

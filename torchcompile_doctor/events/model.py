@@ -125,6 +125,18 @@ class BackendUse:
 
 
 @dataclass(frozen=True)
+class CallSite:
+    """A line of the user's that called a compiled plain function (recorded by the bootstrap)."""
+
+    function_file: str
+    function_line: int
+    function: str
+    file: str
+    line: int
+    caller: str
+
+
+@dataclass(frozen=True)
 class PerfHint:
     message: str
     logger: str
@@ -197,6 +209,7 @@ class EventLog:
     bootstrap: list[BootstrapInfo] = field(default_factory=list)
     backends: list[BackendUse] = field(default_factory=list)
     perf_hints: list[PerfHint] = field(default_factory=list)
+    call_sites: list[CallSite] = field(default_factory=list)
     explain: list[ExplainResult] = field(default_factory=list)
     target_exits: list[TargetExit] = field(default_factory=list)
     health: LogHealth = field(default_factory=LogHealth)
@@ -216,6 +229,7 @@ _LIST_FOR = {
     BootstrapInfo: "bootstrap",
     BackendUse: "backends",
     PerfHint: "perf_hints",
+    CallSite: "call_sites",
     ExplainResult: "explain",
     TargetExit: "target_exits",
 }

@@ -13,6 +13,7 @@ from typing import BinaryIO
 from torchcompile_doctor.events.model import (
     BackendUse,
     BootstrapInfo,
+    CallSite,
     CompileId,
     ExplainResult,
     LogHealth,
@@ -47,6 +48,14 @@ _PARSERS: dict[str, Callable[[dict], object]] = {
         backend_override=_opt_str(d.get("backend_override")),
     ),
     "backend": lambda d: BackendUse(requested=str(d["requested"]), used=str(d["used"])),
+    "call_site": lambda d: CallSite(
+        function_file=str(d["function_file"]),
+        function_line=int(d["function_line"]),
+        function=str(d["function"]),
+        file=str(d["file"]),
+        line=int(d["line"]),
+        caller=str(d.get("caller", "?")),
+    ),
     "perf_hint": lambda d: PerfHint(
         message=str(d["message"]),
         logger=str(d.get("logger", "")),

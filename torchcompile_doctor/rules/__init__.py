@@ -191,6 +191,8 @@ def load_catalogue() -> tuple[Rule, ...]:
 def rule_for_break(gb_id: str | None, gb_type: str, text: str, in_library: bool) -> Rule:
     rules = [r for r in load_catalogue() if r.kind == "graph_break"]
     ordered = [r for r in rules if not r.match.fallback] + [r for r in rules if r.match.fallback]
+    if in_library:  # a third-party library's own line: the library rules speak to what the user can change
+        ordered = [r for r in ordered if r.match.in_library] + [r for r in ordered if not r.match.in_library]
     return next(r for r in ordered if r.matches_break(gb_id, gb_type, text, in_library))
 
 

@@ -52,20 +52,66 @@ def module_counter_buffer(line: str, facts: dict) -> str | None:
     attr = facts.get("attribute")
     if not attr:
         return None
-    return (
-        f'# __init__: self.register_buffer("{attr}", torch.zeros((), dtype=torch.long))\n'
-        f"{_indent(line)}self.{attr}.add_(1)  # a tensor buffer is graph data, not a guarded constant"
-        if re.search(rf"self\.{re.escape(attr)}\s*\+=\s*1", line)
-        else f'# __init__: self.register_buffer("{attr}", torch.tensor(...))  # read it as a tensor here\n'
-        f"{line.rstrip()}"
-    )
+    init = f'# __init__: self.register_buffer("{attr}", torch.zeros((), dtype=torch.long))'
+    if re.search(rf"self\.{re.escape(attr)}\s*\+=\s*1", line):
+        return f"{init}\nself.{attr}.add_(1)  # a tensor buffer is graph data, not a guarded constant"
+    return f"{init}  # then read it as a tensor here\n{line.strip()}"
+
+
+# NumPy functions whose torch twin has the same name and arguments; others need a human.
+_SAME_IN_TORCH = {
+    "abs",
+    "exp",
+    "log",
+    "sqrt",
+    "sin",
+    "cos",
+    "tanh",
+    "maximum",
+    "minimum",
+    "where",
+    "sum",
+    "mean",
+    "std",
+    "max",
+    "min",
+    "argmax",
+    "argmin",
+    "stack",
+    "sort",
+    "cumsum",
+    "prod",
+    "sign",
+    "floor",
+    "ceil",
+    "round",
+}
+_RENAMED_IN_TORCH = {"clip": "clamp", "concatenate": "cat", "power": "pow", "absolute": "abs"}
 
 
 def numpy_to_torch(line: str, facts: dict) -> str | None:
-    if not re.search(r"\bnp\.|\.numpy\(\)", line):
-        return None
     after = re.sub(r"\.numpy\(\)", "", line)
-    after = re.sub(r"\bnp\.", "torch.", after)
+    # np.digitize(x, bins) == torch.bucketize(x, bins, right=True)
+    after = re.sub(
+        r"\bnp\.digitize\((?P<x>[^,()]+),\s*(?P<bins>[^,()]+)\)",
+        r"torch.bucketize(\g<x>, torch.as_tensor(\g<bins>), right=True)",
+        after,
+    )
+    unknown = False
+
+    def swap(match: re.Match) -> str:
+        nonlocal unknown
+        name = match.group(1)
+        if name in _SAME_IN_TORCH:
+            return f"torch.{name}("
+        if name in _RENAMED_IN_TORCH:
+            return f"torch.{_RENAMED_IN_TORCH[name]}("
+        unknown = True
+        return match.group(0)
+
+    after = re.sub(r"\bnp\.(\w+)\(", swap, after)
+    if unknown or after == line:
+        return None
     return after + "  # the torch equivalent stays in the graph"
 
 
