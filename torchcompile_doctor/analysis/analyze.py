@@ -274,7 +274,7 @@ class _Builder:
             main = next((f for f in failures if f.reason_class == reason_class), None)
             name = self.code.user_function_name(file, co_name, line or 0) if file != "?" else co_name
             location = self.location(file, line or 0, name)
-            rule = rule_for_recompile(reason_class)
+            rule = rule_for_recompile(reason_class, main.guard if main else "")
             compile_ids = {c for c, _, _ in items if c is not None}
             changes = describe_changes([f for f in failures if f.reason_class == reason_class])
             call_sites = self._callers(file, line, compile_ids)
@@ -295,7 +295,7 @@ class _Builder:
                 "attribute": variable.removeprefix("self.") if reason_class == "module_attribute" else None,
                 "dim": index.group(1) if index else 0,
             }
-            if reason_class in ("dtype", "shape_or_rank", "requires_grad", "device"):
+            if main and main.guard.startswith("tensor '"):  # x.dtype, x.shape[0], x.stride()[0] -> x
                 facts["variable"] = variable.split(".")[0].split("[")[0]
             first_value = next((f.old for f in failures if f.reason_class == reason_class and f.old), None)
             facts["first_value"] = first_value

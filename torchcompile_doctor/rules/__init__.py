@@ -196,12 +196,13 @@ def rule_for_break(gb_id: str | None, gb_type: str, text: str, in_library: bool)
     return next(r for r in ordered if r.matches_break(gb_id, gb_type, text, in_library))
 
 
-def rule_for_recompile(reason_class: str) -> Rule:
-    rules = [r for r in load_catalogue() if r.kind == "recompile"]
-    return next(
-        (r for r in rules if reason_class in r.match.reason_classes),
-        next(r for r in rules if r.match.fallback),
-    )
+def rule_for_recompile(reason_class: str, guard: str = "") -> Rule:
+    """The rule for a recompile's reason class; rules that also name guard text (stride) come first."""
+    rules = [r for r in load_catalogue() if r.kind == "recompile" and not r.match.fallback]
+    for rule in sorted(rules, key=lambda r: not r.match.text):
+        if reason_class in rule.match.reason_classes and all(p.search(guard) for p in rule.match.text):
+            return rule
+    return next(r for r in load_catalogue() if r.kind == "recompile" and r.match.fallback)
 
 
 def rule_for_kind(kind: str) -> Rule:
