@@ -58,13 +58,13 @@ def _emit(text: str, output: Path | None) -> None:
         raise DoctorError(f"cannot write --output {output}: {error.strerror}") from None
 
 
-def _render(report, fmt: str, output: Path | None) -> str:
+def _render(report, fmt: str, output: Path | None, **options) -> str:
     from torchcompile_doctor.analysis.code import read_source_file
     from torchcompile_doctor.renderers import render
 
     color = fmt == "terminal" and output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     width = shutil.get_terminal_size((110, 24)).columns if color else 110
-    return render(report, fmt, color=color, width=width, source_lines=read_source_file)
+    return render(report, fmt, color=color, width=width, source_lines=read_source_file, **options)
 
 
 def _version(value: bool) -> None:
@@ -146,13 +146,26 @@ def explain(
     raise typer.Exit(EXIT_OK if finished else EXIT_TARGET_FAILED)
 
 
-def _capture_and_analyze(settings: ExplainSettings, workdir: Path, experiment: dict | None = None):
+def _capture_and_analyze(
+    settings: ExplainSettings,
+    workdir: Path,
+    experiment: dict | None = None,
+    measure_guards: bool = False,
+    dump_dir: Path | None = None,
+):
     from torchcompile_doctor.analysis import AnalysisContext, RunOutcome, analyze
     from torchcompile_doctor.capture.runner import run_capture
     from torchcompile_doctor.events.load import load_artifacts
 
     result = run_capture(
-        settings.target, workdir, settings.backend, settings.timeout_s, settings.fresh_inductor_cache, experiment
+        settings.target,
+        workdir,
+        settings.backend,
+        settings.timeout_s,
+        settings.fresh_inductor_cache,
+        experiment,
+        measure_guards,
+        dump_dir,
     )
     log = load_artifacts(workdir)
     usage = next((e for e in log.target_exits if e.status == "usage_error"), None)
@@ -184,6 +197,71 @@ def _try_fixes(settings: ExplainSettings, workdir: Path, report):
         with ThreadPoolExecutor(max_workers=settings.jobs) as pool:
             results = dict(pool.map(run_one, enumerate(planned)))
     return experiments.attach(report, results)
+
+
+@app.command()
+@_one_line_errors
+def guards(
+    target: str | None = typer.Argument(None, help="A script to run (omit it to read an existing --dump DIR)."),
+    args: list[str] | None = typer.Argument(None, help="Arguments for the target (after `--`).", show_default=False),
+    module: str | None = typer.Option(None, "-m", "--module", help="Run a module as `python -m MODULE`."),
+    inputs: str | None = typer.Option(None, "--inputs", help="file.py:function returning the example inputs."),
+    dump: Path | None = typer.Option(
+        None, "--dump", help="depyf dump dir: written while TARGET runs, or read when no TARGET is given."
+    ),
+    backend: str | None = typer.Option(None, "--backend", help="Override every torch.compile backend."),
+    fmt: str = typer.Option("terminal", "--format", "-f", help=FORMAT_HELP),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
+    timeout: float | None = typer.Option(None, "--timeout", help="Stop the target after this many seconds."),
+) -> None:
+    """What each compiled frame is guarded on, what it costs per call, and what changed between entries."""
+    from torchcompile_doctor.settings import check_format
+
+    check_format(fmt)
+    check_output_path(output)
+    if target is None and module is None:
+        if dump is None:
+            raise DoctorError("give a TARGET to run, or --dump DIR to read an existing dump")
+        _emit(_render(_read_dump_report(dump), fmt, output, show_guards=True), output)
+        return
+    settings = ExplainSettings.from_cli(target, list(args or []), module, inputs, backend, fmt, output, None, timeout)
+    workdir = Path(tempfile.mkdtemp(prefix="torchcompile-doctor-"))
+    try:
+        if dump is not None:
+            dump.mkdir(parents=True, exist_ok=True)
+        with _status(f"running {settings.target.display} and timing its guards"):
+            result, report = _capture_and_analyze(settings, workdir, measure_guards=True, dump_dir=dump)
+        if dump is not None:  # the guard trees travel with the dump, so reading it later is complete
+            shutil.copytree(workdir, dump / CAPTURE_IN_DUMP, dirs_exist_ok=True)
+        _emit(_render(report, settings.format, settings.output, show_guards=True), settings.output)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    if result.interrupted:
+        raise typer.Exit(EXIT_INTERRUPTED)
+    finished = report.target_status in ("ok", "sys_exit") and report.target_exit_code == 0
+    raise typer.Exit(EXIT_OK if finished else EXIT_TARGET_FAILED)
+
+
+CAPTURE_IN_DUMP = "doctor_capture"
+
+
+def _read_dump_report(dump: Path):
+    """A dump made by `doctor guards TARGET --dump DIR` carries the full capture; a plain depyf dump only
+    its root-level guards (torch 2.13), analysed with a warning. Nothing in it is imported or run."""
+    from torchcompile_doctor.analysis import AnalysisContext, analyze
+    from torchcompile_doctor.events.load import load_artifacts
+
+    if not dump.is_dir():
+        raise DoctorError(f"--dump {dump} is not a directory")
+    capture = dump / CAPTURE_IN_DUMP
+    if capture.is_dir():
+        log = load_artifacts(capture)
+        target = log.bootstrap[-1].target if log.bootstrap else str(dump)
+        root = str(Path(target).parent) if Path(target).is_absolute() else str(Path.cwd())
+        return analyze(log, AnalysisContext(target=target, root=root))
+    from torchcompile_doctor.dumps.report import report_from_depyf_dump
+
+    return report_from_depyf_dump(dump)
 
 
 @app.command()

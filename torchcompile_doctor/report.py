@@ -18,6 +18,7 @@ KINDS = (
     "perf_hint",
     "target_error",
     "unused_suppression",
+    "guard_cost",
 )
 
 
@@ -139,6 +140,7 @@ class Report:
     explain: dict | None = None
     log_health: dict = field(default_factory=dict)
     suppressed: tuple[Finding, ...] = ()  # dropped by `# doctor: ignore[CODE]` comments
+    guards: tuple = ()  # GuardFrame per compiled function (analysis/guards.py)
     schema_version: int = SCHEMA_VERSION
 
     def as_dict(self) -> dict:
@@ -155,6 +157,7 @@ class Report:
             "notes": list(self.notes),
             "explain": self.explain,
             "log_health": dict(self.log_health),
+            "guards": [frame.as_dict() for frame in self.guards],
             "suppressed": [
                 {"code": f.code, "location": f.location.as_dict() if f.location else None} for f in self.suppressed
             ],

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from torchcompile_doctor import __version__
 from torchcompile_doctor.analysis.code import CodeMap, SourceReader, read_source_file
+from torchcompile_doctor.analysis.guards import GuardFrame, analyze_guards, readable
 from torchcompile_doctor.analysis.ranking import rank_findings
 from torchcompile_doctor.analysis.recompiles import GuardFailure, describe_changes, is_carried_value, parse_failure
 from torchcompile_doctor.analysis.registry import GraphBreakRegistry, load_registry
@@ -17,7 +18,7 @@ from torchcompile_doctor.analysis.suppressions import ALL, suppressions_in
 from torchcompile_doctor.analysis.suppressions import apply as apply_suppressions
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId, EventLog, GraphBreak, StackFrame
 from torchcompile_doctor.report import Finding, Fix, Location, Report, Summary
-from torchcompile_doctor.rules import Rule, rule_for_break, rule_for_kind, rule_for_recompile
+from torchcompile_doctor.rules import Rule, rule_for_break, rule_for_kind, rule_for_kind_code, rule_for_recompile
 from torchcompile_doctor.rules.fixes import apply as apply_transform
 
 _GB_LINK = re.compile(r"/gb/gb(\d{4})\.html")
@@ -58,6 +59,8 @@ class AnalysisContext:
 
 
 _POLYFILLS = "/torch/_dynamo/polyfills/"
+GUARD_HEAVY = 200  # leaf guards in one cache entry
+GUARD_SHARE = 0.10  # measured guard time over the compiled call time
 
 
 def _outside_polyfills(record: GraphBreak) -> GraphBreak:
@@ -546,6 +549,91 @@ class _Builder:
         )
         return status, code, finding
 
+    # -- guards
+    def guard_frames(self) -> list[GuardFrame]:
+        known = {m.co_filename for m in self.log.metrics if m.co_filename}
+        known |= {frame.file for start in self.log.dynamo_starts for frame in start.stack}
+        frames = analyze_guards(
+            self.log.guard_trees,
+            self.metrics_by_id,
+            self._function_of,
+            known,
+            self.code.display,
+            self.code.user_function_name,
+            self.code.is_library,
+        )
+        overheads = {(o.function_file, o.function_line): o for o in self.log.guard_overheads}
+        return [
+            replace(frame, overhead=overheads[(frame.file, frame.line)].as_dict())
+            if (frame.file, frame.line) in overheads
+            else frame
+            for frame in frames
+        ]
+
+    def guard_findings(self, frames: list[GuardFrame]) -> list[Finding]:
+        findings = []
+        for frame in frames:
+            location = self.location(frame.file, frame.line, frame.function)
+            heaviest = max(frame.entries, key=lambda e: e.tree_guards, default=None)
+            if heaviest is not None and heaviest.tree_guards >= GUARD_HEAVY:
+                kinds = ", ".join(f"{n} {k}" for k, n in list(heaviest.by_kind.items())[:3])
+                top_line = next(iter(heaviest.by_source_line), "torch's own checks")
+                findings.append(
+                    self.finding(
+                        rule_for_kind_code("TCD212"),
+                        location=location,
+                        facts={
+                            "function": frame.function,
+                            "guards": heaviest.tree_guards,
+                            "kinds": kinds,
+                            "top_line": top_line,
+                        },
+                        impact={"guards": heaviest.tree_guards, "torch_guard_count": heaviest.guard_count},
+                        evidence={"compile_ids": [heaviest.compile_id], "by_kind": heaviest.by_kind},
+                    )
+                )
+            overhead = frame.overhead
+            if overhead and overhead.get("compiled_us") and overhead.get("skip_guards_us") is not None:
+                guard_us = max(0.0, overhead["compiled_us"] - overhead["skip_guards_us"])
+                share = guard_us / overhead["compiled_us"]
+                if share >= GUARD_SHARE:
+                    facts = {key: f"{overhead[key]:.1f}" for key in ("compiled_us", "skip_guards_us", "eager_us")}
+                    findings.append(
+                        self.finding(
+                            rule_for_kind_code("TCD214"),
+                            location=location,
+                            facts={
+                                **facts,
+                                "function": frame.function,
+                                "guard_us": f"{guard_us:.1f}",
+                                "share": f"{share:.0%}",
+                            },
+                            impact={"guard_us_per_call": round(guard_us, 2), "guard_share": round(share, 3)},
+                            evidence={"overhead": overhead},
+                        )
+                    )
+        for tree in self.log.guard_trees:
+            for guard in tree.guards:
+                if (
+                    guard.kind == "LAMBDA_GUARD"
+                    and guard.depth == 1
+                    and guard.where
+                    and not guard.where.startswith(("_dynamo/", "_functorch/"))
+                ):
+                    metrics = self._function_of(tree.compile_id)
+                    if metrics is None or not metrics.co_filename:
+                        continue
+                    name = self.code.user_function_name(metrics.co_filename, metrics.co_name, metrics.co_firstlineno)
+                    findings.append(
+                        self.finding(
+                            rule_for_kind_code("TCD213"),
+                            location=self.location(metrics.co_filename, metrics.co_firstlineno or 0, name),
+                            facts={"function": name, "expression": readable(guard.expression), "where": guard.where},
+                            evidence={"compile_ids": [str(tree.compile_id)]},
+                        )
+                    )
+        return _unique(findings)
+
     # -- suppressions
     def user_files(self, findings: list[Finding]) -> set[str]:
         """The user's files this run touched: where findings are, and every compiled user frame."""
@@ -578,6 +666,15 @@ class _Builder:
             fallbacks_to_eager=sum(1 for f in findings if f.kind in ("frame_skipped", "recompile_limit")),
             compile_time_s=sum(m.compile_time_s for m in self.log.metrics),
         )
+
+
+def _unique(findings: list[Finding]) -> list[Finding]:
+    seen, kept = set(), []
+    for finding in findings:
+        if finding.fingerprint not in seen:
+            seen.add(finding.fingerprint)
+            kept.append(finding)
+    return kept
 
 
 def _backend(log: EventLog) -> str:
@@ -638,6 +735,8 @@ def analyze(log: EventLog, context: AnalysisContext) -> Report:
         + builder.limit_findings()
         + builder.perf_hint_findings()
     )
+    guard_frames = builder.guard_frames()
+    findings += builder.guard_findings(guard_frames)
     status, exit_code, target_finding = builder.target_status()
     if target_finding is not None:
         findings.append(target_finding)
@@ -651,6 +750,7 @@ def analyze(log: EventLog, context: AnalysisContext) -> Report:
             f"inductor loaded {cache_hits} graph(s) from its FX-graph cache and logs no perf hints for those; "
             "rerun with --fresh-inductor-cache to compile them afresh and see the hints."
         )
+    notes += [warning.message for warning in log.warnings]
     if suppressed:
         notes.append(f"{len(suppressed)} finding(s) suppressed by `# doctor: ignore[...]` comments.")
     if log.health.problems:
@@ -673,4 +773,5 @@ def analyze(log: EventLog, context: AnalysisContext) -> Report:
         explain=explain,
         log_health=log.health.as_dict(),
         suppressed=tuple(suppressed),
+        guards=tuple(guard_frames),
     )

@@ -16,6 +16,7 @@ import sys
 import sysconfig
 import traceback
 
+from torchcompile_doctor.capture.guard_timing import CallRecorder, measure
 from torchcompile_doctor.capture.hooks import SideChannel, compile_hook, dynamo_config, perf_hint_capture, trace_paused
 
 USAGE_ERROR_EXIT = 2
@@ -106,6 +107,23 @@ def _record_explain(function, inputs: tuple, channel: SideChannel) -> None:
         channel.write("explain", graph_count=0, graph_break_count=0, error=f"{type(error).__name__}: {error}")
 
 
+def _depyf_dump(dump_dir: str | None, channel: SideChannel):
+    """depyf, observe-only, when asked for a dump; if depyf cannot run here, say so and go on."""
+    if not dump_dir:
+        return contextlib.nullcontext()
+    try:
+        from torchcompile_doctor.capture.depyf_observe import observe_into
+
+        return observe_into(dump_dir)
+    except Exception as error:
+        channel.write(
+            "warning",
+            message=f"depyf dump unavailable ({type(error).__name__}: {error}); "
+            "guards come from the TORCH_TRACE guard trees",
+        )
+        return contextlib.nullcontext()
+
+
 def _run(spec: dict, channel: SideChannel) -> None:
     kind = spec["kind"]
     if kind == "script":
@@ -151,14 +169,18 @@ def main() -> None:
         backend_override=spec.get("backend"),
     )
     experiment = spec.get("experiment") or {}
+    recorder = CallRecorder() if spec.get("measure_guards") else None
     exit_code = 0
     try:
         with (
             dynamo_config(experiment.get("config")),
-            compile_hook(channel, spec.get("backend"), experiment.get("compile")),
+            compile_hook(channel, spec.get("backend"), experiment.get("compile"), recorder),
             perf_hint_capture(channel),
+            _depyf_dump(spec.get("dump_dir"), channel),
         ):
             _run(spec, channel)
+            if recorder is not None:
+                measure(recorder, channel)
         channel.write("target_exit", status="ok", exit_code=0)
     except UsageError as error:
         exit_code = USAGE_ERROR_EXIT

@@ -41,16 +41,19 @@ class SideChannel:
         self._file.close()
 
 
-def _recording_callers(compiled: Callable, original: Callable, channel: SideChannel) -> Callable:
+def _recording_callers(compiled: Callable, original: Callable, channel: SideChannel, recorder=None) -> Callable:
     """Wrap a compiled plain function to note each distinct line that calls it: torch's own
     dynamo_start stack leaves that frame out, and input fixes (dtype, shapes, ints) belong there."""
     code = getattr(original, "__code__", None)
     if code is None:
         return compiled
     seen: set[tuple[str, int]] = set()
+    record = recorder.track(compiled, original, code) if recorder is not None else None
 
     @functools.wraps(compiled)
     def call(*args, **kwargs):
+        if record is not None:
+            recorder.note(record, args, kwargs)
         caller = sys._getframe(1)
         key = (caller.f_code.co_filename, caller.f_lineno)
         if key not in seen:
@@ -75,10 +78,26 @@ def _backend_name(backend: object) -> str:
     return getattr(backend, "__name__", None) or type(backend).__name__
 
 
+def _recording_module_calls(compiled, recorder) -> None:
+    """Give a compiled module (OptimizedModule) a subclass whose __call__ notes its last arguments;
+    isinstance checks still hold. Only for `doctor guards`, which times that call afterwards."""
+    base = type(compiled)
+    record = recorder.track(compiled, compiled._orig_mod, type(compiled._orig_mod).forward.__code__)
+
+    def __call__(self, *args, **kwargs):  # noqa: N807 - the dunder being overridden
+        recorder.note(record, args, kwargs)
+        return base.__call__(self, *args, **kwargs)
+
+    compiled.__class__ = type(base.__name__, (base,), {"__call__": __call__})
+
+
 @contextlib.contextmanager
-def compile_hook(channel: SideChannel, override: str | None, forced: dict | None = None) -> Iterator[None]:
+def compile_hook(
+    channel: SideChannel, override: str | None, forced: dict | None = None, recorder=None
+) -> Iterator[None]:
     """Record every torch.compile call's backend; with `override`, compile with it instead; `forced`
-    kwargs (a --try-fixes experiment such as dynamic=True) replace the user's."""
+    kwargs (a --try-fixes experiment such as dynamic=True) replace the user's; with a `recorder`
+    (guard timing), remember each compiled callable's last call."""
     import torch
 
     original = torch.compile
@@ -96,7 +115,9 @@ def compile_hook(channel: SideChannel, override: str | None, forced: dict | None
             return original(**kwargs)
         compiled = original(model, **kwargs)
         if isinstance(model, types.FunctionType) and isinstance(compiled, types.FunctionType):
-            return _recording_callers(compiled, model, channel)
+            return _recording_callers(compiled, model, channel, recorder)
+        if recorder is not None and isinstance(model, torch.nn.Module) and hasattr(compiled, "_orig_mod"):
+            _recording_module_calls(compiled, recorder)
         return compiled
 
     compile_and_record.__wrapped__ = original  # type: ignore[attr-defined]

@@ -62,6 +62,8 @@ def run_capture(
     timeout_s: float | None = None,
     fresh_inductor_cache: bool = False,
     experiment: dict | None = None,
+    measure_guards: bool = False,
+    dump_dir: Path | None = None,
 ) -> CaptureResult:
     check_torch_available()
     trace_dir = artifacts / TRACE_SUBDIR
@@ -71,6 +73,8 @@ def run_capture(
         "display": spec.display,
         "backend": backend,
         "experiment": experiment,
+        "measure_guards": measure_guards,
+        "dump_dir": str(dump_dir) if dump_dir else None,
         "side_channel": str(artifacts / SIDE_CHANNEL),
     }
     env = dict(os.environ)

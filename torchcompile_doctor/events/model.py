@@ -78,12 +78,30 @@ class CompilationMetrics:
     co_firstlineno: int | None
     cache_size: int | None
     guard_count: int | None
+    guard_latency_us: float | None
     graph_op_count: int | None
     compile_time_s: float
     fail_type: str | None
     fail_reason: str | None
     fail_file: str | None
     fail_line: int | None
+
+
+@dataclass(frozen=True)
+class Guard:
+    """One leaf guard of the C++ guard tree (`dynamo_cpp_guards_str`)."""
+
+    kind: str  # TENSOR_MATCH, EQUALS_MATCH, ID_MATCH, TYPE_MATCH, LAMBDA_GUARD, ...
+    expression: str
+    depth: int  # 1: directly under the root manager
+    source: str | None = None  # the user's line that introduced it (torch's trailing comment)
+    where: str | None = None  # "path/suffix.py:11" as torch wrote it (a shortened path)
+
+
+@dataclass(frozen=True)
+class GuardTree:
+    compile_id: CompileId | None
+    guards: tuple[Guard, ...]
 
 
 @dataclass(frozen=True)
@@ -134,6 +152,36 @@ class CallSite:
     file: str
     line: int
     caller: str
+
+
+@dataclass(frozen=True)
+class GuardOverhead:
+    """Measured per-call time of a compiled function: as compiled, with guard evaluation skipped, eager."""
+
+    function_file: str
+    function_line: int
+    function: str
+    calls: int
+    compiled_us: float
+    skip_guards_us: float | None
+    eager_us: float | None
+    error: str | None = None
+
+    def as_dict(self) -> dict:
+        return {
+            "calls": self.calls,
+            "compiled_us": self.compiled_us,
+            "skip_guards_us": self.skip_guards_us,
+            "eager_us": self.eager_us,
+            "error": self.error,
+        }
+
+
+@dataclass(frozen=True)
+class Warning_:
+    """Something the capture could not do (e.g. depyf unavailable); it goes into the report's notes."""
+
+    message: str
 
 
 @dataclass(frozen=True)
@@ -204,12 +252,15 @@ class EventLog:
     recompiles: list[Recompile] = field(default_factory=list)
     metrics: list[CompilationMetrics] = field(default_factory=list)
     output_graphs: list[OutputGraph] = field(default_factory=list)
+    guard_trees: list[GuardTree] = field(default_factory=list)
     inductor_cache: list[InductorCacheEvent] = field(default_factory=list)
     torch_versions: list[TorchVersion] = field(default_factory=list)
     bootstrap: list[BootstrapInfo] = field(default_factory=list)
     backends: list[BackendUse] = field(default_factory=list)
     perf_hints: list[PerfHint] = field(default_factory=list)
     call_sites: list[CallSite] = field(default_factory=list)
+    guard_overheads: list[GuardOverhead] = field(default_factory=list)
+    warnings: list[Warning_] = field(default_factory=list)
     explain: list[ExplainResult] = field(default_factory=list)
     target_exits: list[TargetExit] = field(default_factory=list)
     health: LogHealth = field(default_factory=LogHealth)
@@ -224,12 +275,15 @@ _LIST_FOR = {
     Recompile: "recompiles",
     CompilationMetrics: "metrics",
     OutputGraph: "output_graphs",
+    GuardTree: "guard_trees",
     InductorCacheEvent: "inductor_cache",
     TorchVersion: "torch_versions",
     BootstrapInfo: "bootstrap",
     BackendUse: "backends",
     PerfHint: "perf_hints",
     CallSite: "call_sites",
+    GuardOverhead: "guard_overheads",
+    Warning_: "warnings",
     ExplainResult: "explain",
     TargetExit: "target_exits",
 }

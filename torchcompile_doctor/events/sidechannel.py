@@ -16,10 +16,12 @@ from torchcompile_doctor.events.model import (
     CallSite,
     CompileId,
     ExplainResult,
+    GuardOverhead,
     LogHealth,
     PerfHint,
     StackFrame,
     TargetExit,
+    Warning_,
 )
 
 FILE_NAME = "doctor_events.jsonl"
@@ -56,6 +58,17 @@ _PARSERS: dict[str, Callable[[dict], object]] = {
         line=int(d["line"]),
         caller=str(d.get("caller", "?")),
     ),
+    "guard_overhead": lambda d: GuardOverhead(
+        function_file=str(d["function_file"]),
+        function_line=int(d["function_line"]),
+        function=str(d["function"]),
+        calls=int(d["calls"]),
+        compiled_us=float(d["compiled_us"]),
+        skip_guards_us=None if d.get("skip_guards_us") is None else float(d["skip_guards_us"]),
+        eager_us=None if d.get("eager_us") is None else float(d["eager_us"]),
+        error=_opt_str(d.get("error")),
+    ),
+    "warning": lambda d: Warning_(str(d["message"])),
     "perf_hint": lambda d: PerfHint(
         message=str(d["message"]),
         logger=str(d.get("logger", "")),

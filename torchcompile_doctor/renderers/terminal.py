@@ -101,7 +101,52 @@ def _finding(console: Console, finding: Finding, source_lines) -> None:
     console.print()
 
 
-def render(report: Report, *, color: bool = False, width: int = 110, source_lines=None, **_: object) -> str:
+def _guards(console: Console, report: Report) -> None:
+    console.print(Text("Guards per compiled frame", style="bold"))
+    if not report.guards:
+        console.print(Text("  no guard trees in this capture"))
+    for frame in report.guards:
+        console.print(Text(f"  {frame.function}  ({frame.display_file or frame.file}:{frame.line})", style="cyan"))
+        for entry in frame.entries:
+            kinds = ", ".join(f"{k} {n}" for k, n in entry.by_kind.items())
+            latency = f", torch's cold estimate {entry.latency_us:g} µs" if entry.latency_us is not None else ""
+            console.print(
+                Text(
+                    f"    entry {entry.compile_id}: {entry.tree_guards} guards in the tree "
+                    f"(torch counts {entry.guard_count}){latency}"
+                )
+            )
+            console.print(Text(f"      by kind: {kinds}", style="dim"))
+            for place, count in list(entry.by_source_line.items())[:5]:
+                console.print(Text(f"      {count:>5} from {place}", style="dim"))
+            for pin in entry.pins[:4]:
+                console.print(Text(f"      pins {pin}"))
+            for change in entry.changed:
+                console.print(Text(f"      changed from the previous entry: {change}", style="yellow"))
+        if frame.overhead:
+            o = frame.overhead
+            if o.get("error"):
+                console.print(Text(f"    per call: not measured ({o['error']})", style="dim"))
+            else:
+                console.print(
+                    Text(
+                        f"    per call: compiled {o['compiled_us']:.1f} µs · guards skipped "
+                        f"{o['skip_guards_us']:.1f} µs · eager {o['eager_us']:.1f} µs",
+                        style="bold",
+                    )
+                )
+    console.print()
+
+
+def render(
+    report: Report,
+    *,
+    color: bool = False,
+    width: int = 110,
+    source_lines=None,
+    show_guards: bool = False,
+    **_: object,
+) -> str:
     buffer = io.StringIO()
     console = Console(
         file=buffer,
@@ -123,6 +168,8 @@ def render(report: Report, *, color: bool = False, width: int = 110, source_line
         )
     )
     console.print()
+    if show_guards:
+        _guards(console, report)
     if not report.findings:
         console.print(Text("No findings: one graph per compiled function, no recompiles.", style="green"))
     for finding in report.findings:

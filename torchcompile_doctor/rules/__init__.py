@@ -207,3 +207,7 @@ def rule_for_recompile(reason_class: str, guard: str = "") -> Rule:
 
 def rule_for_kind(kind: str) -> Rule:
     return next(r for r in load_catalogue() if r.kind == kind)
+
+
+def rule_for_kind_code(code: str) -> Rule:
+    return next(r for r in load_catalogue() if r.code == code)

@@ -68,6 +68,7 @@ def default_parsers() -> list[Parser]:
         compilation_metrics,
         dynamo_start,
         graph_break_reason,
+        guards_tree,
         inductor_cache,
         output_graph,
         recompile_reasons,
@@ -81,5 +82,6 @@ def default_parsers() -> list[Parser]:
         recompile_reasons.PARSER,
         output_graph.PARSER,
         inductor_cache.PARSER,
+        guards_tree.PARSER,
         torch_version.PARSER,
     ]

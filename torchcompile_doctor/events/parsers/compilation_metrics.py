@@ -22,6 +22,7 @@ def parse(record: Record, strings: dict[int, str]) -> CompilationMetrics | None:
         co_firstlineno=as_int(body.get("co_firstlineno")),
         cache_size=as_int(body.get("cache_size")),
         guard_count=as_int(body.get("guard_count")),
+        guard_latency_us=as_float(body.get("guard_latency_us")),
         graph_op_count=as_int(body.get("graph_op_count")),
         compile_time_s=as_float(body.get("entire_frame_compile_time_s")) or 0.0,
         fail_type=as_str(body.get("fail_type")),

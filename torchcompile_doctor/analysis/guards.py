@@ -1,0 +1,235 @@
+"""Guards: per compiled frame and cache entry, what is checked before each call, what it pins, what
+changed between entries, and what it costs. Counts and kinds come from the C++ guard tree in
+TORCH_TRACE (`dynamo_cpp_guards_str`); torch's own `guard_count` is reported beside them."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from torchcompile_doctor.events.model import CompilationMetrics, CompileId, Guard, GuardTree
+
+_MODULES = re.compile(r"\._modules\['([^']+)'\]")
+_LOCAL = re.compile(r"\b[LG]\['([^']+)'\]")
+_TENSOR = re.compile(
+    r"check_tensor\((?P<name>[^,]+), \w+, DispatchKeySet\([^)]*\), torch\.(?P<dtype>\w+), device=(?P<device>[^,]+), "
+    r"requires_grad=(?P<rg>\w+), size=\[(?P<size>[^\]]*)\], stride=\[(?P<stride>[^\]]*)\]"
+)
+_TORCH_INTERNAL = ("_dynamo/", "_functorch/", "torch/")
+
+
+def readable(expression: str) -> str:
+    """L['self']._modules['blocks']._modules['3'].c -> self.blocks[3].c"""
+    text = _MODULES.sub(lambda m: f"[{m.group(1)}]" if m.group(1).isdigit() else f".{m.group(1)}", expression)
+    return _LOCAL.sub(r"\1", text)
+
+
+def _contiguous(size: list[int], stride: list[int]) -> bool:
+    expected = 1
+    for dim, step in zip(reversed(size), reversed(stride), strict=False):
+        if dim != 1 and step != expected:
+            return False
+        expected *= dim
+    return True
+
+
+def tensor_facts(expression: str) -> dict | None:
+    match = _TENSOR.search(expression)
+    if match is None:
+        return None
+    size = [int(v) for v in match["size"].split(",") if v.strip().lstrip("-").isdigit()]
+    stride = [int(v) for v in match["stride"].split(",") if v.strip().lstrip("-").isdigit()]
+    return {
+        "name": readable(match["name"]),
+        "dtype": match["dtype"],
+        "size": size,
+        "stride": stride,
+        "contiguous": _contiguous(size, stride),
+        "requires_grad": match["rg"],
+        "device": match["device"],
+    }
+
+
+def pins(guard: Guard) -> str:
+    """What one guard pins, in plain words."""
+    expression = readable(guard.expression)
+    if guard.kind == "TENSOR_MATCH":
+        facts = tensor_facts(guard.expression)
+        if facts:
+            layout = "contiguous" if facts["contiguous"] else f"stride {facts['stride']}"
+            return f"{facts['name']}: {facts['dtype']} {facts['size']} {layout}, requires_grad={facts['requires_grad']}"
+    if guard.kind == "ID_MATCH":
+        subject = re.search(r"___check_obj_id\((.+?), \d+\)", expression)
+        return f"{subject.group(1) if subject else expression} is the very object seen at compile time"
+    if guard.kind == "TYPE_MATCH":
+        subject = re.search(r"___check_type_id\((.+?), \d+\)(?:, type=<class '([^']+)'>)?", expression)
+        if subject:
+            return f"type({subject.group(1)}) is {subject.group(2) or 'unchanged'}"
+    if guard.kind == "GLOBAL_STATE":
+        return "global torch state (grad mode, autocast, default dtype, deterministic algorithms) is unchanged"
+    if guard.kind == "LAMBDA_GUARD":
+        return f"Python check: {expression}"
+    if guard.kind == "DIMENSION_DYNAMIC_MARKING_GUARD":
+        subject = re.search(r"hasattr\((.+?), '(_dynamo_\w+)'\)", expression)
+        return f"{subject.group(1)} has no {subject.group(2)} marking" if subject else expression
+    if guard.kind in ("DICT_CONTAINS", "DICT_KEYS", "DICT_KEYS_MATCH", "DICT_VERSION"):
+        return f"keys of a dict: {expression}"
+    return expression
+
+
+@dataclass(frozen=True)
+class GuardEntry:
+    compile_id: str
+    guard_count: int | None  # torch's compilation_metrics.guard_count
+    tree_guards: int  # leaves of the C++ guard tree (what by_kind sums to)
+    by_kind: dict[str, int]
+    latency_us: float | None  # torch's one cold measurement right after compiling: an estimate
+    by_source_line: dict[str, int]
+    pins: tuple[str, ...]  # the guards that pin user values, in plain words (a sample)
+    changed: tuple[str, ...]  # guards that differ from the previous cache entry of the frame
+
+    def as_dict(self) -> dict:
+        return {
+            "compile_id": self.compile_id,
+            "guard_count": self.guard_count,
+            "tree_guards": self.tree_guards,
+            "by_kind": dict(self.by_kind),
+            "latency_us": self.latency_us,
+            "by_source_line": dict(self.by_source_line),
+            "pins": list(self.pins),
+            "changed": list(self.changed),
+        }
+
+
+@dataclass(frozen=True)
+class GuardFrame:
+    function: str
+    file: str
+    line: int
+    entries: tuple[GuardEntry, ...]
+    overhead: dict | None = None  # measured per call: eager_us, compiled_us, skip_guards_us
+    display_file: str = ""
+
+    def as_dict(self) -> dict:
+        return {
+            "function": self.function,
+            "file": self.file,
+            "line": self.line,
+            "entries": [e.as_dict() for e in self.entries],
+            "overhead": self.overhead,
+        }
+
+
+@dataclass
+class _SourceIndex:
+    """Maps torch's shortened paths in guard comments ('mp/g100/model.py:11') back to known files."""
+
+    files: set[str] = field(default_factory=set)
+
+    def resolve(self, where: str) -> tuple[str, int] | None:
+        path, _, line = where.rpartition(":")
+        if not line.isdigit():
+            return None
+        matches = [f for f in self.files if f.endswith(path)]
+        return (min(matches, key=len), int(line)) if matches else None
+
+
+def _is_user_guard(guard: Guard, index: _SourceIndex | None = None) -> bool:
+    """Guards the user's own lines introduced (torch's comment names a file of theirs)."""
+    if guard.where is None or guard.where.startswith(_TORCH_INTERNAL):
+        return False
+    return index is None or index.resolve(guard.where) is not None
+
+
+def _subject(guard: Guard) -> tuple[str, str] | None:
+    """(what is pinned, its value) for guards that pin a value, to diff cache entries."""
+    if guard.kind == "TENSOR_MATCH":
+        facts = tensor_facts(guard.expression)
+        return (facts["name"], f"{facts['dtype']} {facts['size']}") if facts else None
+    equals = re.match(r"^(?P<lhs>.+?) == (?P<rhs>.+)$", guard.expression)
+    if guard.kind == "EQUALS_MATCH" and equals:
+        return readable(equals["lhs"]), equals["rhs"]
+    return None
+
+
+_RENUMBERED = re.compile(r"(__\w+?___)\d+|(?<=, )\d{6,}(?=\))")
+
+
+def _comparable(expression: str) -> str:
+    """Names torch renumbers per cache entry (__builtins_dict___2) and object ids are not changes."""
+    return _RENUMBERED.sub(lambda m: f"{m.group(1)}N" if m.group(1) else "<id>", expression)
+
+
+def diff_entries(previous: tuple[Guard, ...], current: tuple[Guard, ...]) -> tuple[str, ...]:
+    """`step: 1 → 2`, `x: float32 [4] → float64 [4]`, then guards only one entry has."""
+    before = dict(s for s in map(_subject, previous) if s)
+    after = dict(s for s in map(_subject, current) if s)
+    changes = [f"{name}: {before[name]} → {value}" for name, value in after.items() if before.get(name, value) != value]
+    old = {(g.kind, _comparable(g.expression)) for g in previous}
+    new = {(g.kind, _comparable(g.expression)) for g in current}
+    changed_names = {line.split(":")[0] for line in changes}
+    extra = [f"+ {kind}: {readable(e)}" for kind, e in sorted(new - old) if not _names_in(e, changed_names)]
+    gone = [f"- {kind}: {readable(e)}" for kind, e in sorted(old - new) if not _names_in(e, changed_names)]
+    return tuple(changes + (extra + gone)[:8])
+
+
+def _names_in(expression: str, names: set[str]) -> bool:
+    text = readable(expression)
+    return any(name and name in text for name in names)
+
+
+def analyze_guards(
+    trees: list[GuardTree],
+    metrics_by_id: dict[CompileId, CompilationMetrics],
+    function_of,
+    known_files: set[str],
+    display,
+    name_of,
+    is_library,
+) -> list[GuardFrame]:
+    """One GuardFrame per compiled function, its cache entries in compile order."""
+    index = _SourceIndex({f for f in known_files if not is_library(f)})
+    by_frame: dict[tuple, list[GuardTree]] = {}
+    for tree in trees:
+        metrics = function_of(tree.compile_id)
+        key = (metrics.co_filename, metrics.co_firstlineno, metrics.co_name) if metrics else ("?", 0, "?")
+        by_frame.setdefault(key, []).append(tree)
+    frames = []
+    for (file, line, co_name), frame_trees in by_frame.items():
+        entries = []
+        previous: tuple[Guard, ...] | None = None
+        for tree in sorted(frame_trees, key=lambda t: t.compile_id or CompileId(-1, -1)):
+            metrics = metrics_by_id.get(tree.compile_id) if tree.compile_id else None
+            by_line: Counter = Counter()
+            for guard in tree.guards:
+                if guard.where and not guard.where.startswith(_TORCH_INTERNAL):
+                    resolved = index.resolve(guard.where)
+                    place = f"{display(resolved[0])}:{resolved[1]}" if resolved else guard.where
+                    by_line[f"{place}: {guard.source}" if guard.source else place] += 1
+            pinned = [
+                pins(g) for g in tree.guards if g.kind in ("TENSOR_MATCH", "EQUALS_MATCH") and _is_user_guard(g, index)
+            ]
+            entries.append(
+                GuardEntry(
+                    compile_id=str(tree.compile_id),
+                    guard_count=metrics.guard_count if metrics else None,
+                    tree_guards=len(tree.guards),
+                    by_kind=dict(Counter(g.kind for g in tree.guards).most_common()),
+                    latency_us=metrics.guard_latency_us if metrics else None,
+                    by_source_line=dict(by_line.most_common()),
+                    pins=tuple(pinned[:6]) + ((f"… and {len(pinned) - 6} more",) if len(pinned) > 6 else ()),
+                    changed=diff_entries(previous, tree.guards) if previous is not None else (),
+                )
+            )
+            previous = tree.guards
+        frames.append(
+            GuardFrame(
+                function=name_of(file, co_name, line) if file != "?" else co_name,
+                file=file,
+                line=line or 0,
+                entries=tuple(entries),
+                display_file=display(file) if file != "?" else file,
+            )
+        )
+    return frames

@@ -1,0 +1,52 @@
+"""`dynamo_cpp_guards_str`: the C++ guard tree of one cache entry, one leaf guard per line::
+
+    TREE_GUARD_MANAGER:
+    +- RootGuardManager
+    | +- GLOBAL_STATE: ___check_global_state() against {...}
+    | +- GuardManager: source=L['x'], accessed_by=..., type=<class 'torch.Tensor'>, ...
+    | | +- TENSOR_MATCH: check_tensor(L['x'], ...)  # return x + 1  # dir/model.py:11 in forward
+
+Managers (CamelCase) are the tree's structure; leaves (UPPER_CASE kinds) are the guards.
+"""
+
+from __future__ import annotations
+
+import re
+
+from torchcompile_doctor.events.model import Guard, GuardTree
+from torchcompile_doctor.events.parsers import Parser
+from torchcompile_doctor.events.parsers.common import compile_id_of
+from torchcompile_doctor.events.reader import Record
+
+_LEAF = re.compile(r"^(?P<indent>(?:\| )*)\+- (?P<kind>[A-Z][A-Z0-9_]+): (?P<rest>.*)$")
+_COMMENT = re.compile(r"\s{2,}# (?P<source>.*?)\s+# (?P<where>\S+:\d+) in \S+(?: \(HINT: .*\))?\s*$")
+
+
+def parse_tree(text: str) -> tuple[Guard, ...]:
+    guards = []
+    for line in text.split("\n"):
+        leaf = _LEAF.match(line)
+        if leaf is None:
+            continue
+        rest = leaf["rest"]
+        comment = _COMMENT.search(rest)
+        expression = rest[: comment.start()].strip() if comment else rest.strip()
+        guards.append(
+            Guard(
+                kind=leaf["kind"],
+                expression=expression,
+                depth=len(leaf["indent"]) // 2,
+                source=comment["source"].strip() if comment else None,
+                where=comment["where"] if comment else None,
+            )
+        )
+    return tuple(guards)
+
+
+def parse(record: Record, strings: dict[int, str]) -> GuardTree | None:
+    if not record.payload or "GuardManager" not in record.payload:
+        return None
+    return GuardTree(compile_id_of(record.meta), parse_tree(record.payload))
+
+
+PARSER = Parser(frozenset({"dynamo_cpp_guards_str"}), needs_payload=True, parse=parse)
