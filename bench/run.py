@@ -407,7 +407,9 @@ def main() -> int:
 
     def span(values: list[float]) -> str:
         lo, hi = round(min(values), 2) + 0.0, round(max(values), 2) + 0.0  # no "-0.00"
-        return f"{lo:.2f} s" if abs(hi - lo) < 0.005 else f"{lo:.2f}-{hi:.2f} s"
+        if hi == lo:
+            return f"{lo:.2f} s"
+        return f"{lo:.2f}-{hi:.2f} s" if lo >= 0 else f"{lo:+.2f} to {hi:+.2f} s"
 
     fixed = [cmds["doctor"].median - cmds["plain"].median for cmds in overhead.values()]
     traced = [cmds["trace"].median - cmds["plain"].median for cmds in overhead.values()]
@@ -445,12 +447,20 @@ def main() -> int:
     spreads = [
         (max(c.times) - min(c.times)) / c.median for cs in overhead.values() for c in cs.values() if len(c.times) > 1
     ]
+    load_after = os.getloadavg()[0]
     if spreads:
+        busy = max(spreads) > 0.25 or max(load_before, load_after) > 1.0
         notes.append(
             f"- Noise: the widest min-max wall spread among the section-1 commands is {max(spreads) * 100:.0f}% "
-            f"of its median (load average {load_before:.2f} before, {os.getloadavg()[0]:.2f} after, on "
+            f"of its median (load average {load_before:.2f} before, {load_after:.2f} after, on "
             f"{machine()['cores']}); differences smaller than that are not resolved by this run. CPU time "
             "(user+sys of the command and its children) is less sensitive to other load than wall time."
+            + (
+                " **Other processes shared the machine during this run: rerun on an idle machine before "
+                "trusting the wall-time ratios.**"
+                if busy
+                else ""
+            )
         )
     interpretation = "\n".join(notes)
 

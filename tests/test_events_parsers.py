@@ -306,7 +306,9 @@ def test_metrics_with_every_field_null():
     for key in body:
         body[key] = None
     event = compilation_metrics.parse(record, {})
-    assert event == CompilationMetrics(CompileId(0, 0), None, None, None, None, None, None, 0.0, None, None, None, None)
+    assert event == CompilationMetrics(
+        CompileId(0, 0), None, None, None, None, None, None, None, 0.0, None, None, None, None
+    )
 
 
 def test_metrics_with_wrong_types_do_not_raise():
@@ -317,6 +319,7 @@ def test_metrics_with_wrong_types_do_not_raise():
         co_firstlineno="5",
         cache_size=1.5,
         guard_count=True,
+        guard_latency_us="fast",
         graph_op_count={"n": 1},
         entire_frame_compile_time_s="0.2",
         fail_type=3,
@@ -325,7 +328,9 @@ def test_metrics_with_wrong_types_do_not_raise():
         fail_user_frame_lineno="6",
     )
     event = compilation_metrics.parse(record, {})
-    assert event == CompilationMetrics(CompileId(0, 0), None, None, None, None, None, None, 0.0, None, None, None, None)
+    assert event == CompilationMetrics(
+        CompileId(0, 0), None, None, None, None, None, None, None, 0.0, None, None, None, None
+    )
 
 
 def test_metrics_real_values_survive():

@@ -96,3 +96,53 @@ def test_guards_needs_a_target_or_a_dump(tmp_path):
     assert run.returncode == 2 and "give a TARGET to run, or --dump DIR" in run.stderr
     missing = run_doctor("guards", "--dump", str(tmp_path / "nope"), cwd=tmp_path)
     assert missing.returncode == 2 and "is not a directory" in missing.stderr
+
+
+@pytest.mark.slow
+def test_dump_round_trip_reads_the_same_guards_without_running(tmp_path):
+    dump = tmp_path / "dump"
+    live = run_doctor("guards", "module_counter.py", "--dump", str(dump), "--format", "json", cwd=SAMPLES)
+    assert live.returncode == 0, live.stderr[-2000:]
+    assert list(dump.glob("__transformed_code_*_for_forward.py")) and (dump / "doctor_capture").is_dir()
+    offline = run_doctor("guards", "--dump", str(dump), "--format", "json", cwd=tmp_path)
+    assert offline.returncode == 0, offline.stderr
+    assert offline.json["guards"] == live.json["guards"]  # kinds, counts, diffs and the measured cost
+
+
+def test_plain_depyf_dump_is_read_with_a_warning():
+    from conftest import REPO
+
+    run = run_doctor("guards", "--dump", str(REPO / "tests/data/depyf_dumps/module_counter"), "--format", "json")
+    assert run.returncode == 0, run.stderr
+    report = run.json
+    [frame] = report["guards"]
+    assert frame["function"] == "forward" and len(frame["entries"]) == 4
+    assert [e["changed"][:1] for e in frame["entries"][1:]] == [
+        ["self.count: 0 → 1"],
+        ["self.count: 1 → 2"],
+        ["self.count: 2 → 3"],
+    ]
+    assert any("only root-level guards" in note for note in report["notes"])
+
+
+def test_measured_guard_share_becomes_a_finding(tmp_path):
+    from torchcompile_doctor.analysis import AnalysisContext, analyze
+    from torchcompile_doctor.events.model import CompilationMetrics, CompileId, EventLog, GuardOverhead, GuardTree
+
+    script = tmp_path / "model.py"
+    script.write_text("import torch\n\ndef step(x):\n    return x + 1\n")
+    log = EventLog()
+    metrics = CompilationMetrics(CompileId(0, 0), "step", str(script), 3, 0, 12, 40.0, 1, 0.1, None, None, None, None)
+    log.metrics.append(metrics)
+    log.guard_trees.append(GuardTree(CompileId(0, 0), parse_tree(TREE)))
+    log.guard_overheads.append(GuardOverhead(str(script), 3, "step", 500, 10.0, 6.0, 8.0))
+    report = analyze(log, AnalysisContext(target=str(script), root=str(tmp_path)))
+    [finding] = [f for f in report.findings if f.code == "TCD214"]
+    assert finding.title == "Guards take 40% of each `step` call"
+    assert finding.impact == {"guard_us_per_call": 4.0, "guard_share": 0.4}
+    assert "compiled 10.0 µs" in finding.why and "eager 8.0 µs" in finding.why
+    assert report.guards[0].overhead["skip_guards_us"] == 6.0
+    # below the share threshold: no finding
+    log.guard_overheads[0] = GuardOverhead(str(script), 3, "step", 500, 10.0, 9.5, 8.0)
+    report = analyze(log, AnalysisContext(target=str(script), root=str(tmp_path)))
+    assert not [f for f in report.findings if f.code == "TCD214"]

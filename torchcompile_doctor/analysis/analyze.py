@@ -59,7 +59,7 @@ class AnalysisContext:
 
 
 _POLYFILLS = "/torch/_dynamo/polyfills/"
-GUARD_HEAVY = 200  # leaf guards in one cache entry
+GUARD_HEAVY = 100  # guards on the user's Python values (constants, ids, types) in one cache entry
 GUARD_SHARE = 0.10  # measured guard time over the compiled call time
 
 
@@ -574,8 +574,8 @@ class _Builder:
         findings = []
         for frame in frames:
             location = self.location(frame.file, frame.line, frame.function)
-            heaviest = max(frame.entries, key=lambda e: e.tree_guards, default=None)
-            if heaviest is not None and heaviest.tree_guards >= GUARD_HEAVY:
+            heaviest = max(frame.entries, key=lambda e: e.user_value_guards, default=None)
+            if heaviest is not None and heaviest.user_value_guards >= GUARD_HEAVY:
                 kinds = ", ".join(f"{n} {k}" for k, n in list(heaviest.by_kind.items())[:3])
                 top_line = next(iter(heaviest.by_source_line), "torch's own checks")
                 findings.append(
@@ -584,6 +584,7 @@ class _Builder:
                         location=location,
                         facts={
                             "function": frame.function,
+                            "value_guards": heaviest.user_value_guards,
                             "guards": heaviest.tree_guards,
                             "kinds": kinds,
                             "top_line": top_line,
@@ -612,26 +613,32 @@ class _Builder:
                             evidence={"overhead": overhead},
                         )
                     )
+        user_files = {
+            m.co_filename for m in self.log.metrics if m.co_filename and not self.code.is_library(m.co_filename)
+        }
         for tree in self.log.guard_trees:
             for guard in tree.guards:
-                if (
-                    guard.kind == "LAMBDA_GUARD"
-                    and guard.depth == 1
-                    and guard.where
-                    and not guard.where.startswith(("_dynamo/", "_functorch/"))
-                ):
-                    metrics = self._function_of(tree.compile_id)
-                    if metrics is None or not metrics.co_filename:
-                        continue
-                    name = self.code.user_function_name(metrics.co_filename, metrics.co_name, metrics.co_firstlineno)
-                    findings.append(
-                        self.finding(
-                            rule_for_kind_code("TCD213"),
-                            location=self.location(metrics.co_filename, metrics.co_firstlineno or 0, name),
-                            facts={"function": name, "expression": readable(guard.expression), "where": guard.where},
-                            evidence={"compile_ids": [str(tree.compile_id)]},
-                        )
+                where_path = (guard.where or "").rpartition(":")[0]
+                from_user = "L['" in guard.expression or any(where_path and f.endswith(where_path) for f in user_files)
+                if guard.kind != "LAMBDA_GUARD" or guard.depth > 1 or not from_user:
+                    continue
+                metrics = self._function_of(tree.compile_id)
+                if metrics is None or not metrics.co_filename:
+                    continue
+                name = self.code.user_function_name(metrics.co_filename, metrics.co_name, metrics.co_firstlineno)
+                location = self.location(metrics.co_filename, metrics.co_firstlineno or 0, name)
+                findings.append(
+                    self.finding(
+                        rule_for_kind_code("TCD213"),
+                        location=location,
+                        facts={
+                            "function": name,
+                            "expression": readable(guard.expression),
+                            "where": guard.where or location.where,  # implicit guards name no line
+                        },
+                        evidence={"compile_ids": [str(tree.compile_id)]},
                     )
+                )
         return _unique(findings)
 
     # -- suppressions

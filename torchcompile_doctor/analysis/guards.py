@@ -17,6 +17,18 @@ _TENSOR = re.compile(
     r"requires_grad=(?P<rg>\w+), size=\[(?P<size>[^\]]*)\], stride=\[(?P<stride>[^\]]*)\]"
 )
 _TORCH_INTERNAL = ("_dynamo/", "_functorch/", "torch/")
+_VALUE_KINDS = {
+    "EQUALS_MATCH",
+    "ID_MATCH",
+    "TYPE_MATCH",
+    "DICT_CONTAINS",
+    "DICT_KEYS_MATCH",
+    "DICT_VERSION",
+    "LAMBDA_GUARD",
+    "CONSTANT_MATCH",
+    "BOOL_MATCH",
+    "NONE_MATCH",
+}
 
 
 def readable(expression: str) -> str:
@@ -86,6 +98,7 @@ class GuardEntry:
     by_kind: dict[str, int]
     latency_us: float | None  # torch's one cold measurement right after compiling: an estimate
     by_source_line: dict[str, int]
+    user_value_guards: int  # guards on Python values (constants, ids, types, dict keys) from the user's lines
     pins: tuple[str, ...]  # the guards that pin user values, in plain words (a sample)
     changed: tuple[str, ...]  # guards that differ from the previous cache entry of the frame
 
@@ -97,6 +110,7 @@ class GuardEntry:
             "by_kind": dict(self.by_kind),
             "latency_us": self.latency_us,
             "by_source_line": dict(self.by_source_line),
+            "user_value_guards": self.user_value_guards,
             "pins": list(self.pins),
             "changed": list(self.changed),
         }
@@ -218,6 +232,9 @@ def analyze_guards(
                     by_kind=dict(Counter(g.kind for g in tree.guards).most_common()),
                     latency_us=metrics.guard_latency_us if metrics else None,
                     by_source_line=dict(by_line.most_common()),
+                    user_value_guards=sum(
+                        1 for g in tree.guards if g.kind in _VALUE_KINDS and _is_user_guard(g, index)
+                    ),
                     pins=tuple(pinned[:6]) + ((f"… and {len(pinned) - 6} more",) if len(pinned) > 6 else ()),
                     changed=diff_entries(previous, tree.guards) if previous is not None else (),
                 )

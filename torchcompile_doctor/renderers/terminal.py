@@ -110,12 +110,8 @@ def _guards(console: Console, report: Report) -> None:
         for entry in frame.entries:
             kinds = ", ".join(f"{k} {n}" for k, n in entry.by_kind.items())
             latency = f", torch's cold estimate {entry.latency_us:g} µs" if entry.latency_us is not None else ""
-            console.print(
-                Text(
-                    f"    entry {entry.compile_id}: {entry.tree_guards} guards in the tree "
-                    f"(torch counts {entry.guard_count}){latency}"
-                )
-            )
+            counted = f" (torch counts {entry.guard_count})" if entry.guard_count is not None else ""
+            console.print(Text(f"    entry {entry.compile_id}: {entry.tree_guards} guards{counted}{latency}"))
             console.print(Text(f"      by kind: {kinds}", style="dim"))
             for place, count in list(entry.by_source_line.items())[:5]:
                 console.print(Text(f"      {count:>5} from {place}", style="dim"))

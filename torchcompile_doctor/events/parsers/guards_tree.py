@@ -19,7 +19,8 @@ from torchcompile_doctor.events.parsers.common import compile_id_of
 from torchcompile_doctor.events.reader import Record
 
 _LEAF = re.compile(r"^(?P<indent>(?:\| )*)\+- (?P<kind>[A-Z][A-Z0-9_]+): (?P<rest>.*)$")
-_COMMENT = re.compile(r"\s{2,}# (?P<source>.*?)\s+# (?P<where>\S+:\d+) in \S+(?: \(HINT: .*\))?\s*$")
+# "  # source line  # path:11 in fn", or only "  # path:11 in fn" for torch's own guards
+_COMMENT = re.compile(r"\s{2,}# (?:(?P<source>.*?)\s+# )?(?P<where>\S+:\d+) in \S+(?: \(HINT: .*\))?\s*$")
 
 
 def parse_tree(text: str) -> tuple[Guard, ...]:
@@ -30,13 +31,15 @@ def parse_tree(text: str) -> tuple[Guard, ...]:
             continue
         rest = leaf["rest"]
         comment = _COMMENT.search(rest)
-        expression = rest[: comment.start()].strip() if comment else rest.strip()
+        # a free-text note ("# implicit guard for float input ...") is not part of the expression
+        expression = rest[: comment.start()] if comment else rest.split("  # ", 1)[0]
+        expression = expression.strip()
         guards.append(
             Guard(
                 kind=leaf["kind"],
                 expression=expression,
                 depth=len(leaf["indent"]) // 2,
-                source=comment["source"].strip() if comment else None,
+                source=comment["source"].strip() if comment and comment["source"] else None,
                 where=comment["where"] if comment else None,
             )
         )
