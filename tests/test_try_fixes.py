@@ -37,9 +37,9 @@ def test_allow_unspec_int_on_nn_module_for_a_counter():
     assert verified["effect"] == "improved" and verified["ok"] is True
 
 
-def test_dynamic_true_removes_shape_recompiles_but_not_dtype_ones():
+def test_mark_dynamic_removes_shape_recompiles_but_dynamic_true_not_dtype_ones():
     shape = _verified(_explain("shape_recompile.py"), "TCD301")
-    assert shape["change"] == "torch.compile(..., dynamic=True)"
+    assert shape["change"] == "torch._dynamo.mark_dynamic(ids, 1) before each call of `SentenceEncoder.forward`"
     assert shape["effect"] == "fixed" and (shape["before"]["recompiles"], shape["after"]["recompiles"]) == (3, 0)
     dtype = _verified(_explain("dtype_recompile.py"), "TCD201")
     assert dtype["effect"] == "no effect"
@@ -54,8 +54,17 @@ def test_knock_on_recompiles_share_the_break_experiment():
     assert effects == {"TCD104": "fixed", "TCD203": "fixed", "TCD202": "fixed"}
 
 
+def test_raising_the_recompile_limit_is_reported_as_mixed():
+    report = _explain("int_arg_recompile_limit.py")
+    limit = _verified(report, "TCD402")
+    assert limit["change"] == "torch._dynamo.config.recompile_limit = 64"
+    assert limit["effect"] == "mixed"  # the limit is no longer hit, but it compiles even more
+    assert limit["after"]["recompile_limit_hits"] == 0 and limit["after"]["recompiles"] > limit["before"]["recompiles"]
+    assert _verified(report, "TCD202")["effect"] == "fixed"  # dynamic=True
+
+
 def test_terminal_shows_the_measured_effect():
     run = run_doctor("explain", "shape_recompile.py", "--try-fixes", cwd=SAMPLES)
     assert run.returncode == 0
-    assert "verified: torch.compile(..., dynamic=True)" in run.stdout
+    assert "verified: torch._dynamo.mark_dynamic(ids, 1)" in run.stdout
     assert "fixed: recompiles 3 → 0" in run.stdout

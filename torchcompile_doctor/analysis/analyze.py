@@ -329,6 +329,15 @@ class _Builder:
             )
             if main is not None and is_carried_value(main.variable):
                 finding = replace(finding, **self._knock_on(finding, main, co_name, file))
+            elif reason_class == "shape_or_rank" and index and file != "?":  # the precise fix: that dim only
+                mark = {
+                    "file": file,
+                    "line": line,
+                    "function": name,
+                    "variable": facts["variable"],
+                    "dim": int(index.group(1)),
+                }
+                finding = replace(finding, fix=replace(finding.fix, experiment={"mark_dynamic": mark}))
             findings.append(finding)
         return findings
 

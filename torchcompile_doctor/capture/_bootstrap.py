@@ -174,7 +174,9 @@ def main() -> None:
     try:
         with (
             dynamo_config(experiment.get("config")),
-            compile_hook(channel, spec.get("backend"), experiment.get("compile"), recorder),
+            compile_hook(
+                channel, spec.get("backend"), experiment.get("compile"), recorder, experiment.get("mark_dynamic")
+            ),
             perf_hint_capture(channel),
             _depyf_dump(spec.get("dump_dir"), channel),
         ):

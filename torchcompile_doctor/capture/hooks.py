@@ -41,7 +41,31 @@ class SideChannel:
         self._file.close()
 
 
-def _recording_callers(compiled: Callable, original: Callable, channel: SideChannel, recorder=None) -> Callable:
+def _dim_marker(function: Callable, code, mark: dict | None) -> Callable | None:
+    """For a `mark_dynamic` experiment on this function: mark the named input's dimension dynamic
+    before each call, as `torch._dynamo.mark_dynamic(x, dim)` in the user's code would."""
+    if not mark or (code.co_filename, code.co_firstlineno) != (mark["file"], mark["line"]):
+        return None
+    import inspect
+
+    import torch
+
+    signature = inspect.signature(function)
+
+    def mark_inputs(args: tuple, kwargs: dict) -> None:
+        try:
+            value = signature.bind_partial(*args, **kwargs).arguments.get(mark["variable"])
+        except TypeError:
+            return
+        if isinstance(value, torch.Tensor) and value.dim() > mark["dim"]:
+            torch._dynamo.mark_dynamic(value, mark["dim"])
+
+    return mark_inputs
+
+
+def _recording_callers(
+    compiled: Callable, original: Callable, channel: SideChannel, recorder=None, mark: dict | None = None
+) -> Callable:
     """Wrap a compiled plain function to note each distinct line that calls it: torch's own
     dynamo_start stack leaves that frame out, and input fixes (dtype, shapes, ints) belong there."""
     code = getattr(original, "__code__", None)
@@ -49,11 +73,14 @@ def _recording_callers(compiled: Callable, original: Callable, channel: SideChan
         return compiled
     seen: set[tuple[str, int]] = set()
     record = recorder.track(compiled, original, code) if recorder is not None else None
+    mark_inputs = _dim_marker(original, code, mark)
 
     @functools.wraps(compiled)
     def call(*args, **kwargs):
         if record is not None:
             recorder.note(record, args, kwargs)
+        if mark_inputs is not None:
+            mark_inputs(args, kwargs)
         caller = sys._getframe(1)
         key = (caller.f_code.co_filename, caller.f_lineno)
         if key not in seen:
@@ -78,14 +105,23 @@ def _backend_name(backend: object) -> str:
     return getattr(backend, "__name__", None) or type(backend).__name__
 
 
-def _recording_module_calls(compiled, recorder) -> None:
-    """Give a compiled module (OptimizedModule) a subclass whose __call__ notes its last arguments;
-    isinstance checks still hold. Only for `doctor guards`, which times that call afterwards."""
+def _recording_module_calls(compiled, recorder, mark: dict | None) -> None:
+    """Give a compiled module (OptimizedModule) a subclass whose __call__ notes its last arguments
+    (for `doctor guards`, which times that call afterwards) or marks an input dynamic (a --try-fixes
+    experiment); isinstance checks still hold."""
     base = type(compiled)
-    record = recorder.track(compiled, compiled._orig_mod, type(compiled._orig_mod).forward.__code__)
+    forward = compiled._orig_mod.forward
+    code = type(compiled._orig_mod).forward.__code__
+    record = recorder.track(compiled, compiled._orig_mod, code) if recorder is not None else None
+    mark_inputs = _dim_marker(forward, code, mark)
+    if record is None and mark_inputs is None:
+        return
 
     def __call__(self, *args, **kwargs):  # noqa: N807 - the dunder being overridden
-        recorder.note(record, args, kwargs)
+        if record is not None:
+            recorder.note(record, args, kwargs)
+        if mark_inputs is not None:
+            mark_inputs(args, kwargs)
         return base.__call__(self, *args, **kwargs)
 
     compiled.__class__ = type(base.__name__, (base,), {"__call__": __call__})
@@ -93,7 +129,7 @@ def _recording_module_calls(compiled, recorder) -> None:
 
 @contextlib.contextmanager
 def compile_hook(
-    channel: SideChannel, override: str | None, forced: dict | None = None, recorder=None
+    channel: SideChannel, override: str | None, forced: dict | None = None, recorder=None, mark: dict | None = None
 ) -> Iterator[None]:
     """Record every torch.compile call's backend; with `override`, compile with it instead; `forced`
     kwargs (a --try-fixes experiment such as dynamic=True) replace the user's; with a `recorder`
@@ -115,9 +151,9 @@ def compile_hook(
             return original(**kwargs)
         compiled = original(model, **kwargs)
         if isinstance(model, types.FunctionType) and isinstance(compiled, types.FunctionType):
-            return _recording_callers(compiled, model, channel, recorder)
-        if recorder is not None and isinstance(model, torch.nn.Module) and hasattr(compiled, "_orig_mod"):
-            _recording_module_calls(compiled, recorder)
+            return _recording_callers(compiled, model, channel, recorder, mark)
+        if (recorder is not None or mark) and isinstance(model, torch.nn.Module) and hasattr(compiled, "_orig_mod"):
+            _recording_module_calls(compiled, recorder, mark)
         return compiled
 
     compile_and_record.__wrapped__ = original  # type: ignore[attr-defined]

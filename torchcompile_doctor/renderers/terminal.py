@@ -124,10 +124,11 @@ def _guards(console: Console, report: Report) -> None:
             if o.get("error"):
                 console.print(Text(f"    per call: not measured ({o['error']})", style="dim"))
             else:
+                share = max(0.0, o["compiled_us"] - o["skip_guards_us"]) / o["compiled_us"] if o["compiled_us"] else 0.0
                 console.print(
                     Text(
                         f"    per call: compiled {o['compiled_us']:.1f} µs · guards skipped "
-                        f"{o['skip_guards_us']:.1f} µs · eager {o['eager_us']:.1f} µs",
+                        f"{o['skip_guards_us']:.1f} µs · eager {o['eager_us']:.1f} µs · guards ≈ {share:.0%} of the call",
                         style="bold",
                     )
                 )

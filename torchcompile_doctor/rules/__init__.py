@@ -137,7 +137,11 @@ def _rule(entry: object, index: int) -> Rule:
         raise CatalogueError(f"{where}: bad pattern: {error}") from None
     experiment = entry.get("experiment")
     if experiment is not None:
-        if not isinstance(experiment, dict) or not experiment or set(experiment) - {"config", "compile"}:
+        if (
+            not isinstance(experiment, dict)
+            or not experiment
+            or set(experiment) - {"config", "compile", "mark_dynamic"}
+        ):
             raise CatalogueError(f"{where}: experiment must map `config` and/or `compile` to settings")
         for part in experiment.values():
             if not isinstance(part, dict) or not part:

@@ -25,6 +25,11 @@ def describe(experiment: dict) -> str:
             parts.append(f"torch._dynamo.config.reorderable_logging_functions.update({{{', '.join(value)}}})")
         else:
             parts.append(f"torch._dynamo.config.{key} = {value!r}")
+    if experiment.get("mark_dynamic"):
+        mark = experiment["mark_dynamic"]
+        parts.append(
+            f"torch._dynamo.mark_dynamic({mark['variable']}, {mark['dim']}) before each call of `{mark['function']}`"
+        )
     if experiment.get("compile"):
         kwargs = ", ".join(f"{k}={v!r}" for k, v in experiment["compile"].items())
         parts.append(f"torch.compile(..., {kwargs})")
