@@ -128,7 +128,8 @@ def _guards(console: Console, report: Report) -> None:
                 console.print(
                     Text(
                         f"    per call: compiled {o['compiled_us']:.1f} µs · guards skipped "
-                        f"{o['skip_guards_us']:.1f} µs · eager {o['eager_us']:.1f} µs · guards ≈ {share:.0%} of the call",
+                        f"{o['skip_guards_us']:.1f} µs · eager {o['eager_us']:.1f} µs · "
+                        f"guards ≈ {share:.0%} of the call",
                         style="bold",
                     )
                 )
