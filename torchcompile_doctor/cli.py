@@ -140,10 +140,24 @@ def explain(
     finally:
         if settings.artifacts is None:
             shutil.rmtree(workdir, ignore_errors=True)
+    raise typer.Exit(_exit_code(result, report))
+
+
+def _exit_code(result, report) -> int:
+    """0: the target finished and was reported; 3: it failed (the report still came out); 130: Ctrl-C."""
     if result.interrupted:
-        raise typer.Exit(EXIT_INTERRUPTED)
+        return EXIT_INTERRUPTED
     finished = report.target_status in ("ok", "sys_exit") and report.target_exit_code == 0
-    raise typer.Exit(EXIT_OK if finished else EXIT_TARGET_FAILED)
+    return EXIT_OK if finished else EXIT_TARGET_FAILED
+
+
+def _offline_context(log, path: Path, root: Path | None = None):
+    """Where a kept capture's code lives: --root, else the target's directory as recorded, else here."""
+    from torchcompile_doctor.analysis import AnalysisContext
+
+    target = log.bootstrap[-1].target if log.bootstrap else str(path)
+    base = root or (Path(target).parent if log.bootstrap and Path(target).is_absolute() else Path.cwd())
+    return AnalysisContext(target=target, root=str(base.resolve()))
 
 
 def _capture_and_analyze(
@@ -236,10 +250,7 @@ def guards(
         _emit(_render(report, settings.format, settings.output, show_guards=True), settings.output)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    if result.interrupted:
-        raise typer.Exit(EXIT_INTERRUPTED)
-    finished = report.target_status in ("ok", "sys_exit") and report.target_exit_code == 0
-    raise typer.Exit(EXIT_OK if finished else EXIT_TARGET_FAILED)
+    raise typer.Exit(_exit_code(result, report))
 
 
 CAPTURE_IN_DUMP = "doctor_capture"
@@ -248,7 +259,7 @@ CAPTURE_IN_DUMP = "doctor_capture"
 def _read_dump_report(dump: Path):
     """A dump made by `doctor guards TARGET --dump DIR` carries the full capture; a plain depyf dump only
     its root-level guards (torch 2.13), analysed with a warning. Nothing in it is imported or run."""
-    from torchcompile_doctor.analysis import AnalysisContext, analyze
+    from torchcompile_doctor.analysis import analyze
     from torchcompile_doctor.events.load import load_artifacts
 
     if not dump.is_dir():
@@ -256,9 +267,7 @@ def _read_dump_report(dump: Path):
     capture = dump / CAPTURE_IN_DUMP
     if capture.is_dir():
         log = load_artifacts(capture)
-        target = log.bootstrap[-1].target if log.bootstrap else str(dump)
-        root = str(Path(target).parent) if Path(target).is_absolute() else str(Path.cwd())
-        return analyze(log, AnalysisContext(target=target, root=root))
+        return analyze(log, _offline_context(log, dump))
     from torchcompile_doctor.dumps.report import report_from_depyf_dump
 
     return report_from_depyf_dump(dump)
@@ -273,7 +282,7 @@ def report(
     root: Path | None = typer.Option(None, "--root", help="The directory of your code (for relative paths)."),
 ) -> None:
     """Re-render the report from an existing capture, without running anything (no torch needed)."""
-    from torchcompile_doctor.analysis import AnalysisContext, analyze
+    from torchcompile_doctor.analysis import analyze
     from torchcompile_doctor.events.load import load_artifacts
     from torchcompile_doctor.settings import check_format
 
@@ -282,9 +291,7 @@ def report(
     if not path.exists():
         raise DoctorError(f"no such file or directory: {path}")
     log = load_artifacts(path)
-    target = log.bootstrap[-1].target if log.bootstrap else str(path)
-    base = root or (Path(target).parent if log.bootstrap and Path(target).is_absolute() else Path.cwd())
-    report_ = analyze(log, AnalysisContext(target=target, root=str(base.resolve())))
+    report_ = analyze(log, _offline_context(log, path, root))
     _emit(_render(report_, fmt, output), output)
 
 
