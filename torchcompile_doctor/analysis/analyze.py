@@ -628,12 +628,16 @@ class _Builder:
         for tree in self.log.guard_trees:
             for guard in tree.guards:
                 where_path = (guard.where or "").rpartition(":")[0]
-                from_user = "L['" in guard.expression or any(where_path and f.endswith(where_path) for f in user_files)
+                # the user's own line, or an implicit guard on their inputs (no line); not library internals
+                if where_path:
+                    from_user = any(f.endswith(where_path) for f in user_files)
+                else:
+                    from_user = "L['" in guard.expression
                 if guard.kind != "LAMBDA_GUARD" or guard.depth > 1 or not from_user:
                     continue
                 metrics = self._function_of(tree.compile_id)
-                if metrics is None or not metrics.co_filename:
-                    continue
+                if metrics is None or not metrics.co_filename or self.code.is_library(metrics.co_filename):
+                    continue  # a library frame's Python guards are not the user's to change
                 name = self.code.user_function_name(metrics.co_filename, metrics.co_name, metrics.co_firstlineno)
                 location = self.location(metrics.co_filename, metrics.co_firstlineno or 0, name)
                 findings.append(

@@ -22,6 +22,7 @@ class CodeMap:
         self.library_roots = tuple(r.rstrip(os.sep) + os.sep for r in library_roots if r)
         self._read_source = read_source
         self._cache: dict[str, Sequence[str] | None] = {}
+        self._trees: dict[str, ast.Module | None] = {}
 
     def is_library(self, file: str) -> bool:
         if file.startswith("<") or file.startswith(_DOCTOR_DIR + os.sep):
@@ -63,12 +64,8 @@ class CodeMap:
 
     def qualified_name(self, file: str, function: str, line: int) -> str:
         """`forward` -> `Block.forward` when `line` is inside a method of class Block."""
-        lines = self.lines(file)
-        if not lines:
-            return function
-        try:
-            tree = ast.parse("".join(lines) if lines[0].endswith("\n") else "\n".join(lines))
-        except (SyntaxError, ValueError):
+        tree = self._tree(file)
+        if tree is None:
             return function
         best: tuple[int, str] | None = None
 
@@ -86,6 +83,17 @@ class CodeMap:
 
         visit(tree, "")
         return best[1] if best else function
+
+    def _tree(self, file: str) -> ast.Module | None:
+        """Each file is parsed once per report (library files can be thousands of lines)."""
+        if file not in self._trees:
+            lines = self.lines(file)
+            try:
+                text = "".join(lines) if lines and lines[0].endswith("\n") else "\n".join(lines or ())
+                self._trees[file] = ast.parse(text) if lines else None
+            except (SyntaxError, ValueError):
+                self._trees[file] = None
+        return self._trees[file]
 
     def user_function_name(self, file: str, co_name: str, line: int) -> str:
         """The name a user knows: resume functions become `Block.forward (after line 20)`."""
