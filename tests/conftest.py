@@ -9,8 +9,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "sample_models"
 CORPUS = REPO.parent / "shared" / "corpus-dev"
@@ -39,11 +37,6 @@ def run_doctor(*args: str, cwd: Path | None = None, timeout: float = 300, env: d
         env=full_env,
     )
     return DoctorRun(process.returncode, process.stdout, process.stderr)
-
-
-@pytest.fixture
-def doctor():
-    return run_doctor
 
 
 def matches_file(found: str, expected: str) -> bool:

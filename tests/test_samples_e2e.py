@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import yaml
 from conftest import SAMPLES, check_against_ground_truth, run_doctor
@@ -19,7 +21,7 @@ def test_sample(script, tmp_path):
     out = tmp_path / "report.json"
     run = run_doctor("explain", script, "--format", "json", "--output", str(out), cwd=SAMPLES)
     assert run.returncode == (0 if expected["exit_code"] == 0 else 3), run.stderr[-3000:]
-    report = __import__("json").loads(out.read_text())
+    report = json.loads(out.read_text())
     findings = report["findings"]
 
     check_against_ground_truth(report, expected)

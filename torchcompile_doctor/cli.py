@@ -5,6 +5,7 @@ Never imports torch: only the capture child does.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -332,18 +333,10 @@ def rule(code: str = typer.Argument(..., help="A rule code (TCD104) or a GB id (
     typer.echo(explain_rule(code.strip().upper(), load_catalogue()))
 
 
-class _NoStatus:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
 def _status(message: str):
     """A rich status line on stderr while the target runs, only on a TTY."""
     if not sys.stderr.isatty():
-        return _NoStatus()
+        return contextlib.nullcontext()
     from rich.console import Console
 
     return Console(stderr=True).status(message)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from torchcompile_doctor.capture.target import TargetSpec, parse_target
 from torchcompile_doctor.errors import DoctorError
+from torchcompile_doctor.renderers import FORMATS as REPORT_FORMATS
 
-REPORT_FORMATS = ("terminal", "json", "markdown")
 KNOWN_BACKENDS = ("eager", "aot_eager", "inductor", "cudagraphs")
 
 

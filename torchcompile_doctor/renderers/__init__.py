@@ -9,20 +9,20 @@ from torchcompile_doctor.report import Report
 Renderer = Callable[..., str]
 
 
+# format -> the module that renders it (imported lazily: rich is only loaded for the terminal)
+_MODULES = {
+    "terminal": "torchcompile_doctor.renderers.terminal",
+    "json": "torchcompile_doctor.renderers.json",
+    "markdown": "torchcompile_doctor.renderers.markdown",
+}
+FORMATS = tuple(_MODULES)
+
+
 def renderer_for(name: str) -> Renderer:
-    """The render function of a format (imported lazily: rich is only loaded for the terminal)."""
-    if name == "terminal":
-        from torchcompile_doctor.renderers.terminal import render
-    elif name == "json":
-        from torchcompile_doctor.renderers.json import render
-    elif name == "markdown":
-        from torchcompile_doctor.renderers.markdown import render
-    else:
-        raise KeyError(name)
-    return render
+    """The render function of a format."""
+    import importlib
 
-
-FORMATS = ("terminal", "json", "markdown")
+    return importlib.import_module(_MODULES[name]).render
 
 
 def render(report: Report, fmt: str, **options) -> str:
