@@ -19,6 +19,7 @@ KINDS = (
     "target_error",
     "unused_suppression",
     "guard_cost",
+    "rank_divergence",
 )
 
 
@@ -74,6 +75,7 @@ class Finding:
     evidence: dict = field(default_factory=dict)  # compile ids, raw torch text
     docs_url: str | None = None
     rank: int = 0
+    ranks: tuple[int, ...] = (0,)  # the distributed ranks it occurred on; (0,) for a single process
 
     def as_dict(self) -> dict:
         return {
@@ -99,6 +101,7 @@ class Finding:
             "fix": self.fix.as_dict() if self.fix else None,
             "docs_url": self.docs_url,
             "fingerprint": self.fingerprint,
+            "ranks": list(self.ranks),
         }
 
 
@@ -127,6 +130,29 @@ class Summary:
 
 
 @dataclass(frozen=True)
+class GateResult:
+    """What `doctor check` decided: which findings failed the gate and why."""
+
+    passed: bool
+    criteria: tuple[str, ...] = ()  # what was checked, as the user wrote it: "--fullgraph", "--max-recompiles 4"
+    failures: tuple[tuple[str, str], ...] = ()  # (finding fingerprint, why it failed the gate)
+    violations: tuple[str, ...] = ()  # reasons not tied to one finding: "5 recompiles > --max-recompiles 4"
+    baseline: dict | None = None  # {path, torch_version, known, new, worse, fixed, note}
+
+    def reason_for(self, finding: Finding) -> str | None:
+        return next((why for fingerprint, why in self.failures if fingerprint == finding.fingerprint), None)
+
+    def as_dict(self) -> dict:
+        return {
+            "passed": self.passed,
+            "criteria": list(self.criteria),
+            "failures": [{"fingerprint": fp, "why": why} for fp, why in self.failures],
+            "violations": list(self.violations),
+            "baseline": self.baseline,
+        }
+
+
+@dataclass(frozen=True)
 class Report:
     tool_version: str
     torch_version: str | None
@@ -141,6 +167,8 @@ class Report:
     log_health: dict = field(default_factory=dict)
     suppressed: tuple[Finding, ...] = ()  # dropped by `# doctor: ignore[CODE]` comments
     guards: tuple = ()  # GuardFrame per compiled function (analysis/guards.py)
+    rank_table: tuple[dict, ...] = ()  # one row per distributed rank: graphs, breaks, recompiles, ...
+    gate: GateResult | None = None  # set by `doctor check`
     schema_version: int = SCHEMA_VERSION
 
     def as_dict(self) -> dict:
@@ -158,6 +186,8 @@ class Report:
             "explain": self.explain,
             "log_health": dict(self.log_health),
             "guards": [frame.as_dict() for frame in self.guards],
+            "ranks": [dict(row) for row in self.rank_table],
+            "gate": self.gate.as_dict() if self.gate else None,
             "suppressed": [
                 {"code": f.code, "location": f.location.as_dict() if f.location else None} for f in self.suppressed
             ],
