@@ -61,6 +61,7 @@ class AnalysisContext:
 _POLYFILLS = "/torch/_dynamo/polyfills/"
 GUARD_HEAVY = 100  # guards on the user's Python values (constants, ids, types) in one cache entry
 GUARD_SHARE = 0.10  # measured guard time over the compiled call time
+STEADY_MODULE_VALUES = 16  # module attributes pinned to values that never changed, in one frame
 
 
 def _outside_polyfills(record: GraphBreak) -> GraphBreak:
@@ -79,6 +80,14 @@ class _Template(dict):
 
 def _fill(template: str, facts: dict) -> str:
     return template.format_map(_Template({k: v for k, v in facts.items() if v is not None}))
+
+
+_SHAPE_TERM = re.compile(r"\.(size|stride)\(\)\[\d+\]|\.storage_offset\(\)")
+
+
+def _is_shape_guard(guard) -> bool:
+    """`2 <= x.size()[0]`: a dynamic-shape relation, the price of a dynamic dim, not a Python-value guard."""
+    return bool(_SHAPE_TERM.search(guard.expression))
 
 
 def _fingerprint(code: str, display_file: str, function: str, source: str | None) -> str:
@@ -602,6 +611,22 @@ class _Builder:
                         evidence={"compile_ids": [heaviest.compile_id], "by_kind": heaviest.by_kind},
                     )
                 )
+            steady = frame.steady_module_values
+            if len(steady) >= STEADY_MODULE_VALUES:
+                findings.append(
+                    self.finding(
+                        rule_for_kind_code("TCD215"),
+                        location=location,
+                        facts={
+                            "function": frame.function,
+                            "count": len(steady),
+                            "entries": len(frame.entries),
+                            "examples": ", ".join(f"`{pin}`" for pin in steady[:3]),
+                        },
+                        impact={"steady_module_values": len(steady)},
+                        evidence={"pins": list(steady[:20])},
+                    )
+                )
             overhead = frame.overhead
             if overhead and overhead.get("compiled_us") and overhead.get("skip_guards_us") is not None:
                 guard_us = max(0.0, overhead["compiled_us"] - overhead["skip_guards_us"])
@@ -633,7 +658,7 @@ class _Builder:
                     from_user = any(f.endswith(where_path) for f in user_files)
                 else:
                     from_user = "L['" in guard.expression
-                if guard.kind != "LAMBDA_GUARD" or guard.depth > 1 or not from_user:
+                if guard.kind != "LAMBDA_GUARD" or guard.depth > 1 or not from_user or _is_shape_guard(guard):
                     continue
                 metrics = self._function_of(tree.compile_id)
                 if metrics is None or not metrics.co_filename or self.code.is_library(metrics.co_filename):

@@ -124,6 +124,8 @@ class GuardFrame:
     entries: tuple[GuardEntry, ...]
     overhead: dict | None = None  # measured per call: eager_us, compiled_us, skip_guards_us
     display_file: str = ""
+    # exact values of module attributes (`self.blocks[3].offset == 3`) that no cache entry ever saw change
+    steady_module_values: tuple[str, ...] = ()
 
     def as_dict(self) -> dict:
         return {
@@ -132,6 +134,7 @@ class GuardFrame:
             "line": self.line,
             "entries": [e.as_dict() for e in self.entries],
             "overhead": self.overhead,
+            "steady_module_values": len(self.steady_module_values),
         }
 
 
@@ -173,6 +176,27 @@ _RENUMBERED = re.compile(r"(__\w+?___)\d+|(?<=, )\d{6,}(?=\))")
 def _comparable(expression: str) -> str:
     """Names torch renumbers per cache entry (__builtins_dict___2) and object ids are not changes."""
     return _RENUMBERED.sub(lambda m: f"{m.group(1)}N" if m.group(1) else "<id>", expression)
+
+
+def module_value(guard: Guard) -> tuple[str, str] | None:
+    """(attribute, value) for an EQUALS_MATCH on an nn.Module attribute: `self.blocks[3].offset`, `3`."""
+    if guard.kind != "EQUALS_MATCH" or not guard.expression.startswith("L['self']"):
+        return None
+    return _subject(guard)
+
+
+def steady_module_values(trees: list[GuardTree], changes: list[tuple[str, ...]]) -> tuple[str, ...]:
+    """Module attributes pinned to one value in every cache entry of a frame (never the cause of a recompile)."""
+    changed = {line.split(":")[0] for entry_changes in changes for line in entry_changes}
+    seen: dict[str, set[str]] = {}
+    for tree in trees:
+        for guard in tree.guards:
+            pinned = module_value(guard)
+            if pinned:
+                seen.setdefault(pinned[0], set()).add(pinned[1])
+    return tuple(
+        f"{name} == {next(iter(values))}" for name, values in seen.items() if len(values) == 1 and name not in changed
+    )
 
 
 def diff_entries(previous: tuple[Guard, ...], current: tuple[Guard, ...]) -> tuple[str, ...]:
@@ -247,6 +271,7 @@ def analyze_guards(
                 line=line or 0,
                 entries=tuple(entries),
                 display_file=display(file) if file != "?" else file,
+                steady_module_values=steady_module_values(frame_trees, [e.changed for e in entries]),
             )
         )
     return frames
