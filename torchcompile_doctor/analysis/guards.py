@@ -185,13 +185,16 @@ def module_value(guard: Guard) -> tuple[str, str] | None:
     return _subject(guard)
 
 
-def steady_module_values(trees: list[GuardTree], changes: list[tuple[str, ...]]) -> tuple[str, ...]:
-    """Module attributes pinned to one value in every cache entry of a frame (never the cause of a recompile)."""
+def steady_module_values(
+    trees: list[GuardTree], changes: list[tuple[str, ...]], index: _SourceIndex
+) -> tuple[str, ...]:
+    """Attributes of the user's modules pinned to one value in every cache entry of a frame (never the cause
+    of a recompile). Attributes torch's own modules read (Conv2d's stride) are torch's business."""
     changed = {line.split(":")[0] for entry_changes in changes for line in entry_changes}
     seen: dict[str, set[str]] = {}
     for tree in trees:
         for guard in tree.guards:
-            pinned = module_value(guard)
+            pinned = module_value(guard) if _is_user_guard(guard, index) else None
             if pinned:
                 seen.setdefault(pinned[0], set()).add(pinned[1])
     return tuple(
@@ -271,7 +274,7 @@ def analyze_guards(
                 line=line or 0,
                 entries=tuple(entries),
                 display_file=display(file) if file != "?" else file,
-                steady_module_values=steady_module_values(frame_trees, [e.changed for e in entries]),
+                steady_module_values=steady_module_values(frame_trees, [e.changed for e in entries], index),
             )
         )
     return frames
