@@ -65,7 +65,12 @@ def _render(report, fmt: str, output: Path | None, **options) -> str:
 
     color = fmt == "terminal" and output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     width = shutil.get_terminal_size((110, 24)).columns if color else 110
-    return render(report, fmt, color=color, width=width, source_lines=read_source_file, **options)
+    options = {"color": color, "width": width, "source_lines": read_source_file, "base_dir": os.getcwd(), **options}
+    if isinstance(report, list | tuple):
+        from torchcompile_doctor.renderers import render_all
+
+        return render_all(report, fmt, **options)
+    return render(report, fmt, **options)
 
 
 def _version(value: bool) -> None:
@@ -141,15 +146,121 @@ def explain(
     finally:
         if settings.artifacts is None:
             shutil.rmtree(workdir, ignore_errors=True)
-    raise typer.Exit(_exit_code(result, report))
+    raise typer.Exit(_exit_code([result], [report]))
 
 
-def _exit_code(result, report) -> int:
-    """0: the target finished and was reported; 3: it failed (the report still came out); 130: Ctrl-C."""
-    if result.interrupted:
+@app.command(context_settings={"allow_extra_args": False})
+@_one_line_errors
+def check(
+    target: str | None = typer.Argument(
+        None, help="A script, -m MODULE or file.py:function (default: the `targets` of the config file)."
+    ),
+    args: list[str] | None = typer.Argument(None, help="Arguments for the target (after `--`).", show_default=False),
+    module: str | None = typer.Option(None, "-m", "--module", help="Run a module as `python -m MODULE`."),
+    inputs: str | None = typer.Option(None, "--inputs", help="file.py:function returning the example inputs."),
+    config: Path | None = typer.Option(
+        None,
+        "--config",
+        help="Config file (default: [tool.torchcompile-doctor] in pyproject.toml or "
+        ".torchcompile-doctor.yaml, from the target's directory upward).",
+    ),
+    fullgraph: bool | None = typer.Option(
+        None, "--fullgraph/--no-fullgraph", help="Fail on any graph break or compile failure."
+    ),
+    max_graph_breaks: int | None = typer.Option(None, "--max-graph-breaks", min=0, help="Fail above this many."),
+    max_recompiles: int | None = typer.Option(None, "--max-recompiles", min=0, help="Fail above this many."),
+    fail_on: str | None = typer.Option(
+        None, "--fail-on", help="Fail on findings of this severity or worse: critical, high, medium, low, info."
+    ),
+    baseline: Path | None = typer.Option(None, "--baseline", help="Only findings not in this baseline fail."),
+    update_baseline: bool = typer.Option(
+        False, "--update-baseline", help="Write the current findings as the baseline (fixed ones are pruned)."
+    ),
+    select: list[str] | None = typer.Option(None, "--select", help="Only these rule codes or prefixes (TCD1)."),
+    ignore: list[str] | None = typer.Option(None, "--ignore", help="Leave out these rule codes or prefixes."),
+    backend: str | None = typer.Option(None, "--backend", help="Override every torch.compile backend."),
+    fmt: str | None = typer.Option(None, "--format", "-f", help=FORMAT_HELP),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
+    timeout: float | None = typer.Option(None, "--timeout", help="Stop each target after this many seconds."),
+) -> None:
+    """CI gate: run the targets, then exit 0 (passed), 1 (the gate failed), 2 (usage) or 3 (a target failed)."""
+    from torchcompile_doctor.analysis.gate import apply_gate, select_findings
+    from torchcompile_doctor.baseline import known_findings, read_baseline, updated_document, write_baseline
+    from torchcompile_doctor.settings import check_settings
+
+    def codes(values: list[str] | None) -> list[str] | None:
+        return [c.strip().upper() for v in values for c in v.split(",") if c.strip()] if values else None
+
+    flags = {
+        "fullgraph": fullgraph,
+        "max-graph-breaks": max_graph_breaks,
+        "max-recompiles": max_recompiles,
+        "fail-on": fail_on,
+        "baseline": baseline,
+        "update-baseline": update_baseline,
+        "select": codes(select),
+        "ignore": codes(ignore),
+        "backend": backend,
+        "format": fmt,
+        "output": output,
+        "timeout": timeout,
+    }
+    settings = check_settings(target, list(args or []), module, inputs, config, flags)
+    check_output_path(settings.output)
+    known_file = None
+    if settings.baseline is not None and settings.baseline.exists():
+        known_file = read_baseline(settings.baseline)
+    elif settings.baseline is not None and not settings.update_baseline:
+        raise DoctorError(f"baseline {settings.baseline} does not exist; create it with --update-baseline")
+
+    results, reports = [], []
+    for spec in settings.targets:
+        workdir = Path(tempfile.mkdtemp(prefix="torchcompile-doctor-"))
+        try:
+            with _status(f"checking {spec.display}"):
+                result, report_ = _capture_and_analyze(settings.explain_settings(spec), workdir)
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+        results.append(result)
+        reports.append(select_findings(report_, settings.select, settings.ignore))
+        if result.interrupted:
+            break
+
+    updated = None
+    if settings.update_baseline:
+        if _exit_code(results, reports) != EXIT_OK:
+            typer.echo("doctor: a target failed; the baseline was not updated", err=True)
+        else:
+            from torchcompile_doctor.baseline import Baseline
+
+            document, updated = updated_document(known_file, reports, settings.baseline.parent)
+            write_baseline(settings.baseline, document)
+            known_file = Baseline(settings.baseline, document["torch"])
+            typer.echo(
+                f"doctor: baseline {settings.baseline} written: {updated['added']} added, "
+                f"{updated['pruned']} fixed and pruned, {updated['kept']} kept",
+                err=True,
+            )
+    gated = []
+    for report_ in reports:
+        known, info = known_findings(known_file, report_) if known_file else ({}, None)
+        if info is not None and updated is not None:
+            info["updated"] = updated
+        gated.append(apply_gate(report_, settings.gate, known, info))
+    _emit(_render(gated if len(gated) > 1 else gated[0], settings.format, settings.output), settings.output)
+    raise typer.Exit(_exit_code(results, gated))
+
+
+def _exit_code(results, reports) -> int:
+    """The one place that decides: 130 Ctrl-C; 3 a target failed (its report still came out);
+    1 `doctor check`'s gate failed; 0 otherwise."""
+    if any(result.interrupted for result in results):
         return EXIT_INTERRUPTED
-    finished = report.target_status in ("ok", "sys_exit") and report.target_exit_code == 0
-    return EXIT_OK if finished else EXIT_TARGET_FAILED
+    if not all(r.target_status in ("ok", "sys_exit") and r.target_exit_code == 0 for r in reports):
+        return EXIT_TARGET_FAILED
+    if any(r.gate is not None and not r.gate.passed for r in reports):
+        return EXIT_GATE
+    return EXIT_OK
 
 
 def _offline_context(log, path: Path, root: Path | None = None):
@@ -251,7 +362,7 @@ def guards(
         _emit(_render(report, settings.format, settings.output, show_guards=True), settings.output)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    raise typer.Exit(_exit_code(result, report))
+    raise typer.Exit(_exit_code([result], [report]))
 
 
 CAPTURE_IN_DUMP = "doctor_capture"

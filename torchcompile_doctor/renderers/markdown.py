@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import re
 
-from torchcompile_doctor.report import Finding, Report
+from torchcompile_doctor.report import Finding, GateResult, Report
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -27,13 +27,16 @@ def _block(text: str) -> str:
     return f"{fence}python\n{text}\n{fence}"
 
 
-def _finding(finding: Finding) -> list[str]:
+def _finding(finding: Finding, gate: GateResult | None = None) -> list[str]:
     where = finding.location.where if finding.location else "-"
     lines = [
         f"### {finding.rank}. {finding.severity.upper()} {finding.code}: {_escape(finding.title)}",
         "",
         f"**Where:** {_code(where)}" + (f" in {_code(finding.location.function)}" if finding.location else ""),
     ]
+    failed = gate.reason_for(finding) if gate else None
+    if failed:
+        lines.insert(2, f"**Fails the gate:** {_escape(failed)}  ")
     if finding.location and finding.location.source:
         lines.append(f"**Line:** {_code(finding.location.source)}")
     if finding.user_frame:
@@ -67,6 +70,19 @@ def _finding(finding: Finding) -> list[str]:
     return lines
 
 
+TOP_FINDINGS = 5  # shown in full; the rest fold into one <details> block to keep PR comments short
+
+
+def _gate(gate: GateResult) -> list[str]:
+    verdict = "✅ passed" if gate.passed else f"❌ failed: {len(gate.failures)} finding(s) fail it"
+    lines = [f"**Gate {verdict}** ({', '.join(_code(c) for c in gate.criteria) or 'no criteria'})", ""]
+    lines += [f"- {_escape(violation)}" for violation in gate.violations]
+    if gate.baseline:
+        b = gate.baseline
+        lines.append(f"- baseline: {b['known']} known, {b['new']} new, {len(b.get('fixed') or [])} fixed")
+    return lines + ([""] if gate.violations or gate.baseline else [])
+
+
 def render(report: Report, **_: object) -> str:
     s = report.summary
     lines = [
@@ -81,10 +97,18 @@ def render(report: Report, **_: object) -> str:
         f"backend `{report.backend}`, torch `{report.torch_version}`, target exit `{report.target_exit_code}`",
         "",
     ]
+    if report.gate is not None:
+        lines += _gate(report.gate)
     if not report.findings:
         lines.append("No findings: one graph per compiled function, no recompiles.")
-    for finding in report.findings:
-        lines += _finding(finding)
+    for finding in report.findings[:TOP_FINDINGS]:
+        lines += _finding(finding, report.gate)
+    rest = report.findings[TOP_FINDINGS:]
+    if rest:
+        lines += [f"<details><summary>{len(rest)} more finding(s)</summary>", ""]
+        for finding in rest:
+            lines += _finding(finding, report.gate)
+        lines += ["</details>", ""]
     for note in report.notes:
         lines.append(f"> {_escape(note)}")
     return "\n".join(lines).rstrip() + "\n"

@@ -8,7 +8,7 @@ import re
 from rich.console import Console
 from rich.text import Text as _RichText
 
-from torchcompile_doctor.report import Finding, Report
+from torchcompile_doctor.report import Finding, GateResult, Report
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -57,12 +57,15 @@ def _source_block(finding: Finding, source_lines) -> list[Text]:
     return out
 
 
-def _finding(console: Console, finding: Finding, source_lines) -> None:
+def _finding(console: Console, finding: Finding, source_lines, gate: GateResult | None = None) -> None:
     header = Text(f"#{finding.rank} ")
     header.append(f" {finding.severity.upper()} ", style=_STYLE.get(finding.severity, ""))
     header.append(f" {finding.code} ", style="bold")
     header.append(finding.title)
     console.print(header)
+    failed = gate.reason_for(finding) if gate else None
+    if failed:
+        console.print(Text(f"   fails the gate: {failed}", style="bold red"))
     location = finding.location
     if location is not None:
         tags = " · ".join(t for t in (finding.gb_id, finding.category or finding.reason_class) if t)
@@ -98,6 +101,28 @@ def _finding(console: Console, finding: Finding, source_lines) -> None:
             style = "green" if finding.fix.verified.get("effect") == "fixed" else "yellow"
             console.print(Text(f"   verified: {finding.fix.verified['change']}", style="bold " + style))
             console.print(Text(f"     {summary_line(finding.fix.verified)}", style=style))
+    console.print()
+
+
+def _gate(console: Console, gate: GateResult) -> None:
+    verdict = "passed" if gate.passed else f"FAILED: {len(gate.failures)} finding(s) fail it"
+    console.print(
+        Text(f"gate {verdict}", style="bold green" if gate.passed else "bold red").append(
+            Text(f"   ({' '.join(gate.criteria)})", style="dim")
+        )
+    )
+    for violation in gate.violations:
+        console.print(Text(f"  {violation}", style="bold red"))
+    baseline = gate.baseline
+    if baseline:
+        fixed = baseline.get("fixed") or []
+        console.print(
+            Text(
+                f"  baseline: {baseline['known']} known finding(s), {baseline['new']} new, {len(fixed)} fixed"
+                + (" (prune them with --update-baseline)" if fixed and not baseline.get("updated") else ""),
+                style="dim",
+            )
+        )
     console.print()
 
 
@@ -166,12 +191,14 @@ def render(
         )
     )
     console.print()
+    if report.gate is not None:
+        _gate(console, report.gate)
     if show_guards:
         _guards(console, report)
     if not report.findings:
         console.print(Text("No findings: one graph per compiled function, no recompiles.", style="green"))
     for finding in report.findings:
-        _finding(console, finding, source_lines)
+        _finding(console, finding, source_lines, report.gate)
     for note in report.notes:
         console.print(Text(f"note: {note}", style="dim"))
     status = report.target_status

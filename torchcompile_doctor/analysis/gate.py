@@ -1,0 +1,124 @@
+"""The CI gate (`doctor check`): which findings fail it and why. Pure: Report in, Report out.
+
+Findings in the baseline are known and never fail; every criterion looks only at the others, so
+`--max-graph-breaks 2` with a baseline allows two *new* breaks.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import replace
+
+from torchcompile_doctor.report import SEVERITIES, Finding, GateResult, Report
+from torchcompile_doctor.settings import GateCriteria
+
+BREAK_KINDS = ("graph_break", "frame_skipped")
+RECOMPILE_KINDS = ("recompile",)
+
+
+def select_findings(report: Report, select: tuple[str, ...], ignore: tuple[str, ...]) -> Report:
+    """Keep the findings whose code starts with a `select` entry (all when empty) and none of `ignore`."""
+    if not select and not ignore:
+        return report
+
+    def wanted(finding: Finding) -> bool:
+        chosen = not select or any(fnmatch.fnmatch(finding.code, f"{prefix}*") for prefix in select)
+        return chosen and not any(fnmatch.fnmatch(finding.code, f"{prefix}*") for prefix in ignore)
+
+    kept = tuple(f for f in report.findings if wanted(f))
+    hidden = len(report.findings) - len(kept)
+    notes = report.notes + ((f"{hidden} finding(s) left out by select/ignore.",) if hidden else ())
+    return replace(report, findings=kept, notes=notes)
+
+
+def _recompiles(finding: Finding) -> int:
+    return int(finding.impact.get("recompiles", finding.count))
+
+
+def _fullgraph_says(findings: list[Finding]) -> str | None:
+    """What torch.compile(fullgraph=True) would have raised: the first break in compile order."""
+    breaks = [f for f in findings if f.kind in (*BREAK_KINDS, "compile_failure")]
+    if not breaks:
+        return None
+
+    def first_compile(finding: Finding) -> tuple:
+        ids = finding.evidence.get("compile_ids") or ["~"]
+        return (min(str(i) for i in ids), finding.rank)
+
+    first = min(breaks, key=first_compile)
+    where = first.user_frame or first.location
+    text = (first.torch_says or first.evidence.get("torch_text") or first.gb_type or first.title).strip()
+    text = text.splitlines()[0] if text else first.title
+    place = f" at {where.where}" if where else ""
+    return f"torch.compile(fullgraph=True) would raise{place}: {text}"
+
+
+def apply_gate(
+    report: Report,
+    criteria: GateCriteria,
+    known: dict[str, dict] | None = None,
+    baseline: dict | None = None,
+) -> Report:
+    """Mark the findings that fail `criteria`, put them first, and record the verdict on the report.
+
+    `known`: fingerprint -> baseline entry ({count, ...}); `baseline`: what to say about the baseline."""
+    known = known or {}
+    new = [f for f in report.findings if f.fingerprint not in known]
+    reasons: dict[str, list[str]] = {f.fingerprint: [] for f in new}
+    violations: list[str] = []
+
+    for finding in new:
+        if criteria.fullgraph and finding.kind in (*BREAK_KINDS, "compile_failure"):
+            what = "a compile failure" if finding.kind == "compile_failure" else "a graph break"
+            reasons[finding.fingerprint].append(f"{what} (--fullgraph)")
+        if criteria.fail_on and SEVERITIES.index(finding.severity) <= SEVERITIES.index(criteria.fail_on):
+            reasons[finding.fingerprint].append(f"severity {finding.severity} (--fail-on {criteria.fail_on})")
+
+    breaks = [f for f in new if f.kind in BREAK_KINDS]
+    if criteria.max_graph_breaks is not None and len(breaks) > criteria.max_graph_breaks:
+        violations.append(f"{len(breaks)} graph breaks > --max-graph-breaks {criteria.max_graph_breaks}")
+        for finding in breaks:
+            reasons[finding.fingerprint].append(
+                f"one of {len(breaks)} graph breaks (--max-graph-breaks {criteria.max_graph_breaks})"
+            )
+    recompiling = [f for f in new if f.kind in RECOMPILE_KINDS]
+    recompiles = sum(map(_recompiles, recompiling))
+    if criteria.max_recompiles is not None and recompiles > criteria.max_recompiles:
+        violations.append(f"{recompiles} recompiles > --max-recompiles {criteria.max_recompiles}")
+        for finding in recompiling:
+            reasons[finding.fingerprint].append(
+                f"{_recompiles(finding)} of {recompiles} recompiles (--max-recompiles {criteria.max_recompiles})"
+            )
+
+    failures = tuple((fp, "; ".join(why)) for fp, why in reasons.items() if why)
+    failing = {fp for fp, _ in failures}
+    ordered = [f for f in report.findings if f.fingerprint in failing] + [
+        f for f in report.findings if f.fingerprint not in failing
+    ]
+    notes = list(report.notes)
+    if criteria.fullgraph and (said := _fullgraph_says(list(report.findings))):
+        notes.append(said)
+    if baseline is not None:
+        worse = [f for f in report.findings if f.fingerprint in known and f.count > known[f.fingerprint]["count"]]
+        baseline = {
+            **baseline,
+            "known": len(report.findings) - len(new),
+            "new": len(new),
+            "worse": [
+                f"{f.code} {(f.user_frame or f.location).where if (f.user_frame or f.location) else '-'}: "
+                f"{known[f.fingerprint]['count']} → {f.count}"
+                for f in worse
+            ],
+        }
+        notes += [f"worse than the baseline: {line}" for line in baseline["worse"]]
+        if baseline.get("note"):
+            notes.append(baseline["note"])
+    gate = GateResult(
+        passed=not failures and not violations,
+        criteria=criteria.describe() + ((f"--baseline {baseline['path']}",) if baseline else ()),
+        failures=failures,
+        violations=tuple(violations),
+        baseline=baseline,
+    )
+    renumbered = tuple(replace(f, rank=i) for i, f in enumerate(ordered, start=1))
+    return replace(report, findings=renumbered, notes=tuple(notes), gate=gate)
