@@ -1,15 +1,29 @@
-"""Load an artifacts dir (or one trace file) into an EventLog: TORCH_TRACE files + side channel."""
+"""Load an artifacts dir (or one trace file) into EventLogs: TORCH_TRACE files + side channel.
+
+`load_artifacts` reads everything as one process. `load_ranks` keeps distributed ranks apart: torch names each
+rank's file `dedicated_log_torch_trace_rank_{rank}_{random}.log` when a process group was up when it opened the
+file; otherwise the rank comes from the records' envelopes (`"rank": N`), else from the doctor's per-rank side
+channel (`doctor_events_rank_N.jsonl`, matched by process id). A capture with no rank anywhere is read exactly
+as `load_artifacts` reads it, as rank 0.
+"""
 
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from torchcompile_doctor.events import ddp_split
 from torchcompile_doctor.events.model import EventLog
 from torchcompile_doctor.events.parsers import IGNORED_KINDS, NOT_AN_EVENT, Parser, default_parsers
 from torchcompile_doctor.events.reader import read_records
 from torchcompile_doctor.events.sidechannel import FILE_NAME as SIDE_CHANNEL
+from torchcompile_doctor.events.sidechannel import RANK_FILE as RANK_SIDE_CHANNEL
 from torchcompile_doctor.events.sidechannel import read_side_channel
+
+RANK_TRACE_FILE = re.compile(r"^dedicated_log_torch_trace_rank_(\d+)_")
+_ENVELOPE_PID = re.compile(rb"^[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d+ +(\d+) ")
 
 
 def trace_files(path: Path) -> list[Path]:
@@ -18,12 +32,19 @@ def trace_files(path: Path) -> list[Path]:
     return sorted(p for p in path.rglob("*.log") if p.is_file())
 
 
-def load_trace(stream, log: EventLog, parsers: list[Parser] | None = None) -> None:
-    """Parse one TORCH_TRACE stream into `log` (appending)."""
-    by_kind = {kind: parser for parser in parsers or default_parsers() for kind in parser.kinds}
+def _parsers() -> list[Parser]:
+    return [*default_parsers(), ddp_split.PARSER]
+
+
+def load_trace(stream, log: EventLog, parsers: list[Parser] | None = None) -> int | None:
+    """Parse one TORCH_TRACE stream into `log` (appending); returns the first rank its envelopes name."""
+    by_kind = {kind: parser for parser in parsers or _parsers() for kind in parser.kinds}
     strings: dict[int, str] = {}
+    rank: int | None = None
     wants = lambda kind: kind in by_kind and by_kind[kind].needs_payload  # noqa: E731
     for record in read_records(stream, log.health, wants):
+        if rank is None and type(record.meta.get("rank")) is int:
+            rank = record.meta["rank"]
         if record.kind == "str":
             interned = record.meta.get("str")
             if isinstance(interned, list) and len(interned) == 2 and isinstance(interned[1], int):
@@ -42,17 +63,89 @@ def load_trace(stream, log: EventLog, parsers: list[Parser] | None = None) -> No
             log.health.parse_errors += 1
         elif event is not NOT_AN_EVENT:
             log.add(event)
+    return rank
+
+
+def _read_side_channel(file: Path, log: EventLog) -> None:
+    with file.open("rb") as stream:
+        for event in read_side_channel(stream, log.health):
+            log.add(event)
 
 
 def load_artifacts(path: Path) -> EventLog:
-    """Every trace file under `path` (or `path` itself) and the side channel beside them."""
+    """Every trace file under `path` (or `path` itself) and the side channel beside them, as one process."""
     log = EventLog()
     for file in trace_files(path):
         with file.open("rb") as stream:
             load_trace(stream, log)
     side = path / SIDE_CHANNEL if path.is_dir() else None
     if side is not None and side.is_file():
-        with side.open("rb") as stream:
-            for event in read_side_channel(stream, log.health):
-                log.add(event)
+        _read_side_channel(side, log)
     return log
+
+
+@dataclass
+class RankLogs:
+    """One EventLog per rank (sorted by rank), and the trace files whose rank could not be told."""
+
+    logs: dict[int, EventLog]
+    unranked: list[Path] = field(default_factory=list)
+
+    @property
+    def ranks(self) -> list[int]:
+        return list(self.logs)
+
+
+def _envelope_pid(file: Path) -> int | None:
+    with file.open("rb") as stream:
+        match = _ENVELOPE_PID.match(stream.readline(4096))
+    return int(match.group(1)) if match else None
+
+
+def load_ranks(path: Path) -> RankLogs:
+    """The trace files and side channels under `path`, grouped by distributed rank."""
+    files: list[tuple[Path, int | None, EventLog]] = []
+    for file in trace_files(path):
+        log = EventLog()
+        with file.open("rb") as stream:
+            envelope_rank = load_trace(stream, log)
+        named = RANK_TRACE_FILE.match(file.name)
+        files.append((file, int(named.group(1)) if named else envelope_rank, log))
+    rank_sides: dict[int, EventLog] = {}
+    plain_side: EventLog | None = None
+    if path.is_dir():
+        for side in sorted(path.iterdir()):
+            match = RANK_SIDE_CHANNEL.match(side.name)
+            if match and side.is_file():
+                _read_side_channel(side, rank_sides.setdefault(int(match.group(1)), EventLog()))
+        if (path / SIDE_CHANNEL).is_file():
+            plain_side = EventLog()
+            _read_side_channel(path / SIDE_CHANNEL, plain_side)
+    if not rank_sides and all(rank is None for _, rank, _ in files):  # one process: as load_artifacts reads it
+        single = EventLog()
+        for _, _, log in files:
+            single.extend(log)
+        if plain_side is not None:
+            single.extend(plain_side)
+        return RankLogs({0: single})
+
+    rank_of_pid = {info.pid: rank for rank, side in rank_sides.items() for info in side.bootstrap if info.pid}
+    logs: dict[int, EventLog] = {}
+    unranked: list[Path] = []
+    for file, rank, log in files:
+        if rank is None:
+            rank = rank_of_pid.get(_envelope_pid(file))
+        if rank is None:
+            unranked.append(file)
+            continue
+        logs.setdefault(rank, EventLog()).extend(log)
+    for rank, side in rank_sides.items():
+        logs.setdefault(rank, EventLog()).extend(side)
+    logs = dict(sorted(logs.items()))
+    if plain_side is not None and logs:  # the capture child's own record (e.g. it spawned the ranks itself)
+        for index, log in enumerate(logs.values()):
+            for name in ("bootstrap", "backends", "warnings", "target_exits", "call_sites"):
+                getattr(log, name).extend(getattr(plain_side, name))
+            if index == 0:
+                log.health.add(plain_side.health)
+    return RankLogs(logs, unranked)

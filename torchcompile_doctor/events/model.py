@@ -122,6 +122,16 @@ class TorchVersion:
     version: str
 
 
+@dataclass(frozen=True)
+class DdpSplit:
+    """One `optimize_ddp_split_graph` / `optimize_ddp_split_child` record: DDP's optimizer cut the graph
+    of `compile_id` at gradient-bucket boundaries (`child` names one resulting subgraph; None: the split)."""
+
+    compile_id: CompileId | None
+    attempt: int
+    child: str | None
+
+
 # --- the doctor's side channel (written by the bootstrap in the child process) ---
 
 
@@ -132,6 +142,7 @@ class BootstrapInfo:
     target: str
     library_roots: tuple[str, ...]  # site-packages and stdlib dirs: code the user does not own
     backend_override: str | None
+    pid: int | None = None  # the process that ran the target (matches the pid in its TORCH_TRACE envelopes)
 
 
 @dataclass(frozen=True)
@@ -230,6 +241,26 @@ class LogHealth:
     def problems(self) -> int:
         return self.bad_lines + self.bad_json + self.md5_mismatches + self.parse_errors + int(self.truncated)
 
+    def add(self, other: LogHealth) -> None:
+        """Fold another file's counts into these (truncated if either was)."""
+        for name in ("lines", "records", "bad_lines", "bad_json", "md5_mismatches", "unknown_kinds", "parse_errors"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.truncated = self.truncated or other.truncated
+
+    def describe(self) -> str:
+        """What went wrong, in words ("" when nothing did); unknown kinds included."""
+        parts = ["the file ends mid-record (truncated)"] if self.truncated else []
+        for count, what in (
+            (self.bad_lines, "bad line(s)"),
+            (self.bad_json, "bad JSON envelope(s)"),
+            (self.md5_mismatches, "payload md5 mismatch(es)"),
+            (self.parse_errors, "record(s) that did not parse"),
+            (self.unknown_kinds, "record(s) of unknown kind"),
+        ):
+            if count:
+                parts.append(f"{count} {what}")
+        return ", ".join(parts)
+
     def as_dict(self) -> dict:
         return {
             "lines": self.lines,
@@ -255,6 +286,7 @@ class EventLog:
     guard_trees: list[GuardTree] = field(default_factory=list)
     inductor_cache: list[InductorCacheEvent] = field(default_factory=list)
     torch_versions: list[TorchVersion] = field(default_factory=list)
+    ddp_splits: list[DdpSplit] = field(default_factory=list)
     bootstrap: list[BootstrapInfo] = field(default_factory=list)
     backends: list[BackendUse] = field(default_factory=list)
     perf_hints: list[PerfHint] = field(default_factory=list)
@@ -268,6 +300,12 @@ class EventLog:
     def add(self, event: object) -> None:
         getattr(self, _LIST_FOR[type(event)]).append(event)
 
+    def extend(self, other: EventLog) -> None:
+        """Append another log's events (e.g. a second trace file of the same rank) and its health."""
+        for name in _LIST_FOR.values():
+            getattr(self, name).extend(getattr(other, name))
+        self.health.add(other.health)
+
 
 _LIST_FOR = {
     DynamoStart: "dynamo_starts",
@@ -278,6 +316,7 @@ _LIST_FOR = {
     GuardTree: "guard_trees",
     InductorCacheEvent: "inductor_cache",
     TorchVersion: "torch_versions",
+    DdpSplit: "ddp_splits",
     BootstrapInfo: "bootstrap",
     BackendUse: "backends",
     PerfHint: "perf_hints",

@@ -7,6 +7,7 @@ It carries what TORCH_TRACE does not: how the target ended, perf hints, the back
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
@@ -25,6 +26,12 @@ from torchcompile_doctor.events.model import (
 )
 
 FILE_NAME = "doctor_events.jsonl"
+# Under torchrun every rank is a capture child: each writes its own file.
+RANK_FILE = re.compile(r"^doctor_events_rank_(\d+)\.jsonl$")
+
+
+def rank_file_name(rank: int) -> str:
+    return f"doctor_events_rank_{rank}.jsonl"
 
 
 def _frames(items: object) -> tuple[StackFrame, ...]:
@@ -48,6 +55,7 @@ _PARSERS: dict[str, Callable[[dict], object]] = {
         target=str(d.get("target", "")),
         library_roots=tuple(str(p) for p in d.get("library_roots") or [] if isinstance(p, str)),
         backend_override=_opt_str(d.get("backend_override")),
+        pid=d["pid"] if isinstance(d.get("pid"), int) else None,
     ),
     "backend": lambda d: BackendUse(requested=str(d["requested"]), used=str(d["used"])),
     "call_site": lambda d: CallSite(
