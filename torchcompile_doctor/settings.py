@@ -91,7 +91,7 @@ class ExplainSettings:
 CONFIG_YAML = ".torchcompile-doctor.yaml"
 PYPROJECT_TABLE = "torchcompile-doctor"  # [tool.torchcompile-doctor]
 DEFAULT_BASELINE = ".doctor-baseline.json"
-DEFAULT_FAIL_ON = "high"  # the gate when no criterion is given
+DEFAULT_FAIL_ON = "low"  # no criterion given: every finding but info fails, as in a linter (baseline the rest)
 _CODE = re.compile(r"^TCD\d{1,3}$")  # a rule code or a prefix of one (TCD1 = every TCD1xx)
 
 
@@ -351,7 +351,7 @@ def check_settings(
         max_recompiles=merged.get("max-recompiles"),
         fail_on=merged.get("fail-on"),
     )
-    if gate == GateCriteria() and not merged.get("baseline") and not flags.get("update-baseline"):
+    if gate == GateCriteria():
         gate = GateCriteria(fail_on=DEFAULT_FAIL_ON)
     baseline = flags.get("baseline")
     if baseline is None and config.values.get("baseline"):

@@ -9,3 +9,8 @@ from torchcompile_doctor.report import Report
 
 def render(report: Report, **_: object) -> str:
     return json.dumps(report.as_dict(), indent=2, ensure_ascii=False) + "\n"
+
+
+def render_many(reports: list[Report], **_: object) -> str:
+    """Several targets (`doctor check` with a config's `targets`): a JSON list of reports."""
+    return json.dumps([report.as_dict() for report in reports], indent=2, ensure_ascii=False) + "\n"
