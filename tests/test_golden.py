@@ -20,7 +20,14 @@ from torchcompile_doctor.renderers import FORMATS, render
 CAPTURES = REPO / "tests" / "data" / "captures"
 GOLDEN = REPO / "tests" / "golden"
 RECORDED_ROOT = "/work/main/sample_models"  # where the captures were made (see their README)
-EXTENSIONS = {"terminal": "txt", "json": "json", "markdown": "md"}
+EXTENSIONS = {
+    "terminal": "txt",
+    "json": "json",
+    "markdown": "md",
+    "sarif": "sarif.json",
+    "junit": "junit.xml",
+    "github": "github.txt",
+}
 
 
 def _read_from_checkout(path: str):
@@ -39,6 +46,9 @@ def normalise(text: str) -> str:
     text = re.sub(r"\| [0-9.]+ s \|", "| 0.00 s |", text)
     text = re.sub(r"torchcompile-doctor [0-9][\w.+-]*", "torchcompile-doctor <version>", text)
     text = re.sub(r"\"tool_version\": \"[^\"]+\"", '"tool_version": "<version>"', text)
+    text = re.sub(r'("name": "torchcompile-doctor",\s*"version": )"[^"]+"', r'\1"<version>"', text)  # sarif driver
+    text = re.sub(r'name="tool_version" value="[^"]+"', 'name="tool_version" value="VERSION"', text)  # junit
+    text = re.sub(r' time="[0-9.]+"', ' time="0.000"', text)  # junit
     return text
 
 
@@ -51,7 +61,9 @@ def _report(name: str):
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("name", sorted(p.name for p in CAPTURES.iterdir() if p.is_dir()))
 def test_golden(name, fmt):
-    text = normalise(render(_report(name), fmt, color=False, width=110, source_lines=_read_from_checkout))
+    text = normalise(
+        render(_report(name), fmt, color=False, width=110, source_lines=_read_from_checkout, base_dir=RECORDED_ROOT)
+    )
     golden = GOLDEN / f"{name}.{EXTENSIONS[fmt]}"
     if os.environ.get("UPDATE_SNAPSHOTS") == "1" or not golden.exists():
         golden.write_text(text)

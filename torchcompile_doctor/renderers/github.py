@@ -1,0 +1,78 @@
+"""GitHub Actions workflow commands: one annotation per finding on the user's line, then one summary line."""
+
+from __future__ import annotations
+
+from torchcompile_doctor.renderers._annotations import (
+    annotation_site,
+    clean,
+    display_path,
+    fails,
+    findings_summary,
+    gate_reason,
+    library_note,
+    plural,
+)
+from torchcompile_doctor.report import Finding, Report
+
+TOOL = "torchcompile-doctor"
+
+
+def escape_data(text: str) -> str:
+    """The message part, as @actions/core escapes it."""
+    return clean(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """A property value (file, title): the data escapes, and `:` and `,` which delimit properties."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def command(name: str, message: str, **properties: str | int | None) -> str:
+    given = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties.items() if value is not None)
+    return f"::{name} {given}::{escape_data(message)}" if given else f"::{name}::{escape_data(message)}"
+
+
+def _command_name(report: Report, finding: Finding) -> str:
+    if fails(report, finding):
+        return "error"
+    return "notice" if finding.severity == "info" else "warning"
+
+
+def _annotation(report: Report, finding: Finding, base_dir: str | None) -> str:
+    parts = [finding.why]
+    if finding.changes:
+        parts.append("What changed: " + "; ".join(finding.changes))
+    if finding.fix is not None:
+        parts.append(f"Fix: {finding.fix.summary}")
+    note = library_note(finding)
+    if note:
+        parts.append(note)
+    reason = gate_reason(report, finding)
+    if reason:
+        parts.append(f"Fails the gate: {reason}")
+    site = annotation_site(finding)
+    return command(
+        _command_name(report, finding),
+        "\n".join(parts),
+        file=display_path(site.file, base_dir) if site else None,
+        line=site.line if site and site.line >= 1 else None,
+        title=f"{finding.code} {finding.title}",
+    )
+
+
+def _summary(report: Report, base_dir: str | None) -> str:
+    target = display_path(report.target, base_dir)
+    gate = report.gate
+    if gate is None:
+        return command("notice", f"{target}: {findings_summary(report)}", title=TOOL)
+    if gate.passed:
+        return command("notice", f"{target}: gate passed; {findings_summary(report)}", title=f"{TOOL} gate passed")
+    failed = sum(1 for finding in report.findings if gate.reason_for(finding) is not None)
+    lines = [f"{target}: {plural(failed, 'finding')} failed the gate", *gate.violations]
+    return command("error", "\n".join(lines), title=f"{TOOL} gate failed")
+
+
+def render(report: Report, *, base_dir: str | None = None, **_: object) -> str:
+    lines = [_annotation(report, finding, base_dir) for finding in report.findings]
+    lines.append(_summary(report, base_dir))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,261 @@
+"""SARIF 2.1.0 for code scanning (GitHub, GitLab, IDE viewers): one run per report, rules from the catalogue."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from pathlib import PurePath
+from urllib.parse import quote
+
+from torchcompile_doctor.renderers._annotations import (
+    SEVERITY_LEVEL,
+    annotation_site,
+    clean,
+    display_path,
+    gate_reason,
+    is_pseudo_file,
+    library_note,
+    relative_path,
+)
+from torchcompile_doctor.report import Finding, Location, Report
+
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://pypi.org/project/torchcompile-doctor/"
+FINGERPRINT_KEY = "torchcompileDoctor/v1"
+SRCROOT = "SRCROOT"
+GATE_RULE = "doctor-gate"
+
+# How GitHub code scanning sorts non-security alerts.
+_PROBLEM_SEVERITY = {"error": "error", "warning": "warning", "note": "recommendation"}
+
+# Catalogue titles are templates ("`{function}` recompiles"); a rule's description names no one function.
+_TRAILING_PLACEHOLDER = re.compile(r":\s*`?\{\w+\}`?\s*$")
+_PLACEHOLDER = re.compile(r"(\b(?:each|every|the|a|an)\s+)?`?\{(\w+)\}`?")
+_GENERIC = {"function": "a function", "guards": "many", "count": "several", "share": "a large share"}
+
+
+def _generic_title(title: str) -> str:
+    def word(match: re.Match) -> str:
+        determiner, name = match.group(1), match.group(2)
+        if determiner and name == "function":
+            return determiner + "function"
+        return (determiner or "") + _GENERIC.get(name, name.replace("_", " "))
+
+    text = _PLACEHOLDER.sub(word, _TRAILING_PLACEHOLDER.sub("", title))
+    return text[:1].upper() + text[1:]
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def _catalogue() -> dict:
+    from torchcompile_doctor.rules import load_catalogue
+
+    return {rule.code: rule for rule in load_catalogue()}
+
+
+def _help_uri(rule, finding: Finding) -> str | None:
+    references = [str(r) for r in dict(rule.explanation).get("references") or []] if rule else []
+    gb_pages = []
+    if rule and rule.match.gb_ids:
+        from torchcompile_doctor.rules.explain import GB_PAGE
+
+        gb_pages = [GB_PAGE.format(gb_id.lower()) for gb_id in rule.match.gb_ids]
+    candidates = [rule.docs_url if rule else None, finding.docs_url, *references, *gb_pages]
+    return next((uri for uri in candidates if uri and uri.startswith(("https://", "http://"))), None)
+
+
+def _rule_descriptor(code: str, rule, finding: Finding) -> dict:
+    """A reportingDescriptor from the catalogue entry; from the finding itself for a code the catalogue lacks."""
+    severity = rule.severity if rule else finding.severity
+    level = SEVERITY_LEVEL[severity]
+    descriptor: dict = {
+        "id": code,
+        "name": rule.name if rule else (finding.rule_name or code),
+        "shortDescription": {"text": _generic_title(rule.title) if rule else clean(finding.title)},
+    }
+    if rule:
+        sections = dict(rule.explanation)
+        what, why = sections.get("what_it_does"), sections.get("why_is_this_bad")
+        full = " ".join(_sentence(str(part)) for part in (what, why) if part) or _sentence(rule.why)
+        descriptor["fullDescription"] = {"text": full}
+        from torchcompile_doctor.rules.explain import explain_rule
+
+        references = [f"- {r}" for r in sections.get("references") or []]
+        text = "\n\n".join(
+            [full, f"Fix: {rule.fix}", *(["References:\n" + "\n".join(references)] if references else [])]
+        )
+        descriptor["help"] = {"text": text, "markdown": explain_rule(code, (rule,))}
+    help_uri = _help_uri(rule, finding)
+    if help_uri:
+        descriptor["helpUri"] = help_uri
+    descriptor["defaultConfiguration"] = {"level": level}
+    descriptor["properties"] = {
+        "tags": ["torch.compile", rule.kind if rule else finding.kind],
+        "problem.severity": _PROBLEM_SEVERITY[level],
+        "severity": severity,
+    }
+    return descriptor
+
+
+def _gate_descriptor() -> dict:
+    text = (
+        "The run as a whole failed a `doctor check` criterion (--fullgraph, --max-recompiles, --max-graphs, "
+        "a baseline) that no single finding carries."
+    )
+    return {
+        "id": GATE_RULE,
+        "name": GATE_RULE,
+        "shortDescription": {"text": "The doctor check gate failed"},
+        "fullDescription": {"text": text},
+        "help": {"text": text + " The result's message names the criterion and the measured value."},
+        "defaultConfiguration": {"level": "error"},
+        "properties": {"tags": ["torch.compile", "gate"], "problem.severity": "error"},
+    }
+
+
+def _artifact(file: str, base_dir: str | None) -> dict | None:
+    if is_pseudo_file(file):
+        return None
+    relative = relative_path(file, base_dir)
+    if relative is not None:
+        return {"uri": quote(relative), "uriBaseId": SRCROOT}
+    path = PurePath(file)
+    if path.is_absolute():
+        return {"uri": path.as_uri()}
+    return {"uri": quote(path.as_posix())}
+
+
+def _location(site: Location, base_dir: str | None, message: str | None = None) -> dict | None:
+    artifact = _artifact(site.file, base_dir)
+    if artifact is None:
+        return None
+    physical: dict = {"artifactLocation": artifact}
+    if site.line >= 1:
+        region: dict = {"startLine": site.line}
+        if site.source:
+            region["snippet"] = {"text": clean(site.source)}
+        physical["region"] = region
+    location: dict = {"physicalLocation": physical}
+    if site.function:
+        location["logicalLocations"] = [{"name": clean(site.function), "kind": "function"}]
+    if message:
+        location["message"] = {"text": message}
+    return location
+
+
+def _message(finding: Finding, reason: str | None) -> str:
+    parts = [_sentence(finding.title), finding.why]
+    if finding.changes:
+        parts.append("What changed: " + "; ".join(finding.changes))
+    if finding.fix is not None:
+        parts.append(f"Fix: {finding.fix.summary}")
+    note = library_note(finding)
+    if note:
+        parts.append(note)
+    if reason:
+        parts.append(f"Fails the gate: {reason}")
+    return clean("\n".join(p for p in parts if p))
+
+
+def _result(report: Report, finding: Finding, rule_index: int, base_dir: str | None) -> dict:
+    reason = gate_reason(report, finding)
+    result: dict = {
+        "ruleId": finding.code,
+        "ruleIndex": rule_index,
+        "level": "error" if reason else SEVERITY_LEVEL[finding.severity],
+        "message": {"text": _message(finding, reason)},
+    }
+    site = annotation_site(finding)
+    location = _location(site, base_dir) if site else None
+    if location:
+        result["locations"] = [location]
+    if finding.user_frame is not None and finding.location is not None:
+        related = _location(finding.location, base_dir, "the break inside library code")
+        if related:
+            result["relatedLocations"] = [{"id": 1, **related}]
+    result["partialFingerprints"] = {FINGERPRINT_KEY: finding.fingerprint}
+    result["occurrenceCount"] = max(1, finding.count)
+    properties: dict = {"severity": finding.severity, "rank": finding.rank, "kind": finding.kind}
+    for key, value in (
+        ("gbId", finding.gb_id),
+        ("gbType", finding.gb_type),
+        ("category", finding.category or finding.reason_class),
+        ("callSites", list(finding.call_sites)),
+        ("ranks", list(finding.ranks) if finding.ranks != (0,) else None),
+        ("gate", reason),
+    ):
+        if value:
+            properties[key] = clean(value) if isinstance(value, str) else value
+    result["properties"] = properties
+    return result
+
+
+def _run(report: Report, base_dir: str | None) -> dict:
+    catalogue = _catalogue()
+    first_finding: dict[str, Finding] = {}
+    for finding in report.findings:
+        first_finding.setdefault(finding.code, finding)
+    codes = sorted(first_finding)
+    rules = [_rule_descriptor(code, catalogue.get(code), first_finding[code]) for code in codes]
+    index = {code: i for i, code in enumerate(codes)}
+    results = [_result(report, finding, index[finding.code], base_dir) for finding in report.findings]
+    violations = report.gate.violations if report.gate is not None else ()
+    if violations:
+        index[GATE_RULE] = len(rules)
+        rules.append(_gate_descriptor())
+        results += [
+            {
+                "ruleId": GATE_RULE,
+                "ruleIndex": index[GATE_RULE],
+                "level": "error",
+                "message": {"text": clean(violation)},
+            }
+            for violation in violations
+        ]
+    target = display_path(report.target, base_dir)
+    run: dict = {
+        "tool": {
+            "driver": {
+                "name": "torchcompile-doctor",
+                "version": report.tool_version,
+                "informationUri": INFORMATION_URI,
+                "rules": rules,
+            }
+        },
+        # Distinct per target: code scanning keeps one analysis per category, and several runs share one upload.
+        "automationDetails": {"id": f"torchcompile-doctor/{target}/"},
+    }
+    if base_dir and PurePath(base_dir).is_absolute():
+        base_uri = PurePath(base_dir).as_uri()
+        run["originalUriBaseIds"] = {SRCROOT: {"uri": base_uri if base_uri.endswith("/") else base_uri + "/"}}
+    run["results"] = results
+    properties: dict = {
+        "target": target,
+        "backend": report.backend,
+        "torchVersion": report.torch_version,
+        "targetStatus": report.target_status,
+        "targetExitCode": report.target_exit_code,
+        "summary": report.summary.as_dict(),
+    }
+    if report.gate is not None:
+        properties["gate"] = report.gate.as_dict()
+    run["properties"] = properties
+    return run
+
+
+def _log(runs: list[dict]) -> str:
+    log = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": runs}
+    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+
+
+def render(report: Report, *, base_dir: str | None = None, **_: object) -> str:
+    return _log([_run(report, base_dir)])
+
+
+def render_many(reports: Iterable[Report], *, base_dir: str | None = None, **_: object) -> str:
+    """One SARIF log, one run per report (e.g. one per target or per rank)."""
+    return _log([_run(report, base_dir) for report in reports])
