@@ -257,6 +257,13 @@ def test_sarif_rules_come_from_the_catalogue():
     assert rules["TCD199"]["shortDescription"]["text"] == "Graph break"
 
 
+def test_sarif_rule_for_a_code_the_catalogue_lacks_comes_from_the_finding():
+    unknown = _finding("TCD999", "low", "Something new", _location(f"{BASE}/train.py", 3), rule_name="something-new")
+    (rule,) = _sarif(_report([unknown]))["runs"][0]["tool"]["driver"]["rules"]
+    assert (rule["id"], rule["name"], rule["shortDescription"]["text"]) == ("TCD999", "something-new", "Something new")
+    assert rule["defaultConfiguration"]["level"] == "warning" and "helpUri" not in rule
+
+
 def test_sarif_render_many_gives_one_run_per_report():
     reports = [MIXED, dataclasses.replace(HOSTILE, target=f"{BASE}/other.py"), _report(target="/elsewhere/x.py")]
     log = json.loads(render_all(reports, "sarif", base_dir=BASE))

@@ -68,7 +68,8 @@ def _summary(report: Report, base_dir: str | None) -> str:
     if gate.passed:
         return command("notice", f"{target}: gate passed; {findings_summary(report)}", title=f"{TOOL} gate passed")
     failed = sum(1 for finding in report.findings if gate.reason_for(finding) is not None)
-    lines = [f"{target}: {plural(failed, 'finding')} failed the gate", *gate.violations]
+    head = f"{plural(failed, 'finding')} failed the gate" if failed else "the gate failed"
+    lines = [f"{target}: {head}", *gate.violations]
     return command("error", "\n".join(lines), title=f"{TOOL} gate failed")
 
 

@@ -19,6 +19,8 @@ from torchcompile_doctor.renderers._annotations import (
     relative_path,
 )
 from torchcompile_doctor.report import Finding, Location, Report
+from torchcompile_doctor.rules import Rule, load_catalogue
+from torchcompile_doctor.rules.explain import GB_PAGE, explain_rule
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://pypi.org/project/torchcompile-doctor/"
@@ -51,24 +53,14 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
-def _catalogue() -> dict:
-    from torchcompile_doctor.rules import load_catalogue
-
-    return {rule.code: rule for rule in load_catalogue()}
-
-
-def _help_uri(rule, finding: Finding) -> str | None:
+def _help_uri(rule: Rule | None, finding: Finding) -> str | None:
     references = [str(r) for r in dict(rule.explanation).get("references") or []] if rule else []
-    gb_pages = []
-    if rule and rule.match.gb_ids:
-        from torchcompile_doctor.rules.explain import GB_PAGE
-
-        gb_pages = [GB_PAGE.format(gb_id.lower()) for gb_id in rule.match.gb_ids]
+    gb_pages = [GB_PAGE.format(gb_id.lower()) for gb_id in rule.match.gb_ids] if rule else []
     candidates = [rule.docs_url if rule else None, finding.docs_url, *references, *gb_pages]
     return next((uri for uri in candidates if uri and uri.startswith(("https://", "http://"))), None)
 
 
-def _rule_descriptor(code: str, rule, finding: Finding) -> dict:
+def _rule_descriptor(code: str, rule: Rule | None, finding: Finding) -> dict:
     """A reportingDescriptor from the catalogue entry; from the finding itself for a code the catalogue lacks."""
     severity = rule.severity if rule else finding.severity
     level = SEVERITY_LEVEL[severity]
@@ -82,8 +74,6 @@ def _rule_descriptor(code: str, rule, finding: Finding) -> dict:
         what, why = sections.get("what_it_does"), sections.get("why_is_this_bad")
         full = " ".join(_sentence(str(part)) for part in (what, why) if part) or _sentence(rule.why)
         descriptor["fullDescription"] = {"text": full}
-        from torchcompile_doctor.rules.explain import explain_rule
-
         references = [f"- {r}" for r in sections.get("references") or []]
         text = "\n\n".join(
             [full, f"Fix: {rule.fix}", *(["References:\n" + "\n".join(references)] if references else [])]
@@ -195,7 +185,7 @@ def _result(report: Report, finding: Finding, rule_index: int, base_dir: str | N
 
 
 def _run(report: Report, base_dir: str | None) -> dict:
-    catalogue = _catalogue()
+    catalogue = {rule.code: rule for rule in load_catalogue()}
     first_finding: dict[str, Finding] = {}
     for finding in report.findings:
         first_finding.setdefault(finding.code, finding)
