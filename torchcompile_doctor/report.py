@@ -20,7 +20,19 @@ KINDS = (
     "unused_suppression",
     "guard_cost",
     "rank_divergence",
+    "ddp_split",
 )
+
+
+def rank_list(ranks) -> str:
+    """Ranks as people write them: `0`, `0, 2`, `0-3, 5` (runs of consecutive ranks collapsed)."""
+    runs: list[list[int]] = []
+    for rank in sorted(set(ranks)):
+        if runs and rank == runs[-1][-1] + 1:
+            runs[-1].append(rank)
+        else:
+            runs.append([rank])
+    return ", ".join(str(run[0]) if len(run) == 1 else f"{run[0]}-{run[-1]}" for run in runs)
 
 
 @dataclass(frozen=True)
