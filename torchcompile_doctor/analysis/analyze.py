@@ -16,7 +16,7 @@ from torchcompile_doctor.analysis.recompiles import GuardFailure, describe_chang
 from torchcompile_doctor.analysis.registry import GraphBreakRegistry, load_registry
 from torchcompile_doctor.analysis.suppressions import ALL, suppressions_in
 from torchcompile_doctor.analysis.suppressions import apply as apply_suppressions
-from torchcompile_doctor.events.model import CompilationMetrics, CompileId, EventLog, GraphBreak, StackFrame
+from torchcompile_doctor.events.model import CompilationMetrics, CompileId, DdpSplit, EventLog, GraphBreak, StackFrame
 from torchcompile_doctor.report import Finding, Fix, Location, Report, Summary
 from torchcompile_doctor.rules import Rule, rule_for_break, rule_for_kind, rule_for_kind_code, rule_for_recompile
 from torchcompile_doctor.rules.fixes import apply as apply_transform
@@ -56,6 +56,7 @@ class AnalysisContext:
     outcome: RunOutcome = field(default_factory=RunOutcome)
     read_source: SourceReader = read_source_file
     registry: GraphBreakRegistry | None = None
+    offline: bool = False  # re-reading kept logs (`doctor report`): the report says which GB registry it used
 
 
 _POLYFILLS = "/torch/_dynamo/polyfills/"
@@ -487,6 +488,38 @@ class _Builder:
             return self.code.user_function_name(file, metrics.co_name, metrics.co_firstlineno or line)
         return "?"
 
+    # -- DDP's optimizer: graphs split at gradient-bucket boundaries (not graph breaks)
+    def ddp_split_findings(self) -> list[Finding]:
+        attempts: dict[CompileId, dict[int, list[DdpSplit]]] = defaultdict(lambda: defaultdict(list))
+        for split in self.log.ddp_splits:
+            if split.compile_id is not None:
+                attempts[split.compile_id][split.attempt].append(split)
+        groups: dict[tuple, list[tuple[CompileId, int]]] = defaultdict(list)
+        for compile_id, by_attempt in sorted(attempts.items()):
+            last = by_attempt[max(by_attempt)]  # an earlier attempt was restarted (e.g. by a graph break)
+            metrics = self._function_of(compile_id)
+            key = (metrics.co_filename, metrics.co_firstlineno, metrics.co_name) if metrics else ("?", 0, "?")
+            groups[key].append((compile_id, sum(1 for s in last if s.child is not None)))
+        rule = rule_for_kind("ddp_split")
+        findings = []
+        for (file, line, co_name), items in groups.items():
+            name = self.code.user_function_name(file, co_name, line or 0) if file != "?" else co_name
+            subgraphs = max(children for _, children in items)
+            findings.append(
+                self.finding(
+                    rule,
+                    location=self.location(file, line or 0, name),
+                    facts={"function": name, "subgraphs": subgraphs, "splits": max(subgraphs - 1, 0)},
+                    count=len(items),
+                    impact={"compiles": len(items), "subgraphs": subgraphs},
+                    evidence={
+                        "compile_ids": [str(c) for c, _ in items],
+                        "subgraphs_per_compile": {str(c): n for c, n in items},
+                    },
+                )
+            )
+        return findings
+
     # -- perf hints
     def perf_hint_findings(self) -> list[Finding]:
         rule = rule_for_kind("perf_hint")
@@ -771,6 +804,16 @@ def _explain_notes(log: EventLog, summary: Summary, findings: list[Finding]) -> 
     return data, notes
 
 
+def registry_note(registry: GraphBreakRegistry) -> str:
+    """Which graph-break registry gave GB ids and explanations: a re-read log may come from another torch."""
+    label, _, where = registry.source.partition(" (")
+    if label == "installed torch":
+        return f"graph-break registry: the installed torch's ({where.rstrip(')')})"
+    if label == "bundled copy":
+        return "graph-break registry: the copy bundled with torchcompile-doctor (torch is not installed here)"
+    return f"graph-break registry: {registry.source}"
+
+
 def analyze(log: EventLog, context: AnalysisContext) -> Report:
     builder = _Builder(log, context)
     findings = (
@@ -779,6 +822,7 @@ def analyze(log: EventLog, context: AnalysisContext) -> Report:
         + builder.recompile_findings()
         + builder.limit_findings()
         + builder.perf_hint_findings()
+        + builder.ddp_split_findings()
     )
     guard_frames = builder.guard_frames()
     findings += builder.guard_findings(guard_frames)
@@ -805,6 +849,8 @@ def analyze(log: EventLog, context: AnalysisContext) -> Report:
     torch_version = (log.bootstrap[-1].torch_version if log.bootstrap else None) or (
         log.torch_versions[-1].version if log.torch_versions else None
     )
+    if context.offline:
+        notes.append(registry_note(builder.registry))
     return Report(
         tool_version=__version__,
         torch_version=torch_version,

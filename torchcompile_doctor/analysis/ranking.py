@@ -1,8 +1,8 @@
 """Ranking: severity first, then measured impact. Explainable: each finding keeps the figures
 that placed it (`impact`), and its severity says which tier it is in.
 
-Tiers (DESIGN.md): compile failure / recompile limit / fallback to eager / the target failing
-> graph break in a hot frame (traced more than once, or causing recompiles) > recompiles
+Tiers (DESIGN.md): compile failure / recompile limit / fallback to eager / the target failing / ranks that
+diverge (multi-rank runs) > graph break in a hot frame (traced more than once, or causing recompiles) > recompiles
 > a single graph break > hints.
 """
 
@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from torchcompile_doctor.report import SEVERITIES, Finding
 
-_CRITICAL_KINDS = ("target_error", "compile_failure", "recompile_limit", "frame_skipped")
+_CRITICAL_KINDS = ("target_error", "rank_divergence", "compile_failure", "recompile_limit", "frame_skipped")
 
 
 def severity_of(finding: Finding) -> str:
