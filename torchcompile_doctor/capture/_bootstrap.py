@@ -18,6 +18,7 @@ import traceback
 
 from torchcompile_doctor.capture.guard_timing import CallRecorder, measure
 from torchcompile_doctor.capture.hooks import SideChannel, compile_hook, dynamo_config, perf_hint_capture, trace_paused
+from torchcompile_doctor.events.sidechannel import rank_file_name
 
 USAGE_ERROR_EXIT = 2
 
@@ -149,7 +150,10 @@ def main() -> None:
     import json
 
     spec = json.loads(sys.argv[1])
-    channel = SideChannel(spec["side_channel"])
+    side_channel = spec["side_channel"]
+    if spec.get("side_channel_per_rank"):  # under torchrun: every rank is a capture child
+        side_channel = os.path.join(os.path.dirname(side_channel), rank_file_name(int(os.environ.get("RANK", "0"))))
+    channel = SideChannel(side_channel)
     try:
         import torch
     except ImportError as error:
@@ -167,6 +171,7 @@ def main() -> None:
         target=spec["display"],
         library_roots=_library_roots(),
         backend_override=spec.get("backend"),
+        pid=os.getpid(),
     )
     experiment = spec.get("experiment") or {}
     recorder = CallRecorder() if spec.get("measure_guards") else None

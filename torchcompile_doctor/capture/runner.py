@@ -2,6 +2,11 @@
 
 The child gets its own process group (so `--timeout` and Ctrl-C stop it and everything it
 spawned), stdin at EOF, and its stdout sent to our stderr: the report on stdout stays clean.
+
+With `nproc_per_node`, the child is torchrun (`python -m torch.distributed.run --standalone`) and the
+bootstrap is the program of every rank; each rank writes its own TORCH_TRACE file (torch names it by
+rank) and its own side channel. torchrun starts each worker in a session of its own, so stopping the
+run stops those process groups too.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ from pathlib import Path
 from torchcompile_doctor.capture.target import TargetSpec
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.events.sidechannel import FILE_NAME as SIDE_CHANNEL
+
+BOOTSTRAP = "torchcompile_doctor.capture._bootstrap"
 
 TRACE_SUBDIR = "trace"
 KILL_GRACE_S = 5.0
@@ -42,17 +49,78 @@ def check_torch_available() -> None:
         )
 
 
-def _stop_group(process: subprocess.Popen) -> None:
-    for sig in (signal.SIGTERM, signal.SIGKILL):
+def _descendant_groups(pid: int) -> set[int]:
+    """Process groups of `pid`'s descendants (Linux /proc; empty elsewhere): torchrun's workers each lead one."""
+    parents: dict[int, list[int]] = {}
+    groups: dict[int, int] = {}
+    try:
+        entries = [e for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return set()
+    for entry in entries:
         try:
-            os.killpg(process.pid, sig)
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        parents.setdefault(int(fields[1]), []).append(int(entry))
+        groups[int(entry)] = int(fields[2])
+    found, todo = set(), list(parents.get(pid, []))
+    while todo:
+        child = todo.pop()
+        found.add(groups[child])
+        todo += parents.get(child, [])
+    return found - {pid}
+
+
+def _signal_groups(groups: set[int], sig: int) -> None:
+    for group in groups:
+        try:
+            os.killpg(group, sig)
         except (ProcessLookupError, PermissionError):
-            return
+            pass
+
+
+def _stop_group(process: subprocess.Popen) -> None:
+    """SIGTERM, then SIGKILL after a grace period, to the child's group and every group it started."""
+    groups = {process.pid} | _descendant_groups(process.pid)
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        _signal_groups(groups, sig)
         try:
             process.wait(timeout=KILL_GRACE_S)
-            return
         except subprocess.TimeoutExpired:
             continue
+        if sig == signal.SIGTERM:  # the child is gone; its workers get the same grace, then no more
+            deadline = time.monotonic() + KILL_GRACE_S
+            while time.monotonic() < deadline and any(_group_alive(g) for g in groups - {process.pid}):
+                time.sleep(0.1)
+            _signal_groups({g for g in groups - {process.pid} if _group_alive(g)}, signal.SIGKILL)
+        return
+
+
+def _group_alive(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def torchrun_command(nproc_per_node: int, program_args: list[str]) -> list[str]:
+    """torch's own launcher, one node, a free rendezvous port; the bootstrap module is each rank's program."""
+    return [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        "--nnodes",
+        "1",
+        "--nproc-per-node",
+        str(nproc_per_node),
+        "-m",
+        BOOTSTRAP,
+        *program_args,
+    ]
 
 
 def run_capture(
@@ -64,6 +132,7 @@ def run_capture(
     experiment: dict | None = None,
     measure_guards: bool = False,
     dump_dir: Path | None = None,
+    nproc_per_node: int | None = None,
 ) -> CaptureResult:
     check_torch_available()
     trace_dir = artifacts / TRACE_SUBDIR
@@ -76,6 +145,7 @@ def run_capture(
         "measure_guards": measure_guards,
         "dump_dir": str(dump_dir) if dump_dir else None,
         "side_channel": str(artifacts / SIDE_CHANNEL),
+        "side_channel_per_rank": nproc_per_node is not None,
     }
     env = dict(os.environ)
     env["TORCH_TRACE"] = str(trace_dir)
@@ -84,7 +154,10 @@ def run_capture(
     # The child must import this package even when the doctor runs from a source checkout.
     package_root = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
-    command = [sys.executable, "-m", "torchcompile_doctor.capture._bootstrap", json.dumps(child_spec)]
+    if nproc_per_node is not None:
+        command = torchrun_command(nproc_per_node, [json.dumps(child_spec)])
+    else:
+        command = [sys.executable, "-m", BOOTSTRAP, json.dumps(child_spec)]
     started = time.monotonic()
     process = subprocess.Popen(
         command,
