@@ -116,6 +116,12 @@ def explain(
         False, "--try-fixes", help="Re-run with each suggested config fix and report its measured effect."
     ),
     jobs: int = typer.Option(2, "--jobs", "-j", help="Experiments run side by side with --try-fixes."),
+    nproc_per_node: int | None = typer.Option(
+        None,
+        "--nproc-per-node",
+        min=1,
+        help="Run TARGET under torchrun with N ranks (one trace per rank, one merged report).",
+    ),
 ) -> None:
     """Run TARGET under capture and print the ranked report."""
     settings = ExplainSettings.from_cli(
@@ -133,13 +139,16 @@ def explain(
         jobs,
     )
     check_output_path(settings.output)
+    if nproc_per_node is not None and settings.try_fixes:
+        raise DoctorError("--try-fixes does not run under --nproc-per-node yet; run the fixes on one process")
 
     workdir = settings.artifacts or Path(tempfile.mkdtemp(prefix="torchcompile-doctor-"))
     try:
         if settings.artifacts is not None:
             workdir.mkdir(parents=True, exist_ok=True)
-        with _status(f"running {settings.target.display} under torch.compile capture"):
-            result, report = _capture_and_analyze(settings, workdir)
+        ranks = f" on {nproc_per_node} ranks (torchrun)" if nproc_per_node else ""
+        with _status(f"running {settings.target.display} under torch.compile capture{ranks}"):
+            result, report = _capture_and_analyze(settings, workdir, nproc_per_node=nproc_per_node)
         if settings.try_fixes and not result.interrupted:
             report = _try_fixes(settings, workdir, report)
         _emit(_render(report, settings.format, settings.output), settings.output)
@@ -269,7 +278,7 @@ def _offline_context(log, path: Path, root: Path | None = None):
 
     target = log.bootstrap[-1].target if log.bootstrap else str(path)
     base = root or (Path(target).parent if log.bootstrap and Path(target).is_absolute() else Path.cwd())
-    return AnalysisContext(target=target, root=str(base.resolve()))
+    return AnalysisContext(target=target, root=str(base.resolve()), offline=True)
 
 
 def _capture_and_analyze(
@@ -278,10 +287,12 @@ def _capture_and_analyze(
     experiment: dict | None = None,
     measure_guards: bool = False,
     dump_dir: Path | None = None,
+    nproc_per_node: int | None = None,
 ):
     from torchcompile_doctor.analysis import AnalysisContext, RunOutcome, analyze
+    from torchcompile_doctor.analysis.ranks import analyze_ranks
     from torchcompile_doctor.capture.runner import run_capture
-    from torchcompile_doctor.events.load import load_artifacts
+    from torchcompile_doctor.events.load import load_artifacts, load_ranks
 
     result = run_capture(
         settings.target,
@@ -292,14 +303,18 @@ def _capture_and_analyze(
         experiment,
         measure_guards,
         dump_dir,
+        nproc_per_node,
     )
-    log = load_artifacts(workdir)
-    usage = next((e for e in log.target_exits if e.status == "usage_error"), None)
+    # torchrun: one log per rank, merged in analysis; one process: every trace file is that process's
+    logs = load_ranks(workdir).logs if nproc_per_node is not None else {0: load_artifacts(workdir)}
+    usage = next((e for log in logs.values() for e in log.target_exits if e.status == "usage_error"), None)
     if usage is not None:
         raise DoctorError(usage.message or "the target cannot be run as given")
     outcome = RunOutcome(result.returncode, result.signal, result.timed_out, result.interrupted, settings.timeout_s)
     context = AnalysisContext(target=settings.target.display, root=settings.target.root, outcome=outcome)
-    return result, analyze(log, context)
+    if nproc_per_node is None:
+        return result, analyze(logs[0], context)
+    return result, analyze_ranks(logs, context)
 
 
 def _try_fixes(settings: ExplainSettings, workdir: Path, report):
@@ -392,18 +407,34 @@ def report(
     fmt: str = typer.Option("terminal", "--format", "-f", help=FORMAT_HELP),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
     root: Path | None = typer.Option(None, "--root", help="The directory of your code (for relative paths)."),
+    strict: bool = typer.Option(
+        False, "--strict", help="Fail (exit 2) on truncated files, bad lines, md5 mismatches or unknown event kinds."
+    ),
 ) -> None:
-    """Re-render the report from an existing capture, without running anything (no torch needed)."""
-    from torchcompile_doctor.analysis import analyze
-    from torchcompile_doctor.events.load import load_artifacts
+    """Re-render the report from an existing capture or TORCH_TRACE dir (rank files merged); no torch needed."""
+    from torchcompile_doctor.analysis.ranks import analyze_ranks
+    from torchcompile_doctor.events.load import load_ranks
     from torchcompile_doctor.settings import check_format
 
     check_format(fmt)
     check_output_path(output)
     if not path.exists():
         raise DoctorError(f"no such file or directory: {path}")
-    log = load_artifacts(path)
-    report_ = analyze(log, _offline_context(log, path, root))
+    loaded = load_ranks(path)
+    if strict:
+        several = len(loaded.logs) > 1
+        problems = [
+            f"rank {rank}: {log.health.describe()}" if several else log.health.describe()
+            for rank, log in loaded.logs.items()
+            if log.health.describe()
+        ]
+        problems += [f"{file.name} names no rank" for file in loaded.unranked]
+        if problems:
+            found = "; ".join(problems)
+            raise DoctorError(f"--strict: the logs have problems: {found} (drop --strict to read past them)")
+    first = next(iter(loaded.logs.values()))
+    unranked = [str(file) for file in loaded.unranked]
+    report_ = analyze_ranks(loaded.logs, _offline_context(first, path, root), unranked=unranked)
     _emit(_render(report_, fmt, output), output)
 
 
