@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import re
 
-from torchcompile_doctor.report import Finding, GateResult, Report
+from torchcompile_doctor.report import Finding, GateResult, Report, rank_list
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -27,7 +27,7 @@ def _block(text: str) -> str:
     return f"{fence}python\n{text}\n{fence}"
 
 
-def _finding(finding: Finding, gate: GateResult | None = None) -> list[str]:
+def _finding(finding: Finding, gate: GateResult | None = None, all_ranks: tuple = ()) -> list[str]:
     where = finding.location.where if finding.location else "-"
     lines = [
         f"### {finding.rank}. {finding.severity.upper()} {finding.code}: {_escape(finding.title)}",
@@ -41,6 +41,9 @@ def _finding(finding: Finding, gate: GateResult | None = None) -> list[str]:
         lines.append(f"**Line:** {_code(finding.location.source)}")
     if finding.user_frame:
         lines.append(f"**Your call site:** {_code(finding.user_frame.where)}")
+    if len(all_ranks) > 1:
+        every = " (all)" if set(finding.ranks) == set(all_ranks) else f" of {len(all_ranks)}"
+        lines.append(f"**Ranks:** {rank_list(finding.ranks)}{every}")
     lines.append("")
     lines.append(_escape(finding.why))
     if finding.changes:
@@ -83,6 +86,22 @@ def _gate(gate: GateResult) -> list[str]:
     return lines + ([""] if gate.violations or gate.baseline else [])
 
 
+def _rank_table(report: Report) -> list[str]:
+    lines = [
+        f"{len(report.rank_table)} ranks (the table above: the worst rank's figures, breaks unique across ranks)",
+        "",
+        "| rank | graphs | graph breaks | recompiles | compile failures | compile time | DDP splits | target | log |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for row in report.rank_table:
+        lines.append(
+            f"| {row.get('rank')} | {row.get('graphs', 0)} | {row.get('graph_breaks', 0)} | {row.get('recompiles', 0)} "
+            f"| {row.get('compile_failures', 0)} | {row.get('compile_time_s', 0.0):.2f} s | {row.get('ddp_splits', 0)} "
+            f"| {_escape(str(row.get('target_status')))} | {_escape(str(row.get('log')))} |"
+        )
+    return lines + [""]
+
+
 def render(report: Report, **_: object) -> str:
     s = report.summary
     lines = [
@@ -97,17 +116,20 @@ def render(report: Report, **_: object) -> str:
         f"backend `{report.backend}`, torch `{report.torch_version}`, target exit `{report.target_exit_code}`",
         "",
     ]
+    all_ranks = tuple(row.get("rank") for row in report.rank_table)
+    if len(all_ranks) > 1:
+        lines += _rank_table(report)
     if report.gate is not None:
         lines += _gate(report.gate)
     if not report.findings:
         lines.append("No findings: one graph per compiled function, no recompiles.")
     for finding in report.findings[:TOP_FINDINGS]:
-        lines += _finding(finding, report.gate)
+        lines += _finding(finding, report.gate, all_ranks)
     rest = report.findings[TOP_FINDINGS:]
     if rest:
         lines += [f"<details><summary>{len(rest)} more finding(s)</summary>", ""]
         for finding in rest:
-            lines += _finding(finding, report.gate)
+            lines += _finding(finding, report.gate, all_ranks)
         lines += ["</details>", ""]
     for note in report.notes:
         lines.append(f"> {_escape(note)}")

@@ -8,7 +8,7 @@ import re
 from rich.console import Console
 from rich.text import Text as _RichText
 
-from torchcompile_doctor.report import Finding, GateResult, Report
+from torchcompile_doctor.report import Finding, GateResult, Report, rank_list
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -57,7 +57,9 @@ def _source_block(finding: Finding, source_lines) -> list[Text]:
     return out
 
 
-def _finding(console: Console, finding: Finding, source_lines, gate: GateResult | None = None) -> None:
+def _finding(
+    console: Console, finding: Finding, source_lines, gate: GateResult | None = None, all_ranks: tuple = ()
+) -> None:
     header = Text(f"#{finding.rank} ")
     header.append(f" {finding.severity.upper()} ", style=_STYLE.get(finding.severity, ""))
     header.append(f" {finding.code} ", style="bold")
@@ -72,6 +74,9 @@ def _finding(console: Console, finding: Finding, source_lines, gate: GateResult 
         console.print(
             Text(f"   at {location.where} in {location.function}" + (f"   ({tags})" if tags else ""), style="cyan")
         )
+    if len(all_ranks) > 1:  # several ranks: on which ones it happened
+        every = " (all)" if set(finding.ranks) == set(all_ranks) else f" of {len(all_ranks)}"
+        console.print(Text(f"   ranks: [{rank_list(finding.ranks)}]{every}", style="magenta"))
     for line in _source_block(finding, source_lines):
         console.print(line)
     if finding.user_frame is not None:
@@ -161,6 +166,21 @@ def _guards(console: Console, report: Report) -> None:
     console.print()
 
 
+def _rank_table(console: Console, report: Report) -> None:
+    console.print(Text(f"{len(report.rank_table)} ranks (the line above: the worst rank's figures, breaks unique)"))
+    head = f"  {'rank':>5}  {'graphs':>6}  {'breaks':>6}  {'recompiles':>10}  {'failures':>8}  {'compile':>9}  "
+    console.print(Text(head + f"{'ddp splits':>10}  {'target':<11}  log", style="bold"))
+    for row in report.rank_table:
+        line = (
+            f"  {row.get('rank', '?'):>5}  {row.get('graphs', 0):>6}  {row.get('graph_breaks', 0):>6}  "
+            f"{row.get('recompiles', 0):>10}  {row.get('compile_failures', 0):>8}  "
+            f"{row.get('compile_time_s', 0.0):>7.2f} s  {row.get('ddp_splits', 0):>10}  "
+            f"{row.get('target_status', '?'):<11}  {row.get('log', '?')}"
+        )
+        console.print(Text(line, style="yellow" if row.get("log") != "complete" else ""))
+    console.print()
+
+
 def render(
     report: Report,
     *,
@@ -191,6 +211,9 @@ def render(
         )
     )
     console.print()
+    all_ranks = tuple(row.get("rank") for row in report.rank_table)
+    if len(all_ranks) > 1:
+        _rank_table(console, report)
     if report.gate is not None:
         _gate(console, report.gate)
     if show_guards:
@@ -198,7 +221,7 @@ def render(
     if not report.findings:
         console.print(Text("No findings: one graph per compiled function, no recompiles.", style="green"))
     for finding in report.findings:
-        _finding(console, finding, source_lines, report.gate)
+        _finding(console, finding, source_lines, report.gate, all_ranks)
     for note in report.notes:
         console.print(Text(f"note: {note}", style="dim"))
     status = report.target_status
