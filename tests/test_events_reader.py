@@ -221,6 +221,54 @@ def test_a_line_longer_than_the_limit_is_skipped_not_loaded(monkeypatch):
     assert len(log.graph_breaks) == 1 and len(log.dynamo_starts) == 2 and len(log.output_graphs) == 2
 
 
+def test_a_too_long_envelope_ends_the_record_before_it(monkeypatch):
+    """The long line's payload lines are orphans, not more payload of the record before (whose md5 holds)."""
+    payload = b"the reasons"
+    before = _record(b'{"artifact": {"name": "recompile_reasons", "encoding": "string"}, "frame_id": 0, ', payload)
+    long_one = _record(b'{"dynamo_start": {"stack": [], "pad": "' + b"x" * 400 + b'"}, "frame_id": 1, ', b"p1\np2")
+    monkeypatch.setattr(reader, "MAX_LINE_BYTES", 256)
+    records, health = read_all(before + long_one)
+    assert [(r.kind, r.payload) for r in records] == [("artifact:recompile_reasons", "the reasons")]
+    assert (health.bad_lines, health.md5_mismatches, health.lines) == (3, 0, 5)
+
+
+@pytest.mark.parametrize("limit", [5, 64, 300])
+@pytest.mark.parametrize("block", [1, 3, 7, 64, 1000])
+def test_long_lines_and_block_edges(monkeypatch, limit, block):
+    """Lines of every length around the limit, read in blocks of every size: the same lines are dropped."""
+    lines = [b"x" * n for n in (0, 1, limit - 2, limit - 1, limit, limit + 1, 3 * limit, 2, limit * 5 + 3)]
+    data = b"\n".join(lines) + b"\n" + b"y" * (limit - 1)
+    monkeypatch.setattr(reader, "MAX_LINE_BYTES", limit)
+    monkeypatch.setattr(reader, "BLOCK_BYTES", block)
+    _, health = read_all(data)
+    too_long = sum(1 for line in lines if len(line) + 1 > limit)
+    assert health.lines == len(lines) + 1
+    assert health.bad_lines == too_long + sum(1 for line in lines if line and len(line) + 1 <= limit) + 1
+    assert health.truncated is True
+
+
+@pytest.mark.parametrize("block", [1, 5, 4096, 65536])
+@pytest.mark.parametrize(
+    "path",
+    [TRACES / "graph_break_print.log", CORRUPTED / "truncated_mid_line.log", CORRUPTED / "garbage_binary_line.log"],
+    ids=lambda p: p.name,
+)
+def test_the_block_size_does_not_change_what_is_read(monkeypatch, path, block):
+    data = path.read_bytes()
+    expected = read_all(data)
+    monkeypatch.setattr(reader, "BLOCK_BYTES", block)
+    assert read_all(data) == expected
+    assert read_all(data.replace(b"\n", b"\r\n"))[0] == expected[0]
+
+
+def _record(envelope_head: bytes, payload: bytes) -> bytes:
+    """One record: `envelope_head` is the start of its JSON object, has_payload is added to close it."""
+    digest = hashlib.md5(payload).hexdigest().encode()
+    lines = b"".join(b"\t" + line + b"\n" for line in payload.split(b"\n"))
+    envelope = b"V1121 05:39:13.200000 1 torch/_dynamo/x.py:1] " + envelope_head + b'"has_payload": "' + digest
+    return envelope + b'"}\n' + lines
+
+
 def test_broken_recompile_reasons_list_is_a_parse_error_not_a_crash():
     payload = b'["0/0: x == 1", "unterminated'
     line = (

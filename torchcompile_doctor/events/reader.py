@@ -7,8 +7,10 @@ A record looks like::
     \t<payload line 2>
 
 Bad lines, bad JSON and payloads whose md5 does not match `has_payload` are counted in `LogHealth`
-and skipped; nothing here raises on content. Payloads are only kept for the kinds a caller asks for,
-so memory stays flat however large the log is.
+and skipped; nothing here raises on content. The file is read in blocks and the payload lines of a
+record are handled as one run found by a C-level search, so Python does work per record, not per line;
+payloads are only decoded, md5-checked and kept for the kinds a caller asks for, so memory stays flat
+however large the log is (one block, one wanted payload, and at most one line of MAX_LINE_BYTES).
 """
 
 from __future__ import annotations
@@ -27,7 +29,15 @@ META_KEYS = frozenset(
     {"rank", "frame_id", "frame_compile_id", "attempt", "has_payload", "stack", "compiled_autograd_id"}
 )
 _ENVELOPE = re.compile(rb"^[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [^\]]*\] ")
+# Where a run of payload lines ends: a newline followed by anything but a tab (or the end of the block).
+_NOT_PAYLOAD = re.compile(rb"\n[^\t]")
 MAX_LINE_BYTES = 64 * 1024 * 1024  # one line longer than this is skipped, not loaded
+BLOCK_BYTES = 1024 * 1024
+_decode_json = json.JSONDecoder().decode
+_TAB = 9
+
+# What the scanner yields.
+_LINE, _PAYLOAD, _LONG = 0, 1, 2
 
 
 @dataclass(frozen=True)
@@ -49,20 +59,109 @@ def record_kind(meta: dict) -> str | None:
     return None
 
 
-def _lines(stream: BinaryIO, health: LogHealth) -> Iterator[bytes]:
+def _blocks(stream: BinaryIO, health: LogHealth, limit: int) -> Iterator[tuple[bytes, int | None]]:
+    """Blocks of whole lines, each ending with a newline except a last line the writer did not finish
+    (`health.truncated`). A line longer than `limit` is not loaded: it is yielded as (b"", first byte)."""
+    block_size = max(1, min(BLOCK_BYTES, limit))
+    head: list[bytes] = []  # the start of a line that continues in the next read
+    head_size = 0
+    data = b""  # read but not yet handled
     while True:
-        raw = stream.readline(MAX_LINE_BYTES)
-        if not raw:
-            return
-        if not raw.endswith(b"\n"):
-            if len(raw) >= MAX_LINE_BYTES:
-                health.bad_lines += 1
-                while raw and not raw.endswith(b"\n"):  # drain the rest of the giant line
-                    raw = stream.readline(MAX_LINE_BYTES)
-                continue
-            health.truncated = True  # the writer died mid-line
+        if not data:
+            data = stream.read(block_size)
+            if not data:
+                break
+        cut = data.rfind(b"\n")
+        if cut == -1:
+            head.append(data)
+            head_size += len(data)
+            data = b""
+            if head_size > limit:
+                first = head[0][0]
+                head, head_size = [], 0
+                while cut == -1:  # drain the rest of the giant line
+                    data = stream.read(block_size)
+                    if not data:
+                        break
+                    cut = data.find(b"\n")
+                yield b"", first
+                data = data[cut + 1 :] if data else b""
+            continue
+        if head:
+            head.append(data[: cut + 1])
+            block = b"".join(head)
+            head, head_size = [], 0
+        else:
+            block = data[: cut + 1] if cut + 1 < len(data) else data
+        yield block, None
+        if cut + 1 < len(data):
+            head, head_size = [data[cut + 1 :]], len(data) - cut - 1
+        data = b""
+    if head:
+        health.truncated = True  # the writer died mid-line
+        yield b"".join(head), None
+
+
+def _scan(stream: BinaryIO, health: LogHealth) -> Iterator[tuple[int, int, bytes, int, int]]:
+    """(what, line number, block, start, end) per non-payload line (`_LINE`, end excludes the newline),
+    per run of consecutive payload lines (`_PAYLOAD`, the run as written, tabs and newlines included),
+    and per line too long to load (`_LONG`, `start` is its first byte). Counts every line."""
+    limit = MAX_LINE_BYTES
+    line_no = 0
+    for block, long_first in _blocks(stream, health, limit):
+        if long_first is not None:
+            line_no += 1
+            health.lines += 1
+            yield _LONG, line_no, b"", long_first, 0
+            continue
+        end = len(block)
+        pos = 0
+        while pos < end:
+            if block[pos] == _TAB:
+                found = _NOT_PAYLOAD.search(block, pos)
+                stop = found.start() + 1 if found else end
+                if stop - pos > limit:  # a payload line may be too long: look at them one by one
+                    yield from _payload_lines(block, pos, stop, line_no, health, limit)
+                    line_no += block.count(b"\n", pos, stop) + (block[stop - 1] != 10)
+                    pos = stop
+                    continue
+                count = block.count(b"\n", pos, stop) + (block[stop - 1] != 10)
+                health.lines += count
+                yield _PAYLOAD, line_no + 1, block, pos, stop
+                line_no += count
+                pos = stop
+            else:
+                newline = block.find(b"\n", pos)
+                stop = end if newline == -1 else newline
+                line_no += 1
+                health.lines += 1
+                if stop + 1 - pos > limit:
+                    yield _LONG, line_no, b"", block[pos], 0
+                else:
+                    yield _LINE, line_no, block, pos, stop
+                pos = stop + 1
+
+
+def _payload_lines(
+    block: bytes, pos: int, stop: int, line_no: int, health: LogHealth, limit: int
+) -> Iterator[tuple[int, int, bytes, int, int]]:
+    while pos < stop:
+        newline = block.find(b"\n", pos, stop)
+        end = stop if newline == -1 else newline + 1
+        line_no += 1
         health.lines += 1
-        yield raw.rstrip(b"\r\n")
+        if end - pos > limit:
+            yield _LONG, line_no, b"", _TAB, 0
+        else:
+            yield _PAYLOAD, line_no, block, pos, end
+        pos = end
+
+
+def _payload_bytes(run: bytes) -> bytes:
+    """The payload as torch hashed it: the lines of the run without their tab, joined by newlines."""
+    if b"\r" in run:
+        return b"\n".join(line.rstrip(b"\r")[1:] for line in run.rstrip(b"\n").split(b"\n"))
+    return run[1 : -1 if run.endswith(b"\n") else None].replace(b"\n\t", b"\n")
 
 
 def read_records(
@@ -72,43 +171,54 @@ def read_records(
 ) -> Iterator[Record]:
     """Yield the records of one trace file; interned strings (`{"str": [...]}`) are yielded too."""
     pending: tuple[str, dict, int] | None = None
-    payload_lines: list[bytes] = []
+    runs: list[bytes] = []  # the pending record's payload, as written, when it is wanted
     keep_payload = False
+    complete = True  # no payload line of the pending record was too long to load
 
     def finish() -> Record | None:
         kind, meta, line_no = pending
         payload = None
         expected = meta.get("has_payload")
         if keep_payload and isinstance(expected, str):
-            text = b"\n".join(payload_lines).decode("utf-8", errors="replace")
-            if hashlib.md5(text.encode("utf-8"), usedforsecurity=False).hexdigest() != expected:
+            data = _payload_bytes(b"".join(runs)) if runs else b""
+            if not complete or hashlib.md5(data, usedforsecurity=False).hexdigest() != expected:
                 health.md5_mismatches += 1
                 return None
-            payload = text
+            payload = data.decode("utf-8", errors="replace")
         health.records += 1
         return Record(kind, meta, payload, line_no)
 
-    for line_no, raw in enumerate(_lines(stream, health), start=1):
-        if raw.startswith(b"\t"):
+    for what, line_no, block, start, stop in _scan(stream, health):
+        if what == _PAYLOAD:
             if pending is None:
-                health.bad_lines += 1
+                health.bad_lines += block.count(b"\n", start, stop) + (block[stop - 1] != 10)
             elif keep_payload:
-                payload_lines.append(raw[1:])
+                runs.append(block[start:stop])
             continue
+        if what == _LONG:
+            health.bad_lines += 1
+            if start == _TAB:  # a payload line of the pending record, if any: it cannot be checked now
+                complete = False
+                continue
         if pending is not None:
             record = finish()
             if record is not None:
                 yield record
             pending = None
-        if not raw.strip():
+        if what == _LONG:
             continue
-        match = _ENVELOPE.match(raw)
+        line = block[start:stop]
+        if line.endswith(b"\r"):
+            line = line.rstrip(b"\r\n")
+        if not line.strip():
+            continue
+        match = _ENVELOPE.match(line)
         if match is None:
             health.bad_lines += 1
             continue
         try:
-            meta = json.loads(raw[match.end() :])
-        except ValueError:
+            meta = _decode_json(line[match.end() :].decode("utf-8"))
+        except ValueError:  # UnicodeDecodeError is one
             health.bad_json += 1
             continue
         kind = record_kind(meta) if isinstance(meta, dict) else None
@@ -116,7 +226,8 @@ def read_records(
             health.bad_json += 1
             continue
         pending = (kind, meta, line_no)
-        payload_lines = []
+        runs = []
+        complete = True
         keep_payload = "has_payload" in meta and wants_payload(kind)
     if pending is not None:
         record = finish()
