@@ -233,6 +233,7 @@ class Config:
 def _read_table(path: Path) -> dict | None:
     """The doctor's table from pyproject.toml or the YAML file; None when pyproject.toml has none."""
     import tomllib
+
     import yaml
 
     try:

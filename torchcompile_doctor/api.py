@@ -1,0 +1,104 @@
+"""The Python API: `diagnose(fn, *args, **kwargs) -> Report` and `with expect(...):`.
+
+Both capture in-process (torch's structured trace, as TORCH_TRACE writes it) and run the same
+analysis and gate as the command line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from torchcompile_doctor.report import Report
+from torchcompile_doctor.settings import DEFAULT_FAIL_ON, GateCriteria
+
+
+def _analyze(capture, target: str) -> Report:
+    from torchcompile_doctor.analysis import AnalysisContext, RunOutcome, analyze
+
+    return analyze(capture.log(), AnalysisContext(target=target, root=os.getcwd(), outcome=RunOutcome(returncode=0)))
+
+
+def _is_compiled(fn) -> bool:
+    import torch
+
+    return isinstance(fn, torch._dynamo.eval_frame.OptimizedModule) or hasattr(fn, "_torchdynamo_orig_callable")
+
+
+def diagnose(fn, *args, **kwargs) -> Report:
+    """Call `fn(*args, **kwargs)` once under torch.compile and return the doctor's report.
+
+    An `fn` that is not compiled yet is compiled with `backend="eager"` (Dynamo alone decides graph
+    breaks and recompiles, so the findings are the same as with inductor, seconds sooner); a compiled
+    one runs as it is. Like `torch._dynamo.explain`, it resets Dynamo's caches first, so what was
+    compiled before does not hide anything.
+    """
+    import torch
+
+    from torchcompile_doctor.capture.inprocess import TraceCapture
+
+    compiled = fn if _is_compiled(fn) else torch.compile(fn, backend="eager")
+    name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
+    torch._dynamo.reset()
+    capture = TraceCapture()
+    try:
+        with capture:
+            compiled(*args, **kwargs)
+        return _analyze(capture, f"diagnose({name})")
+    finally:
+        capture.cleanup()
+
+
+@dataclass
+class Expectation:
+    """What `expect` yields: the gated report once the block has finished."""
+
+    report: Report | None = None
+
+
+def _gate_message(report: Report) -> str:
+    gate = report.gate
+    lines = [f"torch.compile expectations failed ({', '.join(gate.criteria)}):"]
+    lines += [f"  {violation}" for violation in gate.violations]
+    for finding in report.findings:
+        why = gate.reason_for(finding)
+        if why is None:
+            continue
+        where = finding.user_frame or finding.location
+        lines.append(f"  {finding.code} {where.where if where else '-'}: {finding.title} [{why}]")
+        if where and where.source:
+            lines.append(f"      {where.source}")
+        if finding.fix:
+            lines.append(f"      fix: {finding.fix.summary}")
+    return "\n".join(lines)
+
+
+@contextlib.contextmanager
+def expect(
+    *,
+    max_graph_breaks: int | None = None,
+    max_recompiles: int | None = None,
+    fullgraph: bool = False,
+    fail_on: str | None = None,
+) -> Iterator[Expectation]:
+    """`with expect(max_graph_breaks=0, max_recompiles=1): model(x)` raises AssertionError listing the
+    findings when what torch.compile did inside the block fails the gate (as `doctor check` would).
+    With no criterion, every finding but info fails. An exception from the block passes through."""
+    from torchcompile_doctor.analysis.gate import apply_gate
+    from torchcompile_doctor.capture.inprocess import TraceCapture
+
+    criteria = GateCriteria(fullgraph, max_graph_breaks, max_recompiles, fail_on)
+    if criteria == GateCriteria():
+        criteria = GateCriteria(fail_on=DEFAULT_FAIL_ON)
+    expectation = Expectation()
+    capture = TraceCapture()
+    try:
+        with capture:
+            yield expectation
+        expectation.report = apply_gate(_analyze(capture, "expect(...)"), criteria)
+    finally:
+        capture.cleanup()
+    if not expectation.report.gate.passed:
+        raise AssertionError(_gate_message(expectation.report))
