@@ -18,6 +18,7 @@ import typer
 
 from torchcompile_doctor import __version__
 from torchcompile_doctor.errors import DoctorError
+from torchcompile_doctor.renderers import FORMATS as REPORT_FORMATS
 from torchcompile_doctor.settings import ExplainSettings, check_output_path
 
 EXIT_OK, EXIT_GATE, EXIT_USAGE, EXIT_TARGET_FAILED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -86,7 +87,7 @@ def _root(
     pass
 
 
-FORMAT_HELP = "Report format: terminal, json, markdown."
+FORMAT_HELP = f"Report format: {', '.join(REPORT_FORMATS)}."
 
 
 @app.command(context_settings={"allow_extra_args": False})
