@@ -11,7 +11,13 @@ import pytest
 
 from torchcompile_doctor.events.load import load_artifacts, load_trace
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId, EventLog, LogHealth, StackFrame
-from torchcompile_doctor.events.parsers import compilation_metrics, dynamo_start, recompile_reasons, torch_version
+from torchcompile_doctor.events.parsers import (
+    compilation_metrics,
+    dynamo_start,
+    guards_tree,
+    recompile_reasons,
+    torch_version,
+)
 from torchcompile_doctor.events.parsers import graph_break_reason as gbr
 from torchcompile_doctor.events.parsers.graph_break_reason import parse_graph_break_text
 from torchcompile_doctor.events.reader import Record, read_records
@@ -452,3 +458,16 @@ def test_torch_version():
     payload = b'"just a string"'
     bad = Record("artifact:torch_version", {"has_payload": hashlib.md5(payload).hexdigest()}, payload.decode(), 1)
     assert torch_version.parse(bad, {}) is None
+
+
+# --- dynamo_cpp_guards_str ---------------------------------------------------------------------
+
+
+def test_guard_trees_of_a_recompiled_frame_share_their_repeated_guards():
+    """The cache entries of a frame repeat most guard lines; each distinct line is parsed (and held) once."""
+    first, second, third = [r for r in records("dtype_shape_recompile", "dynamo_cpp_guards_str")]
+    trees = [guards_tree.parse(r, {}) for r in (first, second, third)]
+    assert [len(t.guards) for t in trees] == [len(guards_tree.parse_tree(r.payload)) for r in (first, second, third)]
+    shared = [g for g in trees[1].guards if any(g is h for h in trees[0].guards)]
+    assert len(shared) >= len(trees[1].guards) - 2  # all but the guards on what changed (dtype, then shape)
+    assert {g.kind for g in trees[0].guards} >= {"TENSOR_MATCH", "GLOBAL_STATE"}

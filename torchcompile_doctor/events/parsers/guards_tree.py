@@ -11,6 +11,7 @@ Managers (CamelCase) are the tree's structure; leaves (UPPER_CASE kinds) are the
 
 from __future__ import annotations
 
+import functools
 import re
 
 from torchcompile_doctor.events.model import Guard, GuardTree
@@ -18,32 +19,31 @@ from torchcompile_doctor.events.parsers import Parser
 from torchcompile_doctor.events.parsers.common import compile_id_of
 from torchcompile_doctor.events.reader import Record
 
-_LEAF = re.compile(r"^(?P<indent>(?:\| )*)\+- (?P<kind>[A-Z][A-Z0-9_]+): (?P<rest>.*)$")
+_LEAF = re.compile(r"^(?P<indent>(?:\| )*)\+- (?P<kind>[A-Z][A-Z0-9_]+): (?P<rest>.*)$", re.M)
 # "  # source line  # path:11 in fn", or only "  # path:11 in fn" for torch's own guards
 _COMMENT = re.compile(r"\s{2,}# (?:(?P<source>.*?)\s+# )?(?P<where>\S+:\d+) in \S+(?: \(HINT: .*\))?\s*$")
 
 
 def parse_tree(text: str) -> tuple[Guard, ...]:
-    guards = []
-    for line in text.split("\n"):
-        leaf = _LEAF.match(line)
-        if leaf is None:
-            continue
-        rest = leaf["rest"]
-        comment = _COMMENT.search(rest)
-        # a free-text note ("# implicit guard for float input ...") is not part of the expression
-        expression = rest[: comment.start()] if comment else rest.split("  # ", 1)[0]
-        expression = expression.strip()
-        guards.append(
-            Guard(
-                kind=leaf["kind"],
-                expression=expression,
-                depth=len(leaf["indent"]) // 2,
-                source=comment["source"].strip() if comment and comment["source"] else None,
-                where=comment["where"] if comment else None,
-            )
-        )
-    return tuple(guards)
+    return tuple(_guard(leaf[0]) for leaf in _LEAF.finditer(text))
+
+
+# The cache entries of a frame repeat most of their guard lines: one Guard per distinct line keeps memory
+# flat across recompiles (a Guard is frozen, so sharing it is safe).
+@functools.lru_cache(maxsize=1 << 14)
+def _guard(line: str) -> Guard:
+    leaf = _LEAF.match(line)
+    rest = leaf["rest"]
+    comment = _COMMENT.search(rest)
+    # a free-text note ("# implicit guard for float input ...") is not part of the expression
+    expression = rest[: comment.start()] if comment else rest.split("  # ", 1)[0]
+    return Guard(
+        kind=leaf["kind"],
+        expression=expression.strip(),
+        depth=len(leaf["indent"]) // 2,
+        source=comment["source"].strip() if comment and comment["source"] else None,
+        where=comment["where"] if comment else None,
+    )
 
 
 def parse(record: Record, strings: dict[int, str]) -> GuardTree | None:
