@@ -32,6 +32,7 @@ lint: install
 
 bench: install
 	$(BIN)/python bench/run.py
+	$(BIN)/python bench/ingest.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache

@@ -195,6 +195,18 @@ def torch_imported_by_cli() -> str:
     return proc.stdout.strip() or f"error: {proc.stderr.strip().splitlines()[-1:]}"
 
 
+def kept_ingest_section() -> str:
+    """bench/ingest.py's section of RESULTS.md, carried over when this script rewrites the file."""
+    try:
+        text = RESULTS.read_text(encoding="utf-8")
+    except OSError:
+        return ""
+    start, end = text.find("<!-- ingest:start -->"), text.find("<!-- ingest:end -->")
+    if start == -1 or end == -1:
+        return ""
+    return "\n" + text[start : end + len("<!-- ingest:end -->")] + "\n"
+
+
 def fmt_s(value: float) -> str:
     if value != value:  # nan
         return "-"
@@ -504,6 +516,7 @@ Section 2 uses a warm inductor FX-graph cache except for the single cold-cache r
 
 {interpretation}
 """
+        text += kept_ingest_section()
         RESULTS.write_text(text, encoding="utf-8")
         print(f"bench: wrote {rel(RESULTS)}", file=sys.stderr)
     everything = heavy + list(kept.values()) + list(fast.values()) + ([cold] if cold else [])
