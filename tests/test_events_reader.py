@@ -151,6 +151,24 @@ def test_md5_is_only_checked_for_payloads_asked_for():
     assert len(broken) == 1 and broken[0].payload is None
 
 
+@pytest.mark.parametrize("damage", ["tab_line_after", "envelope_starts_with_a_tab"])
+def test_lines_that_look_like_payload_after_a_record_do_not_cost_it_its_payload(damage, clean_print_log):
+    """Found by tests/test_fuzz.py: a stray tab line after a record whose payload is wanted made its md5
+    fail and the record (here the graph break) was lost; the lines the md5 vouches for are its payload."""
+    data = (TRACES / "graph_break_print.log").read_bytes()
+    start = data.index(b'"name": "dynamo_graph_break_reason"')
+    end = data.index(b"\nV", start) + 1  # the start of the next record's envelope
+    if damage == "tab_line_after":
+        damaged, extra_lines, bad_lines = data[:end] + b"\tnot its payload\n" + data[end:], 1, 1
+    else:  # the next record's envelope (and its payload lines) join the graph break's payload
+        next_lines = data[end : data.index(b"\nV", end) + 1].count(b"\n")
+        damaged, extra_lines, bad_lines = data[:end] + b"\t" + data[end + 1 :], 0, next_lines
+    log = load_bytes(damaged)
+    assert log.graph_breaks == clean_print_log.graph_breaks
+    assert (log.health.md5_mismatches, log.health.bad_lines) == (0, bad_lines)
+    assert log.health.lines == clean_print_log.health.lines + extra_lines
+
+
 def test_truncated_mid_line_keeps_everything_before_the_cut(clean_print_log):
     data = (CORRUPTED / "truncated_mid_line.log").read_bytes()
     assert not data.endswith(b"\n")

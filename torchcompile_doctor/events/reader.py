@@ -164,6 +164,19 @@ def _payload_bytes(run: bytes) -> bytes:
     return run[1 : -1 if run.endswith(b"\n") else None].replace(b"\n\t", b"\n")
 
 
+def _verified_prefix(payload: bytes, expected: str) -> int | None:
+    """How many payload lines the md5 vouches for, when only a prefix of them matches: lines after the
+    record's own that look like payload (a damaged line that now starts with a tab) are not its own."""
+    hasher = hashlib.md5(usedforsecurity=False)
+    lines = payload.split(b"\n")
+    for count, line in enumerate(lines[:-1], start=1):
+        hasher.update(line)
+        if hasher.copy().hexdigest() == expected:
+            return count
+        hasher.update(b"\n")
+    return None
+
+
 def read_records(
     stream: BinaryIO,
     health: LogHealth,
@@ -182,8 +195,13 @@ def read_records(
         if keep_payload and isinstance(expected, str):
             data = _payload_bytes(b"".join(runs)) if runs else b""
             if not complete or hashlib.md5(data, usedforsecurity=False).hexdigest() != expected:
-                health.md5_mismatches += 1
-                return None
+                kept = _verified_prefix(data, expected) if complete else None
+                if kept is None:
+                    health.md5_mismatches += 1
+                    return None
+                lines = data.split(b"\n")
+                health.bad_lines += len(lines) - kept  # counted as lines already, now as bad ones
+                data = b"\n".join(lines[:kept])
             payload = data.decode("utf-8", errors="replace")
         health.records += 1
         return Record(kind, meta, payload, line_no)
