@@ -113,6 +113,8 @@ def _depyf_dump(dump_dir: str | None, channel: SideChannel):
     if not dump_dir:
         return contextlib.nullcontext()
     try:
+        import depyf  # noqa: F401 - decompiling happens per cache entry; find out now whether it can at all
+
         from torchcompile_doctor.capture.depyf_observe import observe_into
 
         return observe_into(dump_dir)
@@ -161,7 +163,8 @@ def main() -> None:
             "target_exit",
             status="usage_error",
             exit_code=USAGE_ERROR_EXIT,
-            message=f"torch cannot be imported in {sys.executable}: {error}",
+            message=f"torch cannot be imported in {sys.executable} ({error}); install it into that Python: "
+            f"`{sys.executable} -m pip install torch` (`doctor report`, `rules` and `--help` work without it)",
         )
         sys.exit(USAGE_ERROR_EXIT)
     channel.write(

@@ -58,8 +58,10 @@ def _check_python_file(text: str, what: str) -> Path:
     try:
         compile(source, str(path), "exec", dont_inherit=True)  # parse only: nothing is executed
     except SyntaxError as error:
+        if error.lineno is None:  # e.g. null bytes: not Python source at all
+            raise DoctorError(f"{what} is not Python source: {text} ({error.msg})") from None
         raise DoctorError(f"syntax error in {text}:{error.lineno}: {error.msg}") from None
-    except ValueError as error:  # e.g. null bytes: not Python source
+    except ValueError as error:  # null bytes on older Pythons
         raise DoctorError(f"{what} is not Python source: {text} ({error})") from None
     return path.resolve()
 

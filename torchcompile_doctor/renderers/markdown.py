@@ -10,9 +10,19 @@ from torchcompile_doctor.report import Finding, GateResult, Report, rank_list
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+
+
 def _escape(text: str) -> str:
-    """Prose: our own text uses `code` spans on purpose; raw HTML and control characters are neutralised."""
-    return html.escape(_CONTROL.sub("", text), quote=False)
+    """Prose: our own text uses `code` spans on purpose. Outside them raw HTML is escaped; inside them
+    Markdown shows text as it is (an escape would show as `&lt;`), so they are left alone. Spans are
+    found the way Markdown pairs backticks, so a backtick in user source cannot smuggle HTML out."""
+    text = _CONTROL.sub("", text)
+    parts, last = [], 0
+    for span in _CODE_SPAN.finditer(text):
+        parts += [html.escape(text[last : span.start()], quote=False), span.group(0)]
+        last = span.end()
+    return "".join(parts) + html.escape(text[last:], quote=False)
 
 
 def _code(text: str) -> str:
@@ -23,6 +33,7 @@ def _code(text: str) -> str:
 
 
 def _block(text: str) -> str:
+    text = _CONTROL.sub("", text.replace("\t", "    "))
     fence = "````" if "```" in text else "```"
     return f"{fence}python\n{text}\n{fence}"
 
