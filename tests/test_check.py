@@ -6,6 +6,8 @@ Every test runs the real CLI on real scripts (Dynamo with backend="eager" to kee
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -62,7 +64,29 @@ def test_breaking_sample_fails_with_the_reason_first():
     assert first["code"] == "TCD113" and first["rank"] == 1
     assert run.json["gate"]["failures"] == [{"fingerprint": first["fingerprint"], "why": "a graph break (--fullgraph)"}]
     # what torch's own fullgraph=True would have said, without touching the user's code
-    assert any(n.startswith("torch.compile(fullgraph=True) would raise at helper_lib.py:10") for n in run.json["notes"])
+    said = [n for n in run.json["notes"] if n.startswith("torch.compile(fullgraph=True) would raise Unsupported at ")]
+    assert said and said[0].startswith("torch.compile(fullgraph=True) would raise Unsupported at helper_lib.py:10: ")
+
+
+def test_fullgraph_note_says_what_torch_raises(tmp_path):
+    """The note is derived from the capture; torch's own fullgraph=True names the same break type."""
+    script = tmp_path / "s.py"
+    script.write_text(KNOWN_BREAK)
+    ours = _check("s.py", "--fullgraph", cwd=tmp_path)
+    [note] = [n for n in ours.json["notes"] if "fullgraph=True" in n]
+    probe = KNOWN_BREAK.replace('backend="eager")', 'backend="eager", fullgraph=True)')
+    probe = probe.replace("torch.compile(", "try:\n    torch.compile(", 1).replace(
+        "(torch.ones(2))\n",
+        "(torch.ones(2))\nexcept Exception as e:\n    print('RAISED', type(e).__name__, str(e).splitlines()[0])\n",
+    )
+    script.write_text(probe)
+    raised = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    [line] = [line for line in raised.stdout.splitlines() if line.startswith("RAISED")]
+    name, gb_type = line.split(" ", 2)[1:]
+    assert (
+        note
+        == f"torch.compile(fullgraph=True) would raise {name} at s.py:5: {gb_type} " + note.split(gb_type + " ", 1)[1]
+    )
 
 
 def test_thresholds_count_breaks_and_recompiles():

@@ -47,10 +47,13 @@ def _fullgraph_says(findings: list[Finding]) -> str | None:
 
     first = min(breaks, key=first_compile)
     where = first.user_frame or first.location
-    text = (first.torch_says or first.evidence.get("torch_text") or first.gb_type or first.title).strip()
-    text = text.splitlines()[0] if text else first.title
     place = f" at {where.where}" if where else ""
-    return f"torch.compile(fullgraph=True) would raise{place}: {text}"
+    explanation = (first.torch_says or "").strip().splitlines()
+    if first.kind == "compile_failure" or not first.gb_type:
+        text = (first.evidence.get("torch_text") or first.title).strip().splitlines()[0]
+        return f"torch.compile(fullgraph=True) would raise{place}: {text}"
+    detail = f" ({explanation[0]})" if explanation else ""
+    return f"torch.compile(fullgraph=True) would raise Unsupported{place}: {first.gb_type}{detail}"
 
 
 def apply_gate(
