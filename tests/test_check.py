@@ -83,10 +83,7 @@ def test_fullgraph_note_says_what_torch_raises(tmp_path):
     raised = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=300)
     [line] = [line for line in raised.stdout.splitlines() if line.startswith("RAISED")]
     name, gb_type = line.split(" ", 2)[1:]
-    assert (
-        note
-        == f"torch.compile(fullgraph=True) would raise {name} at s.py:5: {gb_type} " + note.split(gb_type + " ", 1)[1]
-    )
+    assert note.startswith(f"torch.compile(fullgraph=True) would raise {name} at s.py:5: {gb_type} (")
 
 
 def test_thresholds_count_breaks_and_recompiles():
