@@ -287,6 +287,17 @@ def _record(envelope_head: bytes, payload: bytes) -> bytes:
     return envelope + b'"}\n' + lines
 
 
+def test_an_envelope_nested_too_deep_is_bad_json_not_a_crash():
+    """Found by tests/test_fuzz.py: json's decoder raised RecursionError, which escaped the reader."""
+    data = (TRACES / "graph_break_print.log").read_bytes()
+    deep = b'V1121 05:39:13.200000 1 torch/_dynamo/x.py:1] {"str": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n"
+    cut = data.index(b"\nV") + 1
+    log = load_bytes(data[:cut] + deep + data[cut:])
+    clean = load_bytes(data)
+    assert log.health.bad_json == 1 and log.health.records == clean.health.records
+    assert events(log) == events(clean)
+
+
 def test_broken_recompile_reasons_list_is_a_parse_error_not_a_crash():
     payload = b'["0/0: x == 1", "unterminated'
     line = (

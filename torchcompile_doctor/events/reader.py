@@ -236,7 +236,7 @@ def read_records(
             continue
         try:
             meta = _decode_json(line[match.end() :].decode("utf-8"))
-        except ValueError:  # UnicodeDecodeError is one
+        except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError; RecursionError: deep nesting
             health.bad_json += 1
             continue
         kind = record_kind(meta) if isinstance(meta, dict) else None
