@@ -270,6 +270,35 @@ def test_recompile_reasons_json_list_with_user_stacks():
     assert all("self.step == " in f and "\nUser stack trace:\n" in f for f in last.failures)
 
 
+@pytest.mark.parametrize(
+    ("kind", "payload"),
+    [
+        *[(kind, "[" * 100_000) for kind in ("recompile_reasons", "torch_version")],
+        *[(kind, '["unterminated') for kind in ("recompile_reasons", "torch_version")],
+        ("recompile_reasons", "[1, [2]]"),
+        ("torch_version", '{"pytorch_version": ["2"]}'),
+    ],
+)
+def test_json_payloads_nested_too_deep_or_broken_are_parse_errors(kind, payload):
+    """Found by tests/test_fuzz.py: a payload nested deeper than json's decoder goes raised RecursionError,
+    which nothing caught (load_trace catches ValueError and friends); broken JSON raised JSONDecodeError."""
+    data = payload.encode()
+    line = (
+        b'V1121 05:39:13.200000 1 torch/_dynamo/guards.py:1] {"artifact": {"name": "' + kind.encode() + b'", '
+        b'"encoding": "json"}, "frame_id": 0, "frame_compile_id": 1, "has_payload": "'
+        + hashlib.md5(data).hexdigest().encode()
+        + b'"}\n\t'
+        + data
+        + b"\n"
+    )
+    log = EventLog()
+    load_trace(io.BytesIO(line), log)
+    assert (log.recompiles, log.torch_versions) == ([], [])
+    assert (log.health.parse_errors, log.health.records) == (1, 1)
+    record = Record(f"artifact:{kind}", {"frame_id": 0, "frame_compile_id": 1}, payload, 1)
+    assert {"recompile_reasons": recompile_reasons, "torch_version": torch_version}[kind].parse(record, {}) is None
+
+
 def test_recompile_reasons_empty_payload():
     record = Record("artifact:recompile_reasons", {"frame_id": 0, "frame_compile_id": 1}, "", 1)
     assert recompile_reasons.parse(record, {}) is None

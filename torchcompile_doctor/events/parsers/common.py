@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from torchcompile_doctor.events.model import CompileId
 
 
@@ -24,3 +26,11 @@ def as_float(value: object) -> float | None:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
     return None
+
+
+def json_or_none(text: str) -> object | None:
+    """The JSON value of `text`, or None when it is not JSON (nested too deep for the decoder included)."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None

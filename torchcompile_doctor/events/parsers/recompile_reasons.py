@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import json
-
 from torchcompile_doctor.events.model import Recompile
 from torchcompile_doctor.events.parsers import Parser
-from torchcompile_doctor.events.parsers.common import compile_id_of
+from torchcompile_doctor.events.parsers.common import compile_id_of, json_or_none
 from torchcompile_doctor.events.reader import Record
 
 
 def parse(record: Record, strings: dict[int, str]) -> Recompile | None:
     payload = record.payload or ""
     # torch writes one reason as the bare string and several as a JSON list, both as "encoding: json".
-    body = json.loads(payload) if payload.startswith("[") else [payload]
-    if not isinstance(body, list) or not payload:
+    body = json_or_none(payload) if payload.startswith("[") else [payload]
+    if not isinstance(body, list) or not payload or not all(isinstance(item, str) for item in body):
         return None
-    return Recompile(compile_id_of(record.meta), tuple(str(item) for item in body))
+    return Recompile(compile_id_of(record.meta), tuple(body))
 
 
 PARSER = Parser(frozenset({"artifact:recompile_reasons"}), needs_payload=True, parse=parse)

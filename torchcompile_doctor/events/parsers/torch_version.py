@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
-
 from torchcompile_doctor.events.model import TorchVersion
 from torchcompile_doctor.events.parsers import Parser
+from torchcompile_doctor.events.parsers.common import json_or_none
 from torchcompile_doctor.events.reader import Record
 
 
 def parse(record: Record, strings: dict[int, str]) -> TorchVersion | None:
-    body = json.loads(record.payload or "null")
+    body = json_or_none(record.payload or "null")
     version = body.get("pytorch_version") if isinstance(body, dict) else None
     return TorchVersion(version) if isinstance(version, str) else None
 
