@@ -209,6 +209,18 @@ def test_text_of_no_known_shape():
     assert parse_graph_break_text("something torch will print one day\nUser code traceback:\n") is None
 
 
+def test_a_line_number_of_thousands_of_digits_is_not_a_header_or_a_frame():
+    """Found by tests/test_fuzz.py: int() refuses more than 4300 digits, and the ValueError cost the record."""
+    (text,) = break_texts("graph_break_print")
+    huge = "9" * 5000
+    header_damaged = text.replace("graph_break_print.py:7\n", f"graph_break_print.py:{huge}\n", 1)
+    assert header_damaged != text and parse_graph_break_text(header_damaged) is None
+    frame_damaged = text.replace("line 12, in <module>", f"line {huge}, in <module>", 1)
+    assert frame_damaged != text
+    fields = parse_graph_break_text(frame_damaged)
+    assert user_frames(fields["user_stack"]) == user_frames(parse_graph_break_text(text)["user_stack"])[1:]
+
+
 def test_parse_stack_stops_at_text_after_the_frames():
     lines = [
         '  File "/a/b.py", line 3, in f',

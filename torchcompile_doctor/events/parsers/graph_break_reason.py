@@ -18,8 +18,9 @@ from torchcompile_doctor.events.parsers import NOT_AN_EVENT, Parser
 from torchcompile_doctor.events.parsers.common import compile_id_of
 from torchcompile_doctor.events.reader import Record
 
-_HEADER = re.compile(r"^Graph break in user code at (?P<file>.+):(?P<line>\d+)$", re.M)
-_FRAME = re.compile(r'^\s*File "(?P<file>.+)", line (?P<line>\d+), in (?P<function>.+)$')
+# A line number of more than 12 digits is damage (and int() refuses more than 4300): not a header, not a frame.
+_HEADER = re.compile(r"^Graph break in user code at (?P<file>.+):(?P<line>\d{1,12})$", re.M)
+_FRAME = re.compile(r'^\s*File "(?P<file>.+)", line (?P<line>\d{1,12}), in (?P<function>.+)$')
 _GB_LINK = re.compile(r"/gb/gb(\d{4})\.html")
 _EXC_LINE = re.compile(r"^torch\._dynamo\.exc\.\w+: (?P<msg>.+)$", re.M)
 _CARETS = re.compile(r"^\s*[\^~]+\s*$")
