@@ -10,7 +10,14 @@ from pathlib import Path
 import pytest
 
 from torchcompile_doctor.events.load import load_artifacts, load_trace
-from torchcompile_doctor.events.model import CompilationMetrics, CompileId, EventLog, LogHealth, StackFrame
+from torchcompile_doctor.events.model import (
+    CompilationMetrics,
+    CompileId,
+    DynamoStart,
+    EventLog,
+    LogHealth,
+    StackFrame,
+)
 from torchcompile_doctor.events.parsers import (
     compilation_metrics,
     dynamo_start,
@@ -462,6 +469,13 @@ def test_dynamo_start_skips_malformed_frames():
         StackFrame("<interned 99>", 3, "g", ""),
         StackFrame("/plain/path.py", 2, "?", ""),
     )
+
+
+@pytest.mark.parametrize("stack", [1, 2.5, True, "frames", {"line": 5}])
+def test_dynamo_start_with_a_stack_that_is_not_a_list_keeps_its_compile_id(stack):
+    """Found by tests/test_fuzz.py: a number there raised TypeError and the compile's start was lost."""
+    meta = {"dynamo_start": {"stack": stack}, "frame_id": 2, "frame_compile_id": 1}
+    assert dynamo_start.parse(Record("dynamo_start", meta, None, 1), {}) == DynamoStart(CompileId(2, 1), ())
 
 
 @pytest.mark.parametrize(

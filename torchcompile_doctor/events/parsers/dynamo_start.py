@@ -14,7 +14,8 @@ def parse(record: Record, strings: dict[int, str]) -> DynamoStart | None:
     if not isinstance(body, dict) or compile_id is None:
         return None
     frames = []
-    for frame in body.get("stack") or []:
+    stack = body.get("stack")
+    for frame in stack if isinstance(stack, list) else ():
         if not isinstance(frame, dict):
             continue
         filename = frame.get("filename")
