@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from torchcompile_doctor.dumps.depyf_dump import DumpHealth, read_dump, split_comment
+from torchcompile_doctor.dumps.depyf_dump import GUARD_TREE_NAME, OBSERVE_HEADER, DumpHealth, read_dump, split_comment
 
 REPO = Path(__file__).resolve().parents[1]
 DUMPS = REPO / "tests" / "data" / "depyf_dumps"
@@ -130,6 +130,18 @@ def test_malformed_dump_is_skipped_and_counted(malformed, monkeypatch):
     assert entry.comments[1] == "self.count += 1  # caf\ufffd/module_counter.py:17 in forward"
     assert by_name["pwn"].entries[0].guards == ("__import__('os').system('touch PWNED') == 0",)
     assert by_name["pwn"].code_files == ("__transformed_code_0_for_pwn.py",)
+
+
+def test_an_observe_header_nested_too_deep_is_no_header(tmp_path):
+    """Found by tests/test_fuzz.py: json's RecursionError on the header line escaped read_dump."""
+    tree = "TREE_GUARD_MANAGER:\n+- RootGuardManager\n| +- GLOBAL_STATE: ___check_global_state()\n"
+    header = OBSERVE_HEADER + '{"function": "f", "file": ' + "[" * 50_000 + "\n"
+    (tmp_path / GUARD_TREE_NAME.format(index=0, function="f")).write_text(header + tree)
+    (tmp_path / GUARD_TREE_NAME.format(index=1, function="f")).write_text(tree)
+    frames, health = read_dump(tmp_path)
+    assert health == DumpHealth(files=2)
+    (frame,) = frames
+    assert frame.origin == "" and [e.guards for e in frame.entries] == [("___check_global_state()",)] * 2
 
 
 def test_size_limit_applies_to_every_file_read():

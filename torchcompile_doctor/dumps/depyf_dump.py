@@ -158,7 +158,7 @@ def _header(text: str) -> dict:
         return {}
     try:
         header = json.loads(first_line[len(OBSERVE_HEADER) :])
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than json's decoder goes
         return {}
     return header if isinstance(header, dict) else {}
 
