@@ -7,6 +7,7 @@ import hashlib
 import io
 import random
 import shutil
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -237,6 +238,42 @@ def test_a_line_longer_than_the_limit_is_skipped_not_loaded(monkeypatch):
     assert log.metrics == []
     assert log.health.truncated is False
     assert len(log.graph_breaks) == 1 and len(log.dynamo_starts) == 2 and len(log.output_graphs) == 2
+
+
+class _GiantLineThenLog(io.RawIOBase):
+    """A 2 GiB line of NUL bytes with no newline, then a real log: without a 2 GiB file on disk."""
+
+    ZEROS = bytes(1 << 20)
+
+    def __init__(self, size: int, tail: bytes) -> None:
+        self.left, self.tail = size, io.BytesIO(tail)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        if not self.left:
+            return self.tail.readinto(buffer)
+        count = min(len(buffer), self.left, len(self.ZEROS))
+        memoryview(buffer)[:count] = self.ZEROS[:count]
+        self.left -= count
+        return count
+
+
+def test_a_2gb_line_is_skipped_in_bounded_memory_and_the_log_after_it_read(monkeypatch, clean_print_log):
+    limit = 4 << 20
+    monkeypatch.setattr(reader, "MAX_LINE_BYTES", limit)
+    stream = _GiantLineThenLog(2 << 30, b"\n" + (TRACES / "graph_break_print.log").read_bytes())
+    log = EventLog()
+    tracemalloc.start()
+    try:
+        load_trace(stream, log)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * limit
+    assert log.health.bad_lines == 1 and log.health.lines == clean_print_log.health.lines + 1
+    assert events(log) == events(clean_print_log)
 
 
 def test_a_too_long_envelope_ends_the_record_before_it(monkeypatch):

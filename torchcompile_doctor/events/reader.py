@@ -79,13 +79,8 @@ def _blocks(stream: BinaryIO, health: LogHealth, limit: int) -> Iterator[tuple[b
             if head_size > limit:
                 first = head[0][0]
                 head, head_size = [], 0
-                while cut == -1:  # drain the rest of the giant line
-                    data = stream.read(block_size)
-                    if not data:
-                        break
-                    cut = data.find(b"\n")
+                data = _after_line(stream, block_size)
                 yield b"", first
-                data = data[cut + 1 :] if data else b""
             continue
         if head:
             head.append(data[: cut + 1])
@@ -100,6 +95,25 @@ def _blocks(stream: BinaryIO, health: LogHealth, limit: int) -> Iterator[tuple[b
     if head:
         health.truncated = True  # the writer died mid-line
         yield b"".join(head), None
+
+
+def _after_line(stream: BinaryIO, block_size: int) -> bytes:
+    """Read past the rest of a line too long to load; what follows its newline in the last read. One
+    reused buffer: a fresh bytes object per read would page-fault its way through a multi-GB line."""
+    readinto = getattr(stream, "readinto", None)
+    scratch = bytearray(block_size)
+    while True:
+        if readinto is not None:
+            count = readinto(scratch) or 0
+        else:
+            data = stream.read(block_size)
+            count = len(data)
+            scratch[:count] = data
+        if not count:
+            return b""
+        cut = scratch.find(b"\n", 0, count)
+        if cut != -1:
+            return bytes(scratch[cut + 1 : count])
 
 
 def _scan(stream: BinaryIO, health: LogHealth) -> Iterator[tuple[int, int, bytes, int, int]]:
