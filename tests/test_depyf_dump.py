@@ -5,9 +5,11 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import textwrap
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -142,6 +144,88 @@ def test_an_observe_header_nested_too_deep_is_no_header(tmp_path):
     assert health == DumpHealth(files=2)
     (frame,) = frames
     assert frame.origin == "" and [e.guards for e in frame.entries] == [("___check_global_state()",)] * 2
+
+
+def test_symlinked_dirs_and_symlink_loops_are_not_followed(tmp_path):
+    dump, outside = tmp_path / "dump", tmp_path / "outside"
+    shutil.copytree(DUMPS / "module_counter", dump)
+    outside.mkdir()
+    shutil.copy(DUMPS / "graph_break_dtype" / "full_code_for_scale_0.py", outside / "full_code_for_scale_0.py")
+    (dump / "linked_dir").symlink_to(outside, target_is_directory=True)  # a dir outside
+    (dump / "full_code_for_dirlink_0.py").symlink_to(outside, target_is_directory=True)  # named like a dump file
+    (dump / "full_code_for_loop_0.py").symlink_to(dump / "full_code_for_loop_0.py")  # points at itself
+    (dump / "__guard_tree_0_for_a.txt").symlink_to(dump / "__guard_tree_0_for_b.txt")
+    (dump / "__guard_tree_0_for_b.txt").symlink_to(dump / "__guard_tree_0_for_a.txt")  # a loop of two
+    (dump / "__transformed_code_9_for_gone.py").symlink_to(tmp_path / "missing.py")  # dangling
+    frames, health = read_dump(dump)
+    clean_frames, clean_health = read_dump(DUMPS / "module_counter")
+    assert frames == clean_frames  # nothing from outside, nothing from the links
+    assert health == DumpHealth(files=clean_health.files + 6, skipped=6, symlinks_outside=3)
+
+
+def test_reading_a_dump_never_runs_or_imports_what_is_in_it(tmp_path, monkeypatch):
+    """Files that would leave a marker (an absolute path, whatever the cwd) if run, imported or evaluated."""
+    import builtins
+    import importlib
+    import runpy
+
+    dump, marker = tmp_path / "dump", tmp_path / "RAN"
+    shutil.copytree(DUMPS / "module_counter", dump)
+    touch = f"__import__('pathlib').Path({str(marker)!r}).touch()"
+    full_code = (dump / "full_code_for_forward_0.py").read_text()
+    (dump / "full_code_for_forward_0.py").write_text(
+        f"{touch}\n" + full_code.replace("__guard_hit and L['self'].training == True", f"__guard_hit and {touch}")
+    )
+    (dump / "__transformed_code_0_for_forward.py").write_text(f"import os\nos.system('touch {marker}')\n{touch}\n")
+    (dump / "__guard_tree_0_for_evil.txt").write_text(f"+- LAMBDA_GUARD: {touch}  # x  # m.py:1 in f\n")
+    (dump / "__init__.py").write_text(touch)
+    (dump / "sitecustomize.py").write_text(touch)
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError(f"the dump reader ran code: {args[:1]!r:.80}")
+
+    for owner, name in [(builtins, "exec"), (builtins, "eval"), (importlib, "import_module"), (runpy, "run_path")]:
+        monkeypatch.setattr(owner, name, forbidden)
+    modules_before = set(sys.modules)
+    monkeypatch.syspath_prepend(str(dump))
+    frames, health = read_dump(dump)
+    assert not marker.exists()
+    assert {m for m in set(sys.modules) - modules_before if "forward" in m or m in ("sitecustomize", "dump")} == set()
+    (forward,) = [f for f in frames if f.function == "forward"]
+    assert touch in forward.entries[0].guards  # read as text, not run
+    assert health.syntax_errors == 0 and health.unknown_files == 2  # __init__.py, sitecustomize.py
+
+
+def test_a_file_of_gigabytes_is_not_read(tmp_path):
+    dump = tmp_path / "dump"
+    shutil.copytree(DUMPS / "module_counter", dump)
+    for name in ("full_code_for_huge_0.py", "__transformed_code_0_for_huge.py", "__guard_tree_0_for_huge.txt"):
+        with open(dump / name, "wb") as huge:
+            huge.truncate(3 << 30)  # sparse: 3 GiB by size, nothing on disk
+    tracemalloc.start()
+    try:
+        frames, health = read_dump(dump)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 5_000_000  # the largest real file is 55 KB; nothing of the 3 GiB ones was read
+    assert (health.too_large, health.skipped) == (3, 3)
+    assert frames == read_dump(DUMPS / "module_counter")[0]
+
+
+@pytest.mark.parametrize(("limit", "too_large"), [(2_000_000, 0), (60_000, 0), (2_000, 1)])
+def test_a_file_that_grows_after_its_size_was_taken_is_still_bounded(monkeypatch, limit, too_large):
+    real_fstat = os.fstat
+
+    def stale_fstat(descriptor):  # the size before the writer appended (55 KB now)
+        status = list(real_fstat(descriptor))
+        status[stat.ST_SIZE] = min(status[stat.ST_SIZE], 1_000)
+        return os.stat_result(status)
+
+    monkeypatch.setattr(os, "fstat", stale_fstat)
+    frames, health = read_dump(DUMPS / "module_counter", max_file_bytes=limit)
+    assert health.too_large == too_large
+    assert len(frames[0].entries) == (0 if too_large else 4)
 
 
 def test_size_limit_applies_to_every_file_read():

@@ -115,8 +115,11 @@ def _read_text(path: str, limit: int, health: DumpHealth) -> str | None:
             health.too_large += 1
             health.skipped += 1
             return None
-        data = stream.read(limit + 1)
-    if len(data) > limit:  # grew while we read it
+        # a buffer of the file's size: read(limit + 1) would allocate the whole limit for every file
+        data = stream.read(status.st_size + 1)
+        if len(data) > status.st_size:  # it grew since fstat
+            data += stream.read(limit + 1 - len(data))
+    if len(data) > limit:
         health.too_large += 1
         health.skipped += 1
         return None
