@@ -6,11 +6,13 @@ import dataclasses
 import hashlib
 import io
 import random
+import re
 import shutil
 import tracemalloc
 from pathlib import Path
 
 import pytest
+from conftest import run_doctor
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -238,6 +240,40 @@ def test_a_line_longer_than_the_limit_is_skipped_not_loaded(monkeypatch):
     assert log.metrics == []
     assert log.health.truncated is False
     assert len(log.graph_breaks) == 1 and len(log.dynamo_starts) == 2 and len(log.output_graphs) == 2
+
+
+def test_a_log_damaged_every_way_at_once_still_gives_the_report_of_the_rest(tmp_path):
+    """Binary garbage, a non-UTF-8 envelope, an envelope that is not an object, wrong JSON types, a cut
+    mid-line: counted in the log health of `doctor report`, and every break and recompile is reported."""
+    clean = (TRACES / "item_recompile.log").read_bytes()
+    records = clean.split(b"\nV")  # records[1:] lost their leading "V"
+    heads = [r.split(b"\n", 1)[0] for r in records]
+    chromium = [i for i, head in enumerate(heads) if b'] {"chromium_event"' in head][:2]
+    metrics = next(i for i, head in enumerate(heads) if b'] {"compilation_metrics"' in head)
+    start = next(i for i, head in enumerate(heads) if b'] {"dynamo_start"' in head)
+    records[chromium[0]] = records[chromium[0]].replace(b'{"chromium_event"', b'{"chromium_\xff\xfeevent"', 1)
+    records[chromium[1]] = (
+        heads[chromium[1]].split(b"] ")[0]
+        + b'] ["chromium_event", {}]'
+        + records[chromium[1]].removeprefix(heads[chromium[1]])
+    )
+    records[metrics] = re.sub(rb'"frame_id": \d+', b'"frame_id": "zero"', records[metrics], count=1)
+    records[start] = records[start].replace(b'"stack": [', b'"stack": 7, "was": [', 1)
+    damaged = b"\nV".join(records[:-1]) + b"\n\x00\x9c\xff garbage\n\t\xff orphan payload\nV" + records[-1][:40]
+    path = tmp_path / "damaged.log"
+    path.write_bytes(damaged)
+    run = run_doctor("report", str(path), "--format", "json")
+    assert run.returncode in (0, 1), run.stderr
+    report, expected = run.json, run_doctor("report", str(TRACES / "item_recompile.log"), "--format", "json").json
+    health = report["log_health"]
+    orphans = sum(records[i].count(b"\n\t") for i in chromium)  # the payload lines of the two bad envelopes
+    # bad lines: the garbage, the orphan payload line, the cut envelope, and the orphaned payload lines
+    assert (health["bad_json"], health["bad_lines"], health["truncated"]) == (2, 3 + orphans, True)
+    assert (health["md5_mismatches"], health["parse_errors"]) == (0, 0)
+    assert health["records"] == expected["log_health"]["records"] - 3
+    assert report["summary"]["graph_break_records"] == expected["summary"]["graph_break_records"]
+    assert report["summary"]["recompiles"] == expected["summary"]["recompiles"]
+    assert [f["kind"] for f in report["findings"]] == [f["kind"] for f in expected["findings"]]
 
 
 class _GiantLineThenLog(io.RawIOBase):
