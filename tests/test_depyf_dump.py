@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import tracemalloc
+import warnings
 from pathlib import Path
 
 import pytest
@@ -226,6 +227,19 @@ def test_a_file_that_grows_after_its_size_was_taken_is_still_bounded(monkeypatch
     frames, health = read_dump(DUMPS / "module_counter", max_file_bytes=limit)
     assert health.too_large == too_large
     assert len(frames[0].entries) == (0 if too_large else 4)
+
+
+def test_invalid_escapes_in_dump_code_warn_nobody(tmp_path):
+    """Found by the long fuzz campaign: ast.parse warned (DeprecationWarning, SyntaxWarning from 3.12) on
+    an invalid escape in a dumped file, and under `-W error` the file counted as a syntax error."""
+    shutil.copytree(DUMPS / "module_counter", tmp_path / "dump")
+    code = tmp_path / "dump" / "__transformed_code_0_for_forward.py"
+    code.write_text(code.read_text() + 'PATTERN = "\\d+\\.\\py"\n')
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("error")
+        frames, health = read_dump(tmp_path / "dump")
+    assert caught == [] and health == DumpHealth(files=13)
+    assert frames == read_dump(DUMPS / "module_counter")[0]
 
 
 def test_size_limit_applies_to_every_file_read():

@@ -31,6 +31,7 @@ import os
 import re
 import stat
 import tokenize
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -134,7 +135,10 @@ def _read_text(path: str, limit: int, health: DumpHealth) -> str | None:
 
 def _parse(text: str) -> ast.Module | None:
     try:
-        return ast.parse(text)
+        # a dump's odd escapes ("\p") would print warnings to the user, or fail under `-W error`
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # ValueError: null bytes (3.11)
         return None
 
