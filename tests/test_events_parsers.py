@@ -408,6 +408,9 @@ def test_metrics_compile_id_from_the_body_when_the_envelope_has_none():
     assert compilation_metrics.parse(Record(record.kind, meta, None, 1), {}).compile_id is None
     meta["compilation_metrics"]["compile_id"] = "3/x"
     assert compilation_metrics.parse(Record(record.kind, meta, None, 1), {}).compile_id is None
+    # found while writing tests/test_fuzz.py: "²".isdigit() is True and int("²") raised, losing the record
+    meta["compilation_metrics"]["compile_id"] = "²/1"
+    assert compilation_metrics.parse(Record(record.kind, meta, None, 1), {}).compile_id is None
 
 
 @pytest.mark.parametrize("body", [None, [], "metrics", 3])
