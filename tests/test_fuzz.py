@@ -58,9 +58,6 @@ class Seed:
     def data(self) -> bytes:
         return b"".join(self.records)
 
-    def others(self) -> list[int]:
-        return [i for i, interned in enumerate(self.interned) if not interned]
-
 
 def split_records(data: bytes) -> list[bytes]:
     records: list[bytes] = []
