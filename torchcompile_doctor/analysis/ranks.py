@@ -314,6 +314,8 @@ def analyze_ranks(logs: Mapping[int, EventLog], context: AnalysisContext, unrank
     logs = {rank: logs[rank] for rank in ranks}
     reports = {rank: analyze(log, _rank_context(context, log)) for rank, log in logs.items()}
     early = _ends_early(logs)
+    # compiles each rank finished (compilation_metrics): a rank that finished one got past what happens in it
+    finished = {rank: {str(m.compile_id) for m in log.metrics if m.compile_id} for rank, log in logs.items()}
 
     findings: list[Finding] = []
     for items in _grouped({rank: report.findings for rank, report in reports.items()}):
@@ -324,7 +326,9 @@ def analyze_ranks(logs: Mapping[int, EventLog], context: AnalysisContext, unrank
         missing = [rank for rank in ranks if rank not in present]
         if code is None or not missing:
             continue
-        late = [rank for rank in missing if rank in early]
+        # a rank that ended early may not have reached the compile where it happened elsewhere
+        ids = set(merged.evidence.get("compile_ids") or [])
+        late = [rank for rank in missing if rank in early and not ids & finished[rank]]
         facts = {
             "present": ranks_phrase(present),
             "missing": ranks_phrase(missing),
