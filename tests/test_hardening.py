@@ -117,10 +117,13 @@ def test_target_raising_before_any_compile_is_reported(tmp_path):
 
 
 @pytest.mark.slow
-def test_ctrl_c_stops_the_child_and_prints_a_partial_report(tmp_path):
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "ci-cancel"])
+def test_ctrl_c_stops_the_child_and_prints_a_partial_report(tmp_path, stop):
     ready = tmp_path / "compiled"
     _script(
-        tmp_path, "slow.py", BREAK_THEN.format(tail=f"open({str(ready)!r}, 'w').close()\nimport time\ntime.sleep(600)")
+        tmp_path,
+        "slow.py",
+        BREAK_THEN.format(tail=f"import os, time\nopen({str(ready)!r}, 'w').write(str(os.getpid()))\ntime.sleep(600)"),
     )
     doctor = subprocess.Popen(
         [sys.executable, "-m", "torchcompile_doctor", "explain", "slow.py", "--format", "json"],
@@ -133,12 +136,14 @@ def test_ctrl_c_stops_the_child_and_prints_a_partial_report(tmp_path):
     while not ready.exists() and time.monotonic() < deadline and doctor.poll() is None:
         time.sleep(0.2)
     assert ready.exists(), "the target never reached its sleep"
-    doctor.send_signal(signal.SIGINT)
+    doctor.send_signal(stop)
     stdout, stderr = doctor.communicate(timeout=60)
     assert doctor.returncode == 130, stderr[-2000:]
     report = json.loads(stdout)
     assert report["target_status"] == "interrupted" and report["summary"]["graph_breaks"] == 1
     assert "Traceback" not in stderr
+    target_pid = int(ready.read_text())
+    assert not Path(f"/proc/{target_pid}").exists(), "the target outlived the doctor"
 
 
 @pytest.mark.slow

@@ -17,6 +17,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,6 +72,10 @@ def _descendant_groups(pid: int) -> set[int]:
         found.add(groups[child])
         todo += parents.get(child, [])
     return found - {pid}
+
+
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
 
 
 def _signal_groups(groups: set[int], sig: int) -> None:
@@ -169,6 +174,9 @@ def run_capture(
         start_new_session=True,
     )
     timed_out = interrupted = False
+    # A CI job being cancelled sends SIGTERM: stop the target and report what was captured, as for Ctrl-C.
+    on_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _interrupt) if on_main_thread else None
     try:
         process.wait(timeout=timeout_s)
     except subprocess.TimeoutExpired:
@@ -177,6 +185,9 @@ def run_capture(
     except KeyboardInterrupt:
         interrupted = True
         _stop_group(process)
+    finally:
+        if on_main_thread:
+            signal.signal(signal.SIGTERM, previous)
     returncode = process.returncode
     return CaptureResult(
         artifacts=artifacts,
