@@ -246,3 +246,16 @@ def test_bad_config_names_the_key_and_the_file(tmp_path, text, message):
     assert run.stderr.startswith("doctor: error: ") and "Traceback" not in run.stderr
     assert ".torchcompile-doctor.yaml" in run.stderr and message in run.stderr
     assert not (tmp_path / "pwned").exists()  # safe_load: no object was constructed, nothing ran
+
+
+@pytest.mark.slow
+def test_check_under_torchrun_gates_rank_divergence():
+    run = _check(
+        "ddp_rank_divergence.py", "--nproc-per-node", "2", "--fail-on", "critical", "--timeout", "240", cwd=SAMPLES
+    )
+    assert run.returncode == 1, run.stderr[-2000:]
+    failed = {failure["fingerprint"] for failure in run.json["gate"]["failures"]}
+    failing = {f["code"]: f["ranks"] for f in run.json["findings"] if f["fingerprint"] in failed}
+    assert {"TCD501", "TCD502", "TCD504"} <= set(failing)
+    assert failing["TCD501"] == [0] and failing["TCD502"] == [1]
+    assert [row["rank"] for row in run.json["ranks"]] == [0, 1]

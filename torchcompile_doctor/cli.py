@@ -192,6 +192,9 @@ def check(
     fmt: str | None = typer.Option(None, "--format", "-f", help=FORMAT_HELP),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
     timeout: float | None = typer.Option(None, "--timeout", help="Stop each target after this many seconds."),
+    nproc_per_node: int | None = typer.Option(
+        None, "--nproc-per-node", min=1, help="Run each target under torchrun with N ranks (merged report)."
+    ),
 ) -> None:
     """CI gate: run the targets, then exit 0 (passed), 1 (the gate failed), 2 (usage) or 3 (a target failed)."""
     from torchcompile_doctor.analysis.gate import apply_gate, select_findings
@@ -214,6 +217,7 @@ def check(
         "format": fmt,
         "output": output,
         "timeout": timeout,
+        "nproc-per-node": nproc_per_node,
     }
     settings = check_settings(target, list(args or []), module, inputs, config, flags)
     check_output_path(settings.output)
@@ -228,7 +232,9 @@ def check(
         workdir = Path(tempfile.mkdtemp(prefix="torchcompile-doctor-"))
         try:
             with _status(f"checking {spec.display}"):
-                result, report_ = _capture_and_analyze(settings.explain_settings(spec), workdir)
+                result, report_ = _capture_and_analyze(
+                    settings.explain_settings(spec), workdir, nproc_per_node=settings.nproc_per_node
+                )
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
         results.append(result)

@@ -127,6 +127,7 @@ class CheckSettings:
     output: Path | None
     timeout_s: float | None
     config_file: Path | None
+    nproc_per_node: int | None = None  # run each target under torchrun with this many ranks
 
     def explain_settings(self, target: TargetSpec) -> ExplainSettings:
         return ExplainSettings(target, self.backend, self.format, self.output, None, self.timeout_s)
@@ -213,6 +214,7 @@ CONFIG_KEYS = {
     "fail-on": _check_choice(SEVERITIES),
     "backend": _check_choice(KNOWN_BACKENDS),
     "timeout": _check_timeout,
+    "nproc-per-node": _check_int,
     "baseline": _check_str,
     "select": _check_codes,
     "ignore": _check_codes,
@@ -371,4 +373,5 @@ def check_settings(
         output=flags.get("output"),
         timeout_s=merged.get("timeout"),
         config_file=config.path,
+        nproc_per_node=merged.get("nproc-per-node") or None,
     )
