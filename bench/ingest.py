@@ -11,7 +11,7 @@ Run by `make bench` (`.venv/bin/python bench/ingest.py`). In one run it:
 3. times, interleaved, median of --repeat runs after one dropped warm-up (which also warms the page cache):
    `doctor report BIG --format json -o /dev/null`, `tlparse BIG --overwrite -o OUT --no-browser`, and a
    plain streaming Python pass (envelopes JSON-decoded, payload lines skipped) as the floor; the peak
-   RSS of each run is its own (`os.wait4`), not the maximum over all children;
+   RSS of each run is its own (through GNU time), not the maximum over all children nor this process's;
 4. with --gb N, one doctor run on an N GB trace built under /tmp and deleted afterwards (memory must stay
    flat as the log grows).
 
@@ -50,6 +50,8 @@ SECTION_END = "<!-- ingest:end -->"
 GOAL_WALL_RATIO = 1 / 3  # a finished report in at most a third of tlparse's wall time
 GOAL_PEAK_MB = 200
 _ENVELOPE = re.compile(rb"^[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [^\]]*\] ")
+GNU_TIME = "/usr/bin/time" if Path("/usr/bin/time").exists() else None  # for each child's own peak RSS
+_META = frozenset({"rank", "frame_id", "frame_compile_id", "attempt", "has_payload", "stack", "compiled_autograd_id"})
 
 # The floor: what a plain streaming pass costs (no doctor, no payloads).
 PLAIN_PASS = """
@@ -65,6 +67,54 @@ with open(sys.argv[1], "rb") as f:
             records += 1
 print(records)
 """
+
+# Where the doctor's time goes: the stages of `doctor report`, timed in one child process, with its RSS after each.
+PHASES = """
+import json, resource, sys, time
+from pathlib import Path
+def rss():  # this process's own high-water mark (ru_maxrss starts at the parent's RSS at fork)
+    try:
+        status = open("/proc/self/status").read()
+        return int(status.split("VmHWM:")[1].split()[0]) / 1024
+    except (OSError, IndexError, ValueError):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+out, t = {}, time.perf_counter()
+from torchcompile_doctor.analysis import AnalysisContext, analyze
+from torchcompile_doctor.events.load import load_artifacts
+from torchcompile_doctor.renderers import render
+out["import"] = (time.perf_counter() - t, rss())
+path, t = Path(sys.argv[1]), time.perf_counter()
+log = load_artifacts(path)
+out["load"] = (time.perf_counter() - t, rss())
+t = time.perf_counter()
+report = analyze(log, AnalysisContext(target=str(path), root=str(Path.cwd()), offline=True))
+out["analyze"] = (time.perf_counter() - t, rss())
+t = time.perf_counter()
+render(report, "json")
+out["render"] = (time.perf_counter() - t, rss())
+print(json.dumps(out))
+"""
+
+
+def phases(path: Path) -> dict[str, tuple[float, float]]:
+    """Seconds and RSS (MB) after each stage of `doctor report` on `path`; {} when the child fails."""
+    proc = subprocess.run([PYTHON, "-c", PHASES, str(path)], cwd=ROOT, env=base_env(), capture_output=True, text=True)
+    try:
+        return json.loads(proc.stdout)
+    except ValueError:
+        return {}
+
+
+def describe_phases(found: dict[str, tuple[float, float]], size: int) -> str:
+    if not found:
+        return "(the stage timing failed)"
+    (t_import, m_import), (t_load, m_load) = found["import"], found["load"]
+    (t_analyze, m_analyze), (t_render, m_render) = found["analyze"], found["render"]
+    return (
+        f"imports {t_import:.2f} s ({m_import:.0f} MB), reading and parsing {t_load:.2f} s "
+        f"({size / 1e6 / t_load:.0f} MB/s; RSS {m_load:.0f} MB after), analysis {t_analyze:.2f} s "
+        f"({m_analyze:.0f} MB), JSON rendering {t_render:.2f} s ({m_render:.0f} MB)"
+    )
 
 
 def doctor_cmd() -> list[str]:
@@ -181,9 +231,6 @@ def build_big_trace(seeds: list[Path], path: Path, min_bytes: int) -> BigTrace:
     return BigTrace(path, written, copies, records, breaks, recompiles)
 
 
-_META = frozenset({"rank", "frame_id", "frame_compile_id", "attempt", "has_payload", "stack", "compiled_autograd_id"})
-
-
 # --- timing ------------------------------------------------------------------------------------
 
 
@@ -199,22 +246,31 @@ class Tool:
     stdout: bytes = b""
 
     def run_once(self) -> tuple[float, float]:
+        """Wall seconds and peak RSS (MB) of one run. The peak comes from GNU time when there is one: a
+        child's ru_maxrss starts at its parent's RSS at fork (Linux keeps it across exec), so a child of
+        this (larger) process would report at least this process's size."""
         if self.before:
             self.before()
-        out = tempfile.TemporaryFile()
+        out, rss_file = tempfile.TemporaryFile(), tempfile.NamedTemporaryFile(mode="r", suffix=".rss")
+        argv = ([GNU_TIME, "-f", "%M", "-o", rss_file.name] if GNU_TIME else []) + self.argv
         started = time.perf_counter()
         proc = subprocess.Popen(
-            self.argv, cwd=ROOT, env=base_env(), stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.DEVNULL
+            argv, cwd=ROOT, env=base_env(), stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.DEVNULL
         )
-        _, status, usage = os.wait4(proc.pid, 0)  # this child's own rusage: its peak RSS alone
+        _, status, usage = os.wait4(proc.pid, 0)
         elapsed = time.perf_counter() - started
         proc.returncode = os.waitstatus_to_exitcode(status)
+        peak_kib = usage.ru_maxrss  # KiB on Linux; an upper bound without GNU time
+        if GNU_TIME:
+            lines = rss_file.read().split()
+            peak_kib = int(lines[-1]) if lines and lines[-1].isdigit() else float("nan")
+        rss_file.close()
         out.seek(0)
         self.stdout = out.read()
         out.close()
         if proc.returncode != 0:
             self.failures.append(f"exit {proc.returncode}")
-        return elapsed, usage.ru_maxrss / 1024  # KiB on Linux
+        return elapsed, peak_kib / 1024
 
     @property
     def wall(self) -> float:
@@ -309,6 +365,7 @@ def main() -> int:
     by_key = {t.key: t for t in tools}
     doctor = by_key["doctor"]
     verdict = check_report(doctor.stdout, big)
+    big_phases = phases(big_path)
 
     huge = None
     if opts.gb:
@@ -321,7 +378,7 @@ def main() -> int:
             wall, peak = tool.run_once()
             huge_verdict = check_report(tool.stdout, huge)
             log(f"  {tool.label}: {wall:.1f} s, peak {peak:.0f} MB, {huge_verdict}")
-            huge = (huge, wall, peak, huge_verdict)
+            huge = (huge, wall, peak, huge_verdict, phases(huge_path))
         finally:
             huge_path.unlink(missing_ok=True)
     if not opts.keep_big:
@@ -351,13 +408,23 @@ def main() -> int:
         f"- doctor peak RSS {doctor.peak:.0f} MB (goal < {GOAL_PEAK_MB} MB: "
         f"{'met' if doctor.peak < GOAL_PEAK_MB else '**not met**'}); CLI start-up alone is part of both figures."
     )
+    where = describe_phases(big_phases, big.size)
+    notes.append(f"- Where the doctor's time goes ({fmt_mb(big.size)}, stage by stage in one process): {where}.")
     if huge is not None:
-        h, wall, peak, h_verdict = huge
+        h, wall, peak, h_verdict, h_phases = huge
         notes.append(
             f"- {fmt_mb(h.size)} trace ({h.copies} copies, {h.records} records): doctor {wall:.1f} s "
             f"({h.size / 1e6 / wall:.0f} MB/s), peak RSS {peak:.0f} MB against {doctor.peak:.0f} MB at "
-            f"{fmt_mb(big.size)}; report {h_verdict}."
+            f"{fmt_mb(big.size)}; report {h_verdict}. Stages: {describe_phases(h_phases, h.size)}."
         )
+        if big_phases and h_phases:
+            grown = [found["load"][1] - found["import"][1] for found in (big_phases, h_phases)]
+            notes.append(
+                f"- Memory as the log grows {h.size / big.size:.1f}x: reading and parsing adds {grown[0]:.0f} MB "
+                f"at {fmt_mb(big.size)} and {grown[1]:.0f} MB at {fmt_mb(h.size)}: the events kept (one per compile, "
+                "graph break, recompile, guard tree), not the bytes read; analysis and the report grow with the "
+                f"number of compiles ({h.records // max(big.records, 1)}x here)."
+            )
     table, interpretation = "\n".join(rows), "\n".join(notes)
     print(table)
     print()
@@ -387,8 +454,12 @@ Produced by `{Path(PYTHON).relative_to(ROOT) if Path(PYTHON).is_relative_to(ROOT
 The trace: real inductor captures (cold cache) of {seed_names}, repeated {big.copies} times with the frame
 ids of each copy moved past the previous copy's: {big.records} records, {big.graph_break_records}
 graph-break records, {big.recompiles} recompiles. Wall time is the median of {opts.repeat} interleaved runs
-after one dropped warm-up (the file is in the page cache); peak RSS is each process's own (`os.wait4`), the
-largest of the runs; MB/s is the file size over the median wall time. stdout of every tool is captured.
+after one dropped warm-up (the file is in the page cache); peak RSS is each process's own high-water mark
+(GNU time's `%M`: on Linux a child's `ru_maxrss` starts at its parent's RSS), the largest of the runs;
+MB/s is the file size over the median wall time. stdout of every tool is captured.
+The copies repeat the seeds' guard lines, which the guard-tree parser shares (as it does across the cache
+entries of a recompiled frame), so a log whose gigabyte is all distinct guards would hold more than the
+memory figures here; the reader itself holds one 1 MiB block and one wanted payload at a time.
 
 {table}
 
