@@ -14,7 +14,6 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from torchcompile_doctor.events import ddp_split
 from torchcompile_doctor.events.model import EventLog
 from torchcompile_doctor.events.parsers import IGNORED_KINDS, NOT_AN_EVENT, Parser, default_parsers
 from torchcompile_doctor.events.reader import read_records
@@ -32,13 +31,9 @@ def trace_files(path: Path) -> list[Path]:
     return sorted(p for p in path.rglob("*.log") if p.is_file())
 
 
-def _parsers() -> list[Parser]:
-    return [*default_parsers(), ddp_split.PARSER]
-
-
 def load_trace(stream, log: EventLog, parsers: list[Parser] | None = None) -> int | None:
     """Parse one TORCH_TRACE stream into `log` (appending); returns the first rank its envelopes name."""
-    by_kind = {kind: parser for parser in parsers or _parsers() for kind in parser.kinds}
+    by_kind = {kind: parser for parser in parsers or default_parsers() for kind in parser.kinds}
     strings: dict[int, str] = {}
     rank: int | None = None
     wants = lambda kind: kind in by_kind and by_kind[kind].needs_payload  # noqa: E731
@@ -57,7 +52,7 @@ def load_trace(stream, log: EventLog, parsers: list[Parser] | None = None) -> in
             continue
         try:
             event = parser.parse(record, strings)
-        except (ValueError, TypeError, KeyError, AttributeError, json.JSONDecodeError):
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError, json.JSONDecodeError):
             event = None
         if event is None:
             log.health.parse_errors += 1

@@ -21,7 +21,7 @@ class CompileId:
     @classmethod
     def parse(cls, text: str) -> CompileId | None:
         head, _, tail = text.strip().partition("/")
-        if head.isdigit() and tail.isdigit():
+        if head.isdecimal() and tail.isdecimal():  # isdigit() accepts '²', which int() refuses
             return cls(int(head), int(tail))
         return None
 

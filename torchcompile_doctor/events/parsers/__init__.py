@@ -46,8 +46,6 @@ IGNORED_KINDS = frozenset(
         "symbolic_shape_specialization",
         "dynamo_cpp_guards_str",
         "dynamo_guards",
-        "optimize_ddp_split_graph",
-        "optimize_ddp_split_child",
         "compiled_autograd_graph",
         "graph_dump",
         "link",
@@ -66,6 +64,7 @@ IGNORED_KINDS = frozenset(
 def default_parsers() -> list[Parser]:
     from torchcompile_doctor.events.parsers import (
         compilation_metrics,
+        ddp_split,
         dynamo_start,
         graph_break_reason,
         guards_tree,
@@ -84,4 +83,5 @@ def default_parsers() -> list[Parser]:
         inductor_cache.PARSER,
         guards_tree.PARSER,
         torch_version.PARSER,
+        ddp_split.PARSER,
     ]

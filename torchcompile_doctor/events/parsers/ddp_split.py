@@ -1,8 +1,5 @@
 """`optimize_ddp_split_graph` / `optimize_ddp_split_child`: DDP's optimizer (torch/_dynamo/backends/distributed.py)
 cut a compiled graph at gradient-bucket boundaries. Graph splits, not graph breaks: Dynamo traced the code whole.
-
-Kept beside events/parsers/ (same `Parser` interface) and added to the parser list by events/load.py; it belongs
-in that registry (`default_parsers()`), where `optimize_ddp_split_*` are today read past as ignored kinds.
 """
 
 from __future__ import annotations
