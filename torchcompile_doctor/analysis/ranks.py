@@ -94,7 +94,7 @@ def _grouped(per_rank: Mapping[int, tuple[Finding, ...]]) -> list[list[tuple[int
     return list(groups.values())
 
 
-def _divergence(
+def _divergence(  # a finding of the merged report's own (divergence, launcher failure), from its rule
     code: str,
     facts: dict,
     ranks: tuple[int, ...],
@@ -234,7 +234,6 @@ def _launcher_failure(
     status: str, code: int | None, silent: list[int], ranks: list[int], context: AnalysisContext
 ) -> Finding:
     """The launcher (torchrun) failed but no rank said why: the ranks that left no exit record are the suspects."""
-    rule = rule_for_kind_code("TCD405")
     who = f"{ranks_phrase(silent)} left no exit record" if silent else "no rank reported a failure"
     message = (
         f"the launcher exited with code {code} ({who}: crashed, or stopped by the launcher)"
@@ -242,18 +241,11 @@ def _launcher_failure(
         else f"the launcher was stopped by signal {-(code or 0)} ({who})"
     )
     facts = {"message": message, "where": "the failing rank"}
-    return Finding(
-        code=rule.code,
-        rule_name=rule.name,
-        kind=rule.kind,
-        severity=rule.severity,
-        title=_fill(rule.title, facts),
-        location=None,
-        why=_fill(rule.why, facts),
-        fix=Fix(_fill(rule.fix, facts)),
-        fingerprint=_fingerprint(rule.code, "", "launcher", None),
-        docs_url=rule.docs_url,
-        ranks=tuple(silent or ranks),
+    return _divergence(
+        "TCD405",
+        facts,
+        tuple(silent or ranks),
+        identity="launcher",
         evidence={"status": status, "exit_code": code, "target": context.target},
     )
 

@@ -69,6 +69,21 @@ def library_note(finding: Finding) -> str | None:
     return f"The break is inside library code at {finding.location.where} in {finding.location.function}."
 
 
+def message_parts(finding: Finding, reason: str | None) -> list[str]:
+    """The body of an annotation: why, what changed, the fix, where a library break really is, the gate."""
+    parts = [finding.why]
+    if finding.changes:
+        parts.append("What changed: " + "; ".join(finding.changes))
+    if finding.fix is not None:
+        parts.append(f"Fix: {finding.fix.summary}")
+    note = library_note(finding)
+    if note:
+        parts.append(note)
+    if reason:
+        parts.append(f"Fails the gate: {reason}")
+    return parts
+
+
 def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 

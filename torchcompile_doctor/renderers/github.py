@@ -9,7 +9,7 @@ from torchcompile_doctor.renderers._annotations import (
     fails,
     findings_summary,
     gate_reason,
-    library_note,
+    message_parts,
     plural,
 )
 from torchcompile_doctor.report import Finding, Report
@@ -39,21 +39,10 @@ def _command_name(report: Report, finding: Finding) -> str:
 
 
 def _annotation(report: Report, finding: Finding, base_dir: str | None) -> str:
-    parts = [finding.why]
-    if finding.changes:
-        parts.append("What changed: " + "; ".join(finding.changes))
-    if finding.fix is not None:
-        parts.append(f"Fix: {finding.fix.summary}")
-    note = library_note(finding)
-    if note:
-        parts.append(note)
-    reason = gate_reason(report, finding)
-    if reason:
-        parts.append(f"Fails the gate: {reason}")
     site = annotation_site(finding)
     return command(
         _command_name(report, finding),
-        "\n".join(parts),
+        "\n".join(message_parts(finding, gate_reason(report, finding))),
         file=display_path(site.file, base_dir) if site else None,
         line=site.line if site and site.line >= 1 else None,
         title=f"{finding.code} {finding.title}",

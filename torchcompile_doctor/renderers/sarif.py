@@ -15,7 +15,7 @@ from torchcompile_doctor.renderers._annotations import (
     display_path,
     gate_reason,
     is_pseudo_file,
-    library_note,
+    message_parts,
     relative_path,
 )
 from torchcompile_doctor.report import Finding, Location, Report
@@ -138,16 +138,7 @@ def _location(site: Location, base_dir: str | None, message: str | None = None) 
 
 
 def _message(finding: Finding, reason: str | None) -> str:
-    parts = [_sentence(finding.title), finding.why]
-    if finding.changes:
-        parts.append("What changed: " + "; ".join(finding.changes))
-    if finding.fix is not None:
-        parts.append(f"Fix: {finding.fix.summary}")
-    note = library_note(finding)
-    if note:
-        parts.append(note)
-    if reason:
-        parts.append(f"Fails the gate: {reason}")
+    parts = [_sentence(finding.title), *message_parts(finding, reason)]
     return clean("\n".join(p for p in parts if p))
 
 
