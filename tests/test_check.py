@@ -110,6 +110,8 @@ def test_bad_usage_and_failing_target(tmp_path):
     bad = run_doctor("check", "s.py", "--fail-on", "severe", cwd=tmp_path)
     assert bad.returncode == 2 and bad.stderr.startswith("doctor: error: ") and "Traceback" not in bad.stderr
     assert "--fail-on" in bad.stderr and "critical, high, medium, low, info" in bad.stderr
+    codes = run_doctor("check", "s.py", "--select", "E501", cwd=tmp_path)
+    assert codes.returncode == 2 and "`--select` must be a list of rule codes" in codes.stderr
     nothing = run_doctor("check", cwd=tmp_path)
     assert nothing.returncode == 2 and "missing TARGET" in nothing.stderr
     (tmp_path / "crash.py").write_text(KNOWN_BREAK + "raise RuntimeError('boom')\n")

@@ -343,6 +343,8 @@ def check_settings(
         ("fail-on", _check_choice(SEVERITIES)),
         ("backend", _check_choice(KNOWN_BACKENDS)),
         ("format", _check_choice(REPORT_FORMATS)),
+        ("select", _check_codes),
+        ("ignore", _check_codes),
     ):
         if key in flags and flags[key] is not None:
             check(Path("command line"), f"--{key}", flags[key])
