@@ -4,6 +4,7 @@ subprocess (pytester), so torch's state in this process is untouched."""
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
@@ -92,5 +93,5 @@ def test_importing_the_package_does_not_import_torch(pytester):
     probe = pytester.makepyfile(
         probe="import sys, torchcompile_doctor, torchcompile_doctor.pytest_plugin\nprint('torch' in sys.modules)\n"
     )
-    result = pytester.run("python", str(probe))
+    result = pytester.run(sys.executable, str(probe))
     assert result.stdout.lines[-1] == "False"
