@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import hashlib
 import io
 from pathlib import Path
@@ -337,6 +338,16 @@ def test_metrics_of_a_failed_fullgraph_compile():
     assert (Path(event.fail_file).name, event.fail_line) == ("fullgraph_failure.py", 6)
     assert event.guard_count is None and event.graph_op_count is None  # null in the log
     assert event.compile_time_s > 0
+
+
+def test_compile_time_of_older_logs_comes_from_the_cumulative_dynamo_time():
+    """A torch 2.6 pre-release logged no `entire_frame_compile_time_s`, only the cumulative dynamo time."""
+    (record,) = records("fullgraph_failure", "compilation_metrics")
+    body = dict(record.meta["compilation_metrics"])
+    del body["entire_frame_compile_time_s"]
+    body["dynamo_cumulative_compile_time_us"] = 1659332
+    older = dataclasses.replace(record, meta={**record.meta, "compilation_metrics": body})
+    assert compilation_metrics.parse(older, {}).compile_time_s == pytest.approx(1.659332)
 
 
 def test_metrics_of_the_refused_compile_at_the_recompile_limit_has_null_fields():

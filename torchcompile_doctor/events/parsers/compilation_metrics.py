@@ -24,12 +24,21 @@ def parse(record: Record, strings: dict[int, str]) -> CompilationMetrics | None:
         guard_count=as_int(body.get("guard_count")),
         guard_latency_us=as_float(body.get("guard_latency_us")),
         graph_op_count=as_int(body.get("graph_op_count")),
-        compile_time_s=as_float(body.get("entire_frame_compile_time_s")) or 0.0,
+        compile_time_s=_compile_seconds(body),
         fail_type=as_str(body.get("fail_type")),
         fail_reason=as_str(body.get("fail_reason")),
         fail_file=as_str(body.get("fail_user_frame_filename")),
         fail_line=as_int(body.get("fail_user_frame_lineno")),
     )
+
+
+def _compile_seconds(body: dict) -> float:
+    """`entire_frame_compile_time_s`; logs of a torch 2.6 pre-release carry only `dynamo_cumulative_compile_time_us`."""
+    seconds = as_float(body.get("entire_frame_compile_time_s"))
+    if "entire_frame_compile_time_s" not in body:
+        micros = as_float(body.get("dynamo_cumulative_compile_time_us"))
+        seconds = micros / 1e6 if micros is not None else None
+    return seconds or 0.0
 
 
 PARSER = Parser(frozenset({"compilation_metrics"}), needs_payload=False, parse=parse)
