@@ -96,6 +96,40 @@ def _fingerprint(code: str, display_file: str, function: str, source: str | None
     return hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
 
 
+def finding_from_rule(
+    rule: Rule,
+    *,
+    location: Location | None,
+    facts: dict,
+    fix_line: str | None = None,
+    identity: str = "",
+    **fields,
+) -> Finding:
+    """A finding worded by its rule's templates. `identity` stands in for the function in the fingerprint
+    of a finding with no location (e.g. "launcher")."""
+    facts = {**facts}
+    if location is not None:
+        facts.setdefault("where", location.where)
+        facts.setdefault("source", location.source or "")
+        facts.setdefault("function", location.function)
+    before, after = apply_transform(rule.transform, fix_line, facts)
+    display = location.display_file if location else ""
+    function = location.function if location else identity
+    return Finding(
+        code=rule.code,
+        rule_name=rule.name,
+        kind=rule.kind,
+        severity=rule.severity,
+        title=_fill(rule.title, facts),
+        location=location,
+        why=_fill(rule.why, facts),
+        fix=Fix(_fill(rule.fix, facts), before, after, experiment=rule.experiment),
+        docs_url=rule.docs_url,
+        fingerprint=_fingerprint(rule.code, display, function, location.source if location else None),
+        **fields,
+    )
+
+
 class _Builder:
     def __init__(self, log: EventLog, context: AnalysisContext) -> None:
         self.log = log
@@ -120,37 +154,8 @@ class _Builder:
     def compile_seconds(self, ids: set[CompileId]) -> float:
         return round(sum(self.metrics_by_id[i].compile_time_s for i in ids if i in self.metrics_by_id), 3)
 
-    def finding(
-        self,
-        rule: Rule,
-        *,
-        location: Location | None,
-        facts: dict,
-        fix_line: str | None = None,
-        **fields,
-    ) -> Finding:
-        facts = {**facts}
-        if location is not None:
-            facts.setdefault("where", location.where)
-            facts.setdefault("source", location.source or "")
-            facts.setdefault("function", location.function)
-        before, after = apply_transform(rule.transform, fix_line, facts)
-        fix = Fix(_fill(rule.fix, facts), before, after, experiment=rule.experiment)
-        display = location.display_file if location else ""
-        function = location.function if location else ""
-        return Finding(
-            code=rule.code,
-            rule_name=rule.name,
-            kind=rule.kind,
-            severity=rule.severity,
-            title=_fill(rule.title, facts),
-            location=location,
-            why=_fill(rule.why, facts),
-            fix=fix,
-            docs_url=rule.docs_url,
-            fingerprint=_fingerprint(rule.code, display, function, location.source if location else None),
-            **fields,
-        )
+    def finding(self, rule: Rule, *, location: Location | None, facts: dict, **fields) -> Finding:
+        return finding_from_rule(rule, location=location, facts=facts, **fields)
 
     # -- graph breaks, frame skips
     def graph_break_findings(self) -> list[Finding]:

@@ -19,10 +19,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from torchcompile_doctor.analysis.analyze import AnalysisContext, RunOutcome, _fill, _fingerprint, analyze
+from torchcompile_doctor.analysis.analyze import AnalysisContext, RunOutcome, analyze, finding_from_rule
 from torchcompile_doctor.analysis.ranking import rank_findings
 from torchcompile_doctor.events.model import EventLog, LogHealth
-from torchcompile_doctor.report import Finding, Fix, Location, Report, Summary, rank_list
+from torchcompile_doctor.report import Finding, Location, Report, Summary, rank_list
 from torchcompile_doctor.rules import rule_for_kind_code
 
 # What occurring on some ranks only means, by kind of finding.
@@ -102,23 +102,8 @@ def _divergence(  # a finding of the merged report's own (divergence, launcher f
     identity: str = "",
     **fields,
 ) -> Finding:
-    rule = rule_for_kind_code(code)
-    if location is not None:
-        facts = {"where": location.where, "function": location.function, **facts}
-    display, function = (location.display_file, location.function) if location else ("", identity)
-    return Finding(
-        code=rule.code,
-        rule_name=rule.name,
-        kind=rule.kind,
-        severity=rule.severity,
-        title=_fill(rule.title, facts),
-        location=location,
-        why=_fill(rule.why, facts),
-        fix=Fix(_fill(rule.fix, facts)),
-        fingerprint=_fingerprint(rule.code, display, function, location.source if location else None),
-        docs_url=rule.docs_url,
-        ranks=ranks,
-        **fields,
+    return finding_from_rule(
+        rule_for_kind_code(code), location=location, facts=facts, identity=identity, ranks=ranks, **fields
     )
 
 
