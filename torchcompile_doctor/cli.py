@@ -18,10 +18,9 @@ import typer
 
 from torchcompile_doctor import __version__
 from torchcompile_doctor.errors import DoctorError
+from torchcompile_doctor.exit_codes import ExitCode
 from torchcompile_doctor.renderers import FORMATS as REPORT_FORMATS
 from torchcompile_doctor.settings import ExplainSettings, check_output_path
-
-EXIT_OK, EXIT_GATE, EXIT_USAGE, EXIT_TARGET_FAILED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
 app = typer.Typer(
     name="doctor",
@@ -33,7 +32,7 @@ app = typer.Typer(
 )
 
 
-def _fail(message: str, code: int = EXIT_USAGE) -> None:
+def _fail(message: str, code: int = ExitCode.USAGE) -> None:
     typer.echo(f"doctor: error: {message}", err=True)
     raise typer.Exit(code)
 
@@ -244,7 +243,7 @@ def check(
 
     updated = None
     if settings.update_baseline:
-        if _exit_code(results, reports) != EXIT_OK:
+        if _exit_code(results, reports) != ExitCode.OK:
             typer.echo("doctor: a target failed; the baseline was not updated", err=True)
         else:
             from torchcompile_doctor.baseline import Baseline
@@ -271,12 +270,12 @@ def _exit_code(results, reports) -> int:
     """The one place that decides: 130 Ctrl-C; 3 a target failed (its report still came out);
     1 `doctor check`'s gate failed; 0 otherwise."""
     if any(result.interrupted for result in results):
-        return EXIT_INTERRUPTED
-    if not all(r.target_status in ("ok", "sys_exit") and r.target_exit_code == 0 for r in reports):
-        return EXIT_TARGET_FAILED
+        return ExitCode.INTERRUPTED
+    if not all(r.target_succeeded for r in reports):
+        return ExitCode.TARGET_FAILED
     if any(r.gate is not None and not r.gate.passed for r in reports):
-        return EXIT_GATE
-    return EXIT_OK
+        return ExitCode.GATE_FAILED
+    return ExitCode.OK
 
 
 def _offline_context(log, path: Path, root: Path | None = None):
@@ -496,9 +495,9 @@ def main() -> None:
         app()
     except KeyboardInterrupt:
         typer.echo("doctor: interrupted", err=True)
-        sys.exit(EXIT_INTERRUPTED)
+        sys.exit(ExitCode.INTERRUPTED)
     except Exception as error:  # a bug of ours: one line, the traceback only on request
         if os.environ.get("DOCTOR_DEBUG"):
             raise
         typer.echo(f"doctor: internal error: {type(error).__name__}: {error} (DOCTOR_DEBUG=1 shows where)", err=True)
-        sys.exit(EXIT_USAGE)
+        sys.exit(ExitCode.USAGE)

@@ -3,25 +3,64 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 SCHEMA_VERSION = 1
 
 # Most harmful first; the order ranking uses.
 SEVERITIES = ("critical", "high", "medium", "low", "info")
 
-KINDS = (
-    "graph_break",
-    "compile_failure",
-    "frame_skipped",
-    "recompile",
-    "recompile_limit",
-    "perf_hint",
-    "target_error",
-    "unused_suppression",
-    "guard_cost",
-    "rank_divergence",
-    "ddp_split",
-)
+
+class Kind(StrEnum):
+    """What a finding is about; each rule of the catalogue has one."""
+
+    GRAPH_BREAK = "graph_break"
+    COMPILE_FAILURE = "compile_failure"
+    FRAME_SKIPPED = "frame_skipped"
+    RECOMPILE = "recompile"
+    RECOMPILE_LIMIT = "recompile_limit"
+    PERF_HINT = "perf_hint"
+    TARGET_ERROR = "target_error"
+    UNUSED_SUPPRESSION = "unused_suppression"
+    GUARD_COST = "guard_cost"
+    RANK_DIVERGENCE = "rank_divergence"
+    DDP_SPLIT = "ddp_split"
+
+    @property
+    def is_break(self) -> bool:
+        """Counted in the summary's graph breaks: a break, or one that made torch skip its frame."""
+        return self in (Kind.GRAPH_BREAK, Kind.FRAME_SKIPPED)
+
+    @property
+    def is_fallback(self) -> bool:
+        """Code that now runs eagerly: a skipped frame, or a function over the recompile limit."""
+        return self in (Kind.FRAME_SKIPPED, Kind.RECOMPILE_LIMIT)
+
+
+KINDS = tuple(kind.value for kind in Kind)
+
+
+class TargetStatus(StrEnum):
+    """How the target ended, as the capture saw it."""
+
+    OK = "ok"  # ran to the end
+    SYS_EXIT = "sys_exit"  # called sys.exit (the exit code says whether that was a failure)
+    EXCEPTION = "exception"  # raised
+    EXIT = "exit"  # the process ended without saying how (os._exit)
+    SIGNAL = "signal"  # killed by a signal (a crash)
+    TIMEOUT = "timeout"  # stopped by --timeout
+    INTERRUPTED = "interrupted"  # stopped by Ctrl-C or SIGTERM
+    UNKNOWN = "unknown"  # no record of how it ended (a re-read log, a dump)
+
+    @property
+    def finished(self) -> bool:
+        """It reached its own end (its exit code still decides whether it succeeded)."""
+        return self in (TargetStatus.OK, TargetStatus.SYS_EXIT)
+
+
+def target_succeeded(status: str, exit_code: int | None) -> bool:
+    """The one definition of a successful target: it finished and exited 0."""
+    return TargetStatus(status).finished and exit_code == 0
 
 
 def rank_list(ranks) -> str:
@@ -171,7 +210,7 @@ class Report:
     target: str
     backend: str
     target_exit_code: int | None
-    target_status: str  # ok | exception | sys_exit | signal | timeout | interrupted | unknown
+    target_status: str  # a TargetStatus value
     summary: Summary
     findings: tuple[Finding, ...]
     notes: tuple[str, ...] = ()
@@ -182,6 +221,10 @@ class Report:
     rank_table: tuple[dict, ...] = ()  # one row per distributed rank: graphs, breaks, recompiles, ...
     gate: GateResult | None = None  # set by `doctor check`
     schema_version: int = SCHEMA_VERSION
+
+    @property
+    def target_succeeded(self) -> bool:
+        return target_succeeded(self.target_status, self.target_exit_code)
 
     def as_dict(self) -> dict:
         return {

@@ -94,7 +94,7 @@ def attach(report: Report, results: dict[str, Report | str]) -> Report:
                 "error": result,
             }
         else:
-            ok = result.target_status in ("ok", "sys_exit") and result.target_exit_code == 0
+            ok = result.target_succeeded
             after = figures(result)
             verified = {
                 "change": describe(experiment),
