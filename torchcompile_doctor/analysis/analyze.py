@@ -149,7 +149,7 @@ class _Builder:
 
     # -- shared helpers
     def location(self, file: str, line: int, function: str) -> Location:
-        return Location(file, line, function, self.code.source_line(file, line), self.code.display(file))
+        return self.code.location(file, line, function)
 
     def compile_seconds(self, ids: set[CompileId]) -> float:
         return round(sum(self.metrics_by_id[i].compile_time_s for i in ids if i in self.metrics_by_id), 3)

@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from torchcompile_doctor.events.model import StackFrame
+from torchcompile_doctor.report import Location
 
 SourceReader = Callable[[str], Sequence[str] | None]
 _RESUME = re.compile(r"^torch_dynamo_resume_in_(?P<function>.+)_at_(?P<line>\d+)$")
@@ -58,6 +59,10 @@ class CodeMap:
         if lines is None or not 1 <= line <= len(lines):
             return None
         return lines[line - 1].rstrip("\n").strip()
+
+    def location(self, file: str, line: int, function: str) -> Location:
+        """Every finding's location is built here, so what a location carries is decided in one place."""
+        return Location(file, line, function, self.source_line(file, line), self.display(file))
 
     def last_user_frame(self, stack: Sequence[StackFrame]) -> StackFrame | None:
         return next((f for f in reversed(stack) if not self.is_library(f.file)), None)
