@@ -17,13 +17,14 @@ from junitparser import JUnitXml
 from test_golden import CAPTURES, RECORDED_ROOT
 from test_golden import _report as capture_report
 
-from torchcompile_doctor.renderers import FORMATS, render, render_all, renderer_for
+from torchcompile_doctor.renderers import FORMATS, RenderOptions, render, render_all, renderer_for
 from torchcompile_doctor.report import Finding, Fix, GateResult, Location, Report, Summary
 from torchcompile_doctor.rules import load_catalogue
 
 # From oasis-tcs/sarif-spec, Documents/CommitteeSpecifications/2.1.0/sarif-schema-2.1.0.json, unchanged.
 SCHEMA = json.loads((REPO / "tests" / "data" / "sarif-schema-2.1.0.json").read_text())
 BASE = "/home/dev/project"
+IN_BASE = RenderOptions(base_dir=BASE)
 LIBRARY = "/usr/lib/python3.11/site-packages/somelib/core.py"
 HOSTILE_TITLE = "Graph break: a,b:c 100%\n<script>alert(1)</script> \x1b[31mred\x1b[0m"
 
@@ -96,8 +97,8 @@ HOSTILE = _report(
 )
 
 
-def _sarif(report: Report, **options) -> dict:
-    log = json.loads(render(report, "sarif", **options))
+def _sarif(report: Report, base_dir: str | None = None) -> dict:
+    log = json.loads(render(report, "sarif", RenderOptions(base_dir=base_dir)))
     jsonschema.validate(log, SCHEMA, cls=jsonschema.Draft7Validator, format_checker=jsonschema.FormatChecker())
     _check_uris(log)
     return log
@@ -135,7 +136,7 @@ def test_every_format_choice_has_a_renderer():
 
     assert {"sarif", "junit", "github"} <= set(FORMATS) == set(REPORT_FORMATS)
     for fmt in FORMATS:
-        text = render(MIXED, fmt, color=False, width=100, source_lines=None, base_dir=BASE, unknown_option=1)
+        text = render(MIXED, fmt, RenderOptions(color=False, width=100, base_dir=BASE))
         assert callable(renderer_for(fmt)) and text.endswith("\n") and text.strip()
 
 
@@ -266,7 +267,7 @@ def test_sarif_rule_for_a_code_the_catalogue_lacks_comes_from_the_finding():
 
 def test_sarif_render_many_gives_one_run_per_report():
     reports = [MIXED, dataclasses.replace(HOSTILE, target=f"{BASE}/other.py"), _report(target="/elsewhere/x.py")]
-    log = json.loads(render_all(reports, "sarif", base_dir=BASE))
+    log = json.loads(render_all(reports, "sarif", IN_BASE))
     jsonschema.validate(log, SCHEMA, cls=jsonschema.Draft7Validator)
     assert [len(run["results"]) for run in log["runs"]] == [6, 1, 0]
     ids = [run["automationDetails"]["id"] for run in log["runs"]]
@@ -290,7 +291,7 @@ def _cases(suite) -> dict[str, object]:
 
 
 def test_junit_without_a_gate_fails_critical_and_high():
-    xml = _junit(render(MIXED, "junit", base_dir=BASE))
+    xml = _junit(render(MIXED, "junit", IN_BASE))
     (suite,) = list(xml)
     assert suite.name == "train.py" and suite.time == 1.5
     assert (suite.tests, suite.failures, suite.errors, suite.skipped) == (6, 2, 0, 0)
@@ -312,7 +313,7 @@ def test_junit_without_a_gate_fails_critical_and_high():
 
 
 def test_junit_with_a_gate_fails_what_the_gate_failed():
-    (suite,) = list(_junit(render(GATED, "junit", base_dir=BASE)))
+    (suite,) = list(_junit(render(GATED, "junit", IN_BASE)))
     assert (suite.tests, suite.failures) == (8, 3)
     failed = {case.name: case.result[0] for case in suite if not case.is_passed}
     medium = failed["TCD202 train.py:20 `step` recompiles for each new integer value"]
@@ -338,7 +339,7 @@ def test_junit_shows_a_pass_when_nothing_fails(report):
 
 
 def test_junit_strips_characters_illegal_in_xml():
-    text = render(HOSTILE, "junit", base_dir=BASE)
+    text = render(HOSTILE, "junit", IN_BASE)
     assert not re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f]", text)
     assert "<script>" not in text and "&lt;script&gt;" in text
     (suite,) = list(_junit(text))
@@ -349,7 +350,7 @@ def test_junit_strips_characters_illegal_in_xml():
 
 def test_junit_render_many_gives_one_suite_per_report():
     reports = [MIXED, GATED, _report(target=f"{BASE}/clean.py")]
-    xml = _junit(render_all(reports, "junit", base_dir=BASE))
+    xml = _junit(render_all(reports, "junit", IN_BASE))
     suites = list(xml)
     assert [s.name for s in suites] == ["train.py", "train.py", "clean.py"]
     assert [(s.tests, s.failures) for s in suites] == [(6, 2), (8, 3), (1, 0)]
@@ -377,7 +378,7 @@ def _commands(text: str) -> list[tuple[str, dict[str, str], str]]:
 
 
 def test_github_annotations_without_a_gate():
-    commands = _commands(render(MIXED, "github", base_dir=BASE))
+    commands = _commands(render(MIXED, "github", IN_BASE))
     assert len(commands) == len(MIXED.findings) + 1
     by_code = {props["title"].split()[0]: (name, props, message) for name, props, message in commands[:-1]}
     assert {code: name for code, (name, _, _) in by_code.items()} == {
@@ -402,7 +403,7 @@ def test_github_annotations_without_a_gate():
 
 
 def test_github_gate_failure():
-    commands = _commands(render(GATED, "github", base_dir=BASE))
+    commands = _commands(render(GATED, "github", IN_BASE))
     names = {props["title"].split()[0]: name for name, props, _ in commands[:-1]}
     assert names["TCD202"] == "error" and names["TCD402"] == "warning" and names["TCD406"] == "notice"
     name, props, message = commands[-1]
@@ -413,7 +414,7 @@ def test_github_gate_failure():
 
 
 def test_github_escaping():
-    text = render(HOSTILE, "github", base_dir=BASE)
+    text = render(HOSTILE, "github", IN_BASE)
     assert len(text.splitlines()) == 2 and "\x1b" not in text and "\x00" not in text
     line = text.splitlines()[0]
     assert line.startswith(
@@ -427,5 +428,5 @@ def test_github_escaping():
 
 def test_render_all_without_render_many_separates_reports_by_a_blank_line():
     reports = [MIXED, _report(target=f"{BASE}/clean.py")]
-    expected = "\n".join(render(r, "github", base_dir=BASE) for r in reports)
-    assert render_all(reports, "github", base_dir=BASE) == expected
+    expected = "\n".join(render(r, "github", IN_BASE) for r in reports)
+    assert render_all(reports, "github", IN_BASE) == expected

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from torchcompile_doctor.renderers._annotations import (
     annotation_site,
-    clean,
     display_path,
     fails,
     findings_summary,
     gate_reason,
     library_note,
 )
+from torchcompile_doctor.renderers._text import clean
+from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
 from torchcompile_doctor.report import Finding, Report
 
 CLASS_PREFIX = "torchcompile-doctor"
@@ -127,10 +128,10 @@ def _document(reports: Iterable[Report], base_dir: str | None) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def render(report: Report, *, base_dir: str | None = None, **_: object) -> str:
-    return _document([report], base_dir)
+def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
+    return _document([report], options.base_dir)
 
 
-def render_many(reports: Iterable[Report], *, base_dir: str | None = None, **_: object) -> str:
+def render_many(reports: Sequence[Report], options: RenderOptions = DEFAULT_OPTIONS) -> str:
     """One `<testsuites>` document, one suite per report."""
-    return _document(reports, base_dir)
+    return _document(reports, options.base_dir)

@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Sequence
 from pathlib import PurePath
 from urllib.parse import quote
 
 from torchcompile_doctor.renderers._annotations import (
     SEVERITY_LEVEL,
     annotation_site,
-    clean,
     display_path,
     gate_reason,
     is_pseudo_file,
     message_parts,
     relative_path,
 )
+from torchcompile_doctor.renderers._text import clean
+from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
 from torchcompile_doctor.report import Finding, Location, Report
 from torchcompile_doctor.rules import Rule, load_catalogue
 from torchcompile_doctor.rules.explain import GB_PAGE, explain_rule
@@ -233,10 +234,10 @@ def _log(runs: list[dict]) -> str:
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
 
 
-def render(report: Report, *, base_dir: str | None = None, **_: object) -> str:
-    return _log([_run(report, base_dir)])
+def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
+    return _log([_run(report, options.base_dir)])
 
 
-def render_many(reports: Iterable[Report], *, base_dir: str | None = None, **_: object) -> str:
+def render_many(reports: Sequence[Report], options: RenderOptions = DEFAULT_OPTIONS) -> str:
     """One SARIF log, one run per report (e.g. one per target or per rank)."""
-    return _log([_run(report, base_dir) for report in reports])
+    return _log([_run(report, options.base_dir) for report in reports])
