@@ -3,9 +3,14 @@ reader, and the workflow-command grammar of the GitHub toolkit."""
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
+import inspect
+import io
 import json
+import os
 import re
+import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -17,7 +22,8 @@ from junitparser import JUnitXml
 from test_golden import CAPTURES, RECORDED_ROOT
 from test_golden import _report as capture_report
 
-from torchcompile_doctor.renderers import FORMATS, RenderOptions, render, render_all, renderer_for
+from torchcompile_doctor.analysis.code import CodeMap, read_source_file
+from torchcompile_doctor.renderers import FORMATS, Format, RenderOptions, render, render_all, renderer_for
 from torchcompile_doctor.report import Finding, Fix, GateResult, Location, Report, Summary
 from torchcompile_doctor.rules import load_catalogue
 
@@ -138,6 +144,51 @@ def test_every_format_choice_has_a_renderer():
     for fmt in FORMATS:
         text = render(MIXED, fmt, RenderOptions(color=False, width=100, base_dir=BASE))
         assert callable(renderer_for(fmt)) and text.endswith("\n") and text.strip()
+
+
+def test_every_format_is_one_module_taking_render_options():
+    assert FORMATS == tuple(Format)
+    for fmt in Format:
+        assert list(inspect.signature(renderer_for(fmt)).parameters) == ["report", "options"]
+    with pytest.raises(TypeError):
+        render(MIXED, "terminal", color=False)  # type: ignore[call-arg]  # options are typed, not **kwargs
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        IN_BASE.base_dir = "/elsewhere"  # type: ignore[misc]
+
+
+def test_a_location_carries_the_lines_around_it_from_the_analysis(tmp_path):
+    source = tmp_path / "model.py"
+    source.write_text("def f(x):\n\ty = x + 1\n    return y\n")
+    code = CodeMap(str(tmp_path), (), read_source_file)
+    assert code.location(str(source), 2, "f").context == ((1, "def f(x):"), (2, "\ty = x + 1"), (3, "    return y"))
+    assert code.location(str(source), 1, "f").context == ((1, "def f(x):"), (2, "\ty = x + 1"))
+    assert code.location(str(source), 9, "f").context == ()  # past the end: the file changed since the capture
+    assert code.location(str(tmp_path / "gone.py"), 2, "f").context == ()
+    assert "context" not in code.location(str(source), 2, "f").as_dict()  # the JSON schema is unchanged
+
+
+def _refuse_io(*args, **kwargs):
+    raise AssertionError(f"a renderer did I/O: {args}")
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_renderers_do_no_io(fmt, monkeypatch):
+    """The source lines come with the report (`doctor report` prints the same on any machine), and colour,
+    width and paths come with the options: with files, the cwd, the terminal and the environment out of
+    reach, every format renders exactly what it rendered before."""
+    reports = [capture_report(p.name) for p in sorted(CAPTURES.iterdir()) if p.is_dir()]
+    options = RenderOptions(color=True, width=90, base_dir=RECORDED_ROOT, show_guards=True)
+    expected = [render(report, fmt, options) for report in reports]  # modules imported, the catalogue cached
+    with monkeypatch.context() as patched:  # undone before pytest itself asks the terminal how to report
+        for module, name in ((builtins, "open"), (io, "open"), (os, "getcwd"), (os, "get_terminal_size")):
+            patched.setattr(module, name, _refuse_io)
+        patched.setattr(shutil, "get_terminal_size", _refuse_io)
+        for variable, value in {"TERM": "dumb", "NO_COLOR": "1", "FORCE_COLOR": "", "COLUMNS": "40"}.items():
+            patched.setenv(variable, value)
+        rendered = [render(report, fmt, options) for report in reports]
+    assert rendered == expected
+    if fmt == "terminal":
+        assert "➤    10 │     TIMINGS.setdefault(name, []).append(time.perf_counter())" in "".join(expected)
 
 
 # ---------------------------------------------------------------------------------------------------- sarif

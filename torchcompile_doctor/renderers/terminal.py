@@ -179,8 +179,8 @@ def _rank_table(console: Console, report: Report) -> None:
 
 
 def _console(buffer: io.StringIO, options: RenderOptions) -> Console:
-    """A console that asks the machine nothing: no environment (TERM, COLUMNS, NO_COLOR, FORCE_COLOR), no
-    terminal size, no Windows console probe. Colour and width come from the options, which the CLI fills."""
+    """A console that asks the machine nothing: with every setting given, rich reads no environment (TERM,
+    COLUMNS, NO_COLOR, FORCE_COLOR), no terminal size, no Windows console. The CLI fills the options."""
     return Console(
         file=buffer,
         force_terminal=options.color,
@@ -192,7 +192,6 @@ def _console(buffer: io.StringIO, options: RenderOptions) -> Console:
         highlight=False,
         soft_wrap=False,
         emoji=False,
-        _environ={},
     )
 
 
