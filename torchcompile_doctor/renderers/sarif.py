@@ -54,8 +54,14 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
+def _references(rule: Rule | None) -> list[str]:
+    """The catalogue entry's `references` section (a list of URLs and titles), if it has one."""
+    references = dict(rule.explanation).get("references") if rule else None
+    return [str(reference) for reference in references] if isinstance(references, list) else []
+
+
 def _help_uri(rule: Rule | None, finding: Finding) -> str | None:
-    references = [str(r) for r in dict(rule.explanation).get("references") or []] if rule else []
+    references = _references(rule)
     gb_pages = [GB_PAGE.format(gb_id.lower()) for gb_id in rule.match.gb_ids] if rule else []
     candidates = [rule.docs_url if rule else None, finding.docs_url, *references, *gb_pages]
     return next((uri for uri in candidates if uri and uri.startswith(("https://", "http://"))), None)
@@ -75,7 +81,7 @@ def _rule_descriptor(code: str, rule: Rule | None, finding: Finding) -> dict:
         what, why = sections.get("what_it_does"), sections.get("why_is_this_bad")
         full = " ".join(_sentence(str(part)) for part in (what, why) if part) or _sentence(rule.why)
         descriptor["fullDescription"] = {"text": full}
-        references = [f"- {r}" for r in sections.get("references") or []]
+        references = [f"- {r}" for r in _references(rule)]
         text = "\n\n".join(
             [full, f"Fix: {rule.fix}", *(["References:\n" + "\n".join(references)] if references else [])]
         )
