@@ -3,9 +3,14 @@ reader, and the workflow-command grammar of the GitHub toolkit."""
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
+import inspect
+import io
 import json
+import os
 import re
+import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -17,13 +22,15 @@ from junitparser import JUnitXml
 from test_golden import CAPTURES, RECORDED_ROOT
 from test_golden import _report as capture_report
 
-from torchcompile_doctor.renderers import FORMATS, render, render_all, renderer_for
+from torchcompile_doctor.analysis.code import CodeMap, read_source_file
+from torchcompile_doctor.renderers import FORMATS, Format, RenderOptions, render, render_all, renderer_for
 from torchcompile_doctor.report import Finding, Fix, GateResult, Location, Report, Summary
 from torchcompile_doctor.rules import load_catalogue
 
 # From oasis-tcs/sarif-spec, Documents/CommitteeSpecifications/2.1.0/sarif-schema-2.1.0.json, unchanged.
 SCHEMA = json.loads((REPO / "tests" / "data" / "sarif-schema-2.1.0.json").read_text())
 BASE = "/home/dev/project"
+IN_BASE = RenderOptions(base_dir=BASE)
 LIBRARY = "/usr/lib/python3.11/site-packages/somelib/core.py"
 HOSTILE_TITLE = "Graph break: a,b:c 100%\n<script>alert(1)</script> \x1b[31mred\x1b[0m"
 
@@ -96,8 +103,8 @@ HOSTILE = _report(
 )
 
 
-def _sarif(report: Report, **options) -> dict:
-    log = json.loads(render(report, "sarif", **options))
+def _sarif(report: Report, base_dir: str | None = None) -> dict:
+    log = json.loads(render(report, "sarif", RenderOptions(base_dir=base_dir)))
     jsonschema.validate(log, SCHEMA, cls=jsonschema.Draft7Validator, format_checker=jsonschema.FormatChecker())
     _check_uris(log)
     return log
@@ -135,8 +142,53 @@ def test_every_format_choice_has_a_renderer():
 
     assert {"sarif", "junit", "github"} <= set(FORMATS) == set(REPORT_FORMATS)
     for fmt in FORMATS:
-        text = render(MIXED, fmt, color=False, width=100, source_lines=None, base_dir=BASE, unknown_option=1)
+        text = render(MIXED, fmt, RenderOptions(color=False, width=100, base_dir=BASE))
         assert callable(renderer_for(fmt)) and text.endswith("\n") and text.strip()
+
+
+def test_every_format_is_one_module_taking_render_options():
+    assert FORMATS == tuple(Format)
+    for fmt in Format:
+        assert list(inspect.signature(renderer_for(fmt)).parameters) == ["report", "options"]
+    with pytest.raises(TypeError):
+        render(MIXED, "terminal", color=False)  # type: ignore[call-arg]  # options are typed, not **kwargs
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        IN_BASE.base_dir = "/elsewhere"  # type: ignore[misc]
+
+
+def test_a_location_carries_the_lines_around_it_from_the_analysis(tmp_path):
+    source = tmp_path / "model.py"
+    source.write_text("def f(x):\n\ty = x + 1\n    return y\n")
+    code = CodeMap(str(tmp_path), (), read_source_file)
+    assert code.location(str(source), 2, "f").context == ((1, "def f(x):"), (2, "\ty = x + 1"), (3, "    return y"))
+    assert code.location(str(source), 1, "f").context == ((1, "def f(x):"), (2, "\ty = x + 1"))
+    assert code.location(str(source), 9, "f").context == ()  # past the end: the file changed since the capture
+    assert code.location(str(tmp_path / "gone.py"), 2, "f").context == ()
+    assert "context" not in code.location(str(source), 2, "f").as_dict()  # the JSON schema is unchanged
+
+
+def _refuse_io(*args, **kwargs):
+    raise AssertionError(f"a renderer did I/O: {args}")
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_renderers_do_no_io(fmt, monkeypatch):
+    """The source lines come with the report (`doctor report` prints the same on any machine), and colour,
+    width and paths come with the options: with files, the cwd, the terminal and the environment out of
+    reach, every format renders exactly what it rendered before."""
+    reports = [capture_report(p.name) for p in sorted(CAPTURES.iterdir()) if p.is_dir()]
+    options = RenderOptions(color=True, width=90, base_dir=RECORDED_ROOT, show_guards=True)
+    expected = [render(report, fmt, options) for report in reports]  # modules imported, the catalogue cached
+    with monkeypatch.context() as patched:  # undone before pytest itself asks the terminal how to report
+        for module, name in ((builtins, "open"), (io, "open"), (os, "getcwd"), (os, "get_terminal_size")):
+            patched.setattr(module, name, _refuse_io)
+        patched.setattr(shutil, "get_terminal_size", _refuse_io)
+        for variable, value in {"TERM": "dumb", "NO_COLOR": "1", "FORCE_COLOR": "", "COLUMNS": "40"}.items():
+            patched.setenv(variable, value)
+        rendered = [render(report, fmt, options) for report in reports]
+    assert rendered == expected
+    if fmt == "terminal":
+        assert "➤    10 │     TIMINGS.setdefault(name, []).append(time.perf_counter())" in "".join(expected)
 
 
 # ---------------------------------------------------------------------------------------------------- sarif
@@ -266,7 +318,7 @@ def test_sarif_rule_for_a_code_the_catalogue_lacks_comes_from_the_finding():
 
 def test_sarif_render_many_gives_one_run_per_report():
     reports = [MIXED, dataclasses.replace(HOSTILE, target=f"{BASE}/other.py"), _report(target="/elsewhere/x.py")]
-    log = json.loads(render_all(reports, "sarif", base_dir=BASE))
+    log = json.loads(render_all(reports, "sarif", IN_BASE))
     jsonschema.validate(log, SCHEMA, cls=jsonschema.Draft7Validator)
     assert [len(run["results"]) for run in log["runs"]] == [6, 1, 0]
     ids = [run["automationDetails"]["id"] for run in log["runs"]]
@@ -290,7 +342,7 @@ def _cases(suite) -> dict[str, object]:
 
 
 def test_junit_without_a_gate_fails_critical_and_high():
-    xml = _junit(render(MIXED, "junit", base_dir=BASE))
+    xml = _junit(render(MIXED, "junit", IN_BASE))
     (suite,) = list(xml)
     assert suite.name == "train.py" and suite.time == 1.5
     assert (suite.tests, suite.failures, suite.errors, suite.skipped) == (6, 2, 0, 0)
@@ -312,7 +364,7 @@ def test_junit_without_a_gate_fails_critical_and_high():
 
 
 def test_junit_with_a_gate_fails_what_the_gate_failed():
-    (suite,) = list(_junit(render(GATED, "junit", base_dir=BASE)))
+    (suite,) = list(_junit(render(GATED, "junit", IN_BASE)))
     assert (suite.tests, suite.failures) == (8, 3)
     failed = {case.name: case.result[0] for case in suite if not case.is_passed}
     medium = failed["TCD202 train.py:20 `step` recompiles for each new integer value"]
@@ -338,7 +390,7 @@ def test_junit_shows_a_pass_when_nothing_fails(report):
 
 
 def test_junit_strips_characters_illegal_in_xml():
-    text = render(HOSTILE, "junit", base_dir=BASE)
+    text = render(HOSTILE, "junit", IN_BASE)
     assert not re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f]", text)
     assert "<script>" not in text and "&lt;script&gt;" in text
     (suite,) = list(_junit(text))
@@ -349,7 +401,7 @@ def test_junit_strips_characters_illegal_in_xml():
 
 def test_junit_render_many_gives_one_suite_per_report():
     reports = [MIXED, GATED, _report(target=f"{BASE}/clean.py")]
-    xml = _junit(render_all(reports, "junit", base_dir=BASE))
+    xml = _junit(render_all(reports, "junit", IN_BASE))
     suites = list(xml)
     assert [s.name for s in suites] == ["train.py", "train.py", "clean.py"]
     assert [(s.tests, s.failures) for s in suites] == [(6, 2), (8, 3), (1, 0)]
@@ -377,7 +429,7 @@ def _commands(text: str) -> list[tuple[str, dict[str, str], str]]:
 
 
 def test_github_annotations_without_a_gate():
-    commands = _commands(render(MIXED, "github", base_dir=BASE))
+    commands = _commands(render(MIXED, "github", IN_BASE))
     assert len(commands) == len(MIXED.findings) + 1
     by_code = {props["title"].split()[0]: (name, props, message) for name, props, message in commands[:-1]}
     assert {code: name for code, (name, _, _) in by_code.items()} == {
@@ -402,7 +454,7 @@ def test_github_annotations_without_a_gate():
 
 
 def test_github_gate_failure():
-    commands = _commands(render(GATED, "github", base_dir=BASE))
+    commands = _commands(render(GATED, "github", IN_BASE))
     names = {props["title"].split()[0]: name for name, props, _ in commands[:-1]}
     assert names["TCD202"] == "error" and names["TCD402"] == "warning" and names["TCD406"] == "notice"
     name, props, message = commands[-1]
@@ -413,7 +465,7 @@ def test_github_gate_failure():
 
 
 def test_github_escaping():
-    text = render(HOSTILE, "github", base_dir=BASE)
+    text = render(HOSTILE, "github", IN_BASE)
     assert len(text.splitlines()) == 2 and "\x1b" not in text and "\x00" not in text
     line = text.splitlines()[0]
     assert line.startswith(
@@ -427,5 +479,5 @@ def test_github_escaping():
 
 def test_render_all_without_render_many_separates_reports_by_a_blank_line():
     reports = [MIXED, _report(target=f"{BASE}/clean.py")]
-    expected = "\n".join(render(r, "github", base_dir=BASE) for r in reports)
-    assert render_all(reports, "github", base_dir=BASE) == expected
+    expected = "\n".join(render(r, "github", IN_BASE) for r in reports)
+    assert render_all(reports, "github", IN_BASE) == expected

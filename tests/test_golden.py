@@ -15,7 +15,7 @@ from conftest import REPO, SAMPLES
 from torchcompile_doctor.analysis import AnalysisContext, analyze
 from torchcompile_doctor.analysis.code import read_source_file
 from torchcompile_doctor.events.load import load_artifacts
-from torchcompile_doctor.renderers import FORMATS, render
+from torchcompile_doctor.renderers import FORMATS, RenderOptions, render
 
 CAPTURES = REPO / "tests" / "data" / "captures"
 GOLDEN = REPO / "tests" / "golden"
@@ -61,9 +61,7 @@ def _report(name: str):
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("name", sorted(p.name for p in CAPTURES.iterdir() if p.is_dir()))
 def test_golden(name, fmt):
-    text = normalise(
-        render(_report(name), fmt, color=False, width=110, source_lines=_read_from_checkout, base_dir=RECORDED_ROOT)
-    )
+    text = normalise(render(_report(name), fmt, RenderOptions(color=False, width=110, base_dir=RECORDED_ROOT)))
     golden = GOLDEN / f"{name}.{EXTENSIONS[fmt]}"
     if os.environ.get("UPDATE_SNAPSHOTS") == "1" or not golden.exists():
         golden.write_text(text)

@@ -59,18 +59,16 @@ def _emit(text: str, output: Path | None) -> None:
         raise DoctorError(f"cannot write --output {output}: {error.strerror}") from None
 
 
-def _render(report, fmt: str, output: Path | None, **options) -> str:
-    from torchcompile_doctor.analysis.code import read_source_file
-    from torchcompile_doctor.renderers import render
+def _render(report, fmt: str, output: Path | None, *, show_guards: bool = False) -> str:
+    """The outside world a renderer may depend on (the tty, NO_COLOR, the width, the cwd), read here only."""
+    from torchcompile_doctor.renderers import RenderOptions, render, render_all
 
     color = fmt == "terminal" and output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     width = shutil.get_terminal_size((110, 24)).columns if color else 110
-    options = {"color": color, "width": width, "source_lines": read_source_file, "base_dir": os.getcwd(), **options}
+    options = RenderOptions(color=color, width=width, base_dir=os.getcwd(), show_guards=show_guards)
     if isinstance(report, list | tuple):
-        from torchcompile_doctor.renderers import render_all
-
-        return render_all(report, fmt, **options)
-    return render(report, fmt, **options)
+        return render_all(report, fmt, options)
+    return render(report, fmt, options)
 
 
 def _version(value: bool) -> None:

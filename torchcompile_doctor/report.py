@@ -81,6 +81,9 @@ class Location:
     function: str
     source: str | None = None  # the text of `line`, stripped
     display_file: str = ""  # relative to the target's directory (or site-packages) for humans
+    # (line number, text) of the lines around `line`, read at analysis time so that renderers read no files;
+    # not in as_dict (the JSON schema carries `source` only)
+    context: tuple[tuple[int, str], ...] = ()
 
     def as_dict(self) -> dict:
         return {"file": self.file, "line": self.line, "function": self.function, "source": self.source}

@@ -15,6 +15,7 @@ SourceReader = Callable[[str], Sequence[str] | None]
 _RESUME = re.compile(r"^torch_dynamo_resume_in_(?P<function>.+)_at_(?P<line>\d+)$")
 _LIBRARY_MARKERS = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
 _DOCTOR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CONTEXT_LINES = 1  # source lines a location carries on either side of its own line
 
 
 class CodeMap:
@@ -60,9 +61,20 @@ class CodeMap:
             return None
         return lines[line - 1].rstrip("\n").strip()
 
+    def context(self, file: str, line: int) -> tuple[tuple[int, str], ...]:
+        """`line` and up to CONTEXT_LINES lines either side, numbered; empty when the file cannot be read."""
+        lines = self.lines(file)
+        if lines is None or not 1 <= line <= len(lines):
+            return ()
+        numbers = range(max(1, line - CONTEXT_LINES), min(len(lines), line + CONTEXT_LINES) + 1)
+        return tuple((number, lines[number - 1].rstrip("\n")) for number in numbers)
+
     def location(self, file: str, line: int, function: str) -> Location:
-        """Every finding's location is built here, so what a location carries is decided in one place."""
-        return Location(file, line, function, self.source_line(file, line), self.display(file))
+        """Every finding's location is built here, so what a location carries is decided in one place: the
+        source is read now, at analysis time, and renderers only show what the location carries."""
+        return Location(
+            file, line, function, self.source_line(file, line), self.display(file), self.context(file, line)
+        )
 
     def last_user_frame(self, stack: Sequence[StackFrame]) -> StackFrame | None:
         return next((f for f in reversed(stack) if not self.is_library(f.file)), None)

@@ -1,44 +1,58 @@
-"""Renderers: one module per format, each a pure function Report -> text. Only the CLI writes."""
+"""Renderers: one module per format, each a pure function (Report, RenderOptions) -> text. They do no I/O: the
+source lines they show come with the report's locations, and only the CLI writes."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import importlib
+from collections.abc import Callable, Iterable, Sequence
+from enum import StrEnum
 
+from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
 from torchcompile_doctor.report import Report
 
-Renderer = Callable[..., str]
+__all__ = ["DEFAULT_OPTIONS", "FORMATS", "Format", "RenderOptions", "Renderer", "render", "render_all", "renderer_for"]
+
+Renderer = Callable[[Report, RenderOptions], str]
+ManyRenderer = Callable[[Sequence[Report], RenderOptions], str]
+
+
+class Format(StrEnum):
+    """The `--format` choices; each has one module below (a test checks the list is complete)."""
+
+    TERMINAL = "terminal"
+    JSON = "json"
+    MARKDOWN = "markdown"
+    SARIF = "sarif"
+    JUNIT = "junit"
+    GITHUB = "github"
 
 
 # format -> the module that renders it (imported lazily: rich is only loaded for the terminal)
-_MODULES = {
-    "terminal": "torchcompile_doctor.renderers.terminal",
-    "json": "torchcompile_doctor.renderers.json",
-    "markdown": "torchcompile_doctor.renderers.markdown",
-    "sarif": "torchcompile_doctor.renderers.sarif",
-    "junit": "torchcompile_doctor.renderers.junit",
-    "github": "torchcompile_doctor.renderers.github",
+_MODULES: dict[Format, str] = {
+    Format.TERMINAL: "torchcompile_doctor.renderers.terminal",
+    Format.JSON: "torchcompile_doctor.renderers.json",
+    Format.MARKDOWN: "torchcompile_doctor.renderers.markdown",
+    Format.SARIF: "torchcompile_doctor.renderers.sarif",
+    Format.JUNIT: "torchcompile_doctor.renderers.junit",
+    Format.GITHUB: "torchcompile_doctor.renderers.github",
 }
-FORMATS = tuple(_MODULES)
+FORMATS = tuple(fmt.value for fmt in Format)
 
 
-def renderer_for(name: str) -> Renderer:
+def renderer_for(fmt: str) -> Renderer:
     """The render function of a format."""
-    import importlib
-
-    return importlib.import_module(_MODULES[name]).render
+    return importlib.import_module(_MODULES[Format(fmt)]).render
 
 
-def render(report: Report, fmt: str, **options) -> str:
-    return renderer_for(fmt)(report, **options)
+def render(report: Report, fmt: str, options: RenderOptions = DEFAULT_OPTIONS) -> str:
+    return renderer_for(fmt)(report, options)
 
 
-def render_all(reports: Iterable[Report], fmt: str, **options) -> str:
+def render_all(reports: Iterable[Report], fmt: str, options: RenderOptions = DEFAULT_OPTIONS) -> str:
     """Several reports in one output: the format's own `render_many` (one SARIF log, one JUnit document) when it
     has one, else each report rendered and separated by a blank line."""
-    import importlib
-
-    module = importlib.import_module(_MODULES[fmt])
-    render_many = getattr(module, "render_many", None)
+    module = importlib.import_module(_MODULES[Format(fmt)])
+    render_many: ManyRenderer | None = getattr(module, "render_many", None)
     if render_many is not None:
-        return render_many(list(reports), **options)
-    return "\n\n".join(module.render(report, **options).rstrip("\n") for report in reports) + "\n"
+        return render_many(list(reports), options)
+    return "\n\n".join(module.render(report, options).rstrip("\n") for report in reports) + "\n"

@@ -1,26 +1,17 @@
 """What the CI formats (sarif, junit, github) share: the line a finding is annotated at, how its path is
-written, whether it fails, and text made safe for machine readers."""
+written, whether it fails, and the summary line."""
 
 from __future__ import annotations
 
 import os
-import re
 from pathlib import PurePath
 
+from torchcompile_doctor.renderers._text import plural
 from torchcompile_doctor.report import Finding, Location, Report
 
 # A finding's severity as a CI level when no gate decides: critical and high fail a plain `doctor explain`.
 SEVERITY_LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "warning", "info": "note"}
 FAILING_SEVERITIES = ("critical", "high")
-
-# Terminal escape sequences (CSI and OSC), then what XML 1.0 forbids (and DEL): none belong in a CI annotation.
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?")
-_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
-
-
-def clean(text: str) -> str:
-    """Text with terminal escapes and characters illegal in XML 1.0 removed (\\t, \\n and \\r stay)."""
-    return _ILLEGAL.sub("", _ANSI.sub("", text))
 
 
 def annotation_site(finding: Finding) -> Location | None:
@@ -82,10 +73,6 @@ def message_parts(finding: Finding, reason: str | None) -> list[str]:
     if reason:
         parts.append(f"Fails the gate: {reason}")
     return parts
-
-
-def plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def findings_summary(report: Report) -> str:

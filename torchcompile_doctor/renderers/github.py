@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from torchcompile_doctor.renderers._annotations import (
     annotation_site,
-    clean,
     display_path,
     fails,
     findings_summary,
     gate_reason,
     message_parts,
-    plural,
 )
+from torchcompile_doctor.renderers._text import clean, plural
+from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
 from torchcompile_doctor.report import Finding, Report
 
 TOOL = "torchcompile-doctor"
@@ -62,7 +62,7 @@ def _summary(report: Report, base_dir: str | None) -> str:
     return command("error", "\n".join(lines), title=f"{TOOL} gate failed")
 
 
-def render(report: Report, *, base_dir: str | None = None, **_: object) -> str:
-    lines = [_annotation(report, finding, base_dir) for finding in report.findings]
-    lines.append(_summary(report, base_dir))
+def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
+    lines = [_annotation(report, finding, options.base_dir) for finding in report.findings]
+    lines.append(_summary(report, options.base_dir))
     return "\n".join(lines) + "\n"

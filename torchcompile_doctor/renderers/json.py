@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
+from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
 from torchcompile_doctor.report import Report
 
 
-def render(report: Report, **_: object) -> str:
+def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
     return json.dumps(report.as_dict(), indent=2, ensure_ascii=False) + "\n"
 
 
-def render_many(reports: list[Report], **_: object) -> str:
+def render_many(reports: Sequence[Report], options: RenderOptions = DEFAULT_OPTIONS) -> str:
     """Several targets (`doctor check` with a config's `targets`): a JSON list of reports."""
     return json.dumps([report.as_dict() for report in reports], indent=2, ensure_ascii=False) + "\n"

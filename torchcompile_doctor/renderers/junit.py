@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from torchcompile_doctor.renderers._annotations import (
     annotation_site,
-    clean,
     display_path,
     fails,
     findings_summary,
     gate_reason,
     library_note,
 )
-from torchcompile_doctor.report import Finding, Report
+from torchcompile_doctor.renderers._text import clean
+from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
+from torchcompile_doctor.report import Finding, GateResult, Report
 
 CLASS_PREFIX = "torchcompile-doctor"
 HEALTH_CASE = "torch.compile health"
@@ -72,6 +73,15 @@ def _finding_case(suite: ET.Element, report: Report, finding: Finding, base_dir:
     return True
 
 
+def _violation_cases(suite: ET.Element, gate: GateResult) -> int:
+    """One failing case per criterion the run as a whole failed; returns how many."""
+    for violation in gate.violations:
+        case = _element(suite, "testcase", classname=f"{CLASS_PREFIX}.{GATE_RULE}", name=f"{GATE_RULE} {violation}")
+        body = "The run as a whole failed the gate" + (f" ({', '.join(gate.criteria)})" if gate.criteria else "")
+        _element(case, "failure", f"{body}: {violation}", message=violation, type=GATE_RULE)
+    return len(gate.violations)
+
+
 def _suite(parent: ET.Element, report: Report, base_dir: str | None) -> tuple[int, int]:
     """Adds one report's suite; returns (tests, failures)."""
     suite = _element(
@@ -96,12 +106,7 @@ def _suite(parent: ET.Element, report: Report, base_dir: str | None) -> tuple[in
     ):
         if value is not None:
             _element(properties, "property", name=name, value=str(value))
-    tests = failures = 0
-    for violation in gate.violations if gate is not None else ():
-        case = _element(suite, "testcase", classname=f"{CLASS_PREFIX}.{GATE_RULE}", name=f"{GATE_RULE} {violation}")
-        body = "The run as a whole failed the gate" + (f" ({', '.join(gate.criteria)})" if gate.criteria else "")
-        _element(case, "failure", f"{body}: {violation}", message=violation, type=GATE_RULE)
-        tests, failures = tests + 1, failures + 1
+    tests = failures = _violation_cases(suite, gate) if gate is not None else 0
     for finding in report.findings:
         failures += _finding_case(suite, report, finding, base_dir)
         tests += 1
@@ -127,10 +132,10 @@ def _document(reports: Iterable[Report], base_dir: str | None) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def render(report: Report, *, base_dir: str | None = None, **_: object) -> str:
-    return _document([report], base_dir)
+def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
+    return _document([report], options.base_dir)
 
 
-def render_many(reports: Iterable[Report], *, base_dir: str | None = None, **_: object) -> str:
+def render_many(reports: Sequence[Report], options: RenderOptions = DEFAULT_OPTIONS) -> str:
     """One `<testsuites>` document, one suite per report."""
-    return _document(reports, base_dir)
+    return _document(reports, options.base_dir)

@@ -5,10 +5,9 @@ from __future__ import annotations
 import html
 import re
 
+from torchcompile_doctor.renderers._text import NO_FINDINGS, clean_for_display
+from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
 from torchcompile_doctor.report import Finding, GateResult, Report, rank_list
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-
 
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 
@@ -17,7 +16,7 @@ def _escape(text: str) -> str:
     """Prose: our own text uses `code` spans on purpose. Outside them raw HTML is escaped; inside them
     Markdown shows text as it is (an escape would show as `&lt;`), so they are left alone. Spans are
     found the way Markdown pairs backticks, so a backtick in user source cannot smuggle HTML out."""
-    text = _CONTROL.sub("", text)
+    text = clean_for_display(text)
     parts, last = [], 0
     for span in _CODE_SPAN.finditer(text):
         parts += [html.escape(text[last : span.start()], quote=False), span.group(0)]
@@ -27,13 +26,13 @@ def _escape(text: str) -> str:
 
 def _code(text: str) -> str:
     """Inline code that survives backticks in the text."""
-    text = _CONTROL.sub("", text).replace("\n", " ")
+    text = clean_for_display(text).replace("\n", " ")
     fence = "``" if "`" in text else "`"
     return f"{fence} {text} {fence}" if fence == "``" else f"`{text}`"
 
 
 def _block(text: str) -> str:
-    text = _CONTROL.sub("", text.replace("\t", "    "))
+    text = clean_for_display(text.replace("\t", "    "))
     fence = "````" if "```" in text else "```"
     return f"{fence}python\n{text}\n{fence}"
 
@@ -113,7 +112,8 @@ def _rank_table(report: Report) -> list[str]:
     return lines + [""]
 
 
-def render(report: Report, **_: object) -> str:
+def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
+    """Markdown has no options of its own: a PR comment looks the same wherever it is rendered."""
     s = report.summary
     lines = [
         f"## torchcompile-doctor: {_escape(report.target)}",
@@ -133,7 +133,7 @@ def render(report: Report, **_: object) -> str:
     if report.gate is not None:
         lines += _gate(report.gate)
     if not report.findings:
-        lines.append("No findings: one graph per compiled function, no recompiles.")
+        lines.append(NO_FINDINGS)
     for finding in report.findings[:TOP_FINDINGS]:
         lines += _finding(finding, report.gate, all_ranks)
     rest = report.findings[TOP_FINDINGS:]

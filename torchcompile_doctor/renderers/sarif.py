@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Sequence
 from pathlib import PurePath
 from urllib.parse import quote
 
 from torchcompile_doctor.renderers._annotations import (
     SEVERITY_LEVEL,
     annotation_site,
-    clean,
     display_path,
     gate_reason,
     is_pseudo_file,
     message_parts,
     relative_path,
 )
+from torchcompile_doctor.renderers._text import clean
+from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
 from torchcompile_doctor.report import Finding, Location, Report
 from torchcompile_doctor.rules import Rule, load_catalogue
 from torchcompile_doctor.rules.explain import GB_PAGE, explain_rule
@@ -53,8 +54,14 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
+def _references(rule: Rule | None) -> list[str]:
+    """The catalogue entry's `references` section (a list of URLs and titles), if it has one."""
+    references = dict(rule.explanation).get("references") if rule else None
+    return [str(reference) for reference in references] if isinstance(references, list) else []
+
+
 def _help_uri(rule: Rule | None, finding: Finding) -> str | None:
-    references = [str(r) for r in dict(rule.explanation).get("references") or []] if rule else []
+    references = _references(rule)
     gb_pages = [GB_PAGE.format(gb_id.lower()) for gb_id in rule.match.gb_ids] if rule else []
     candidates = [rule.docs_url if rule else None, finding.docs_url, *references, *gb_pages]
     return next((uri for uri in candidates if uri and uri.startswith(("https://", "http://"))), None)
@@ -74,7 +81,7 @@ def _rule_descriptor(code: str, rule: Rule | None, finding: Finding) -> dict:
         what, why = sections.get("what_it_does"), sections.get("why_is_this_bad")
         full = " ".join(_sentence(str(part)) for part in (what, why) if part) or _sentence(rule.why)
         descriptor["fullDescription"] = {"text": full}
-        references = [f"- {r}" for r in sections.get("references") or []]
+        references = [f"- {r}" for r in _references(rule)]
         text = "\n\n".join(
             [full, f"Fix: {rule.fix}", *(["References:\n" + "\n".join(references)] if references else [])]
         )
@@ -233,10 +240,10 @@ def _log(runs: list[dict]) -> str:
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
 
 
-def render(report: Report, *, base_dir: str | None = None, **_: object) -> str:
-    return _log([_run(report, base_dir)])
+def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
+    return _log([_run(report, options.base_dir)])
 
 
-def render_many(reports: Iterable[Report], *, base_dir: str | None = None, **_: object) -> str:
+def render_many(reports: Sequence[Report], options: RenderOptions = DEFAULT_OPTIONS) -> str:
     """One SARIF log, one run per report (e.g. one per target or per rank)."""
-    return _log([_run(report, base_dir) for report in reports])
+    return _log([_run(report, options.base_dir) for report in reports])

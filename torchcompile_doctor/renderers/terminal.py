@@ -3,23 +3,21 @@
 from __future__ import annotations
 
 import io
-import re
 
 from rich.console import Console
 from rich.text import Text as _RichText
 
-from torchcompile_doctor.report import Finding, GateResult, Report, rank_list
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+from torchcompile_doctor.renderers._text import NO_FINDINGS, clean_for_display
+from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
+from torchcompile_doctor.report import Finding, Fix, GateResult, Location, Report, rank_list
 
 
 def Text(text: str = "", style: str = "") -> _RichText:  # noqa: N802 - a drop-in for rich's Text
     """rich Text with control characters (ANSI escapes from user source) removed; never markup."""
-    return _RichText(_CONTROL.sub("", text), style=style)
+    return _RichText(clean_for_display(text), style=style)
 
 
 _STYLE = {"critical": "bold white on red", "high": "bold red", "medium": "bold yellow", "low": "cyan", "info": "dim"}
-CONTEXT_LINES = 1
 
 
 def _figures(finding: Finding) -> str:
@@ -40,26 +38,36 @@ def _figures(finding: Finding) -> str:
     return " · ".join(parts)
 
 
-def _source_block(finding: Finding, source_lines) -> list[Text]:
-    location = finding.location
-    if location is None or source_lines is None:
-        if location is not None and location.source:
-            return [Text(f"      {location.line:>5} │ {location.source}", style="bold")]
+def _source_block(location: Location | None) -> list[_RichText]:
+    """The lines around the finding as the analysis read them; its one line when only that is known."""
+    if location is None:
         return []
-    lines = source_lines(location.file)
-    if not lines or not 1 <= location.line <= len(lines):
-        return []
+    if not location.context:
+        return [Text(f"      {location.line:>5} │ {location.source}", style="bold")] if location.source else []
     out = []
-    for number in range(max(1, location.line - CONTEXT_LINES), min(len(lines), location.line + CONTEXT_LINES) + 1):
-        text = lines[number - 1].rstrip("\n").expandtabs(4)
+    for number, text in location.context:
         marker = "  ➤ " if number == location.line else "    "
-        out.append(Text(f"  {marker}{number:>5} │ {text}", style="bold" if number == location.line else "dim"))
+        style = "bold" if number == location.line else "dim"
+        out.append(Text(f"  {marker}{number:>5} │ {text.expandtabs(4)}", style=style))
     return out
 
 
-def _finding(
-    console: Console, finding: Finding, source_lines, gate: GateResult | None = None, all_ranks: tuple = ()
-) -> None:
+def _fix(console: Console, fix: Fix) -> None:
+    console.print(Text("   fix: ", style="bold green").append(Text(fix.summary)))
+    if fix.before and fix.after:
+        for label, code in (("before", fix.before), ("after", fix.after)):
+            for i, line in enumerate(code.splitlines()):
+                prefix = f"     {label + ':':8}" if i == 0 else " " * 14
+                console.print(Text(prefix + line, style="red" if label == "before" else "green"))
+    if fix.verified:
+        from torchcompile_doctor.rules.experiments import summary_line
+
+        style = "green" if fix.verified.get("effect") == "fixed" else "yellow"
+        console.print(Text(f"   verified: {fix.verified['change']}", style="bold " + style))
+        console.print(Text(f"     {summary_line(fix.verified)}", style=style))
+
+
+def _finding(console: Console, finding: Finding, gate: GateResult | None = None, all_ranks: tuple = ()) -> None:
     header = Text(f"#{finding.rank} ")
     header.append(f" {finding.severity.upper()} ", style=_STYLE.get(finding.severity, ""))
     header.append(f" {finding.code} ", style="bold")
@@ -77,7 +85,7 @@ def _finding(
     if len(all_ranks) > 1:  # several ranks: on which ones it happened
         every = " (all)" if set(finding.ranks) == set(all_ranks) else f" of {len(all_ranks)}"
         console.print(Text(f"   ranks: [{rank_list(finding.ranks)}]{every}", style="magenta"))
-    for line in _source_block(finding, source_lines):
+    for line in _source_block(finding.location):
         console.print(line)
     if finding.user_frame is not None:
         console.print(
@@ -94,18 +102,7 @@ def _finding(
     if figures:
         console.print(Text(f"   figures: {figures}", style="dim"))
     if finding.fix is not None:
-        console.print(Text("   fix: ", style="bold green").append(Text(finding.fix.summary)))
-        if finding.fix.before and finding.fix.after:
-            for label, code in (("before", finding.fix.before), ("after", finding.fix.after)):
-                for i, line in enumerate(code.splitlines()):
-                    prefix = f"     {label + ':':8}" if i == 0 else " " * 14
-                    console.print(Text(prefix + line, style="red" if label == "before" else "green"))
-        if finding.fix.verified:
-            from torchcompile_doctor.rules.experiments import summary_line
-
-            style = "green" if finding.fix.verified.get("effect") == "fixed" else "yellow"
-            console.print(Text(f"   verified: {finding.fix.verified['change']}", style="bold " + style))
-            console.print(Text(f"     {summary_line(finding.fix.verified)}", style=style))
+        _fix(console, finding.fix)
     console.print()
 
 
@@ -181,25 +178,26 @@ def _rank_table(console: Console, report: Report) -> None:
     console.print()
 
 
-def render(
-    report: Report,
-    *,
-    color: bool = False,
-    width: int = 110,
-    source_lines=None,
-    show_guards: bool = False,
-    **_: object,
-) -> str:
-    buffer = io.StringIO()
-    console = Console(
+def _console(buffer: io.StringIO, options: RenderOptions) -> Console:
+    """A console that asks the machine nothing: with every setting given, rich reads no environment (TERM,
+    COLUMNS, NO_COLOR, FORCE_COLOR), no terminal size, no Windows console. The CLI fills the options."""
+    return Console(
         file=buffer,
-        force_terminal=color,
-        no_color=not color,
-        width=width,
+        force_terminal=options.color,
+        no_color=not options.color,
+        color_system="standard" if options.color else None,  # the styles below use the eight standard colours
+        width=options.width,
+        height=25,  # never used (nothing pages), but unset rich would ask the terminal
+        legacy_windows=False,
         highlight=False,
         soft_wrap=False,
         emoji=False,
     )
+
+
+def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
+    buffer = io.StringIO()
+    console = _console(buffer, options)
     s = report.summary
     console.print(Text(f"torchcompile-doctor {report.tool_version} · {report.target}", style="bold"))
     console.print(
@@ -216,12 +214,12 @@ def render(
         _rank_table(console, report)
     if report.gate is not None:
         _gate(console, report.gate)
-    if show_guards:
+    if options.show_guards:
         _guards(console, report)
     if not report.findings:
-        console.print(Text("No findings: one graph per compiled function, no recompiles.", style="green"))
+        console.print(Text(NO_FINDINGS, style="green"))
     for finding in report.findings:
-        _finding(console, finding, source_lines, report.gate, all_ranks)
+        _finding(console, finding, report.gate, all_ranks)
     for note in report.notes:
         console.print(Text(f"note: {note}", style="dim"))
     status = report.target_status

@@ -1,0 +1,28 @@
+"""Text more than one format shares: the one sanitizer for text that comes from user code or torch, and the
+sentences several formats say."""
+
+from __future__ import annotations
+
+import re
+
+# Terminal escape sequences (CSI and OSC), then the control characters XML 1.0 forbids (and DEL): none belong in
+# any output, whether a terminal would obey them or a CI reader would reject them.
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?")
+_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
+
+NO_FINDINGS = "No findings: one graph per compiled function, no recompiles."
+
+
+def clean(text: str) -> str:
+    """Text with terminal escapes and characters illegal in XML 1.0 removed (\\t, \\n and \\r stay: the machine
+    formats escape them)."""
+    return _ILLEGAL.sub("", _ANSI.sub("", text))
+
+
+def clean_for_display(text: str) -> str:
+    """clean() for the formats people read (terminal, markdown), where a \\r would overwrite or split a line."""
+    return clean(text).replace("\r", "")
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"

@@ -1,0 +1,21 @@
+"""The one options object every renderer takes. The CLI fills it (the tty, NO_COLOR, the terminal's width, the
+working directory); a renderer reads nothing else from the outside world."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    color: bool = False  # terminal: ANSI styles
+    width: int = 110  # terminal: the column lines wrap at
+    base_dir: str | None = None  # sarif, junit, github: files under it are written relative to it, as CI expects
+    show_guards: bool = False  # terminal: the guards of each compiled frame (`doctor guards`)
+
+    def __post_init__(self) -> None:
+        if self.width < 1:
+            raise ValueError(f"width must be at least 1, not {self.width}")
+
+
+DEFAULT_OPTIONS = RenderOptions()
