@@ -20,7 +20,7 @@ from torchcompile_doctor.analysis import AnalysisContext, RunOutcome, analyze
 from torchcompile_doctor.analysis.ranks import analyze_ranks
 from torchcompile_doctor.events.load import load_artifacts, load_ranks
 from torchcompile_doctor.events.model import TargetExit
-from torchcompile_doctor.renderers import render
+from torchcompile_doctor.renderers import RenderOptions, render
 from torchcompile_doctor.report import rank_list
 
 MULTIRANK = REPO / "tests" / "data" / "traces" / "multirank"
@@ -196,7 +196,7 @@ EXTENSIONS = {"terminal": "txt", "json": "json", "markdown": "md"}
 
 @pytest.mark.parametrize("fmt", sorted(EXTENSIONS))
 def test_golden_multirank(fmt):
-    text = normalise(render(_merged(), fmt, color=False, width=110, source_lines=_read_from_checkout))
+    text = normalise(render(_merged(), fmt, RenderOptions(color=False, width=110)))
     golden = GOLDEN / f"multirank.{EXTENSIONS[fmt]}"
     if os.environ.get("UPDATE_SNAPSHOTS") == "1" or not golden.exists():
         golden.write_text(text)
