@@ -34,12 +34,10 @@ KILL_GRACE_S = 5.0
 
 @dataclass(frozen=True)
 class CaptureResult:
-    artifacts: Path
     returncode: int | None  # None when the child was killed by us
     signal: int | None  # the signal that ended the child, if any
     timed_out: bool
     interrupted: bool
-    wall_s: float
 
 
 def check_torch_available() -> None:
@@ -163,7 +161,6 @@ def run_capture(
         command = torchrun_command(nproc_per_node, [json.dumps(child_spec)])
     else:
         command = [sys.executable, "-m", BOOTSTRAP, json.dumps(child_spec)]
-    started = time.monotonic()
     process = subprocess.Popen(
         command,
         cwd=spec.cwd or None,
@@ -190,10 +187,8 @@ def run_capture(
             signal.signal(signal.SIGTERM, previous)
     returncode = process.returncode
     return CaptureResult(
-        artifacts=artifacts,
         returncode=None if (timed_out or interrupted) else (returncode if returncode >= 0 else None),
         signal=-returncode if returncode is not None and returncode < 0 and not (timed_out or interrupted) else None,
         timed_out=timed_out,
         interrupted=interrupted,
-        wall_s=time.monotonic() - started,
     )

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from torchcompile_doctor.events.model import EventLog
-from torchcompile_doctor.events.parsers import IGNORED_KINDS, NOT_AN_EVENT, Parser, default_parsers
+from torchcompile_doctor.events.parsers import IGNORED_KINDS, NOT_AN_EVENT, Parser, parser_table
 from torchcompile_doctor.events.reader import read_records
 from torchcompile_doctor.events.sidechannel import FILE_NAME as SIDE_CHANNEL
 from torchcompile_doctor.events.sidechannel import RANK_FILE as RANK_SIDE_CHANNEL
@@ -33,7 +33,7 @@ def trace_files(path: Path) -> list[Path]:
 
 def load_trace(stream, log: EventLog, parsers: list[Parser] | None = None) -> int | None:
     """Parse one TORCH_TRACE stream into `log` (appending); returns the first rank its envelopes name."""
-    by_kind = {kind: parser for parser in parsers or default_parsers() for kind in parser.kinds}
+    by_kind = parser_table() if parsers is None else {kind: parser for parser in parsers for kind in parser.kinds}
     strings: dict[int, str] = {}
     rank: int | None = None
     wants = lambda kind: kind in by_kind and by_kind[kind].needs_payload  # noqa: E731
