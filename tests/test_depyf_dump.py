@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from torchcompile_doctor.dumps.depyf_dump import GUARD_TREE_NAME, OBSERVE_HEADER, DumpHealth, read_dump, split_comment
+from torchcompile_doctor.dumps.depyf_dump import DumpHealth, read_dump, split_comment
+from torchcompile_doctor.dumps.layout import GUARD_TREE_NAME, OBSERVE_HEADER
 
 REPO = Path(__file__).resolve().parents[1]
 DUMPS = REPO / "tests" / "data" / "depyf_dumps"

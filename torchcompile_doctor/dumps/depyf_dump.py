@@ -35,19 +35,13 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# The observe hook writes this before a JSON object on the first line of each file.
-OBSERVE_HEADER = "# torchcompile-doctor observe: "
-TRANSFORMED_NAME = "__transformed_code_{index}_for_{function}.py"
-DECOMPILE_FAILED_NAME = TRANSFORMED_NAME + ".failed.txt"
-GUARD_TREE_NAME = "__guard_tree_{index}_for_{function}.txt"
-
-_FULL_CODE = re.compile(r"^full_code_for_(?P<function>.+)_(?P<copy>\d+)\.py$")
-_TRANSFORMED = re.compile(r"^__transformed_code_(?P<index>\d+)_for_(?P<function>.+)\.py$")
-_DECOMPILE_FAILED = re.compile(r"^__transformed_code_(?P<index>\d+)_for_(?P<function>.+)\.py\.failed\.txt$")
-_GUARD_TREE = re.compile(r"^__guard_tree_(?P<index>\d+)_for_(?P<function>.+)\.txt$")
-# Part of a depyf dump, not needed for guards: graph code, inductor kernels, pickled bytecode, locks.
-_NOT_READ = re.compile(
-    r"^(__compiled_fn_\d+.*\.py|fx_graph_code_.*\.py|__transformed_code_.*\.py\.\w+_bytecode|.*\.lock)$"
+from torchcompile_doctor.dumps.layout import (
+    DECOMPILE_FAILED,
+    FULL_CODE,
+    GUARD_TREE,
+    NOT_READ,
+    OBSERVE_HEADER,
+    TRANSFORMED,
 )
 
 _GUARD_DEF = re.compile(
@@ -370,15 +364,15 @@ def read_dump(path: Path, max_file_bytes: int = 20_000_000) -> tuple[list[Dumped
             health.unknown_files += 1
             health.skipped += 1
             continue
-        if match := _FULL_CODE.match(name):
+        if match := FULL_CODE.match(name):
             reader.full_code(entry.path, name, match["function"])
-        elif match := _TRANSFORMED.match(name):
+        elif match := TRANSFORMED.match(name):
             reader.transformed_code(entry.path, name, match["function"], int(match["index"]))
-        elif match := _GUARD_TREE.match(name):
+        elif match := GUARD_TREE.match(name):
             reader.guard_tree(entry.path, name, match["function"], int(match["index"]))
-        elif match := _DECOMPILE_FAILED.match(name):
+        elif match := DECOMPILE_FAILED.match(name):
             reader.failed_decompile(entry.path, match["function"])
-        elif not _NOT_READ.match(name):
+        elif not NOT_READ.match(name):
             health.unknown_files += 1
             health.skipped += 1
     reader.attach_code()
