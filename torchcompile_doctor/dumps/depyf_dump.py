@@ -43,14 +43,14 @@ from torchcompile_doctor.dumps.layout import (
     OBSERVE_HEADER,
     TRANSFORMED,
 )
+from torchcompile_doctor.events.model import Guard
+from torchcompile_doctor.events.parsers.guards_tree import parse_tree
 
 _GUARD_DEF = re.compile(
     r"^def (?P<name>__guard_(?P<index>\d+)_for_(?P<function>\w+)|guard_(?P<anonymous>\d+))"
     r"\(L, G, \*\*___kwargs_ignored\):\s*$"
 )
 _GUARD_CHECK = re.compile(r"^(?P<indent>[ \t]+)__guard_hit = __guard_hit and (?P<check>.*)$")
-_TREE_LEAF = re.compile(r"^(?:\| )*\+- (?P<kind>[A-Z][A-Z0-9_]*): (?P<check>.*)$")
-_TREE_STRUCTURE = re.compile(r"^(?:\| )*(?:\+- |\| )|^TREE_GUARD_MANAGER:")
 _COMMENT_FALLBACK = re.compile(r"\s{2,}#\s")
 
 
@@ -61,9 +61,11 @@ class DumpedEntry:
     guards: tuple[str, ...]  # guard expressions as written in the dump, one per check, in order
     source_file: str  # the dump file it came from (relative to the dump dir)
     index: int = -1  # N of `__guard_N_for_fn` / `__transformed_code_N_for_fn`: compile order per name
-    comments: tuple[str, ...] = ()  # per guard, its trailing comment (`src  # file:line in fn`), "" if none
+    # per guard of a full_code file, its trailing comment (`src  # file:line in fn`), "" if none
+    comments: tuple[str, ...] = ()
     kinds: tuple[str, ...] = ()  # per guard, TENSOR_MATCH etc.; only the C++ guard tree gives kinds
     compile_id: str | None = None  # e.g. "0/3", when the dump records it (observe dumps)
+    tree: tuple[Guard, ...] = ()  # a C++ guard tree's leaves, parsed as TORCH_TRACE's are (observe dumps)
 
 
 @dataclass(frozen=True)
@@ -260,23 +262,14 @@ class _DumpReader:
         if text is None:
             return
         header = _header(text)
-        guards: list[str] = []
-        kinds: list[str] = []
-        for line in text.split("\n")[1 if header else 0 :]:
-            leaf = _TREE_LEAF.match(line)
-            if leaf:
-                kinds.append(leaf["kind"])
-                guards.append(leaf["check"])
-            elif guards and line.strip() and not _TREE_STRUCTURE.match(line):
-                guards[-1] += "\n" + line  # a guard text that spans lines
-        split = [split_comment(check) for check in guards]
+        tree = parse_tree(text.partition("\n")[2] if header else text)
         self._frame(_origin(header), function).entries[index] = DumpedEntry(
-            guards=tuple(expression for expression, _ in split),
+            guards=tuple(guard.expression for guard in tree),
             source_file=name,
             index=index,
-            comments=tuple(comment for _, comment in split),
-            kinds=tuple(kinds),
+            kinds=tuple(guard.kind for guard in tree),
             compile_id=_compile_id(header),
+            tree=tree,
         )
 
     def transformed_code(self, path: str, name: str, function: str, index: int) -> None:
