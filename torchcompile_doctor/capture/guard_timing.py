@@ -12,7 +12,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from torchcompile_doctor.capture.hooks import SideChannel, trace_paused
+from torchcompile_doctor.capture.hooks import trace_paused
+from torchcompile_doctor.events.sidechannel import EventName, SideChannel
 
 ROUNDS = 5
 ROUND_BUDGET_S = 0.05  # calls per round are chosen so a round takes about this long
@@ -85,7 +86,7 @@ def measure(recorder: CallRecorder, channel: SideChannel) -> None:
                     skip_us, _ = _per_call_us(record.compiled, record.args, kwargs)
                 eager_us, _ = _per_call_us(record.eager, record.args, kwargs)
             channel.write(
-                "guard_overhead",
+                EventName.GUARD_OVERHEAD,
                 calls=calls,
                 compiled_us=round(compiled_us, 3),
                 skip_guards_us=round(skip_us, 3),
@@ -94,7 +95,7 @@ def measure(recorder: CallRecorder, channel: SideChannel) -> None:
             )
         except Exception as error:  # measuring is optional; the report says why it is missing
             channel.write(
-                "guard_overhead",
+                EventName.GUARD_OVERHEAD,
                 calls=0,
                 compiled_us=0.0,
                 skip_guards_us=None,
