@@ -5,6 +5,7 @@
 otherwise the rank comes from the records' envelopes (`"rank": N`), else from the doctor's per-rank side
 channel (`doctor_events_rank_N.jsonl`, matched by process id). `load_artifacts` is its special case of one
 process: everything read as one log, which is what `load_ranks` gives (as rank 0) when no rank is named.
+`load_dump` reads a depyf dump dir (dumps/layout.py) as an event source. Nothing read is run or imported.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from torchcompile_doctor.dumps.layout import CAPTURE_IN_DUMP
+from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.events.model import EventLog
 from torchcompile_doctor.events.parsers import IGNORED_KINDS, NOT_AN_EVENT, Parser, parser_table
 from torchcompile_doctor.events.reader import read_records
@@ -164,3 +167,28 @@ def load_ranks(path: Path) -> RankLogs:
             if index == 0:
                 log.health.add(plain_side.health)
     return RankLogs(logs, unranked)
+
+
+def load_dump(path: Path) -> EventLog:
+    """A depyf dump dir as events: the capture `doctor guards TARGET --dump DIR` copied into it when there is
+    one (complete), else the guards of the dump's own files (dumps/events.py). Raises DoctorError (one line)
+    when `path` is not a directory or holds no guards."""
+    from torchcompile_doctor.dumps.depyf_dump import read_dump
+    from torchcompile_doctor.dumps.events import dump_events
+
+    if not path.is_dir():
+        raise DoctorError(f"depyf dump {path} is not a directory (pass the directory the dump was written to)")
+    capture = path / CAPTURE_IN_DUMP
+    if capture.is_dir():
+        return load_artifacts(capture)
+    try:
+        frames, health = read_dump(path)
+    except ValueError as error:
+        raise DoctorError(str(error)) from None
+    log = dump_events(frames, health)
+    if not log.guard_trees:
+        raise DoctorError(
+            f"no guards in depyf dump {path} ({health.files} files; a dump has full_code_for_*.py or "
+            "__guard_tree_*.txt files: write one with `doctor guards TARGET --dump DIR`)"
+        )
+    return log

@@ -47,6 +47,12 @@ def parse_tree(text: str) -> tuple[Guard, ...]:
     return tuple(_guard(leaf) for leaf in leaf_texts(text))
 
 
+def parse_guard(kind: str, text: str, depth: int = 1) -> Guard:
+    """One guard given its kind and its text as a leaf carries it (`expression  # source  # file:line in fn`):
+    depyf's full_code checks, which have the same text but no tree around them."""
+    return _guard(f"{'| ' * depth}+- {kind}: {text}")
+
+
 # The cache entries of a frame repeat most of their guard lines: one Guard per distinct line keeps memory
 # flat across recompiles (a Guard is frozen, so sharing it is safe).
 @functools.lru_cache(maxsize=1 << 14)
