@@ -148,14 +148,15 @@ def _run(spec: dict, channel: SideChannel) -> None:
         _run_function(spec, channel)
 
 
-def main() -> None:
-    import json
-
-    spec = json.loads(sys.argv[1])
+def _open_channel(spec: dict) -> SideChannel:
     side_channel = spec["side_channel"]
     if spec.get("side_channel_per_rank"):  # under torchrun: every rank is a capture child
         side_channel = os.path.join(os.path.dirname(side_channel), rank_file_name(int(os.environ.get("RANK", "0"))))
-    channel = SideChannel(side_channel)
+    return SideChannel(side_channel)
+
+
+def _record_bootstrap(spec: dict, channel: SideChannel) -> None:
+    """Import torch (or end the child with a usage error that says where to install it) and record versions."""
     try:
         import torch
     except ImportError as error:
@@ -176,6 +177,14 @@ def main() -> None:
         backend_override=spec.get("backend"),
         pid=os.getpid(),
     )
+
+
+def main() -> None:
+    import json
+
+    spec = json.loads(sys.argv[1])
+    channel = _open_channel(spec)
+    _record_bootstrap(spec, channel)
     experiment = spec.get("experiment") or {}
     recorder = CallRecorder() if spec.get("measure_guards") else None
     exit_code = 0

@@ -64,9 +64,9 @@ class _ObservingHook:
         self._next_index: dict[str, int] = {}
         self._lock = threading.Lock()
 
-    def __call__(self, code: types.CodeType, transformed: types.CodeType) -> None:
+    def __call__(self, code: types.CodeType, new_code: types.CodeType) -> types.CodeType | None:
         try:
-            self._observe(code, transformed)
+            self._observe(code, new_code)
         except Exception:  # observing must never break the user's program
             pass
         return None

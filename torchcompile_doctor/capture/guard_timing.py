@@ -9,6 +9,7 @@ after the target has finished, with the trace paused, and its figures are per ca
 from __future__ import annotations
 
 import time
+import types
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -24,7 +25,7 @@ MAX_CALLS = 2000
 class RecordedCall:
     compiled: Callable
     eager: Callable
-    code: object  # the user's code object (for the frame's file and line)
+    code: types.CodeType  # the user's code object (for the frame's file and line)
     args: tuple = ()
     kwargs: dict | None = None
     grad_enabled: bool = True
@@ -37,7 +38,7 @@ class CallRecorder:
     def __init__(self) -> None:
         self.calls: list[RecordedCall] = []
 
-    def track(self, compiled: Callable, eager: Callable, code: object) -> RecordedCall:
+    def track(self, compiled: Callable, eager: Callable, code: types.CodeType) -> RecordedCall:
         record = RecordedCall(compiled, eager, code)
         self.calls.append(record)
         return record

@@ -152,7 +152,9 @@ def load_ranks(path: Path) -> RankLogs:
     logs: dict[int, EventLog] = {}
     unranked: list[Path] = []
     for trace in traces:
-        rank = trace.rank if trace.rank is not None else rank_of_pid.get(_envelope_pid(trace.path))
+        rank = trace.rank
+        if rank is None and (pid := _envelope_pid(trace.path)) is not None:
+            rank = rank_of_pid.get(pid)
         if rank is None:
             unranked.append(trace.path)
             continue

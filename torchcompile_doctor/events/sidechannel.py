@@ -82,7 +82,7 @@ def _opt_str(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-_PARSERS: dict[EventName, Callable[[dict], object]] = {
+_PARSERS: dict[str, Callable[[dict], object]] = {  # keyed by EventName (a str)
     EventName.BOOTSTRAP: lambda d: BootstrapInfo(
         torch_version=str(d.get("torch_version", "")),
         python_version=str(d.get("python_version", "")),

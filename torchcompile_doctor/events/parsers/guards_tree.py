@@ -58,6 +58,8 @@ def parse_guard(kind: str, text: str, depth: int = 1) -> Guard:
 @functools.lru_cache(maxsize=1 << 14)
 def _guard(line: str) -> Guard:
     leaf = _LEAF.match(line)
+    if leaf is None:  # parse_guard with a kind that is no guard kind
+        raise ValueError(f"not a guard-tree leaf: {line[:80]!r}")
     rest = leaf["rest"]
     comment = _COMMENT.search(rest)
     # a free-text note ("# implicit guard for float input ...") is not part of the expression
