@@ -1,7 +1,9 @@
-"""depyf dumps: the static reader on real and malformed dumps, and the observe-only hook on a real run."""
+"""depyf dumps: the static reader on real and malformed dumps, the dump as an event source, and the observe-only
+hook on a real run."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -15,7 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from torchcompile_doctor.dumps.depyf_dump import GUARD_TREE_NAME, OBSERVE_HEADER, DumpHealth, read_dump, split_comment
+from torchcompile_doctor.dumps.depyf_dump import DumpHealth, read_dump, split_comment
+from torchcompile_doctor.dumps.events import INCOMPLETE
+from torchcompile_doctor.dumps.layout import CAPTURE_IN_DUMP, GUARD_TREE_NAME, OBSERVE_HEADER
+from torchcompile_doctor.errors import DoctorError
+from torchcompile_doctor.events.load import load_artifacts, load_dump
+from torchcompile_doctor.events.model import Guard
+from torchcompile_doctor.events.parsers.guards_tree import parse_guard, parse_tree
 
 REPO = Path(__file__).resolve().parents[1]
 DUMPS = REPO / "tests" / "data" / "depyf_dumps"
@@ -418,3 +426,104 @@ def test_observe_into_survives_depyf_failing(tmp_path):
         "inner": 1,
     }
     assert all(f.code_files == () for f in frames)
+
+
+# --- a dump as an event source (events/load.py: load_dump) -------------------------------------------------
+
+
+def _analyzed(log, root: Path):
+    from torchcompile_doctor.analysis import AnalysisContext, analyze
+
+    return analyze(log, AnalysisContext(target=str(root), root=str(root), offline=True))
+
+
+def test_a_plain_depyf_dump_yields_guard_events_with_the_incomplete_warning():
+    log = load_dump(DUMPS / "module_counter")
+    assert [str(t.compile_id) for t in log.guard_trees] == ["0/0", "0/1", "0/2", "0/3"]
+    assert {(m.co_name, m.co_filename, m.co_firstlineno) for m in log.metrics} == {
+        ("forward", "full_code_for_forward_0.py", None)
+    }
+    assert [m.compile_id for m in log.metrics] == [t.compile_id for t in log.guard_trees]
+    assert [w.message for w in log.warnings] == [INCOMPLETE]
+    first = log.guard_trees[0].guards
+    assert len(first) == 42 and {"TENSOR_MATCH", "EQUALS_MATCH", "ID_MATCH"} <= {g.kind for g in first}
+    count = next(g for g in log.guard_trees[3].guards if g.expression == "L['self'].count == 3")
+    assert (count.kind, count.source, count.where) == (
+        "EQUALS_MATCH",
+        "self.count += 1",
+        "sample_models/module_counter.py:17",
+    )
+    [frame] = _analyzed(log, REPO).guards
+    assert (frame.function, frame.file, len(frame.entries)) == ("forward", "full_code_for_forward_0.py", 4)
+    assert [e.changed[:1] for e in frame.entries[1:]] == [
+        ("self.count: 0 → 1",),
+        ("self.count: 1 → 2",),
+        ("self.count: 2 → 3",),
+    ]
+
+
+def test_an_observe_dump_gives_the_guard_events_of_the_trace_it_was_made_from(tmp_path):
+    """The same C++ guard trees, written as the observe hook writes them, read back as the same events: the
+    analysis builds the same frames from them (torch's guard_count and latency are not in a dump)."""
+    trace = REPO / "tests" / "data" / "traces" / "dtype_shape_recompile.log"
+    traced = load_artifacts(trace)
+    metrics = {m.compile_id: m for m in traced.metrics}
+    for index, tree in enumerate(traced.guard_trees):
+        m = metrics[tree.compile_id]
+        header = {
+            "function": m.co_name,
+            "file": m.co_filename,
+            "line": m.co_firstlineno,
+            "compile_id": str(m.compile_id),
+        }
+        leaves = "\n".join(f"{'| ' * g.depth}+- {g.kind}: {g.expression}" + _comment(g) for g in tree.guards)
+        text = f"{OBSERVE_HEADER}{json.dumps(header)}\nTREE_GUARD_MANAGER:\n+- RootGuardManager\n{leaves}\n"
+        (tmp_path / GUARD_TREE_NAME.format(index=index, function=m.co_name)).write_text(text)
+    log = load_dump(tmp_path)
+    assert log.guard_trees == traced.guard_trees and log.warnings == []
+    from_dump, from_trace = _analyzed(log, REPO).guards, _analyzed(traced, REPO).guards
+    assert from_trace and sum(len(f.entries) for f in from_trace) == len(traced.guard_trees) >= 3
+    unknown_in_a_dump = {"guard_count": None, "latency_us": None}
+    assert [f.as_dict() for f in from_dump] == [
+        {**f.as_dict(), "entries": [{**e, **unknown_in_a_dump} for e in f.as_dict()["entries"]]} for f in from_trace
+    ]
+
+
+def _comment(guard) -> str:
+    if guard.where is None:
+        return ""
+    return f"  # {guard.source}  # {guard.where} in f" if guard.source else f"  # {guard.where} in f"
+
+
+def test_a_dump_with_the_capture_in_it_is_read_as_that_capture(tmp_path):
+    capture = REPO / "tests" / "data" / "captures" / "helper_two_callsites"
+    shutil.copytree(capture, tmp_path / CAPTURE_IN_DUMP)
+    shutil.copytree(DUMPS / "module_counter", tmp_path, dirs_exist_ok=True)  # its own files are not needed then
+    assert load_dump(tmp_path) == load_artifacts(capture)
+
+
+def test_not_a_dump_is_a_one_line_doctor_error(tmp_path):
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "unusable").mkdir()
+    (tmp_path / "unusable" / "notes.txt").write_text("x")
+    (tmp_path / "unusable" / "full_code_for_f_0.py").write_text("def broken(:\n")
+    for path, message in [
+        (tmp_path / "nope", "is not a directory"),
+        (tmp_path / "file", "is not a directory"),
+        (tmp_path / "empty", "no guards in depyf dump"),
+        (tmp_path / "unusable", "no guards in depyf dump"),
+    ]:
+        with pytest.raises(DoctorError, match=message) as error:
+            load_dump(path)
+        assert "\n" not in str(error.value)
+
+
+def test_a_depyf_check_and_a_tree_leaf_are_read_by_the_same_parser():
+    check = "L['self'].count == 3  # self.count += 1  # m.py:17 in forward (HINT: make it dynamic)"
+    (leaf,) = parse_tree(f"TREE_GUARD_MANAGER:\n+- RootGuardManager\n| +- EQUALS_MATCH: {check}\n")
+    assert (
+        parse_guard("EQUALS_MATCH", check)
+        == leaf
+        == Guard("EQUALS_MATCH", "L['self'].count == 3", 1, "self.count += 1", "m.py:17")
+    )

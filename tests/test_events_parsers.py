@@ -540,3 +540,30 @@ def test_guard_trees_of_a_recompiled_frame_share_their_repeated_guards():
     shared = [g for g in trees[1].guards if any(g is h for h in trees[0].guards)]
     assert len(shared) >= len(trees[1].guards) - 2  # all but the guards on what changed (dtype, then shape)
     assert {g.kind for g in trees[0].guards} >= {"TENSOR_MATCH", "GLOBAL_STATE"}
+
+
+def test_guard_tree_text_spanning_lines_is_one_guard_and_the_latency_trailer_none():
+    """One parser for the trace's trees and the dump's `__guard_tree_*` files: a guard text that spans lines
+    stays one guard; torch's `Guard latency = ...` trailer (after a blank line) belongs to no guard."""
+    text = (
+        "TREE_GUARD_MANAGER:\n"
+        "+- RootGuardManager\n"
+        "| +- LAMBDA_GUARD: L['s'] == 'a\n"
+        "b'  # if s == 'a\\nb':  # m.py:3 in f\n"
+        "| +- GuardManager: source=L['x']\n"
+        "| | +- TENSOR_MATCH: check_tensor(L['x'])  # return x  # m.py:4 in f\n"
+        "\n"
+        "Guard latency = 66.80 us"
+    )
+    lambda_guard, tensor = guards_tree.parse_tree(text)
+    assert (lambda_guard.kind, lambda_guard.expression, lambda_guard.where) == (
+        "LAMBDA_GUARD",
+        "L['s'] == 'a\nb'",
+        "m.py:3",
+    )
+    assert (tensor.kind, tensor.expression, tensor.depth, tensor.where) == (
+        "TENSOR_MATCH",
+        "check_tensor(L['x'])",
+        2,
+        "m.py:4",
+    )

@@ -24,7 +24,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from torchcompile_doctor.dumps.depyf_dump import GUARD_TREE_NAME, OBSERVE_HEADER, read_dump
+from torchcompile_doctor.dumps.depyf_dump import read_dump
+from torchcompile_doctor.dumps.layout import GUARD_TREE_NAME, OBSERVE_HEADER
 from torchcompile_doctor.events import reader
 from torchcompile_doctor.events.load import load_trace
 from torchcompile_doctor.events.model import EventLog, LogHealth

@@ -377,6 +377,8 @@ def guards(
         with _status(f"running {settings.target.display} and timing its guards"):
             result, report = _capture_and_analyze(settings, workdir, measure_guards=True, dump_dir=dump)
         if dump is not None:  # the guard trees travel with the dump, so reading it later is complete
+            from torchcompile_doctor.dumps.layout import CAPTURE_IN_DUMP
+
             shutil.copytree(workdir, dump / CAPTURE_IN_DUMP, dirs_exist_ok=True)
         _emit(_render(report, settings.format, settings.output, show_guards=True), settings.output)
     finally:
@@ -384,24 +386,16 @@ def guards(
     raise typer.Exit(_exit_code([result], [report]))
 
 
-CAPTURE_IN_DUMP = "doctor_capture"
-
-
 def _read_dump_report(dump: Path):
     """A dump made by `doctor guards TARGET --dump DIR` carries the full capture; a plain depyf dump only
     its root-level guards (torch 2.13), analysed with a warning. Nothing in it is imported or run."""
     from torchcompile_doctor.analysis import analyze
-    from torchcompile_doctor.events.load import load_artifacts
+    from torchcompile_doctor.events.load import load_dump
 
     if not dump.is_dir():
         raise DoctorError(f"--dump {dump} is not a directory")
-    capture = dump / CAPTURE_IN_DUMP
-    if capture.is_dir():
-        log = load_artifacts(capture)
-        return analyze(log, _offline_context(log, dump))
-    from torchcompile_doctor.dumps.report import report_from_depyf_dump
-
-    return report_from_depyf_dump(dump)
+    log = load_dump(dump)
+    return analyze(log, _offline_context(log, dump))
 
 
 @app.command()

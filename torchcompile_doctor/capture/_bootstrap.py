@@ -17,8 +17,8 @@ import sysconfig
 import traceback
 
 from torchcompile_doctor.capture.guard_timing import CallRecorder, measure
-from torchcompile_doctor.capture.hooks import SideChannel, compile_hook, dynamo_config, perf_hint_capture, trace_paused
-from torchcompile_doctor.events.sidechannel import rank_file_name
+from torchcompile_doctor.capture.hooks import compile_hook, dynamo_config, perf_hint_capture, trace_paused
+from torchcompile_doctor.events.sidechannel import EventName, SideChannel, rank_file_name
 
 USAGE_ERROR_EXIT = 2
 
@@ -95,7 +95,7 @@ def _record_explain(function, inputs: tuple, channel: SideChannel) -> None:
         with trace_paused():
             result = torch._dynamo.explain(function)(*inputs)
         channel.write(
-            "explain",
+            EventName.EXPLAIN,
             graph_count=result.graph_count,
             graph_break_count=result.graph_break_count,
             break_reasons=[
@@ -105,7 +105,7 @@ def _record_explain(function, inputs: tuple, channel: SideChannel) -> None:
             ops_per_graph=[len(ops) for ops in result.ops_per_graph or []],
         )
     except Exception as error:  # explain is informative; its failure must not hide the real findings
-        channel.write("explain", graph_count=0, graph_break_count=0, error=f"{type(error).__name__}: {error}")
+        channel.write(EventName.EXPLAIN, graph_count=0, graph_break_count=0, error=f"{type(error).__name__}: {error}")
 
 
 def _depyf_dump(dump_dir: str | None, channel: SideChannel):
@@ -120,7 +120,7 @@ def _depyf_dump(dump_dir: str | None, channel: SideChannel):
         return observe_into(dump_dir)
     except Exception as error:
         channel.write(
-            "warning",
+            EventName.WARNING,
             message=f"depyf dump unavailable ({type(error).__name__}: {error}); "
             "guards come from the TORCH_TRACE guard trees",
         )
@@ -148,19 +148,20 @@ def _run(spec: dict, channel: SideChannel) -> None:
         _run_function(spec, channel)
 
 
-def main() -> None:
-    import json
-
-    spec = json.loads(sys.argv[1])
+def _open_channel(spec: dict) -> SideChannel:
     side_channel = spec["side_channel"]
     if spec.get("side_channel_per_rank"):  # under torchrun: every rank is a capture child
         side_channel = os.path.join(os.path.dirname(side_channel), rank_file_name(int(os.environ.get("RANK", "0"))))
-    channel = SideChannel(side_channel)
+    return SideChannel(side_channel)
+
+
+def _record_bootstrap(spec: dict, channel: SideChannel) -> None:
+    """Import torch (or end the child with a usage error that says where to install it) and record versions."""
     try:
         import torch
     except ImportError as error:
         channel.write(
-            "target_exit",
+            EventName.TARGET_EXIT,
             status="usage_error",
             exit_code=USAGE_ERROR_EXIT,
             message=f"torch cannot be imported in {sys.executable} ({error}); install it into that Python: "
@@ -168,7 +169,7 @@ def main() -> None:
         )
         sys.exit(USAGE_ERROR_EXIT)
     channel.write(
-        "bootstrap",
+        EventName.BOOTSTRAP,
         torch_version=torch.__version__,
         python_version=sys.version.split()[0],
         target=spec["display"],
@@ -176,6 +177,14 @@ def main() -> None:
         backend_override=spec.get("backend"),
         pid=os.getpid(),
     )
+
+
+def main() -> None:
+    import json
+
+    spec = json.loads(sys.argv[1])
+    channel = _open_channel(spec)
+    _record_bootstrap(spec, channel)
     experiment = spec.get("experiment") or {}
     recorder = CallRecorder() if spec.get("measure_guards") else None
     exit_code = 0
@@ -191,21 +200,21 @@ def main() -> None:
             _run(spec, channel)
             if recorder is not None:
                 measure(recorder, channel)
-        channel.write("target_exit", status="ok", exit_code=0)
+        channel.write(EventName.TARGET_EXIT, status="ok", exit_code=0)
     except UsageError as error:
         exit_code = USAGE_ERROR_EXIT
-        channel.write("target_exit", status="usage_error", exit_code=exit_code, message=str(error))
+        channel.write(EventName.TARGET_EXIT, status="usage_error", exit_code=exit_code, message=str(error))
     except SystemExit as error:
         code = error.code
         exit_code = code if isinstance(code, int) else (0 if code is None else 1)
         if not isinstance(code, (int, type(None))):
             print(code, file=sys.stderr)
-        channel.write("target_exit", status="sys_exit", exit_code=exit_code, stack=_stack_of(error))
+        channel.write(EventName.TARGET_EXIT, status="sys_exit", exit_code=exit_code, stack=_stack_of(error))
     except BaseException as error:  # the target's own failure: report it, keep what was captured
         exit_code = 1
         traceback.print_exc()
         channel.write(
-            "target_exit",
+            EventName.TARGET_EXIT,
             status="exception",
             exit_code=exit_code,
             exception_type=f"{type(error).__module__}.{type(error).__qualname__}".removeprefix("builtins."),

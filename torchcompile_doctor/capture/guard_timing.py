@@ -9,10 +9,12 @@ after the target has finished, with the trace paused, and its figures are per ca
 from __future__ import annotations
 
 import time
+import types
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from torchcompile_doctor.capture.hooks import SideChannel, trace_paused
+from torchcompile_doctor.capture.hooks import trace_paused
+from torchcompile_doctor.events.sidechannel import EventName, SideChannel
 
 ROUNDS = 5
 ROUND_BUDGET_S = 0.05  # calls per round are chosen so a round takes about this long
@@ -23,7 +25,7 @@ MAX_CALLS = 2000
 class RecordedCall:
     compiled: Callable
     eager: Callable
-    code: object  # the user's code object (for the frame's file and line)
+    code: types.CodeType  # the user's code object (for the frame's file and line)
     args: tuple = ()
     kwargs: dict | None = None
     grad_enabled: bool = True
@@ -36,7 +38,7 @@ class CallRecorder:
     def __init__(self) -> None:
         self.calls: list[RecordedCall] = []
 
-    def track(self, compiled: Callable, eager: Callable, code: object) -> RecordedCall:
+    def track(self, compiled: Callable, eager: Callable, code: types.CodeType) -> RecordedCall:
         record = RecordedCall(compiled, eager, code)
         self.calls.append(record)
         return record
@@ -85,7 +87,7 @@ def measure(recorder: CallRecorder, channel: SideChannel) -> None:
                     skip_us, _ = _per_call_us(record.compiled, record.args, kwargs)
                 eager_us, _ = _per_call_us(record.eager, record.args, kwargs)
             channel.write(
-                "guard_overhead",
+                EventName.GUARD_OVERHEAD,
                 calls=calls,
                 compiled_us=round(compiled_us, 3),
                 skip_guards_us=round(skip_us, 3),
@@ -94,7 +96,7 @@ def measure(recorder: CallRecorder, channel: SideChannel) -> None:
             )
         except Exception as error:  # measuring is optional; the report says why it is missing
             channel.write(
-                "guard_overhead",
+                EventName.GUARD_OVERHEAD,
                 calls=0,
                 compiled_us=0.0,
                 skip_guards_us=None,

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import logging
 import os
 import sys
-import threading
 import types
 from collections.abc import Callable, Iterator
+
+from torchcompile_doctor.events.sidechannel import EventName, SideChannel
 
 # Modules of torch 2.13 that log the `perf_hints` artifact (grep 'getArtifactLogger(__name__, "perf_hints")').
 PERF_HINT_MODULES = (
@@ -22,23 +22,6 @@ PERF_HINT_MODULES = (
     "torch._inductor.compile_fx",
     "torch._inductor.cudagraph_utils",
 )
-
-
-class SideChannel:
-    """Append-only JSON lines, flushed per event so a crash loses nothing written before it."""
-
-    def __init__(self, path: str) -> None:
-        self._file = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
-        self._lock = threading.Lock()
-
-    def write(self, event: str, **fields: object) -> None:
-        line = json.dumps({"event": event, **fields}, default=str)
-        with self._lock:
-            self._file.write(line + "\n")
-            self._file.flush()
-
-    def close(self) -> None:
-        self._file.close()
 
 
 def _dim_marker(function: Callable, code, mark: dict | None) -> Callable | None:
@@ -86,7 +69,7 @@ def _recording_callers(
         if key not in seen:
             seen.add(key)
             channel.write(
-                "call_site",
+                EventName.CALL_SITE,
                 function_file=code.co_filename,
                 function_line=code.co_firstlineno,
                 function=code.co_name,
@@ -146,7 +129,7 @@ def compile_hook(
             if override != "inductor":  # mode/options are inductor settings other backends reject
                 kwargs.pop("mode", None)
                 kwargs.pop("options", None)
-        channel.write("backend", requested=requested, used=_backend_name(kwargs.get("backend", "inductor")))
+        channel.write(EventName.BACKEND, requested=requested, used=_backend_name(kwargs.get("backend", "inductor")))
         if model is None:
             return original(**kwargs)
         compiled = original(model, **kwargs)
@@ -176,7 +159,7 @@ class _PerfHintHandler(logging.Handler):
 
             compile_id = CompileContext.current_compile_id()
             self._channel.write(
-                "perf_hint",
+                EventName.PERF_HINT,
                 message=record.getMessage(),
                 logger=record.name,
                 compile_id=str(compile_id) if compile_id is not None else None,

@@ -33,7 +33,7 @@ class TraceCapture:
         for text, number in list(structured.INTERN_TABLE.items()):
             handler.handle(
                 trace_log.makeRecord(
-                    trace_log.name, logging.DEBUG, __file__, 0, "", None, None,
+                    trace_log.name, logging.DEBUG, __file__, 0, "", (), None,
                     extra={"metadata": {"str": [text, number]}, "payload": None},
                 )
             )  # fmt: skip

@@ -34,12 +34,10 @@ KILL_GRACE_S = 5.0
 
 @dataclass(frozen=True)
 class CaptureResult:
-    artifacts: Path
     returncode: int | None  # None when the child was killed by us
     signal: int | None  # the signal that ended the child, if any
     timed_out: bool
     interrupted: bool
-    wall_s: float
 
 
 def check_torch_available() -> None:
@@ -128,6 +126,37 @@ def torchrun_command(nproc_per_node: int, program_args: list[str]) -> list[str]:
     ]
 
 
+def _child_env(trace_dir: Path, inductor_cache: Path | None) -> dict[str, str]:
+    env = dict(os.environ)
+    env["TORCH_TRACE"] = str(trace_dir)
+    if inductor_cache is not None:  # cached graphs log no perf hints: compile everything afresh
+        env["TORCHINDUCTOR_CACHE_DIR"] = str(inductor_cache)
+    # The child must import this package even when the doctor runs from a source checkout.
+    package_root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+    return env
+
+
+def _wait(process: subprocess.Popen, timeout_s: float | None) -> tuple[bool, bool]:
+    """Wait for the child; (timed out, interrupted), the child's process groups stopped in either case."""
+    timed_out = interrupted = False
+    # A CI job being cancelled sends SIGTERM: stop the target and report what was captured, as for Ctrl-C.
+    on_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _interrupt) if on_main_thread else None
+    try:
+        process.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        _stop_group(process)
+    except KeyboardInterrupt:
+        interrupted = True
+        _stop_group(process)
+    finally:
+        if on_main_thread:
+            signal.signal(signal.SIGTERM, previous)
+    return timed_out, interrupted
+
+
 def run_capture(
     spec: TargetSpec,
     artifacts: Path,
@@ -152,18 +181,11 @@ def run_capture(
         "side_channel": str(artifacts / SIDE_CHANNEL),
         "side_channel_per_rank": nproc_per_node is not None,
     }
-    env = dict(os.environ)
-    env["TORCH_TRACE"] = str(trace_dir)
-    if fresh_inductor_cache:  # cached graphs log no perf hints: compile everything afresh
-        env["TORCHINDUCTOR_CACHE_DIR"] = str(artifacts / "inductor_cache")
-    # The child must import this package even when the doctor runs from a source checkout.
-    package_root = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+    env = _child_env(trace_dir, artifacts / "inductor_cache" if fresh_inductor_cache else None)
     if nproc_per_node is not None:
         command = torchrun_command(nproc_per_node, [json.dumps(child_spec)])
     else:
         command = [sys.executable, "-m", BOOTSTRAP, json.dumps(child_spec)]
-    started = time.monotonic()
     process = subprocess.Popen(
         command,
         cwd=spec.cwd or None,
@@ -173,27 +195,11 @@ def run_capture(
         stderr=sys.stderr.fileno(),
         start_new_session=True,
     )
-    timed_out = interrupted = False
-    # A CI job being cancelled sends SIGTERM: stop the target and report what was captured, as for Ctrl-C.
-    on_main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _interrupt) if on_main_thread else None
-    try:
-        process.wait(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        _stop_group(process)
-    except KeyboardInterrupt:
-        interrupted = True
-        _stop_group(process)
-    finally:
-        if on_main_thread:
-            signal.signal(signal.SIGTERM, previous)
+    timed_out, interrupted = _wait(process, timeout_s)
     returncode = process.returncode
     return CaptureResult(
-        artifacts=artifacts,
         returncode=None if (timed_out or interrupted) else (returncode if returncode >= 0 else None),
         signal=-returncode if returncode is not None and returncode < 0 and not (timed_out or interrupted) else None,
         timed_out=timed_out,
         interrupted=interrupted,
-        wall_s=time.monotonic() - started,
     )

@@ -35,28 +35,22 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# The observe hook writes this before a JSON object on the first line of each file.
-OBSERVE_HEADER = "# torchcompile-doctor observe: "
-TRANSFORMED_NAME = "__transformed_code_{index}_for_{function}.py"
-DECOMPILE_FAILED_NAME = TRANSFORMED_NAME + ".failed.txt"
-GUARD_TREE_NAME = "__guard_tree_{index}_for_{function}.txt"
-
-_FULL_CODE = re.compile(r"^full_code_for_(?P<function>.+)_(?P<copy>\d+)\.py$")
-_TRANSFORMED = re.compile(r"^__transformed_code_(?P<index>\d+)_for_(?P<function>.+)\.py$")
-_DECOMPILE_FAILED = re.compile(r"^__transformed_code_(?P<index>\d+)_for_(?P<function>.+)\.py\.failed\.txt$")
-_GUARD_TREE = re.compile(r"^__guard_tree_(?P<index>\d+)_for_(?P<function>.+)\.txt$")
-# Part of a depyf dump, not needed for guards: graph code, inductor kernels, pickled bytecode, locks.
-_NOT_READ = re.compile(
-    r"^(__compiled_fn_\d+.*\.py|fx_graph_code_.*\.py|__transformed_code_.*\.py\.\w+_bytecode|.*\.lock)$"
+from torchcompile_doctor.dumps.layout import (
+    DECOMPILE_FAILED,
+    FULL_CODE,
+    GUARD_TREE,
+    NOT_READ,
+    OBSERVE_HEADER,
+    TRANSFORMED,
 )
+from torchcompile_doctor.events.model import Guard
+from torchcompile_doctor.events.parsers.guards_tree import parse_tree
 
 _GUARD_DEF = re.compile(
     r"^def (?P<name>__guard_(?P<index>\d+)_for_(?P<function>\w+)|guard_(?P<anonymous>\d+))"
     r"\(L, G, \*\*___kwargs_ignored\):\s*$"
 )
 _GUARD_CHECK = re.compile(r"^(?P<indent>[ \t]+)__guard_hit = __guard_hit and (?P<check>.*)$")
-_TREE_LEAF = re.compile(r"^(?:\| )*\+- (?P<kind>[A-Z][A-Z0-9_]*): (?P<check>.*)$")
-_TREE_STRUCTURE = re.compile(r"^(?:\| )*(?:\+- |\| )|^TREE_GUARD_MANAGER:")
 _COMMENT_FALLBACK = re.compile(r"\s{2,}#\s")
 
 
@@ -67,9 +61,11 @@ class DumpedEntry:
     guards: tuple[str, ...]  # guard expressions as written in the dump, one per check, in order
     source_file: str  # the dump file it came from (relative to the dump dir)
     index: int = -1  # N of `__guard_N_for_fn` / `__transformed_code_N_for_fn`: compile order per name
-    comments: tuple[str, ...] = ()  # per guard, its trailing comment (`src  # file:line in fn`), "" if none
+    # per guard of a full_code file, its trailing comment (`src  # file:line in fn`), "" if none
+    comments: tuple[str, ...] = ()
     kinds: tuple[str, ...] = ()  # per guard, TENSOR_MATCH etc.; only the C++ guard tree gives kinds
     compile_id: str | None = None  # e.g. "0/3", when the dump records it (observe dumps)
+    tree: tuple[Guard, ...] = ()  # a C++ guard tree's leaves, parsed as TORCH_TRACE's are (observe dumps)
 
 
 @dataclass(frozen=True)
@@ -266,23 +262,14 @@ class _DumpReader:
         if text is None:
             return
         header = _header(text)
-        guards: list[str] = []
-        kinds: list[str] = []
-        for line in text.split("\n")[1 if header else 0 :]:
-            leaf = _TREE_LEAF.match(line)
-            if leaf:
-                kinds.append(leaf["kind"])
-                guards.append(leaf["check"])
-            elif guards and line.strip() and not _TREE_STRUCTURE.match(line):
-                guards[-1] += "\n" + line  # a guard text that spans lines
-        split = [split_comment(check) for check in guards]
+        tree = parse_tree(text.partition("\n")[2] if header else text)
         self._frame(_origin(header), function).entries[index] = DumpedEntry(
-            guards=tuple(expression for expression, _ in split),
+            guards=tuple(guard.expression for guard in tree),
             source_file=name,
             index=index,
-            comments=tuple(comment for _, comment in split),
-            kinds=tuple(kinds),
+            kinds=tuple(guard.kind for guard in tree),
             compile_id=_compile_id(header),
+            tree=tree,
         )
 
     def transformed_code(self, path: str, name: str, function: str, index: int) -> None:
@@ -370,15 +357,15 @@ def read_dump(path: Path, max_file_bytes: int = 20_000_000) -> tuple[list[Dumped
             health.unknown_files += 1
             health.skipped += 1
             continue
-        if match := _FULL_CODE.match(name):
+        if match := FULL_CODE.match(name):
             reader.full_code(entry.path, name, match["function"])
-        elif match := _TRANSFORMED.match(name):
+        elif match := TRANSFORMED.match(name):
             reader.transformed_code(entry.path, name, match["function"], int(match["index"]))
-        elif match := _GUARD_TREE.match(name):
+        elif match := GUARD_TREE.match(name):
             reader.guard_tree(entry.path, name, match["function"], int(match["index"]))
-        elif match := _DECOMPILE_FAILED.match(name):
+        elif match := DECOMPILE_FAILED.match(name):
             reader.failed_decompile(entry.path, match["function"])
-        elif not _NOT_READ.match(name):
+        elif not NOT_READ.match(name):
             health.unknown_files += 1
             health.skipped += 1
     reader.attach_code()

@@ -1,10 +1,11 @@
 """Load an artifacts dir (or one trace file) into EventLogs: TORCH_TRACE files + side channel.
 
-`load_artifacts` reads everything as one process. `load_ranks` keeps distributed ranks apart: torch names each
-rank's file `dedicated_log_torch_trace_rank_{rank}_{random}.log` when a process group was up when it opened the
-file; otherwise the rank comes from the records' envelopes (`"rank": N`), else from the doctor's per-rank side
-channel (`doctor_events_rank_N.jsonl`, matched by process id). A capture with no rank anywhere is read exactly
-as `load_artifacts` reads it, as rank 0.
+`load_ranks` keeps distributed ranks apart: torch names each rank's file
+`dedicated_log_torch_trace_rank_{rank}_{random}.log` when a process group was up when it opened the file;
+otherwise the rank comes from the records' envelopes (`"rank": N`), else from the doctor's per-rank side
+channel (`doctor_events_rank_N.jsonl`, matched by process id). `load_artifacts` is its special case of one
+process: everything read as one log, which is what `load_ranks` gives (as rank 0) when no rank is named.
+`load_dump` reads a depyf dump dir (dumps/layout.py) as an event source. Nothing read is run or imported.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from torchcompile_doctor.dumps.layout import CAPTURE_IN_DUMP
+from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.events.model import EventLog
-from torchcompile_doctor.events.parsers import IGNORED_KINDS, NOT_AN_EVENT, Parser, default_parsers
+from torchcompile_doctor.events.parsers import IGNORED_KINDS, NOT_AN_EVENT, Parser, parser_table
 from torchcompile_doctor.events.reader import read_records
 from torchcompile_doctor.events.sidechannel import FILE_NAME as SIDE_CHANNEL
 from torchcompile_doctor.events.sidechannel import RANK_FILE as RANK_SIDE_CHANNEL
@@ -33,7 +36,7 @@ def trace_files(path: Path) -> list[Path]:
 
 def load_trace(stream, log: EventLog, parsers: list[Parser] | None = None) -> int | None:
     """Parse one TORCH_TRACE stream into `log` (appending); returns the first rank its envelopes name."""
-    by_kind = {kind: parser for parser in parsers or default_parsers() for kind in parser.kinds}
+    by_kind = parser_table() if parsers is None else {kind: parser for parser in parsers for kind in parser.kinds}
     strings: dict[int, str] = {}
     rank: int | None = None
     wants = lambda kind: kind in by_kind and by_kind[kind].needs_payload  # noqa: E731
@@ -61,22 +64,51 @@ def load_trace(stream, log: EventLog, parsers: list[Parser] | None = None) -> in
     return rank
 
 
-def _read_side_channel(file: Path, log: EventLog) -> None:
+def _side_channel_log(file: Path) -> EventLog:
+    log = EventLog()
     with file.open("rb") as stream:
         for event in read_side_channel(stream, log.health):
             log.add(event)
+    return log
+
+
+@dataclass
+class _TraceFile:
+    path: Path
+    rank: int | None  # from the file name, else from the records' envelopes
+    log: EventLog
+
+
+def _trace_files(path: Path) -> list[_TraceFile]:
+    loaded = []
+    for file in trace_files(path):
+        log = EventLog()
+        with file.open("rb") as stream:
+            envelope_rank = load_trace(stream, log)
+        named = RANK_TRACE_FILE.match(file.name)
+        loaded.append(_TraceFile(file, int(named.group(1)) if named else envelope_rank, log))
+    return loaded
+
+
+def _plain_side_channel(path: Path) -> EventLog | None:
+    side = path / SIDE_CHANNEL if path.is_dir() else None
+    return _side_channel_log(side) if side is not None and side.is_file() else None
+
+
+def _one_process(traces: list[_TraceFile], side: EventLog | None) -> EventLog:
+    """Every trace file's events, then the side channel's, as one process."""
+    log = EventLog()
+    for trace in traces:
+        log.extend(trace.log)
+    if side is not None:
+        log.extend(side)
+    return log
 
 
 def load_artifacts(path: Path) -> EventLog:
-    """Every trace file under `path` (or `path` itself) and the side channel beside them, as one process."""
-    log = EventLog()
-    for file in trace_files(path):
-        with file.open("rb") as stream:
-            load_trace(stream, log)
-    side = path / SIDE_CHANNEL if path.is_dir() else None
-    if side is not None and side.is_file():
-        _read_side_channel(side, log)
-    return log
+    """Every trace file under `path` (or `path` itself) and the side channel beside them, as one process:
+    what `load_ranks` gives for a capture that names no rank."""
+    return _one_process(_trace_files(path), _plain_side_channel(path))
 
 
 @dataclass
@@ -97,43 +129,36 @@ def _envelope_pid(file: Path) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def load_ranks(path: Path) -> RankLogs:
-    """The trace files and side channels under `path`, grouped by distributed rank."""
-    files: list[tuple[Path, int | None, EventLog]] = []
-    for file in trace_files(path):
-        log = EventLog()
-        with file.open("rb") as stream:
-            envelope_rank = load_trace(stream, log)
-        named = RANK_TRACE_FILE.match(file.name)
-        files.append((file, int(named.group(1)) if named else envelope_rank, log))
-    rank_sides: dict[int, EventLog] = {}
-    plain_side: EventLog | None = None
+def _rank_side_channels(path: Path) -> dict[int, EventLog]:
+    sides: dict[int, EventLog] = {}
     if path.is_dir():
         for side in sorted(path.iterdir()):
             match = RANK_SIDE_CHANNEL.match(side.name)
             if match and side.is_file():
-                _read_side_channel(side, rank_sides.setdefault(int(match.group(1)), EventLog()))
-        if (path / SIDE_CHANNEL).is_file():
-            plain_side = EventLog()
-            _read_side_channel(path / SIDE_CHANNEL, plain_side)
-    if not rank_sides and all(rank is None for _, rank, _ in files):  # one process: as load_artifacts reads it
-        single = EventLog()
-        for _, _, log in files:
-            single.extend(log)
-        if plain_side is not None:
-            single.extend(plain_side)
-        return RankLogs({0: single})
+                sides.setdefault(int(match.group(1)), EventLog()).extend(_side_channel_log(side))
+    return sides
+
+
+def load_ranks(path: Path) -> RankLogs:
+    """The trace files and side channels under `path`, grouped by distributed rank; one process (no rank
+    anywhere) is read as `load_artifacts` reads it, as rank 0."""
+    traces = _trace_files(path)
+    rank_sides = _rank_side_channels(path)
+    plain_side = _plain_side_channel(path)
+    if not rank_sides and all(trace.rank is None for trace in traces):
+        return RankLogs({0: _one_process(traces, plain_side)})
 
     rank_of_pid = {info.pid: rank for rank, side in rank_sides.items() for info in side.bootstrap if info.pid}
     logs: dict[int, EventLog] = {}
     unranked: list[Path] = []
-    for file, rank, log in files:
+    for trace in traces:
+        rank = trace.rank
+        if rank is None and (pid := _envelope_pid(trace.path)) is not None:
+            rank = rank_of_pid.get(pid)
         if rank is None:
-            rank = rank_of_pid.get(_envelope_pid(file))
-        if rank is None:
-            unranked.append(file)
+            unranked.append(trace.path)
             continue
-        logs.setdefault(rank, EventLog()).extend(log)
+        logs.setdefault(rank, EventLog()).extend(trace.log)
     for rank, side in rank_sides.items():
         logs.setdefault(rank, EventLog()).extend(side)
     logs = dict(sorted(logs.items()))
@@ -144,3 +169,28 @@ def load_ranks(path: Path) -> RankLogs:
             if index == 0:
                 log.health.add(plain_side.health)
     return RankLogs(logs, unranked)
+
+
+def load_dump(path: Path) -> EventLog:
+    """A depyf dump dir as events: the capture `doctor guards TARGET --dump DIR` copied into it when there is
+    one (complete), else the guards of the dump's own files (dumps/events.py). Raises DoctorError (one line)
+    when `path` is not a directory or holds no guards."""
+    from torchcompile_doctor.dumps.depyf_dump import read_dump
+    from torchcompile_doctor.dumps.events import dump_events
+
+    if not path.is_dir():
+        raise DoctorError(f"depyf dump {path} is not a directory (pass the directory the dump was written to)")
+    capture = path / CAPTURE_IN_DUMP
+    if capture.is_dir():
+        return load_artifacts(capture)
+    try:
+        frames, health = read_dump(path)
+    except ValueError as error:
+        raise DoctorError(str(error)) from None
+    log = dump_events(frames, health)
+    if not log.guard_trees:
+        raise DoctorError(
+            f"no guards in depyf dump {path} ({health.files} files; a dump has full_code_for_*.py or "
+            "__guard_tree_*.txt files: write one with `doctor guards TARGET --dump DIR`)"
+        )
+    return log

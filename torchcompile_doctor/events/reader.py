@@ -191,6 +191,50 @@ def _verified_prefix(payload: bytes, expected: str) -> int | None:
     return None
 
 
+def _finish(
+    pending: tuple[str, dict, int], runs: list[bytes] | None, complete: bool, health: LogHealth
+) -> Record | None:
+    """The pending record, its payload md5-checked when it was kept (`runs`); None (counted) on a mismatch."""
+    kind, meta, line_no = pending
+    payload = None
+    expected = meta.get("has_payload")
+    if runs is not None and isinstance(expected, str):
+        data = _payload_bytes(b"".join(runs)) if runs else b""
+        if not complete or hashlib.md5(data, usedforsecurity=False).hexdigest() != expected:
+            kept = _verified_prefix(data, expected) if complete else None
+            if kept is None:
+                health.md5_mismatches += 1
+                return None
+            lines = data.split(b"\n")
+            health.bad_lines += len(lines) - kept  # counted as lines already, now as bad ones
+            data = b"\n".join(lines[:kept])
+        payload = data.decode("utf-8", errors="replace")
+    health.records += 1
+    return Record(kind, meta, payload, line_no)
+
+
+def _envelope(line: bytes, health: LogHealth) -> tuple[str, dict] | None:
+    """(kind, metadata) of a record's first line; None for a blank line, and (counted) for a bad one."""
+    if line.endswith(b"\r"):
+        line = line.rstrip(b"\r\n")
+    if not line.strip():
+        return None
+    match = _ENVELOPE.match(line)
+    if match is None:
+        health.bad_lines += 1
+        return None
+    try:
+        meta = _decode_json(line[match.end() :].decode("utf-8"))
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError; RecursionError: deep nesting
+        health.bad_json += 1
+        return None
+    kind = record_kind(meta) if isinstance(meta, dict) else None
+    if kind is None:
+        health.bad_json += 1
+        return None
+    return kind, meta
+
+
 def read_records(
     stream: BinaryIO,
     health: LogHealth,
@@ -201,24 +245,6 @@ def read_records(
     runs: list[bytes] = []  # the pending record's payload, as written, when it is wanted
     keep_payload = False
     complete = True  # no payload line of the pending record was too long to load
-
-    def finish() -> Record | None:
-        kind, meta, line_no = pending
-        payload = None
-        expected = meta.get("has_payload")
-        if keep_payload and isinstance(expected, str):
-            data = _payload_bytes(b"".join(runs)) if runs else b""
-            if not complete or hashlib.md5(data, usedforsecurity=False).hexdigest() != expected:
-                kept = _verified_prefix(data, expected) if complete else None
-                if kept is None:
-                    health.md5_mismatches += 1
-                    return None
-                lines = data.split(b"\n")
-                health.bad_lines += len(lines) - kept  # counted as lines already, now as bad ones
-                data = b"\n".join(lines[:kept])
-            payload = data.decode("utf-8", errors="replace")
-        health.records += 1
-        return Record(kind, meta, payload, line_no)
 
     for what, line_no, block, start, stop in _scan(stream, health):
         if what == _PAYLOAD:
@@ -233,35 +259,21 @@ def read_records(
                 complete = False
                 continue
         if pending is not None:
-            record = finish()
+            record = _finish(pending, runs if keep_payload else None, complete, health)
             if record is not None:
                 yield record
             pending = None
         if what == _LONG:
             continue
-        line = block[start:stop]
-        if line.endswith(b"\r"):
-            line = line.rstrip(b"\r\n")
-        if not line.strip():
+        started = _envelope(block[start:stop], health)
+        if started is None:
             continue
-        match = _ENVELOPE.match(line)
-        if match is None:
-            health.bad_lines += 1
-            continue
-        try:
-            meta = _decode_json(line[match.end() :].decode("utf-8"))
-        except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError; RecursionError: deep nesting
-            health.bad_json += 1
-            continue
-        kind = record_kind(meta) if isinstance(meta, dict) else None
-        if kind is None:
-            health.bad_json += 1
-            continue
+        kind, meta = started
         pending = (kind, meta, line_no)
         runs = []
         complete = True
         keep_payload = "has_payload" in meta and wants_payload(kind)
     if pending is not None:
-        record = finish()
+        record = _finish(pending, runs if keep_payload else None, complete, health)
         if record is not None:
             yield record

@@ -1,14 +1,18 @@
-"""The doctor's side channel: JSON lines the bootstrap writes next to the TORCH_TRACE files.
+"""The doctor's side channel: JSON lines the capture child writes next to the TORCH_TRACE files.
 
 It carries what TORCH_TRACE does not: how the target ended, perf hints, the backends used,
-`torch._dynamo.explain` results. One parser per event name, tolerant like the trace reader.
+`torch._dynamo.explain` results. This module owns the whole channel: its file names, its event names
+(`EventName`), the writer the child uses (`SideChannel`) and the reader (`read_side_channel`, one parser
+per event name, tolerant like the trace reader). The child imports it, so it imports nothing heavy.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Callable, Iterator
+from enum import StrEnum
 from typing import BinaryIO
 
 from torchcompile_doctor.events.model import (
@@ -34,6 +38,36 @@ def rank_file_name(rank: int) -> str:
     return f"doctor_events_rank_{rank}.jsonl"
 
 
+class EventName(StrEnum):
+    """The `"event"` of each side-channel line, and the model event it is read back as."""
+
+    BOOTSTRAP = "bootstrap"  # BootstrapInfo: versions, target, library roots, pid
+    BACKEND = "backend"  # BackendUse: a torch.compile call's requested and used backend
+    CALL_SITE = "call_site"  # CallSite: a user line that called a compiled plain function
+    GUARD_OVERHEAD = "guard_overhead"  # GuardOverhead: measured per-call time (doctor guards)
+    WARNING = "warning"  # Warning_: something the capture could not do
+    PERF_HINT = "perf_hint"  # PerfHint: a `perf_hints` log record
+    EXPLAIN = "explain"  # ExplainResult: torch._dynamo.explain on a function target
+    TARGET_EXIT = "target_exit"  # TargetExit: how the target ended, as the child saw it
+
+
+class SideChannel:
+    """The writer: append-only JSON lines, flushed per event so a crash loses nothing written before it."""
+
+    def __init__(self, path: str) -> None:
+        self._file = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
+        self._lock = threading.Lock()
+
+    def write(self, event: EventName, **fields: object) -> None:
+        line = json.dumps({"event": str(event), **fields}, default=str)
+        with self._lock:
+            self._file.write(line + "\n")
+            self._file.flush()
+
+    def close(self) -> None:
+        self._file.close()
+
+
 def _frames(items: object) -> tuple[StackFrame, ...]:
     frames = []
     for item in items if isinstance(items, list) else []:
@@ -48,8 +82,8 @@ def _opt_str(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-_PARSERS: dict[str, Callable[[dict], object]] = {
-    "bootstrap": lambda d: BootstrapInfo(
+_PARSERS: dict[str, Callable[[dict], object]] = {  # keyed by EventName (a str)
+    EventName.BOOTSTRAP: lambda d: BootstrapInfo(
         torch_version=str(d.get("torch_version", "")),
         python_version=str(d.get("python_version", "")),
         target=str(d.get("target", "")),
@@ -57,8 +91,8 @@ _PARSERS: dict[str, Callable[[dict], object]] = {
         backend_override=_opt_str(d.get("backend_override")),
         pid=d["pid"] if isinstance(d.get("pid"), int) else None,
     ),
-    "backend": lambda d: BackendUse(requested=str(d["requested"]), used=str(d["used"])),
-    "call_site": lambda d: CallSite(
+    EventName.BACKEND: lambda d: BackendUse(requested=str(d["requested"]), used=str(d["used"])),
+    EventName.CALL_SITE: lambda d: CallSite(
         function_file=str(d["function_file"]),
         function_line=int(d["function_line"]),
         function=str(d["function"]),
@@ -66,7 +100,7 @@ _PARSERS: dict[str, Callable[[dict], object]] = {
         line=int(d["line"]),
         caller=str(d.get("caller", "?")),
     ),
-    "guard_overhead": lambda d: GuardOverhead(
+    EventName.GUARD_OVERHEAD: lambda d: GuardOverhead(
         function_file=str(d["function_file"]),
         function_line=int(d["function_line"]),
         function=str(d["function"]),
@@ -76,20 +110,20 @@ _PARSERS: dict[str, Callable[[dict], object]] = {
         eager_us=None if d.get("eager_us") is None else float(d["eager_us"]),
         error=_opt_str(d.get("error")),
     ),
-    "warning": lambda d: Warning_(str(d["message"])),
-    "perf_hint": lambda d: PerfHint(
+    EventName.WARNING: lambda d: Warning_(str(d["message"])),
+    EventName.PERF_HINT: lambda d: PerfHint(
         message=str(d["message"]),
         logger=str(d.get("logger", "")),
         compile_id=CompileId.parse(d["compile_id"]) if isinstance(d.get("compile_id"), str) else None,
     ),
-    "explain": lambda d: ExplainResult(
+    EventName.EXPLAIN: lambda d: ExplainResult(
         graph_count=int(d["graph_count"]),
         graph_break_count=int(d["graph_break_count"]),
         break_reasons=tuple(str(r) for r in d.get("break_reasons") or []),
         ops_per_graph=tuple(int(n) for n in d.get("ops_per_graph") or []),
         error=_opt_str(d.get("error")),
     ),
-    "target_exit": lambda d: TargetExit(
+    EventName.TARGET_EXIT: lambda d: TargetExit(
         status=str(d["status"]),
         exit_code=int(d["exit_code"]),
         exception_type=_opt_str(d.get("exception_type")),
@@ -106,7 +140,8 @@ def read_side_channel(stream: BinaryIO, health: LogHealth) -> Iterator[object]:
             health.truncated = True
         try:
             data = json.loads(raw.decode("utf-8", errors="replace"))
-            parser = _PARSERS.get(data.get("event")) if isinstance(data, dict) else None
+            name = data.get("event") if isinstance(data, dict) else None
+            parser = _PARSERS.get(name) if isinstance(name, str) else None  # a list as name: not hashable
         except ValueError:
             health.bad_json += 1
             continue

@@ -6,6 +6,7 @@ Kinds nobody handles are counted as unknown, never an error: torch adds kinds ev
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -85,3 +86,9 @@ def default_parsers() -> list[Parser]:
         torch_version.PARSER,
         ddp_split.PARSER,
     ]
+
+
+@functools.cache
+def parser_table() -> dict[str, Parser]:
+    """The default parsers by the record kind they handle; built once per process, not per file."""
+    return {kind: parser for parser in default_parsers() for kind in parser.kinds}

@@ -14,15 +14,6 @@ def compile_id_of(meta: dict) -> CompileId | None:
     return None
 
 
-def compile_id_from_text(text: str) -> CompileId | None:
-    """`"3/2"` -> CompileId(3, 2); None for anything else. CompileId.parse checks `isdigit()`, which "²"
-    passes and int() refuses."""
-    try:
-        return CompileId.parse(text)
-    except ValueError:
-        return None
-
-
 def as_int(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 

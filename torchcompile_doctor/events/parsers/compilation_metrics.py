@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from torchcompile_doctor.events.model import CompilationMetrics
+from torchcompile_doctor.events.model import CompilationMetrics, CompileId
 from torchcompile_doctor.events.parsers import Parser
-from torchcompile_doctor.events.parsers.common import as_float, as_int, as_str, compile_id_from_text, compile_id_of
+from torchcompile_doctor.events.parsers.common import as_float, as_int, as_str, compile_id_of
 from torchcompile_doctor.events.reader import Record
 
 
@@ -14,7 +14,7 @@ def parse(record: Record, strings: dict[int, str]) -> CompilationMetrics | None:
         return None
     compile_id = compile_id_of(record.meta)
     if compile_id is None and isinstance(body.get("compile_id"), str):
-        compile_id = compile_id_from_text(body["compile_id"])
+        compile_id = CompileId.parse(body["compile_id"])
     return CompilationMetrics(
         compile_id=compile_id,
         co_name=as_str(body.get("co_name")),

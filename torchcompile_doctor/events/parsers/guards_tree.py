@@ -6,7 +6,8 @@
     | +- GuardManager: source=L['x'], accessed_by=..., type=<class 'torch.Tensor'>, ...
     | | +- TENSOR_MATCH: check_tensor(L['x'], ...)  # return x + 1  # dir/model.py:11 in forward
 
-Managers (CamelCase) are the tree's structure; leaves (UPPER_CASE kinds) are the guards.
+Managers (CamelCase) are the tree's structure; leaves (UPPER_CASE kinds) are the guards. The one parser of
+this text: dumps/depyf_dump.py reads the observe hook's `__guard_tree_*` files with it too.
 """
 
 from __future__ import annotations
@@ -19,13 +20,37 @@ from torchcompile_doctor.events.parsers import Parser
 from torchcompile_doctor.events.parsers.common import compile_id_of
 from torchcompile_doctor.events.reader import Record
 
-_LEAF = re.compile(r"^(?P<indent>(?:\| )*)\+- (?P<kind>[A-Z][A-Z0-9_]+): (?P<rest>.*)$", re.M)
+_LEAF = re.compile(r"^(?P<indent>(?:\| )*)\+- (?P<kind>[A-Z][A-Z0-9_]+): (?P<rest>.*)$", re.S)
+# Manager lines, the header and torch's trailer (after a blank line): neither a guard nor part of one.
+_STRUCTURE = re.compile(r"^(?:\| )*(?:\+- |\| )|^TREE_GUARD_MANAGER:|^Guard latency = ")
 # "  # source line  # path:11 in fn", or only "  # path:11 in fn" for torch's own guards
 _COMMENT = re.compile(r"\s{2,}# (?:(?P<source>.*?)\s+# )?(?P<where>\S+:\d+) in \S+(?: \(HINT: .*\))?\s*$")
 
 
+def leaf_texts(text: str) -> list[str]:
+    """The text of each leaf guard: its line, with the lines that continue it (a guard text spanning lines)."""
+    leaves: list[str] = []
+    open_leaf = False  # the last leaf may still continue: no blank or structure line since
+    for line in text.split("\n"):
+        if _LEAF.match(line):
+            leaves.append(line)
+            open_leaf = True
+        elif open_leaf and line.strip() and not _STRUCTURE.match(line):
+            leaves[-1] += "\n" + line
+        else:
+            open_leaf = False
+    return leaves
+
+
 def parse_tree(text: str) -> tuple[Guard, ...]:
-    return tuple(_guard(leaf[0]) for leaf in _LEAF.finditer(text))
+    """The leaf guards of a C++ guard tree, from TORCH_TRACE or from a dump's `__guard_tree_*` file."""
+    return tuple(_guard(leaf) for leaf in leaf_texts(text))
+
+
+def parse_guard(kind: str, text: str, depth: int = 1) -> Guard:
+    """One guard given its kind and its text as a leaf carries it (`expression  # source  # file:line in fn`):
+    depyf's full_code checks, which have the same text but no tree around them."""
+    return _guard(f"{'| ' * depth}+- {kind}: {text}")
 
 
 # The cache entries of a frame repeat most of their guard lines: one Guard per distinct line keeps memory
@@ -33,6 +58,8 @@ def parse_tree(text: str) -> tuple[Guard, ...]:
 @functools.lru_cache(maxsize=1 << 14)
 def _guard(line: str) -> Guard:
     leaf = _LEAF.match(line)
+    if leaf is None:  # parse_guard with a kind that is no guard kind
+        raise ValueError(f"not a guard-tree leaf: {line[:80]!r}")
     rest = leaf["rest"]
     comment = _COMMENT.search(rest)
     # a free-text note ("# implicit guard for float input ...") is not part of the expression

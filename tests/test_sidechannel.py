@@ -1,0 +1,105 @@
+"""The side channel round trip: what the capture child writes is what the reader gives back, for every event."""
+
+from __future__ import annotations
+
+import io
+
+from torchcompile_doctor.events.model import (
+    BackendUse,
+    BootstrapInfo,
+    CallSite,
+    CompileId,
+    ExplainResult,
+    GuardOverhead,
+    LogHealth,
+    PerfHint,
+    StackFrame,
+    TargetExit,
+    Warning_,
+)
+from torchcompile_doctor.events.sidechannel import _PARSERS, EventName, SideChannel, read_side_channel
+
+# (name, fields as the child writes them, the event read back)
+WRITTEN = [
+    (
+        EventName.BOOTSTRAP,
+        {
+            "torch_version": "2.13.0",
+            "python_version": "3.11.7",
+            "target": "train.py",
+            "library_roots": ["/usr/lib/python3.11"],
+            "backend_override": "eager",
+            "pid": 42,
+        },
+        BootstrapInfo("2.13.0", "3.11.7", "train.py", ("/usr/lib/python3.11",), "eager", 42),
+    ),
+    (EventName.BACKEND, {"requested": "inductor", "used": "eager"}, BackendUse("inductor", "eager")),
+    (
+        EventName.CALL_SITE,
+        {"function_file": "/m.py", "function_line": 3, "function": "f", "file": "/t.py", "line": 9, "caller": "main"},
+        CallSite("/m.py", 3, "f", "/t.py", 9, "main"),
+    ),
+    (
+        EventName.GUARD_OVERHEAD,
+        {
+            "function_file": "/m.py",
+            "function_line": 3,
+            "function": "f",
+            "calls": 500,
+            "compiled_us": 10.5,
+            "skip_guards_us": 6.0,
+            "eager_us": None,
+            "error": None,
+        },
+        GuardOverhead("/m.py", 3, "f", 500, 10.5, 6.0, None, None),
+    ),
+    (EventName.WARNING, {"message": "depyf dump unavailable"}, Warning_("depyf dump unavailable")),
+    (
+        EventName.PERF_HINT,
+        {"message": "reduction over a large dim", "logger": "torch._inductor.graph", "compile_id": "1/2"},
+        PerfHint("reduction over a large dim", "torch._inductor.graph", CompileId(1, 2)),
+    ),
+    (
+        EventName.EXPLAIN,
+        {"graph_count": 2, "graph_break_count": 1, "break_reasons": ["m.py:4: print"], "ops_per_graph": [3, 1]},
+        ExplainResult(2, 1, ("m.py:4: print",), (3, 1), None),
+    ),
+    (
+        EventName.TARGET_EXIT,
+        {
+            "status": "exception",
+            "exit_code": 1,
+            "exception_type": "ValueError",
+            "message": "bad",
+            "stack": [{"file": "/t.py", "line": 9, "function": "main", "code": "f(x)"}],
+        },
+        TargetExit("exception", 1, "ValueError", "bad", (StackFrame("/t.py", 9, "main", "f(x)"),)),
+    ),
+]
+
+
+def test_every_event_name_has_a_reader_and_a_case_here():
+    assert set(_PARSERS) == set(EventName) == {name for name, _, _ in WRITTEN}
+
+
+def test_what_the_writer_writes_the_reader_reads_back(tmp_path):
+    path = tmp_path / "doctor_events.jsonl"
+    channel = SideChannel(str(path))
+    for name, fields, _ in WRITTEN:
+        channel.write(name, **fields)
+    channel.close()
+    assert [line.split('"event": ')[1].split('"')[1] for line in path.read_text().splitlines()] == [
+        str(name) for name, _, _ in WRITTEN
+    ]
+    health = LogHealth()
+    with path.open("rb") as stream:
+        events = list(read_side_channel(stream, health))
+    assert events == [event for _, _, event in WRITTEN]
+    assert health == LogHealth(lines=len(WRITTEN), records=len(WRITTEN))
+
+
+def test_an_event_name_that_is_not_a_string_is_unknown_not_an_error():
+    health = LogHealth()
+    lines = b'{"event": ["warning"], "message": "x"}\n{"event": {"a": 1}}\n{"event": "warning", "message": "ok"}\n'
+    assert list(read_side_channel(io.BytesIO(lines), health)) == [Warning_("ok")]
+    assert (health.unknown_kinds, health.records) == (2, 1)
