@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -204,6 +205,36 @@ class GateResult:
 
 
 @dataclass(frozen=True)
+class RankRow(Mapping):
+    """One distributed rank's figures, a row of the multi-rank table. Reads like a mapping too (`row["rank"]`),
+    as the rows were dicts before."""
+
+    rank: int
+    graphs: int
+    graph_breaks: int
+    recompiles: int
+    compile_failures: int
+    compile_time_s: float  # rounded to ms
+    ddp_splits: int
+    target_status: str  # a TargetStatus value
+    log: str  # "complete" or "ends early"
+
+    def as_dict(self) -> dict:
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+    def __getitem__(self, key: str) -> object:
+        if key not in self.__dataclass_fields__:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.__dataclass_fields__)
+
+    def __len__(self) -> int:
+        return len(self.__dataclass_fields__)
+
+
+@dataclass(frozen=True)
 class Report:
     tool_version: str
     torch_version: str | None
@@ -218,7 +249,7 @@ class Report:
     log_health: dict = field(default_factory=dict)
     suppressed: tuple[Finding, ...] = ()  # dropped by `# doctor: ignore[CODE]` comments
     guards: tuple = ()  # GuardFrame per compiled function (analysis/guards.py)
-    rank_table: tuple[dict, ...] = ()  # one row per distributed rank: graphs, breaks, recompiles, ...
+    rank_table: tuple[RankRow, ...] = ()  # one row per distributed rank (empty for one process)
     gate: GateResult | None = None  # set by `doctor check`
     schema_version: int = SCHEMA_VERSION
 
@@ -241,7 +272,7 @@ class Report:
             "explain": self.explain,
             "log_health": dict(self.log_health),
             "guards": [frame.as_dict() for frame in self.guards],
-            "ranks": [dict(row) for row in self.rank_table],
+            "ranks": [row.as_dict() for row in self.rank_table],
             "gate": self.gate.as_dict() if self.gate else None,
             "suppressed": [
                 {"code": f.code, "location": f.location.as_dict() if f.location else None} for f in self.suppressed

@@ -28,13 +28,26 @@ def find_rule(code: str, catalogue: tuple[Rule, ...]) -> Rule:
     raise DoctorError(f"no rule {code}; `doctor rules` lists them")
 
 
-def explain_rule(code: str, catalogue: tuple[Rule, ...]) -> str:
+def detector_line(rule: Rule) -> str:
+    """How the doctor finds the rule: its detector, that detector's parameters, a cold severity."""
+    line = f"Detector: {rule.detector}"
+    if rule.params:
+        line += " (" + ", ".join(f"{name}: {value}" for name, value in rule.params.items()) + ")"
+    if rule.cold_severity:
+        line += f" · cold severity: {rule.cold_severity} (traced once, causing no recompiles)"
+    return line
+
+
+def explain_rule(code: str, catalogue: tuple[Rule, ...], *, with_detector: bool = False) -> str:
+    """The rule's page. `with_detector` adds how the doctor finds it (`doctor rule`; SARIF help leaves it out)."""
     rule = find_rule(code, catalogue)
     lines = [
         f"# {rule.name} ({rule.code})",
         "",
         f"Kind: {rule.kind} · severity: {rule.severity} · status: {rule.status}",
     ]
+    if with_detector:
+        lines.append(detector_line(rule))
     if rule.match.gb_ids:
         lines.append(f"Graph-break ids: {', '.join(rule.match.gb_ids)}")
     if rule.category or rule.reason_class:
