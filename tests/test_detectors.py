@@ -15,6 +15,7 @@ from torchcompile_doctor.analysis.findings import fill, finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.ranking import rank_findings
 from torchcompile_doctor.events.load import load_artifacts
+from torchcompile_doctor.finding_data import BreakImpact, CompileIdsEvidence, Evidence
 from torchcompile_doctor.report import Kind, RankRow
 from torchcompile_doctor.rules import CatalogueError, load_catalogue, parse_catalogue, rule, rules_for_detector
 from torchcompile_doctor.rules.explain import explain_rule
@@ -155,3 +156,28 @@ def test_rank_row_reads_like_the_dict_it_was():
         "log",
     ]
     assert row["rank"] == row.get("rank") == 1 and dict(row) == row.as_dict() and row.get("missing") is None
+
+
+@pytest.mark.parametrize("trace", ["item_recompile.log", "recompile_limit.log", "fullgraph_failure.log"])
+def test_impact_and_evidence_are_typed_and_read_like_their_json(trace):
+    log = load_artifacts(TRACES / trace)
+    report = analyze(log, AnalysisContext(target="t.py", root="/work/main/sample_models"))
+    assert report.findings
+    for finding in report.findings:
+        assert isinstance(finding.evidence, Evidence), finding.code
+        data = finding.as_dict()
+        assert data["evidence"] == finding.evidence.as_dict() == dict(finding.evidence)
+        assert data["impact"] == dict(finding.impact) and list(data["impact"]) == list(finding.impact)
+
+
+def test_merged_evidence_keeps_its_keys_and_puts_per_rank_last():
+    evidence = CompileIdsEvidence(compile_ids=["0/0"])
+    assert list(evidence) == ["compile_ids"] and "per_rank" not in evidence
+    merged = replace(evidence, per_rank={"1": {"count": 1, "compile_ids": ["0/0"]}})
+    assert list(merged) == ["compile_ids", "per_rank"] and merged["per_rank"]["1"]["count"] == 1
+    assert BreakImpact(occurrences=2, compiles=1, recompiles_caused=0, compile_seconds=0.1) == {
+        "occurrences": 2,
+        "compiles": 1,
+        "recompiles_caused": 0,
+        "compile_seconds": 0.1,
+    }

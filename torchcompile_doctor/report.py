@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 SCHEMA_VERSION = 1
 
@@ -123,8 +124,9 @@ class Finding:
     user_frame: Location | None = None  # for breaks inside library code: where the user's code called in
     torch_says: str | None = None  # torch's own explanation of the break
     changes: tuple[str, ...] = ()  # recompile diffs, e.g. "x.dtype: float32 → float64"
-    impact: dict = field(default_factory=dict)  # the figures that ranked it
-    evidence: dict = field(default_factory=dict)  # compile ids, raw torch text
+    # the figures that ranked it, and what it was made from: a finding_data record per family (or a dict)
+    impact: Mapping[str, Any] = field(default_factory=dict)
+    evidence: Mapping[str, Any] = field(default_factory=dict)  # compile ids, raw torch text
     docs_url: str | None = None
     rank: int = 0
     ranks: tuple[int, ...] = (0,)  # the distributed ranks it occurred on; (0,) for a single process

@@ -15,6 +15,7 @@ from torchcompile_doctor.analysis.summary import Measured, summarize
 from torchcompile_doctor.analysis.suppressions import ALL, suppressions_in
 from torchcompile_doctor.analysis.suppressions import apply as apply_suppressions
 from torchcompile_doctor.events.model import EventLog
+from torchcompile_doctor.finding_data import UnusedSuppressionEvidence
 from torchcompile_doctor.report import Finding, Kind, Report, Summary
 from torchcompile_doctor.rules import rules_for_detector
 
@@ -33,7 +34,11 @@ def suppress(index: AnalysisIndex, findings: list[Finding]) -> tuple[list[Findin
         location = index.location(unused.file, unused.line, "")
         comment = "# doctor: ignore" if unused.code == ALL else f"# doctor: ignore[{unused.code}]"
         facts = {"comment": comment, "where": location.where}
-        kept.append(finding_from_rule(rule, location=location, facts=facts, evidence={"code": unused.code}))
+        kept.append(
+            finding_from_rule(
+                rule, location=location, facts=facts, evidence=UnusedSuppressionEvidence(code=unused.code)
+            )
+        )
     return kept, dropped
 
 

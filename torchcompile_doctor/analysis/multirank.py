@@ -19,7 +19,8 @@ Guards, explain results and the torch version come from the lowest rank.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, is_dataclass, replace
+from typing import Any
 
 from torchcompile_doctor.analysis.analyze import AnalysisContext, RunOutcome, analyze
 from torchcompile_doctor.analysis.detectors.outcome import killed, stopped
@@ -27,6 +28,15 @@ from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.ranking import rank_findings
 from torchcompile_doctor.analysis.summary import Measured, summarize
 from torchcompile_doctor.events.model import EventLog, LogHealth
+from torchcompile_doctor.finding_data import (
+    DivergenceEvidence,
+    DivergenceImpact,
+    EndsEarlyEvidence,
+    Evidence,
+    GraphDivergenceEvidence,
+    LauncherEvidence,
+    RankGroupsImpact,
+)
 from torchcompile_doctor.report import Finding, Kind, Location, RankRow, Report, TargetStatus, rank_list
 from torchcompile_doctor.rules import Rule, rules_for_detector
 
@@ -53,16 +63,31 @@ def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _worst_impact(impacts: list[Mapping[str, Any]]) -> Mapping[str, Any]:
+    """Each figure of the worst rank (where every rank has a number for it), as the first rank's type."""
+    first = impacts[0]
+    worst = dict(first)
+    for impact in impacts[1:]:
+        for key, value in impact.items():
+            if _is_number(value) and _is_number(worst.get(key)):
+                worst[key] = max(worst[key], value)
+            else:
+                worst.setdefault(key, value)
+    if is_dataclass(first) and set(worst) == {f.name for f in fields(first)}:
+        return replace(first, **worst)  # type: ignore[type-var]
+    return worst
+
+
+def _with_per_rank(evidence: Mapping[str, Any], per_rank: dict[str, dict]) -> Mapping[str, Any]:
+    if isinstance(evidence, Evidence):
+        return replace(evidence, per_rank=per_rank)
+    return {**evidence, "per_rank": per_rank}
+
+
 def _merge(items: list[tuple[int, Finding]]) -> Finding:
     _, first = items[0]
-    impact = dict(first.impact)
     call_sites = list(first.call_sites)
     for _, finding in items[1:]:
-        for key, value in finding.impact.items():
-            if _is_number(value) and _is_number(impact.get(key)):
-                impact[key] = max(impact[key], value)
-            else:
-                impact.setdefault(key, value)
         call_sites += [site for site in finding.call_sites if site not in call_sites]
     per_rank = {
         str(rank): {"count": f.count, "compile_ids": list(f.evidence.get("compile_ids") or [])} for rank, f in items
@@ -71,9 +96,9 @@ def _merge(items: list[tuple[int, Finding]]) -> Finding:
         first,
         ranks=tuple(rank for rank, _ in items),
         count=max(f.count for _, f in items),
-        impact=impact,
+        impact=_worst_impact([f.impact for _, f in items]),
         call_sites=tuple(call_sites),
-        evidence={**first.evidence, "per_rank": per_rank},
+        evidence=_with_per_rank(first.evidence, per_rank),
     )
 
 
@@ -154,11 +179,11 @@ def _sequence_findings(
             {"detail": "; ".join(parts), "counts": counts},
             tuple(sorted(compared)),
             identity="graphs",
-            impact={"rank_groups": len(by_signature)},
-            evidence={
-                "graphs": {str(r): signatures[r][0] for r in sorted(compared)},
-                "compile_ids": {str(r): list(signatures[r][1]) for r in sorted(compared)},
-            },
+            impact=RankGroupsImpact(rank_groups=len(by_signature)),
+            evidence=GraphDivergenceEvidence(
+                graphs={str(r): signatures[r][0] for r in sorted(compared)},
+                compile_ids={str(r): list(signatures[r][1]) for r in sorted(compared)},
+            ),
         )
     ]
 
@@ -226,7 +251,7 @@ def _launcher_failure(
         {"message": message, "where": "the failing rank"},
         tuple(silent or ranks),
         identity="launcher",
-        evidence={"status": status, "exit_code": code, "target": context.target},
+        evidence=LauncherEvidence(status=status, exit_code=code, target=context.target),
     )
 
 
@@ -323,14 +348,14 @@ def _some_ranks_only(job: _Job, merged: Finding, rule: Rule) -> Finding | None:
         reason_class=merged.reason_class,
         user_frame=merged.user_frame,
         changes=merged.changes,
-        impact={**merged.impact, "ranks_with": len(present), "ranks_without": len(missing)},
-        evidence={
-            "present_on": list(present),
-            "missing_on": missing,
-            "finding": merged.fingerprint,
-            "finding_code": merged.code,
-            "compile_ids": merged.evidence.get("compile_ids", []),
-        },
+        impact=DivergenceImpact(of=merged.impact, ranks_with=len(present), ranks_without=len(missing)),
+        evidence=DivergenceEvidence(
+            present_on=list(present),
+            missing_on=missing,
+            finding=merged.fingerprint,
+            finding_code=merged.code,
+            compile_ids=merged.evidence.get("compile_ids", []),
+        ),
     )
 
 
@@ -356,7 +381,7 @@ def _ends_early_findings(job: _Job) -> list[Finding]:
             {"rank": rank, "how": how},
             (rank,),
             identity=f"rank {rank}",
-            evidence={"rank": rank, "how": how, "log_health": job.logs[rank].health.as_dict()},
+            evidence=EndsEarlyEvidence(rank=rank, how=how, log_health=job.logs[rank].health.as_dict()),
         )
         for rank, how in job.early.items()
     ]

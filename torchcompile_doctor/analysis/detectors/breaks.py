@@ -11,6 +11,7 @@ from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.registry import RegistryEntry
 from torchcompile_doctor.events.model import GraphBreak
+from torchcompile_doctor.finding_data import BreakEvidence, BreakImpact
 from torchcompile_doctor.report import Finding, Fix, Kind, Location
 from torchcompile_doctor.rules import Rule, rule_for_break
 
@@ -137,18 +138,18 @@ class _BreakSite:
             call_sites=self.call_sites,
             user_frame=self.user_frame,
             torch_says=facts["torch_explanation"] or None,
-            impact={
-                "occurrences": len(records),
-                "compiles": len(compile_ids),
-                "recompiles_caused": self.index.recompiles_of_resume(self.function, first.line),
-                "compile_seconds": self.index.compile_seconds(compile_ids),
-            },
-            evidence={
-                "compile_ids": sorted(str(c) for c in compile_ids),
-                "secondary_gb_ids": sorted({g for r in records for g in r.secondary_gb_ids}),
-                "hint_class": entry.hint_class if entry else None,
-                "torch_text": self.text.strip()[:2000],
-            },
+            impact=BreakImpact(
+                occurrences=len(records),
+                compiles=len(compile_ids),
+                recompiles_caused=self.index.recompiles_of_resume(self.function, first.line),
+                compile_seconds=self.index.compile_seconds(compile_ids),
+            ),
+            evidence=BreakEvidence(
+                compile_ids=sorted(str(c) for c in compile_ids),
+                secondary_gb_ids=sorted({g for r in records for g in r.secondary_gb_ids}),
+                hint_class=entry.hint_class if entry else None,
+                torch_text=self.text.strip()[:2000],
+            ),
         )
 
     def finding(self) -> Finding:

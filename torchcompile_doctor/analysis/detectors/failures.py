@@ -11,6 +11,7 @@ from torchcompile_doctor.analysis.detectors.recompiles import GB_LINK, LIMIT_MAR
 from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import CompilationMetrics
+from torchcompile_doctor.finding_data import CompilesImpact, FailureEvidence
 from torchcompile_doctor.report import Finding
 from torchcompile_doctor.rules import Rule
 
@@ -64,10 +65,10 @@ def _failure_finding(
         gb_type=gb_type,
         count=len(items),
         torch_says=explanation.group(1) if explanation else None,
-        impact={"compiles": len(items)},
-        evidence={
-            "compile_ids": sorted(str(m.compile_id) for m in items),
-            "fail_type": metrics.fail_type,
-            "torch_text": (metrics.fail_reason or "")[:2000],
-        },
+        impact=CompilesImpact(compiles=len(items)),
+        evidence=FailureEvidence(
+            compile_ids=sorted(str(m.compile_id) for m in items),
+            fail_type=metrics.fail_type,
+            torch_text=(metrics.fail_reason or "")[:2000],
+        ),
     )

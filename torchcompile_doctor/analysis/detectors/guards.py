@@ -11,6 +11,15 @@ from torchcompile_doctor.analysis.findings import finding_from_rule, unique
 from torchcompile_doctor.analysis.guards import readable
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import Guard
+from torchcompile_doctor.finding_data import (
+    CompileIdsEvidence,
+    GuardCountEvidence,
+    GuardCountImpact,
+    GuardOverheadEvidence,
+    GuardOverheadImpact,
+    SteadyValuesEvidence,
+    SteadyValuesImpact,
+)
 from torchcompile_doctor.report import Finding
 from torchcompile_doctor.rules import Rule
 
@@ -37,8 +46,8 @@ def guard_heavy_frames(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Find
                     "kinds": kinds,
                     "top_line": next(iter(heaviest.by_source_line), "torch's own checks"),
                 },
-                impact={"guards": heaviest.tree_guards, "torch_guard_count": heaviest.guard_count},
-                evidence={"compile_ids": [heaviest.compile_id], "by_kind": heaviest.by_kind},
+                impact=GuardCountImpact(guards=heaviest.tree_guards, torch_guard_count=heaviest.guard_count),
+                evidence=GuardCountEvidence(compile_ids=[heaviest.compile_id], by_kind=heaviest.by_kind),
             )
         )
     return unique(findings)
@@ -62,8 +71,8 @@ def steady_module_values(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Fi
                     "entries": len(frame.entries),
                     "examples": ", ".join(f"`{pin}`" for pin in steady[:3]),
                 },
-                impact={"steady_module_values": len(steady)},
-                evidence={"pins": list(steady[:20])},
+                impact=SteadyValuesImpact(steady_module_values=len(steady)),
+                evidence=SteadyValuesEvidence(pins=list(steady[:20])),
             )
         )
     return unique(findings)
@@ -87,8 +96,8 @@ def guard_overhead(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]
                 rule,
                 location=index.location(frame.file, frame.line, frame.function),
                 facts={**facts, "function": frame.function, "guard_us": f"{guard_us:.1f}", "share": f"{share:.0%}"},
-                impact={"guard_us_per_call": round(guard_us, 2), "guard_share": round(share, 3)},
-                evidence={"overhead": overhead},
+                impact=GuardOverheadImpact(guard_us_per_call=round(guard_us, 2), guard_share=round(share, 3)),
+                evidence=GuardOverheadEvidence(overhead=overhead),
             )
         )
     return unique(findings)
@@ -133,7 +142,7 @@ def python_lambda_guards(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Fi
                         "expression": readable(guard.expression),
                         "where": guard.where or location.where,  # implicit guards name no line
                     },
-                    evidence={"compile_ids": [str(tree.compile_id)]},
+                    evidence=CompileIdsEvidence(compile_ids=[str(tree.compile_id)]),
                 )
             )
     return unique(findings)

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import CompileId, DdpSplit, PerfHint
+from torchcompile_doctor.finding_data import DdpSplitEvidence, DdpSplitImpact, OccurrencesImpact, PerfHintEvidence
 from torchcompile_doctor.report import Finding
 from torchcompile_doctor.rules import Rule
 
@@ -37,12 +38,10 @@ def perf_hints(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
                 location=location,
                 facts={"message": short, "in_frame": f" `{location.function}`" if location else ""},
                 count=len(hints),
-                impact={"occurrences": len(hints)},
-                evidence={
-                    "compile_ids": sorted(str(c) for c in compile_ids),
-                    "torch_text": message,
-                    "logger": hints[0].logger,
-                },
+                impact=OccurrencesImpact(occurrences=len(hints)),
+                evidence=PerfHintEvidence(
+                    compile_ids=sorted(str(c) for c in compile_ids), torch_text=message, logger=hints[0].logger
+                ),
             )
         )
     return findings
@@ -69,11 +68,10 @@ def ddp_splits(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
                 location=index.location(file, line or 0, name),
                 facts={"function": name, "subgraphs": subgraphs, "splits": max(subgraphs - 1, 0)},
                 count=len(items),
-                impact={"compiles": len(items), "subgraphs": subgraphs},
-                evidence={
-                    "compile_ids": [str(c) for c, _ in items],
-                    "subgraphs_per_compile": {str(c): n for c, n in items},
-                },
+                impact=DdpSplitImpact(compiles=len(items), subgraphs=subgraphs),
+                evidence=DdpSplitEvidence(
+                    compile_ids=[str(c) for c, _ in items], subgraphs_per_compile={str(c): n for c, n in items}
+                ),
             )
         )
     return findings

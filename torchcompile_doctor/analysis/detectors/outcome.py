@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex, RunOutcome
 from torchcompile_doctor.events.model import StackFrame, TargetExit
+from torchcompile_doctor.finding_data import TargetEvidence
 from torchcompile_doctor.report import Finding, TargetStatus
 from torchcompile_doctor.rules import Rule
 
@@ -87,11 +88,11 @@ def target_failed(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
             rule,
             location=location,
             facts={"message": outcome.message, "where": location.where if location else "the target"},
-            evidence={
-                "status": outcome.status,
-                "exit_code": outcome.exit_code,
-                "exception_type": exit_event.exception_type if exit_event else None,
-                "torch_text": exit_event.message if exit_event else None,
-            },
+            evidence=TargetEvidence(
+                status=outcome.status,
+                exit_code=outcome.exit_code,
+                exception_type=exit_event.exception_type if exit_event else None,
+                torch_text=exit_event.message if exit_event else None,
+            ),
         )
     ]

@@ -13,6 +13,7 @@ from torchcompile_doctor.analysis.findings import fill, finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.recompiles import GuardFailure, describe_changes, is_carried_value, parse_failure
 from torchcompile_doctor.events.model import CompileId
+from torchcompile_doctor.finding_data import LimitEvidence, LimitImpact, RecompileEvidence, RecompileImpact
 from torchcompile_doctor.report import Finding, Fix
 from torchcompile_doctor.rules import Rule, rule_for_carried, rule_for_recompile
 
@@ -53,13 +54,13 @@ def _fix_line(index: AnalysisIndex, rule: Rule, main: GuardFailure | None, call_
     return guard_line or main.source
 
 
-def _evidence(items: list[_Item], main: GuardFailure | None, compile_ids: set[CompileId]) -> dict:
-    return {
-        "compile_ids": sorted(str(c) for c in compile_ids),
-        "guard_failures": [text.split("\n")[0] for _, _, text in items],
-        "guard_source": ({"file": main.file, "line": main.line, "source": main.source} if main and main.file else None),
-        "hint": main.hint if main else None,
-    }
+def _evidence(items: list[_Item], main: GuardFailure | None, compile_ids: set[CompileId]) -> RecompileEvidence:
+    return RecompileEvidence(
+        compile_ids=sorted(str(c) for c in compile_ids),
+        guard_failures=[text.split("\n")[0] for _, _, text in items],
+        guard_source=({"file": main.file, "line": main.line, "source": main.source} if main and main.file else None),
+        hint=main.hint if main else None,
+    )
 
 
 def _recompile_finding(index: AnalysisIndex, file: str, line: int, co_name: str, items: list[_Item]) -> Finding:
@@ -82,11 +83,9 @@ def _recompile_finding(index: AnalysisIndex, file: str, line: int, co_name: str,
         count=len(items),
         user_frame=user_frame,
         changes=tuple(changes),
-        impact={
-            "recompiles": len(items),
-            "compiles": len(compile_ids),
-            "compile_seconds": index.compile_seconds(compile_ids),
-        },
+        impact=RecompileImpact(
+            recompiles=len(items), compiles=len(compile_ids), compile_seconds=index.compile_seconds(compile_ids)
+        ),
         evidence=_evidence(items, main, compile_ids),
     )
     if main is not None and is_carried_value(main.variable):
@@ -163,8 +162,8 @@ def recompile_limit(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding
                 gb_id=f"GB{ids[0]}" if ids else "GB0039",
                 gb_type=reason.split("\n")[0],
                 reason_class=last_reason.reason_class if last_reason else None,
-                impact={"limit": int(limit.group(1)) if limit else None},
-                evidence={"compile_ids": [str(metrics.compile_id)], "torch_text": metrics.fail_reason},
+                impact=LimitImpact(limit=int(limit.group(1)) if limit else None),
+                evidence=LimitEvidence(compile_ids=[str(metrics.compile_id)], torch_text=metrics.fail_reason),
             )
         )
     return findings
