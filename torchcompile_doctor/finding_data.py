@@ -33,13 +33,8 @@ class Record(Mapping[str, Any]):
         return dict(self.items())
 
 
-def _record(cls):
-    """Frozen, compared as a mapping (so `impact == {...}` holds as it did for the dict)."""
-    return dataclass(frozen=True, eq=False)(cls)
-
-
 # -- impact: the figures that ranked a finding
-@_record
+@dataclass(frozen=True, eq=False)  # eq from Mapping: `impact == {...}` holds as it did for the dict
 class BreakImpact(Record):
     occurrences: int
     compiles: int
@@ -47,57 +42,57 @@ class BreakImpact(Record):
     compile_seconds: float
 
 
-@_record
+@dataclass(frozen=True, eq=False)
 class RecompileImpact(Record):
     recompiles: int
     compiles: int
     compile_seconds: float
 
 
-@_record
+@dataclass(frozen=True, eq=False)
 class LimitImpact(Record):
     limit: int | None
 
 
-@_record
+@dataclass(frozen=True, eq=False)
 class CompilesImpact(Record):
     compiles: int
 
 
-@_record
+@dataclass(frozen=True, eq=False)
 class OccurrencesImpact(Record):
     occurrences: int
 
 
-@_record
+@dataclass(frozen=True, eq=False)
 class DdpSplitImpact(Record):
     compiles: int
     subgraphs: int
 
 
-@_record
+@dataclass(frozen=True, eq=False)
 class GuardCountImpact(Record):
     guards: int
     torch_guard_count: int | None
 
 
-@_record
+@dataclass(frozen=True, eq=False)
 class SteadyValuesImpact(Record):
     steady_module_values: int
 
 
-@_record
+@dataclass(frozen=True, eq=False)
 class GuardOverheadImpact(Record):
     guard_us_per_call: float
     guard_share: float
 
 
-@_record
+@dataclass(frozen=True, eq=False)
 class RankGroupsImpact(Record):
     rank_groups: int
 
 
-@_record
+@dataclass(frozen=True, eq=False)
 class DivergenceImpact(Record):
     """The diverging finding's own impact, and on how many ranks it occurred."""
 
@@ -115,7 +110,7 @@ class DivergenceImpact(Record):
 
 
 # -- evidence: what the finding was made from
-@_record
+@dataclass(frozen=True, eq=False)
 class Evidence(Record):
     """`per_rank` is added when findings of several ranks are merged: each rank's count and compile ids."""
 
@@ -127,7 +122,7 @@ class Evidence(Record):
         return [k for k in keys if k != "per_rank"] + (["per_rank"] if "per_rank" in keys else [])
 
 
-@_record
+@dataclass(frozen=True, eq=False)
 class BreakEvidence(Evidence):
     compile_ids: list[str]
     secondary_gb_ids: list[str]
@@ -135,7 +130,7 @@ class BreakEvidence(Evidence):
     torch_text: str
 
 
-@_record
+@dataclass(frozen=True, eq=False)
 class RecompileEvidence(Evidence):
     compile_ids: list[str]
     guard_failures: list[str]
@@ -143,54 +138,54 @@ class RecompileEvidence(Evidence):
     hint: str | None
 
 
-@_record
+@dataclass(frozen=True, eq=False)
 class LimitEvidence(Evidence):
     compile_ids: list[str]
     torch_text: str | None
 
 
-@_record
+@dataclass(frozen=True, eq=False)
 class FailureEvidence(Evidence):
     compile_ids: list[str]
     fail_type: str | None
     torch_text: str
 
 
-@_record
+@dataclass(frozen=True, eq=False)
 class PerfHintEvidence(Evidence):
     compile_ids: list[str]
     torch_text: str
     logger: str | None
 
 
-@_record
+@dataclass(frozen=True, eq=False)
 class DdpSplitEvidence(Evidence):
     compile_ids: list[str]
     subgraphs_per_compile: dict[str, int]
 
 
-@_record
+@dataclass(frozen=True, eq=False)
 class GuardCountEvidence(Evidence):
     compile_ids: list[str]
     by_kind: dict[str, int]
 
 
-@_record
+@dataclass(frozen=True, eq=False)
 class SteadyValuesEvidence(Evidence):
     pins: list[str]
 
 
-@_record
+@dataclass(frozen=True, eq=False)
 class GuardOverheadEvidence(Evidence):
     overhead: dict
 
 
-@_record
+@dataclass(frozen=True, eq=False)
 class CompileIdsEvidence(Evidence):
     compile_ids: list[str]
 
 
-@_record
+@dataclass(frozen=True, eq=False)
 class TargetEvidence(Evidence):
     status: str
     exit_code: int | None
@@ -198,12 +193,12 @@ class TargetEvidence(Evidence):
     torch_text: str | None
 
 
-@_record
+@dataclass(frozen=True, eq=False)
 class UnusedSuppressionEvidence(Evidence):
     code: str
 
 
-@_record
+@dataclass(frozen=True, eq=False)
 class DivergenceEvidence(Evidence):
     present_on: list[int]
     missing_on: list[int]
@@ -212,20 +207,20 @@ class DivergenceEvidence(Evidence):
     compile_ids: list[str]
 
 
-@_record
+@dataclass(frozen=True, eq=False)
 class GraphDivergenceEvidence(Evidence):
     graphs: dict[str, int]
     compile_ids: dict[str, list[str]]
 
 
-@_record
+@dataclass(frozen=True, eq=False)
 class EndsEarlyEvidence(Evidence):
     rank: int
     how: str
     log_health: dict
 
 
-@_record
+@dataclass(frozen=True, eq=False)
 class LauncherEvidence(Evidence):
     status: str
     exit_code: int | None

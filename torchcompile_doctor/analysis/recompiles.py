@@ -85,6 +85,10 @@ def _first_backend(key_set: str | None) -> str | None:
     return None
 
 
+def _dtype_name(aten_name: str | None) -> str | None:
+    return _DTYPE_NAMES.get(aten_name, aten_name) if aten_name else aten_name
+
+
 _Classified = tuple[str, str, str | None, str | None]  # (reason_class, variable, old, new)
 
 
@@ -104,7 +108,7 @@ def _classify_tensor(tensor: re.Match) -> _Classified:
     old, new = (values["old"].strip(), values["new"].strip()) if values else (None, None)
     index = _INDEX.search(rest)
     if what == "dtype":
-        return "dtype", f"{name}.dtype", _DTYPE_NAMES.get(old, old), _DTYPE_NAMES.get(new, new)
+        return "dtype", f"{name}.dtype", _dtype_name(old), _dtype_name(new)
     if what in ("size", "rank", "numel"):
         attribute = f"{name}.shape[{index['index']}]" if index and what == "size" else f"{name}.dim()"
         return "shape_or_rank", attribute, old, new

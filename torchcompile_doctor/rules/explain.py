@@ -56,7 +56,8 @@ def explain_rule(code: str, catalogue: tuple[Rule, ...], *, with_detector: bool 
         lines += ["", f"## {SECTION_TITLES[section]}"]
         if section == "references":  # every GB id's page, after the rule's own references
             pages = [GB_PAGE.format(gb_id.lower()) for gb_id in rule.match.gb_ids]
-            body = list(body or []) + [p for p in pages if p not in (body or [])]
+            listed = list(body) if isinstance(body, list) else []
+            body = listed + [p for p in pages if p not in listed]
         if isinstance(body, list):
             lines += [f"- {item}" for item in body]
         elif section in ("example", "use_instead"):

@@ -120,7 +120,7 @@ class _BreakSite:
             else (self.call_sites[0] if self.call_sites else location.where),
             "torch_explanation": first.explanation or (entry.explanation if entry else ""),
             "torch_hints": " ".join(first.hints or (entry.hints if entry else ())) or "see the GB page",
-            "hint_class": _HINT_CLASS_WORDS.get(entry.hint_class if entry else None, "not classified by torch"),
+            "hint_class": _HINT_CLASS_WORDS.get((entry.hint_class if entry else None) or "", "not classified by torch"),
         }
 
     def fields(self, rule: Rule, facts: dict) -> dict:

@@ -131,7 +131,7 @@ def python_lambda_guards(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Fi
             metrics = index.function_of(tree.compile_id)
             if metrics is None or not metrics.co_filename or code.is_library(metrics.co_filename):
                 continue  # a library frame's Python guards are not the user's to change
-            name = code.user_function_name(metrics.co_filename, metrics.co_name, metrics.co_firstlineno)
+            name = code.user_function_name(metrics.co_filename, metrics.co_name or "?", metrics.co_firstlineno or 0)
             location = index.location(metrics.co_filename, metrics.co_firstlineno or 0, name)
             findings.append(
                 finding_from_rule(

@@ -141,7 +141,9 @@ def recompile_limit(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding
             continue
         function = index.function_of(metrics.compile_id)
         file, line, co_name = (
-            (function.co_filename, function.co_firstlineno or 0, function.co_name) if function else ("?", 0, "?")
+            (function.co_filename or "?", function.co_firstlineno or 0, function.co_name or "?")
+            if function
+            else ("?", 0, "?")
         )
         name = index.code.user_function_name(file, co_name, line) if function else co_name
         limit = re.search(r"currently set to (\d+)", reason)
