@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from torchcompile_doctor.report import KINDS, SEVERITIES
+from torchcompile_doctor.report import KINDS, SEVERITIES, Kind
 
 CATALOGUE = Path(__file__).resolve().parent / "catalogue.yaml"
 _CODE = re.compile(r"^TCD[1-5]\d\d$")
@@ -222,7 +222,7 @@ def load_catalogue() -> tuple[Rule, ...]:
 
 def rule_for_break(gb_id: str | None, gb_type: str, text: str, in_library: bool) -> Rule:
     """The graph-break rule whose `match` fits the break (fallback rules last)."""
-    rules = [r for r in load_catalogue() if r.kind == "graph_break"]
+    rules = [r for r in load_catalogue() if r.kind == Kind.GRAPH_BREAK]
     ordered = [r for r in rules if not r.match.fallback] + [r for r in rules if r.match.fallback]
     if in_library:  # a third-party library's own line: the library rules speak to what the user can change
         ordered = [r for r in ordered if r.match.in_library] + [r for r in ordered if not r.match.in_library]
@@ -231,11 +231,11 @@ def rule_for_break(gb_id: str | None, gb_type: str, text: str, in_library: bool)
 
 def rule_for_recompile(reason_class: str, guard: str = "") -> Rule:
     """The rule for a recompile's reason class; rules that also name guard text (stride) come first."""
-    rules = [r for r in load_catalogue() if r.kind == "recompile" and not r.match.fallback and not r.match.carried]
+    rules = [r for r in load_catalogue() if r.kind == Kind.RECOMPILE and not r.match.fallback and not r.match.carried]
     for rule in sorted(rules, key=lambda r: not r.match.text):
         if reason_class in rule.match.reason_classes and all(p.search(guard) for p in rule.match.text):
             return rule
-    return next(r for r in load_catalogue() if r.kind == "recompile" and r.match.fallback)
+    return next(r for r in load_catalogue() if r.kind == Kind.RECOMPILE and r.match.fallback)
 
 
 def rule(code: str) -> Rule:

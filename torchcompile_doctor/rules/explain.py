@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from torchcompile_doctor.errors import DoctorError
+from torchcompile_doctor.report import Kind
 from torchcompile_doctor.rules import Rule
 
 GB_PAGE = "https://meta-pytorch.github.io/compile-graph-break-site/gb/{}.html"
@@ -24,7 +25,9 @@ def find_rule(code: str, catalogue: tuple[Rule, ...]) -> Rule:
         by_id = [r for r in catalogue if code in r.match.gb_ids]
         if by_id:
             return by_id[0]
-        return next(r for r in catalogue if r.kind == "graph_break" and r.match.fallback and r.match.in_library is None)
+        return next(
+            r for r in catalogue if r.kind == Kind.GRAPH_BREAK and r.match.fallback and r.match.in_library is None
+        )
     raise DoctorError(f"no rule {code}; `doctor rules` lists them")
 
 

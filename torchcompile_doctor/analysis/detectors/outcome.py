@@ -44,7 +44,7 @@ def killed(outcome: RunOutcome) -> TargetOutcome | None:
 
 def _from_exit_record(exit_event: TargetExit, returncode: int | None) -> TargetOutcome:
     code = returncode if returncode is not None else exit_event.exit_code
-    if exit_event.status == "exception":
+    if exit_event.status == TargetStatus.EXCEPTION:
         first_line = (exit_event.message or "").strip().split("\n")[0]
         return TargetOutcome(TargetStatus.EXCEPTION, code, f"{exit_event.exception_type}: {first_line}")
     if code == 0:
@@ -57,7 +57,7 @@ def target_outcome_of(outcome: RunOutcome, exit_event: TargetExit | None) -> Tar
     found = stopped(outcome) or killed(outcome)
     if found is not None:
         return found
-    if exit_event is not None and exit_event.status in ("exception", "ok", "sys_exit"):
+    if exit_event is not None and exit_event.status in (TargetStatus.EXCEPTION, TargetStatus.OK, TargetStatus.SYS_EXIT):
         return _from_exit_record(exit_event, outcome.returncode)
     if outcome.returncode is not None:
         code = outcome.returncode
