@@ -181,3 +181,15 @@ def test_merged_evidence_keeps_its_keys_and_puts_per_rank_last():
         "recompiles_caused": 0,
         "compile_seconds": 0.1,
     }
+
+
+def test_a_recompile_of_a_carried_number_is_worded_by_the_carried_scalar_rule():
+    log = load_artifacts(TRACES / "item_recompile.log")
+    report = analyze(log, AnalysisContext(target="t.py", root="/work/main/tests/data/traces/scripts"))
+    carried = [f for f in report.findings if f.changes and "value carried across the break" in f.changes[0]]
+    assert {f.code for f in carried} == {"TCD202", "TCD203"}  # the finding keeps its reason class's code
+    for finding in carried:
+        cause = finding.why.split("graph break at ")[1].split(" (")[0]
+        assert finding.why == fill(rule("TCD216").why, {"cause": cause})
+        assert finding.fix is not None and finding.fix.summary == fill(rule("TCD216").fix, {"cause": cause})
+        assert finding.fix.experiment == {"config": {"capture_scalar_outputs": True}} and finding.fix.before is None
