@@ -16,8 +16,7 @@ import pytest
 from conftest import REPO, SAMPLES, run_doctor
 from test_golden import RECORDED_ROOT, _read_from_checkout, normalise
 
-from torchcompile_doctor.analysis import AnalysisContext, RunOutcome, analyze
-from torchcompile_doctor.analysis.ranks import analyze_ranks
+from torchcompile_doctor.analysis import AnalysisContext, RunOutcome, analyze, analyze_ranks
 from torchcompile_doctor.events.load import load_artifacts, load_ranks
 from torchcompile_doctor.events.model import TargetExit
 from torchcompile_doctor.renderers import RenderOptions, render

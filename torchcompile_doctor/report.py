@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 SCHEMA_VERSION = 1
 
@@ -125,8 +127,9 @@ class Finding:
     user_frame: Location | None = None  # for breaks inside library code: where the user's code called in
     torch_says: str | None = None  # torch's own explanation of the break
     changes: tuple[str, ...] = ()  # recompile diffs, e.g. "x.dtype: float32 → float64"
-    impact: dict = field(default_factory=dict)  # the figures that ranked it
-    evidence: dict = field(default_factory=dict)  # compile ids, raw torch text
+    # the figures that ranked it, and what it was made from: a finding_data record per family (or a dict)
+    impact: Mapping[str, Any] = field(default_factory=dict)
+    evidence: Mapping[str, Any] = field(default_factory=dict)  # compile ids, raw torch text
     docs_url: str | None = None
     rank: int = 0
     ranks: tuple[int, ...] = (0,)  # the distributed ranks it occurred on; (0,) for a single process
@@ -207,6 +210,36 @@ class GateResult:
 
 
 @dataclass(frozen=True)
+class RankRow(Mapping):
+    """One distributed rank's figures, a row of the multi-rank table. Reads like a mapping too (`row["rank"]`),
+    as the rows were dicts before."""
+
+    rank: int
+    graphs: int
+    graph_breaks: int
+    recompiles: int
+    compile_failures: int
+    compile_time_s: float  # rounded to ms
+    ddp_splits: int
+    target_status: str  # a TargetStatus value
+    log: str  # "complete" or "ends early"
+
+    def as_dict(self) -> dict:
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+    def __getitem__(self, key: str) -> object:
+        if key not in self.__dataclass_fields__:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.__dataclass_fields__)
+
+    def __len__(self) -> int:
+        return len(self.__dataclass_fields__)
+
+
+@dataclass(frozen=True)
 class Report:
     tool_version: str
     torch_version: str | None
@@ -221,7 +254,7 @@ class Report:
     log_health: dict = field(default_factory=dict)
     suppressed: tuple[Finding, ...] = ()  # dropped by `# doctor: ignore[CODE]` comments
     guards: tuple = ()  # GuardFrame per compiled function (analysis/guards.py)
-    rank_table: tuple[dict, ...] = ()  # one row per distributed rank: graphs, breaks, recompiles, ...
+    rank_table: tuple[RankRow, ...] = ()  # one row per distributed rank (empty for one process)
     gate: GateResult | None = None  # set by `doctor check`
     schema_version: int = SCHEMA_VERSION
 
@@ -244,7 +277,7 @@ class Report:
             "explain": self.explain,
             "log_health": dict(self.log_health),
             "guards": [frame.as_dict() for frame in self.guards],
-            "ranks": [dict(row) for row in self.rank_table],
+            "ranks": [row.as_dict() for row in self.rank_table],
             "gate": self.gate.as_dict() if self.gate else None,
             "suppressed": [
                 {"code": f.code, "location": f.location.as_dict() if f.location else None} for f in self.suppressed

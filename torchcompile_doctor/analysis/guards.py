@@ -6,9 +6,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId, Guard, GuardTree
+
+if TYPE_CHECKING:
+    from torchcompile_doctor.analysis.index import AnalysisIndex
 
 _MODULES = re.compile(r"\._modules\['([^']+)'\]")
 _LOCAL = re.compile(r"\b[LG]\['([^']+)'\]")
@@ -220,61 +225,66 @@ def _names_in(expression: str, names: set[str]) -> bool:
     return any(name and name in text for name in names)
 
 
-def analyze_guards(
-    trees: list[GuardTree],
-    metrics_by_id: dict[CompileId, CompilationMetrics],
-    function_of,
-    known_files: set[str],
-    display,
-    name_of,
-    is_library,
-) -> list[GuardFrame]:
-    """One GuardFrame per compiled function, its cache entries in compile order."""
-    index = _SourceIndex({f for f in known_files if not is_library(f)})
+def guard_frames(index: AnalysisIndex) -> list[GuardFrame]:
+    """One GuardFrame per compiled function, its cache entries in compile order, with its measured overhead."""
+    code = index.code
+    known = {m.co_filename for m in index.log.metrics if m.co_filename}
+    known |= {frame.file for start in index.log.dynamo_starts for frame in start.stack}
+    sources = _SourceIndex({f for f in known if not code.is_library(f)})
     by_frame: dict[tuple, list[GuardTree]] = {}
-    for tree in trees:
-        metrics = function_of(tree.compile_id)
-        key = (metrics.co_filename, metrics.co_firstlineno, metrics.co_name) if metrics else ("?", 0, "?")
-        by_frame.setdefault(key, []).append(tree)
+    for tree in index.log.guard_trees:
+        by_frame.setdefault(index.frame_key(tree.compile_id), []).append(tree)
+    overheads = {(o.function_file, o.function_line): o for o in index.log.guard_overheads}
     frames = []
     for (file, line, co_name), frame_trees in by_frame.items():
-        entries = []
-        previous: tuple[Guard, ...] | None = None
-        for tree in sorted(frame_trees, key=lambda t: t.compile_id or CompileId(-1, -1)):
-            metrics = metrics_by_id.get(tree.compile_id) if tree.compile_id else None
-            by_line: Counter = Counter()
-            for guard in tree.guards:
-                if guard.where and not guard.where.startswith(_TORCH_INTERNAL):
-                    resolved = index.resolve(guard.where)
-                    place = f"{display(resolved[0])}:{resolved[1]}" if resolved else guard.where
-                    by_line[f"{place}: {guard.source}" if guard.source else place] += 1
-            pinned = [
-                pins(g) for g in tree.guards if g.kind in ("TENSOR_MATCH", "EQUALS_MATCH") and _is_user_guard(g, index)
-            ]
-            entries.append(
-                GuardEntry(
-                    compile_id=str(tree.compile_id),
-                    guard_count=metrics.guard_count if metrics else None,
-                    tree_guards=len(tree.guards),
-                    by_kind=dict(Counter(g.kind for g in tree.guards).most_common()),
-                    latency_us=metrics.guard_latency_us if metrics else None,
-                    by_source_line=dict(by_line.most_common()),
-                    user_value_guards=sum(
-                        1 for g in tree.guards if g.kind in _VALUE_KINDS and _is_user_guard(g, index)
-                    ),
-                    pins=tuple(pinned[:6]) + ((f"… and {len(pinned) - 6} more",) if len(pinned) > 6 else ()),
-                    changed=diff_entries(previous, tree.guards) if previous is not None else (),
-                )
-            )
-            previous = tree.guards
+        entries = _entries(frame_trees, index.metrics_by_id, sources, code.display)
+        overhead = overheads.get((file, line or 0))
         frames.append(
             GuardFrame(
-                function=name_of(file, co_name, line) if file != "?" else co_name,
+                function=code.user_function_name(file, co_name, line) if file != "?" else co_name,
                 file=file,
                 line=line or 0,
-                entries=tuple(entries),
-                display_file=display(file) if file != "?" else file,
-                steady_module_values=steady_module_values(frame_trees, [e.changed for e in entries], index),
+                entries=entries,
+                overhead=overhead.as_dict() if overhead is not None else None,
+                display_file=code.display(file) if file != "?" else file,
+                steady_module_values=steady_module_values(frame_trees, [e.changed for e in entries], sources),
             )
         )
     return frames
+
+
+def _entries(
+    frame_trees: list[GuardTree],
+    metrics_by_id: Mapping[CompileId, CompilationMetrics],
+    sources: _SourceIndex,
+    display: Callable[[str], str],
+) -> tuple[GuardEntry, ...]:
+    """A frame's cache entries in compile order, each with what changed since the one before."""
+    entries = []
+    previous: tuple[Guard, ...] | None = None
+    for tree in sorted(frame_trees, key=lambda t: t.compile_id or CompileId(-1, -1)):
+        metrics = metrics_by_id.get(tree.compile_id) if tree.compile_id else None
+        by_line: Counter = Counter()
+        for guard in tree.guards:
+            if guard.where and not guard.where.startswith(_TORCH_INTERNAL):
+                resolved = sources.resolve(guard.where)
+                place = f"{display(resolved[0])}:{resolved[1]}" if resolved else guard.where
+                by_line[f"{place}: {guard.source}" if guard.source else place] += 1
+        pinned = [
+            pins(g) for g in tree.guards if g.kind in ("TENSOR_MATCH", "EQUALS_MATCH") and _is_user_guard(g, sources)
+        ]
+        entries.append(
+            GuardEntry(
+                compile_id=str(tree.compile_id),
+                guard_count=metrics.guard_count if metrics else None,
+                tree_guards=len(tree.guards),
+                by_kind=dict(Counter(g.kind for g in tree.guards).most_common()),
+                latency_us=metrics.guard_latency_us if metrics else None,
+                by_source_line=dict(by_line.most_common()),
+                user_value_guards=sum(1 for g in tree.guards if g.kind in _VALUE_KINDS and _is_user_guard(g, sources)),
+                pins=tuple(pinned[:6]) + ((f"… and {len(pinned) - 6} more",) if len(pinned) > 6 else ()),
+                changed=diff_entries(previous, tree.guards) if previous is not None else (),
+            )
+        )
+        previous = tree.guards
+    return tuple(entries)

@@ -85,36 +85,53 @@ def _first_backend(key_set: str | None) -> str | None:
     return None
 
 
-def classify(guard: str) -> tuple[str, str, str | None, str | None]:
+def _dtype_name(aten_name: str | None) -> str | None:
+    return _DTYPE_NAMES.get(aten_name, aten_name) if aten_name else aten_name
+
+
+_Classified = tuple[str, str, str | None, str | None]  # (reason_class, variable, old, new)
+
+
+def classify(guard: str) -> _Classified:
     """(reason_class, variable, old, new) for one guard-failure text."""
     text = guard.strip()
     tensor = _TENSOR_MISMATCH.search(text)
     if tensor:
-        name, what, rest = user_variable(tensor["name"]), tensor["what"].strip(), tensor["rest"]
-        values = _EXPECTED_ACTUAL.search(rest.strip())
-        old, new = (values["old"].strip(), values["new"].strip()) if values else (None, None)
-        index = _INDEX.search(rest)
-        if what == "dtype":
-            return "dtype", f"{name}.dtype", _DTYPE_NAMES.get(old, old), _DTYPE_NAMES.get(new, new)
-        if what in ("size", "rank", "numel"):
-            attribute = f"{name}.shape[{index['index']}]" if index and what == "size" else f"{name}.dim()"
-            return "shape_or_rank", attribute, old, new
-        if what == "requires_grad":
-            # torch prints only the expected flag ("expected requires_grad=0"): the new one is its opposite
-            flag = re.search(r"requires_grad=(\d)", rest)
-            if old is None and flag:
-                old, new = str(flag.group(1) == "1"), str(flag.group(1) != "1")
-            return "requires_grad", f"{name}.requires_grad", old, new
-        if what in ("device", "device index"):
-            return "device", f"{name}.device", old, new
-        if what == "dispatch key set":  # how a device change (cpu -> meta, cpu -> cuda) reads in torch 2.13
-            backends = [_first_backend(v) for v in (old, new)]
-            if backends[0] != backends[1]:
-                return "device", f"{name}.device", backends[0], backends[1]
-            return "other", f"{name}.dispatch_keys", old, new
-        if what == "stride" and index:
-            return "other", f"{name}.stride()[{index['index']}]", old, new
-        return "other", f"{name}.{what.replace(' ', '_')}", old, new
+        return _classify_tensor(tensor)
+    return _classify_global_state(text) or _classify_value(text)
+
+
+def _classify_tensor(tensor: re.Match) -> _Classified:
+    """A tensor check that failed: dtype, size, requires_grad, device, dispatch keys, stride."""
+    name, what, rest = user_variable(tensor["name"]), tensor["what"].strip(), tensor["rest"]
+    values = _EXPECTED_ACTUAL.search(rest.strip())
+    old, new = (values["old"].strip(), values["new"].strip()) if values else (None, None)
+    index = _INDEX.search(rest)
+    if what == "dtype":
+        return "dtype", f"{name}.dtype", _dtype_name(old), _dtype_name(new)
+    if what in ("size", "rank", "numel"):
+        attribute = f"{name}.shape[{index['index']}]" if index and what == "size" else f"{name}.dim()"
+        return "shape_or_rank", attribute, old, new
+    if what == "requires_grad":
+        # torch prints only the expected flag ("expected requires_grad=0"): the new one is its opposite
+        flag = re.search(r"requires_grad=(\d)", rest)
+        if old is None and flag:
+            old, new = str(flag.group(1) == "1"), str(flag.group(1) != "1")
+        return "requires_grad", f"{name}.requires_grad", old, new
+    if what in ("device", "device index"):
+        return "device", f"{name}.device", old, new
+    if what == "dispatch key set":  # how a device change (cpu -> meta, cpu -> cuda) reads in torch 2.13
+        backends = [_first_backend(v) for v in (old, new)]
+        if backends[0] != backends[1]:
+            return "device", f"{name}.device", backends[0], backends[1]
+        return "other", f"{name}.dispatch_keys", old, new
+    if what == "stride" and index:
+        return "other", f"{name}.stride()[{index['index']}]", old, new
+    return "other", f"{name}.{what.replace(' ', '_')}", old, new
+
+
+def _classify_global_state(text: str) -> _Classified | None:
+    """Grad mode, autocast and other global state, and devices named in words."""
     if "GLOBAL_STATE" in text or "___check_global_state" in text:
         if "grad_mode" in text or "grad mode" in text:
             return "grad_mode", "grad mode", None, None
@@ -125,6 +142,11 @@ def classify(guard: str) -> tuple[str, str, str | None, str | None]:
         return "global_state", "autocast/global state", None, None
     if "Device index mismatch" in text or "device" in text and "mismatch" in text:
         return "device", "device", None, None
+    return None
+
+
+def _classify_value(text: str) -> _Classified:
+    """A guard on a Python value: an object's identity or type, a container's length, a compared value."""
     obj = re.search(r"___check_obj_id\((?P<name>[^,]+),", text)
     if obj:
         return "object_id", user_variable(obj["name"]), None, None

@@ -4,13 +4,13 @@ findings by GB id, gb_type text, recompile reason class or perf-hint pattern."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 import yaml
 
-from torchcompile_doctor.report import KINDS, SEVERITIES
+from torchcompile_doctor.report import KINDS, SEVERITIES, Kind
 
 CATALOGUE = Path(__file__).resolve().parent / "catalogue.yaml"
 _CODE = re.compile(r"^TCD[1-5]\d\d$")
@@ -58,6 +58,7 @@ class Match:
     text: tuple[re.Pattern, ...] = ()  # all must match the raw torch text
     reason_classes: tuple[str, ...] = ()
     in_library: bool | None = None  # True: only breaks whose site is in a non-torch library
+    carried: bool = False  # a recompile of a value carried across a graph break (a resume function's guard)
     fallback: bool = False  # matches anything of its kind; used last
 
 
@@ -78,6 +79,9 @@ class Rule:
     docs_url: str | None = None
     explanation: tuple[tuple[str, object], ...] = ()
     experiment: dict | None = None  # {config: {dynamo config key: value}, compile: {torch.compile kwarg: value}}
+    detector: str = ""  # the detector that reports it (analysis/detectors/__init__.py lists them)
+    params: dict = field(default_factory=dict)  # that detector's thresholds for this rule
+    cold_severity: str | None = None  # the severity of a cold finding (a break traced once, causing no recompiles)
 
     def matches_break(self, gb_id: str | None, gb_type: str, text: str, in_library: bool) -> bool:
         m = self.match
@@ -97,13 +101,7 @@ def _tuple(value: object, where: str) -> tuple:
     return tuple(value)
 
 
-def _rule(entry: object, index: int) -> Rule:
-    if not isinstance(entry, dict):
-        raise CatalogueError(f"entry {index}: expected a mapping")
-    code = entry.get("code")
-    where = f"rule {code or index}"
-    if not isinstance(code, str) or not _CODE.match(code):
-        raise CatalogueError(f"{where}: code must look like TCD101")
+def _check_fields(entry: dict, where: str) -> None:
     for key in ("name", "kind", "severity", "status", "title", "why", "fix"):
         if not isinstance(entry.get(key), str) or not entry[key].strip():
             raise CatalogueError(f"{where}: missing {key}")
@@ -117,6 +115,11 @@ def _rule(entry: object, index: int) -> Rule:
         raise CatalogueError(f"{where}: status must be stable or preview")
     if entry.get("category") is not None and entry["category"] not in CATEGORIES:
         raise CatalogueError(f"{where}: unknown category {entry['category']}")
+    if entry.get("cold_severity") is not None and entry["cold_severity"] not in SEVERITIES:
+        raise CatalogueError(f"{where}: unknown cold_severity {entry['cold_severity']}")
+
+
+def _match(entry: dict, where: str) -> Match:
     raw = entry.get("match") or {}
     if not isinstance(raw, dict):
         raise CatalogueError(f"{where}: match must be a mapping")
@@ -125,27 +128,45 @@ def _rule(entry: object, index: int) -> Rule:
         if reason_class not in REASON_CLASSES:
             raise CatalogueError(f"{where}: unknown reason class {reason_class}")
     try:
-        match = Match(
+        return Match(
             gb_ids=_tuple(raw.get("gb_ids"), where),
             gb_types=tuple(re.compile(p) for p in _tuple(raw.get("gb_types"), where)),
             text=tuple(re.compile(p) for p in _tuple(raw.get("text"), where)),
             reason_classes=reason_classes,
             in_library=raw.get("in_library"),
             fallback=bool(raw.get("fallback", False)),
+            carried=bool(raw.get("carried", False)),
         )
     except re.error as error:
         raise CatalogueError(f"{where}: bad pattern: {error}") from None
+
+
+def _check_experiment(experiment: object, where: str) -> None:
+    if experiment is None:
+        return
+    if not isinstance(experiment, dict) or not experiment or set(experiment) - {"config", "compile", "mark_dynamic"}:
+        raise CatalogueError(f"{where}: experiment must map `config` and/or `compile` to settings")
+    for part in experiment.values():
+        if not isinstance(part, dict) or not part:
+            raise CatalogueError(f"{where}: experiment settings must be a non-empty mapping")
+
+
+def _rule(entry: object, index: int) -> Rule:
+    if not isinstance(entry, dict):
+        raise CatalogueError(f"entry {index}: expected a mapping")
+    code = entry.get("code")
+    where = f"rule {code or index}"
+    if not isinstance(code, str) or not _CODE.match(code):
+        raise CatalogueError(f"{where}: code must look like TCD101")
+    _check_fields(entry, where)
+    match = _match(entry, where)
     experiment = entry.get("experiment")
-    if experiment is not None:
-        if (
-            not isinstance(experiment, dict)
-            or not experiment
-            or set(experiment) - {"config", "compile", "mark_dynamic"}
-        ):
-            raise CatalogueError(f"{where}: experiment must map `config` and/or `compile` to settings")
-        for part in experiment.values():
-            if not isinstance(part, dict) or not part:
-                raise CatalogueError(f"{where}: experiment settings must be a non-empty mapping")
+    _check_experiment(experiment, where)
+    detector, params = entry.get("detector"), entry.get("params") or {}
+    if not isinstance(detector, str) or not detector.strip():
+        raise CatalogueError(f"{where}: missing detector")
+    if not isinstance(params, dict) or not all(isinstance(key, str) for key in params):
+        raise CatalogueError(f"{where}: params must map names to values")
     explanation = entry.get("explanation") or {}
     if not isinstance(explanation, dict) or set(explanation) - set(SECTIONS):
         raise CatalogueError(f"{where}: explanation sections must be among {', '.join(SECTIONS)}")
@@ -165,6 +186,9 @@ def _rule(entry: object, index: int) -> Rule:
         docs_url=entry.get("docs_url"),
         explanation=tuple((s, explanation[s]) for s in SECTIONS if s in explanation),
         experiment=experiment,
+        detector=detector,
+        params=params,
+        cold_severity=entry.get("cold_severity"),
     )
 
 
@@ -179,11 +203,15 @@ def parse_catalogue(text: str) -> tuple[Rule, ...]:
             if key in seen:
                 raise CatalogueError(f"duplicate rule code or name: {key}")
             seen.add(key)
+    # imported here: the fixes and the detectors themselves read the catalogue
+    from torchcompile_doctor.analysis.detectors import DETECTOR_NAMES
     from torchcompile_doctor.rules.fixes import TRANSFORMS
 
     for rule in rules:
         if rule.transform is not None and rule.transform not in TRANSFORMS:
             raise CatalogueError(f"rule {rule.code}: unknown transform {rule.transform}")
+        if rule.detector not in DETECTOR_NAMES:
+            raise CatalogueError(f"rule {rule.code}: unknown detector {rule.detector}")
     return rules
 
 
@@ -193,7 +221,8 @@ def load_catalogue() -> tuple[Rule, ...]:
 
 
 def rule_for_break(gb_id: str | None, gb_type: str, text: str, in_library: bool) -> Rule:
-    rules = [r for r in load_catalogue() if r.kind == "graph_break"]
+    """The graph-break rule whose `match` fits the break (fallback rules last)."""
+    rules = [r for r in load_catalogue() if r.kind == Kind.GRAPH_BREAK]
     ordered = [r for r in rules if not r.match.fallback] + [r for r in rules if r.match.fallback]
     if in_library:  # a third-party library's own line: the library rules speak to what the user can change
         ordered = [r for r in ordered if r.match.in_library] + [r for r in ordered if not r.match.in_library]
@@ -202,16 +231,30 @@ def rule_for_break(gb_id: str | None, gb_type: str, text: str, in_library: bool)
 
 def rule_for_recompile(reason_class: str, guard: str = "") -> Rule:
     """The rule for a recompile's reason class; rules that also name guard text (stride) come first."""
-    rules = [r for r in load_catalogue() if r.kind == "recompile" and not r.match.fallback]
+    rules = [r for r in load_catalogue() if r.kind == Kind.RECOMPILE and not r.match.fallback and not r.match.carried]
     for rule in sorted(rules, key=lambda r: not r.match.text):
         if reason_class in rule.match.reason_classes and all(p.search(guard) for p in rule.match.text):
             return rule
-    return next(r for r in load_catalogue() if r.kind == "recompile" and r.match.fallback)
+    return next(r for r in load_catalogue() if r.kind == Kind.RECOMPILE and r.match.fallback)
 
 
-def rule_for_kind(kind: str) -> Rule:
-    return next(r for r in load_catalogue() if r.kind == kind)
+def rule(code: str) -> Rule:
+    """The rule with this code (KeyError for a code the catalogue does not have)."""
+    return _by_code()[code]
 
 
-def rule_for_kind_code(code: str) -> Rule:
-    return next(r for r in load_catalogue() if r.code == code)
+@lru_cache(maxsize=1)
+def _by_code() -> dict[str, Rule]:
+    return {entry.code: entry for entry in load_catalogue()}
+
+
+def rules_for_detector(name: str) -> tuple[Rule, ...]:
+    """The rules a detector reports, in catalogue order."""
+    return tuple(entry for entry in load_catalogue() if entry.detector == name)
+
+
+def rule_for_carried(reason_class: str) -> Rule:
+    """The carried-value rule for a recompile of a value that crossed a graph break: the first whose reason
+    classes include `reason_class`, or one that names none."""
+    carried = [r for r in load_catalogue() if r.match.carried]
+    return next(r for r in carried if not r.match.reason_classes or reason_class in r.match.reason_classes)

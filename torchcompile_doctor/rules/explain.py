@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from torchcompile_doctor.errors import DoctorError
+from torchcompile_doctor.report import Kind
 from torchcompile_doctor.rules import Rule
 
 GB_PAGE = "https://meta-pytorch.github.io/compile-graph-break-site/gb/{}.html"
@@ -24,17 +25,32 @@ def find_rule(code: str, catalogue: tuple[Rule, ...]) -> Rule:
         by_id = [r for r in catalogue if code in r.match.gb_ids]
         if by_id:
             return by_id[0]
-        return next(r for r in catalogue if r.kind == "graph_break" and r.match.fallback and r.match.in_library is None)
+        return next(
+            r for r in catalogue if r.kind == Kind.GRAPH_BREAK and r.match.fallback and r.match.in_library is None
+        )
     raise DoctorError(f"no rule {code}; `doctor rules` lists them")
 
 
-def explain_rule(code: str, catalogue: tuple[Rule, ...]) -> str:
+def detector_line(rule: Rule) -> str:
+    """How the doctor finds the rule: its detector, that detector's parameters, a cold severity."""
+    line = f"Detector: {rule.detector}"
+    if rule.params:
+        line += " (" + ", ".join(f"{name}: {value}" for name, value in rule.params.items()) + ")"
+    if rule.cold_severity:
+        line += f" · cold severity: {rule.cold_severity} (traced once, causing no recompiles)"
+    return line
+
+
+def explain_rule(code: str, catalogue: tuple[Rule, ...], *, with_detector: bool = False) -> str:
+    """The rule's page. `with_detector` adds how the doctor finds it (`doctor rule`; SARIF help leaves it out)."""
     rule = find_rule(code, catalogue)
     lines = [
         f"# {rule.name} ({rule.code})",
         "",
         f"Kind: {rule.kind} · severity: {rule.severity} · status: {rule.status}",
     ]
+    if with_detector:
+        lines.append(detector_line(rule))
     if rule.match.gb_ids:
         lines.append(f"Graph-break ids: {', '.join(rule.match.gb_ids)}")
     if rule.category or rule.reason_class:
@@ -43,7 +59,8 @@ def explain_rule(code: str, catalogue: tuple[Rule, ...]) -> str:
         lines += ["", f"## {SECTION_TITLES[section]}"]
         if section == "references":  # every GB id's page, after the rule's own references
             pages = [GB_PAGE.format(gb_id.lower()) for gb_id in rule.match.gb_ids]
-            body = list(body or []) + [p for p in pages if p not in (body or [])]
+            listed = list(body) if isinstance(body, list) else []
+            body = listed + [p for p in pages if p not in listed]
         if isinstance(body, list):
             lines += [f"- {item}" for item in body]
         elif section in ("example", "use_instead"):

@@ -18,6 +18,8 @@ def rule_table(catalogue: tuple[Rule, ...]) -> str:
     lines = ["| code | name | kind | severity | status | matches |", "| --- | --- | --- | --- | --- | --- |"]
     for rule in catalogue:
         matches = ", ".join(rule.match.gb_ids) or ", ".join(rule.match.reason_classes)
+        if rule.match.carried:
+            matches = (matches + ", " if matches else "") + "a value carried across a graph break"
         if rule.match.fallback:
             matches = (matches + ", " if matches else "") + "anything else of its kind"
         lines.append(f"| {rule.code} | {rule.name} | {rule.kind} | {rule.severity} | {rule.status} | {matches} |")

@@ -1,0 +1,74 @@
+"""Compile failures (TCD401): compiles that ended in an error (fullgraph=True breaks, backend errors),
+grouped by where they failed and torch's first line; not the limit's, not a break's, not a benign skip."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+
+from torchcompile_doctor.analysis.detectors.recompiles import GB_LINK, LIMIT_MARKERS
+from torchcompile_doctor.analysis.findings import finding_from_rule
+from torchcompile_doctor.analysis.index import AnalysisIndex
+from torchcompile_doctor.events.model import CompilationMetrics
+from torchcompile_doctor.finding_data import CompilesImpact, FailureEvidence
+from torchcompile_doctor.report import Finding
+from torchcompile_doctor.rules import Rule
+
+# Compiles that end without a graph on purpose (nothing to trace, skipped files): not failures.
+_BENIGN_FAIL_TYPES = {"SkipFrame", "SkipCodeRecursiveException", "ResetRequired", "RecompileLimitExceeded"}
+
+
+def _is_failure(metrics: CompilationMetrics, break_ids: set) -> bool:
+    reason = (metrics.fail_reason or "").lower()
+    return bool(
+        metrics.fail_type
+        and metrics.fail_type not in _BENIGN_FAIL_TYPES
+        and metrics.compile_id not in break_ids
+        and not any(marker in reason for marker in LIMIT_MARKERS)
+    )
+
+
+def compile_failures(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+    (rule,) = rules
+    break_ids = {r.compile_id for r in index.log.graph_breaks}
+    groups: dict[tuple, list[CompilationMetrics]] = defaultdict(list)
+    for metrics in index.log.metrics:
+        if _is_failure(metrics, break_ids):
+            first_line = (metrics.fail_reason or metrics.fail_type or "").split("\n")[0].strip()
+            groups[(metrics.fail_file, metrics.fail_line, first_line)].append(metrics)
+    return [
+        _failure_finding(index, rule, file, line, gb_type, items) for (file, line, gb_type), items in groups.items()
+    ]
+
+
+def _failure_finding(
+    index: AnalysisIndex, rule: Rule, file: str | None, line: int | None, gb_type: str, items: list[CompilationMetrics]
+) -> Finding:
+    metrics = items[0]
+    file = file or metrics.co_filename or "?"
+    line = line or metrics.co_firstlineno or 0
+    function = "?"
+    if metrics.co_filename == file and metrics.co_name:
+        function = index.code.user_function_name(file, metrics.co_name, metrics.co_firstlineno or line)
+    ids = GB_LINK.findall(metrics.fail_reason or "")
+    explanation = re.search(r"Explanation: (.+)", metrics.fail_reason or "")
+    fullgraph_hint = (
+        "; if graph breaks are acceptable there, drop `fullgraph=True`" if metrics.fail_type == "Unsupported" else ""
+    )
+    known = index.registry.lookup(gb_type)
+    return finding_from_rule(
+        rule,
+        location=index.location(file, line, function),
+        facts={"gb_type": gb_type, "fullgraph_hint": fullgraph_hint},
+        gb_id=f"GB{ids[0]}" if ids else (known.gb_id if known else None),
+        gb_type=gb_type,
+        count=len(items),
+        torch_says=explanation.group(1) if explanation else None,
+        impact=CompilesImpact(compiles=len(items)),
+        evidence=FailureEvidence(
+            compile_ids=sorted(str(m.compile_id) for m in items),
+            fail_type=metrics.fail_type,
+            torch_text=(metrics.fail_reason or "")[:2000],
+        ),
+    )

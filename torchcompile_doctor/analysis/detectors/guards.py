@@ -1,0 +1,148 @@
+"""Guard cost (TCD212-215), read from the guard frames (analysis/guards.py builds them into the index):
+frames whose cache entries check many Python values, measured guard overhead, module attributes
+pinned to values that never changed, and Python lambda guards on the user's own lines."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from torchcompile_doctor.analysis.findings import finding_from_rule, unique
+from torchcompile_doctor.analysis.guards import readable
+from torchcompile_doctor.analysis.index import AnalysisIndex
+from torchcompile_doctor.events.model import Guard
+from torchcompile_doctor.finding_data import (
+    CompileIdsEvidence,
+    GuardCountEvidence,
+    GuardCountImpact,
+    GuardOverheadEvidence,
+    GuardOverheadImpact,
+    SteadyValuesEvidence,
+    SteadyValuesImpact,
+)
+from torchcompile_doctor.report import Finding
+from torchcompile_doctor.rules import Rule
+
+_SHAPE_TERM = re.compile(r"\.(size|stride)\(\)\[\d+\]|\.storage_offset\(\)")
+
+
+def guard_heavy_frames(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+    """A cache entry with at least `min_value_guards` guards on the user's Python values."""
+    (rule,) = rules
+    findings = []
+    for frame in index.guard_frames:
+        heaviest = max(frame.entries, key=lambda e: e.user_value_guards, default=None)
+        if heaviest is None or heaviest.user_value_guards < rule.params["min_value_guards"]:
+            continue
+        kinds = ", ".join(f"{n} {k}" for k, n in list(heaviest.by_kind.items())[:3])
+        findings.append(
+            finding_from_rule(
+                rule,
+                location=index.location(frame.file, frame.line, frame.function),
+                facts={
+                    "function": frame.function,
+                    "value_guards": heaviest.user_value_guards,
+                    "guards": heaviest.tree_guards,
+                    "kinds": kinds,
+                    "top_line": next(iter(heaviest.by_source_line), "torch's own checks"),
+                },
+                impact=GuardCountImpact(guards=heaviest.tree_guards, torch_guard_count=heaviest.guard_count),
+                evidence=GuardCountEvidence(compile_ids=[heaviest.compile_id], by_kind=heaviest.by_kind),
+            )
+        )
+    return unique(findings)
+
+
+def steady_module_values(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+    """A frame with at least `min_pins` module attributes pinned to values no cache entry saw change."""
+    (rule,) = rules
+    findings = []
+    for frame in index.guard_frames:
+        steady = frame.steady_module_values
+        if len(steady) < rule.params["min_pins"]:
+            continue
+        findings.append(
+            finding_from_rule(
+                rule,
+                location=index.location(frame.file, frame.line, frame.function),
+                facts={
+                    "function": frame.function,
+                    "count": len(steady),
+                    "entries": len(frame.entries),
+                    "examples": ", ".join(f"`{pin}`" for pin in steady[:3]),
+                },
+                impact=SteadyValuesImpact(steady_module_values=len(steady)),
+                evidence=SteadyValuesEvidence(pins=list(steady[:20])),
+            )
+        )
+    return unique(findings)
+
+
+def guard_overhead(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+    """Guards measured to take at least `min_share` of a compiled call's time."""
+    (rule,) = rules
+    findings = []
+    for frame in index.guard_frames:
+        overhead = frame.overhead
+        if not overhead or not overhead.get("compiled_us") or overhead.get("skip_guards_us") is None:
+            continue
+        guard_us = max(0.0, overhead["compiled_us"] - overhead["skip_guards_us"])
+        share = guard_us / overhead["compiled_us"]
+        if share < rule.params["min_share"]:
+            continue
+        facts = {key: f"{overhead[key]:.1f}" for key in ("compiled_us", "skip_guards_us", "eager_us")}
+        findings.append(
+            finding_from_rule(
+                rule,
+                location=index.location(frame.file, frame.line, frame.function),
+                facts={**facts, "function": frame.function, "guard_us": f"{guard_us:.1f}", "share": f"{share:.0%}"},
+                impact=GuardOverheadImpact(guard_us_per_call=round(guard_us, 2), guard_share=round(share, 3)),
+                evidence=GuardOverheadEvidence(overhead=overhead),
+            )
+        )
+    return unique(findings)
+
+
+def _is_shape_guard(guard: Guard) -> bool:
+    """`2 <= x.size()[0]`: a dynamic-shape relation, the price of a dynamic dim, not a Python-value guard."""
+    return bool(_SHAPE_TERM.search(guard.expression))
+
+
+def _from_user(guard: Guard, user_files: set[str]) -> bool:
+    """The user's own line, or an implicit guard on their inputs (no line); not library internals."""
+    where_path = (guard.where or "").rpartition(":")[0]
+    if where_path:
+        return any(f.endswith(where_path) for f in user_files)
+    return "L['" in guard.expression
+
+
+def python_lambda_guards(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+    """Top-level Python lambda guards from the user's code in a user frame: each is Python run per call."""
+    (rule,) = rules
+    code = index.code
+    user_files = {m.co_filename for m in index.log.metrics if m.co_filename and not code.is_library(m.co_filename)}
+    findings = []
+    for tree in index.log.guard_trees:
+        for guard in tree.guards:
+            if guard.kind != "LAMBDA_GUARD" or guard.depth > 1 or not _from_user(guard, user_files):
+                continue
+            if _is_shape_guard(guard):
+                continue
+            metrics = index.function_of(tree.compile_id)
+            if metrics is None or not metrics.co_filename or code.is_library(metrics.co_filename):
+                continue  # a library frame's Python guards are not the user's to change
+            name = code.user_function_name(metrics.co_filename, metrics.co_name or "?", metrics.co_firstlineno or 0)
+            location = index.location(metrics.co_filename, metrics.co_firstlineno or 0, name)
+            findings.append(
+                finding_from_rule(
+                    rule,
+                    location=location,
+                    facts={
+                        "function": name,
+                        "expression": readable(guard.expression),
+                        "where": guard.where or location.where,  # implicit guards name no line
+                    },
+                    evidence=CompileIdsEvidence(compile_ids=[str(tree.compile_id)]),
+                )
+            )
+    return unique(findings)

@@ -1,0 +1,77 @@
+"""Inductor's performance hints (TCD404) and graphs DDP's optimizer split at gradient-bucket
+boundaries (TCD506): not breaks, but what the compiled code costs."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from torchcompile_doctor.analysis.findings import finding_from_rule
+from torchcompile_doctor.analysis.index import AnalysisIndex
+from torchcompile_doctor.events.model import CompileId, DdpSplit, PerfHint
+from torchcompile_doctor.finding_data import DdpSplitEvidence, DdpSplitImpact, OccurrencesImpact, PerfHintEvidence
+from torchcompile_doctor.report import Finding
+from torchcompile_doctor.rules import Rule
+
+_SHORT = 100  # a hint's message in the title, at most
+
+
+def perf_hints(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+    """One finding per distinct hint message, placed at the first compiled function that logged it."""
+    (rule,) = rules
+    groups: dict[str, list[PerfHint]] = defaultdict(list)
+    for hint in index.log.perf_hints:
+        groups[hint.message].append(hint)
+    findings = []
+    for message, hints in groups.items():
+        compile_ids = {h.compile_id for h in hints if h.compile_id is not None}
+        metrics = next((index.function_of(c) for c in sorted(compile_ids)), None)
+        location = None
+        if metrics and metrics.co_filename:
+            first_line = metrics.co_firstlineno or 0
+            name = index.code.user_function_name(metrics.co_filename, metrics.co_name or "?", first_line)
+            location = index.location(metrics.co_filename, first_line, name)
+        short = message if len(message) <= _SHORT else message[: _SHORT - 3] + "..."
+        findings.append(
+            finding_from_rule(
+                rule,
+                location=location,
+                facts={"message": short, "in_frame": f" `{location.function}`" if location else ""},
+                count=len(hints),
+                impact=OccurrencesImpact(occurrences=len(hints)),
+                evidence=PerfHintEvidence(
+                    compile_ids=sorted(str(c) for c in compile_ids), torch_text=message, logger=hints[0].logger
+                ),
+            )
+        )
+    return findings
+
+
+def ddp_splits(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+    """One finding per compiled function whose graph DDP's optimizer split, with its most subgraphs."""
+    (rule,) = rules
+    attempts: dict[CompileId, dict[int, list[DdpSplit]]] = defaultdict(lambda: defaultdict(list))
+    for split in index.log.ddp_splits:
+        if split.compile_id is not None:
+            attempts[split.compile_id][split.attempt].append(split)
+    groups: dict[tuple, list[tuple[CompileId, int]]] = defaultdict(list)
+    for compile_id, by_attempt in sorted(attempts.items()):
+        last = by_attempt[max(by_attempt)]  # an earlier attempt was restarted (e.g. by a graph break)
+        groups[index.frame_key(compile_id)].append((compile_id, sum(1 for s in last if s.child is not None)))
+    findings = []
+    for (file, line, co_name), items in groups.items():
+        name = index.function_name(file, co_name, line)
+        subgraphs = max(children for _, children in items)
+        findings.append(
+            finding_from_rule(
+                rule,
+                location=index.location(file, line or 0, name),
+                facts={"function": name, "subgraphs": subgraphs, "splits": max(subgraphs - 1, 0)},
+                count=len(items),
+                impact=DdpSplitImpact(compiles=len(items), subgraphs=subgraphs),
+                evidence=DdpSplitEvidence(
+                    compile_ids=[str(c) for c, _ in items], subgraphs_per_compile={str(c): n for c, n in items}
+                ),
+            )
+        )
+    return findings

@@ -1,0 +1,98 @@
+"""How the target ended (its TargetStatus and exit code) and TCD405 when it failed: from the parent's
+view of the process (RunOutcome: timeout, Ctrl-C, signal, exit code) and the child's exit record."""
+
+from __future__ import annotations
+
+import signal as signals
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from torchcompile_doctor.analysis.findings import finding_from_rule
+from torchcompile_doctor.analysis.index import AnalysisIndex, RunOutcome
+from torchcompile_doctor.events.model import StackFrame, TargetExit
+from torchcompile_doctor.finding_data import TargetEvidence
+from torchcompile_doctor.report import Finding, TargetStatus
+from torchcompile_doctor.rules import Rule
+
+
+@dataclass(frozen=True)
+class TargetOutcome:
+    status: TargetStatus
+    exit_code: int | None
+    message: str | None = None  # what went wrong, in words (None: nothing did)
+
+
+def stopped(outcome: RunOutcome) -> TargetOutcome | None:
+    """The run was stopped from outside (--timeout, Ctrl-C): that says how it ended, whatever the logs say."""
+    if outcome.timed_out:
+        return TargetOutcome(TargetStatus.TIMEOUT, None, f"timed out after {outcome.timeout_s:g} s and was stopped")
+    if outcome.interrupted:
+        return TargetOutcome(TargetStatus.INTERRUPTED, None, "interrupted (Ctrl-C); the run was stopped")
+    return None
+
+
+def killed(outcome: RunOutcome) -> TargetOutcome | None:
+    """The process died of a signal."""
+    if outcome.signal is None:
+        return None
+    try:
+        name = signals.Signals(outcome.signal).name
+    except ValueError:
+        name = f"signal {outcome.signal}"
+    return TargetOutcome(TargetStatus.SIGNAL, -outcome.signal, f"crashed with {name}")
+
+
+def _from_exit_record(exit_event: TargetExit, returncode: int | None) -> TargetOutcome:
+    code = returncode if returncode is not None else exit_event.exit_code
+    if exit_event.status == TargetStatus.EXCEPTION:
+        first_line = (exit_event.message or "").strip().split("\n")[0]
+        return TargetOutcome(TargetStatus.EXCEPTION, code, f"{exit_event.exception_type}: {first_line}")
+    if code == 0:
+        return TargetOutcome(TargetStatus(exit_event.status), 0)
+    return TargetOutcome(TargetStatus.SYS_EXIT, code, f"exited with code {code} (sys.exit({exit_event.exit_code}))")
+
+
+def target_outcome_of(outcome: RunOutcome, exit_event: TargetExit | None) -> TargetOutcome:
+    """How one process ended: stopped from outside, killed, its own exit record, else its exit code."""
+    found = stopped(outcome) or killed(outcome)
+    if found is not None:
+        return found
+    if exit_event is not None and exit_event.status in (TargetStatus.EXCEPTION, TargetStatus.OK, TargetStatus.SYS_EXIT):
+        return _from_exit_record(exit_event, outcome.returncode)
+    if outcome.returncode is not None:
+        code = outcome.returncode
+        if code == 0:
+            return TargetOutcome(TargetStatus.OK, 0)
+        message = f"exited with code {code} before reporting how it ended (os._exit?)"
+        return TargetOutcome(TargetStatus.EXIT, code, message)
+    return TargetOutcome(TargetStatus.UNKNOWN, None)
+
+
+def target_outcome(index: AnalysisIndex) -> TargetOutcome:
+    exits = index.log.target_exits
+    return target_outcome_of(index.context.outcome, exits[-1] if exits else None)
+
+
+def target_failed(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+    """TCD405, at the user's last frame on the failing stack, when the target did not end well."""
+    (rule,) = rules
+    outcome = target_outcome(index)
+    if outcome.message is None:
+        return []
+    exit_event = index.log.target_exits[-1] if index.log.target_exits else None
+    stack: tuple[StackFrame, ...] = exit_event.stack if exit_event else ()
+    frame = index.code.last_user_frame(stack) if stack else None
+    location = index.location(frame.file, frame.line, frame.function) if frame else None
+    return [
+        finding_from_rule(
+            rule,
+            location=location,
+            facts={"message": outcome.message, "where": location.where if location else "the target"},
+            evidence=TargetEvidence(
+                status=outcome.status,
+                exit_code=outcome.exit_code,
+                exception_type=exit_event.exception_type if exit_event else None,
+                torch_text=exit_event.message if exit_event else None,
+            ),
+        )
+    ]

@@ -1,0 +1,157 @@
+"""The analysis index: what every detector looks things up in, built once from an EventLog and its
+AnalysisContext and never changed after (metrics by compile id, the function a compile belongs to,
+callers and call sites, dynamo_start stacks, the code map, the graph-break registry)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from torchcompile_doctor.analysis.code import CodeMap, SourceReader, read_source_file
+from torchcompile_doctor.analysis.registry import GraphBreakRegistry, load_registry
+from torchcompile_doctor.events.model import CompilationMetrics, CompileId, EventLog, StackFrame
+from torchcompile_doctor.report import Location
+
+if TYPE_CHECKING:
+    from torchcompile_doctor.analysis.guards import GuardFrame
+
+UNKNOWN_FRAME = ("?", 0, "?")  # a compile whose function no record names
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """How the child process ended, as the parent saw it (None fields: not a live run)."""
+
+    returncode: int | None = None
+    signal: int | None = None
+    timed_out: bool = False
+    interrupted: bool = False
+    timeout_s: float | None = None
+
+
+@dataclass(frozen=True)
+class AnalysisContext:
+    target: str
+    root: str  # the directory of the user's code
+    outcome: RunOutcome = field(default_factory=RunOutcome)
+    read_source: SourceReader = read_source_file
+    registry: GraphBreakRegistry | None = None
+    offline: bool = False  # re-reading kept logs (`doctor report`): the report says which GB registry it used
+
+
+@dataclass(frozen=True)
+class AnalysisIndex:
+    log: EventLog
+    context: AnalysisContext
+    code: CodeMap
+    registry: GraphBreakRegistry
+    metrics_by_id: Mapping[CompileId, CompilationMetrics]
+    frame_metrics: Mapping[int, CompilationMetrics]  # per frame id: its first compile that names the function
+    starts: Mapping[CompileId, tuple[StackFrame, ...]]  # dynamo_start stacks
+
+    @classmethod
+    def build(cls, log: EventLog, context: AnalysisContext) -> AnalysisIndex:
+        roots = log.bootstrap[-1].library_roots if log.bootstrap else ()
+        metrics_by_id: dict[CompileId, CompilationMetrics] = {}
+        frame_metrics: dict[int, CompilationMetrics] = {}
+        for metrics in log.metrics:
+            if metrics.compile_id is None:
+                continue
+            metrics_by_id[metrics.compile_id] = metrics
+            if metrics.co_name and metrics.compile_id.frame_id not in frame_metrics:
+                frame_metrics[metrics.compile_id.frame_id] = metrics
+        return cls(
+            log=log,
+            context=context,
+            code=CodeMap(context.root, roots, context.read_source),
+            registry=context.registry or load_registry(),
+            metrics_by_id=metrics_by_id,
+            frame_metrics=frame_metrics,
+            starts={start.compile_id: start.stack for start in log.dynamo_starts},
+        )
+
+    @cached_property
+    def guard_frames(self) -> tuple[GuardFrame, ...]:
+        """One GuardFrame per compiled function (part of the report, and what the guard detectors read)."""
+        from torchcompile_doctor.analysis.guards import guard_frames
+
+        return tuple(guard_frames(self))
+
+    # -- where things are
+    def location(self, file: str, line: int, function: str) -> Location:
+        return self.code.location(file, line, function)
+
+    def function_name(self, file: str, co_name: str, line: int) -> str:
+        """The name the user knows a compiled function by ("?" frames keep torch's name)."""
+        return self.code.user_function_name(file, co_name, line or 0) if file != "?" else co_name
+
+    def raw_line(self, file: str, line: int) -> str | None:
+        """The unstripped text of a line (fix transforms keep its indentation)."""
+        lines = self.code.lines(file)
+        return lines[line - 1].rstrip("\n") if lines and 1 <= line <= len(lines) else None
+
+    # -- compiles
+    def function_of(self, compile_id: CompileId | None) -> CompilationMetrics | None:
+        """The metrics record that names the function a compile belongs to."""
+        if compile_id is None:
+            return None
+        metrics = self.metrics_by_id.get(compile_id)
+        if metrics is not None and metrics.co_name:
+            return metrics
+        return self.frame_metrics.get(compile_id.frame_id)
+
+    def frame_key(self, compile_id: CompileId | None) -> tuple[str, int, str]:
+        """(file, first line, co_name) of the compiled function, or UNKNOWN_FRAME."""
+        metrics = self.function_of(compile_id)
+        if metrics is None:
+            return UNKNOWN_FRAME
+        return (metrics.co_filename, metrics.co_firstlineno, metrics.co_name)  # type: ignore[return-value]
+
+    def compile_seconds(self, ids: set[CompileId]) -> float:
+        return round(sum(self.metrics_by_id[i].compile_time_s for i in ids if i in self.metrics_by_id), 3)
+
+    def recompiles_of_resume(self, function: str, line: int) -> int:
+        """Recompiles of the resume function torch made for the code after a graph break at `line`."""
+        name = f"torch_dynamo_resume_in_{function}_at_{line}"
+        frames = {m.compile_id.frame_id for m in self.log.metrics if m.compile_id and m.co_name == name}
+        return sum(1 for r in self.log.recompiles if r.compile_id and r.compile_id.frame_id in frames)
+
+    # -- callers
+    def call_site(self, stack: tuple[StackFrame, ...], file: str, line: int, in_library: bool) -> str | None:
+        """The user's line that called into `file:line` (for a library line, the last user frame)."""
+        if in_library:
+            frame = self.code.last_user_frame(stack)
+            return f"{self.code.display(frame.file)}:{frame.line}" if frame else None
+        index = next(
+            (i for i in range(len(stack) - 1, -1, -1) if stack[i].file == file and stack[i].line == line), None
+        )
+        if index is None:
+            return None
+        caller = next((f for f in reversed(stack[:index]) if not self.code.is_library(f.file)), None)
+        return f"{self.code.display(caller.file)}:{caller.line}" if caller else None
+
+    def callers(self, file: str, line: int, compile_ids: set[CompileId]) -> list[StackFrame]:
+        """The user's lines that called a compiled frame: recorded by the bootstrap for compiled plain
+        functions, else from dynamo_start stacks (which leave out a plain function's direct caller)."""
+        recorded = [
+            StackFrame(c.file, c.line, c.caller)
+            for c in self.log.call_sites
+            if c.function_file == file and c.function_line == line and not self.code.is_library(c.file)
+        ]
+        if recorded:
+            return recorded
+        callers: list[StackFrame] = []
+        for compile_id in sorted(compile_ids):
+            stack = self.starts.get(compile_id, ())
+            frame = self.code.last_user_frame(stack[:-1])
+            if frame is not None and frame not in callers:
+                callers.append(frame)
+        return callers
+
+    def user_files(self) -> set[str]:
+        """The user's files the run compiled: every compiled frame and every frame on a dynamo_start stack."""
+        files = {frame.file for start in self.log.dynamo_starts for frame in start.stack}
+        files |= {m.co_filename for m in self.log.metrics if m.co_filename}
+        return {f for f in files if not self.code.is_library(f)}

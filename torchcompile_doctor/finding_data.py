@@ -1,0 +1,227 @@
+"""The typed impact and evidence of findings, one frozen dataclass per finding family. Each reads like
+the dict it replaced (a Mapping: `finding.impact["recompiles"]`, `.get`, `dict(...)`), and its keys, in
+field order, are the report's JSON keys, so the JSON schema is unchanged."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+
+class Record(Mapping[str, Any]):
+    """A frozen dataclass read as a mapping of its fields (optional ones left out while None)."""
+
+    _optional: tuple[str, ...] = ()  # fields left out of the mapping while None
+
+    def _keys(self) -> list[str]:
+        names = [f.name for f in fields(self)]  # type: ignore[arg-type]
+        return [n for n in names if not (n in self._optional and getattr(self, n) is None)]
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self._keys():
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys())
+
+    def __len__(self) -> int:
+        return len(self._keys())
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.items())
+
+
+# -- impact: the figures that ranked a finding
+@dataclass(frozen=True, eq=False)  # eq from Mapping: `impact == {...}` holds as it did for the dict
+class BreakImpact(Record):
+    occurrences: int
+    compiles: int
+    recompiles_caused: int
+    compile_seconds: float
+
+
+@dataclass(frozen=True, eq=False)
+class RecompileImpact(Record):
+    recompiles: int
+    compiles: int
+    compile_seconds: float
+
+
+@dataclass(frozen=True, eq=False)
+class LimitImpact(Record):
+    limit: int | None
+
+
+@dataclass(frozen=True, eq=False)
+class CompilesImpact(Record):
+    compiles: int
+
+
+@dataclass(frozen=True, eq=False)
+class OccurrencesImpact(Record):
+    occurrences: int
+
+
+@dataclass(frozen=True, eq=False)
+class DdpSplitImpact(Record):
+    compiles: int
+    subgraphs: int
+
+
+@dataclass(frozen=True, eq=False)
+class GuardCountImpact(Record):
+    guards: int
+    torch_guard_count: int | None
+
+
+@dataclass(frozen=True, eq=False)
+class SteadyValuesImpact(Record):
+    steady_module_values: int
+
+
+@dataclass(frozen=True, eq=False)
+class GuardOverheadImpact(Record):
+    guard_us_per_call: float
+    guard_share: float
+
+
+@dataclass(frozen=True, eq=False)
+class RankGroupsImpact(Record):
+    rank_groups: int
+
+
+@dataclass(frozen=True, eq=False)
+class DivergenceImpact(Record):
+    """The diverging finding's own impact, and on how many ranks it occurred."""
+
+    of: Mapping[str, Any]
+    ranks_with: int
+    ranks_without: int
+
+    def _keys(self) -> list[str]:
+        return [*self.of, "ranks_with", "ranks_without"]
+
+    def __getitem__(self, key: str) -> Any:
+        if key in ("ranks_with", "ranks_without"):
+            return getattr(self, key)
+        return self.of[key]
+
+
+# -- evidence: what the finding was made from
+@dataclass(frozen=True, eq=False)
+class Evidence(Record):
+    """`per_rank` is added when findings of several ranks are merged: each rank's count and compile ids."""
+
+    per_rank: dict[str, dict] | None = field(default=None, kw_only=True)
+    _optional = ("per_rank",)
+
+    def _keys(self) -> list[str]:
+        keys = super()._keys()
+        return [k for k in keys if k != "per_rank"] + (["per_rank"] if "per_rank" in keys else [])
+
+
+@dataclass(frozen=True, eq=False)
+class BreakEvidence(Evidence):
+    compile_ids: list[str]
+    secondary_gb_ids: list[str]
+    hint_class: str | None
+    torch_text: str
+
+
+@dataclass(frozen=True, eq=False)
+class RecompileEvidence(Evidence):
+    compile_ids: list[str]
+    guard_failures: list[str]
+    guard_source: dict | None
+    hint: str | None
+
+
+@dataclass(frozen=True, eq=False)
+class LimitEvidence(Evidence):
+    compile_ids: list[str]
+    torch_text: str | None
+
+
+@dataclass(frozen=True, eq=False)
+class FailureEvidence(Evidence):
+    compile_ids: list[str]
+    fail_type: str | None
+    torch_text: str
+
+
+@dataclass(frozen=True, eq=False)
+class PerfHintEvidence(Evidence):
+    compile_ids: list[str]
+    torch_text: str
+    logger: str | None
+
+
+@dataclass(frozen=True, eq=False)
+class DdpSplitEvidence(Evidence):
+    compile_ids: list[str]
+    subgraphs_per_compile: dict[str, int]
+
+
+@dataclass(frozen=True, eq=False)
+class GuardCountEvidence(Evidence):
+    compile_ids: list[str]
+    by_kind: dict[str, int]
+
+
+@dataclass(frozen=True, eq=False)
+class SteadyValuesEvidence(Evidence):
+    pins: list[str]
+
+
+@dataclass(frozen=True, eq=False)
+class GuardOverheadEvidence(Evidence):
+    overhead: dict
+
+
+@dataclass(frozen=True, eq=False)
+class CompileIdsEvidence(Evidence):
+    compile_ids: list[str]
+
+
+@dataclass(frozen=True, eq=False)
+class TargetEvidence(Evidence):
+    status: str
+    exit_code: int | None
+    exception_type: str | None
+    torch_text: str | None
+
+
+@dataclass(frozen=True, eq=False)
+class UnusedSuppressionEvidence(Evidence):
+    code: str
+
+
+@dataclass(frozen=True, eq=False)
+class DivergenceEvidence(Evidence):
+    present_on: list[int]
+    missing_on: list[int]
+    finding: str
+    finding_code: str
+    compile_ids: list[str]
+
+
+@dataclass(frozen=True, eq=False)
+class GraphDivergenceEvidence(Evidence):
+    graphs: dict[str, int]
+    compile_ids: dict[str, list[str]]
+
+
+@dataclass(frozen=True, eq=False)
+class EndsEarlyEvidence(Evidence):
+    rank: int
+    how: str
+    log_health: dict
+
+
+@dataclass(frozen=True, eq=False)
+class LauncherEvidence(Evidence):
+    status: str
+    exit_code: int | None
+    target: str
