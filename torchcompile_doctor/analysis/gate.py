@@ -7,13 +7,39 @@ Findings in the baseline are known and never fail; every criterion looks only at
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
-from torchcompile_doctor.report import SEVERITIES, Finding, GateResult, Report
-from torchcompile_doctor.settings import GateCriteria
+from torchcompile_doctor.report import SEVERITIES, BaselineSummary, Finding, GateResult, Report
+
+DEFAULT_FAIL_ON = "low"  # no criterion given: every finding but info fails, as in a linter (baseline the rest)
 
 BREAK_KINDS = ("graph_break", "frame_skipped")
 RECOMPILE_KINDS = ("recompile",)
+
+
+@dataclass(frozen=True)
+class GateCriteria:
+    """What fails the gate; every criterion looks only at findings the baseline does not hold."""
+
+    fullgraph: bool = False
+    max_graph_breaks: int | None = None
+    max_recompiles: int | None = None
+    fail_on: str | None = None  # a severity: findings of it or worse fail
+
+    def or_default(self) -> GateCriteria:
+        """These criteria, or `--fail-on low` when none is given."""
+        return self if self != GateCriteria() else GateCriteria(fail_on=DEFAULT_FAIL_ON)
+
+    def describe(self) -> tuple[str, ...]:
+        """The criteria as the user would write them on the command line."""
+        parts = ["--fullgraph"] if self.fullgraph else []
+        if self.max_graph_breaks is not None:
+            parts.append(f"--max-graph-breaks {self.max_graph_breaks}")
+        if self.max_recompiles is not None:
+            parts.append(f"--max-recompiles {self.max_recompiles}")
+        if self.fail_on is not None:
+            parts.append(f"--fail-on {self.fail_on}")
+        return tuple(parts)
 
 
 def select_findings(report: Report, select: tuple[str, ...], ignore: tuple[str, ...]) -> Report:
@@ -56,20 +82,10 @@ def _fullgraph_says(findings: list[Finding]) -> str | None:
     return f"torch.compile(fullgraph=True) would raise Unsupported{place}: {first.gb_type}{detail}"
 
 
-def apply_gate(
-    report: Report,
-    criteria: GateCriteria,
-    known: dict[str, dict] | None = None,
-    baseline: dict | None = None,
-) -> Report:
-    """Mark the findings that fail `criteria`, put them first, and record the verdict on the report.
-
-    `known`: fingerprint -> baseline entry ({count, ...}); `baseline`: what to say about the baseline."""
-    known = known or {}
-    new = [f for f in report.findings if f.fingerprint not in known]
+def _failing(new: list[Finding], criteria: GateCriteria) -> tuple[dict[str, list[str]], list[str]]:
+    """Why each new finding fails `criteria` (fingerprint -> reasons), and the run-wide violations."""
     reasons: dict[str, list[str]] = {f.fingerprint: [] for f in new}
     violations: list[str] = []
-
     for finding in new:
         if criteria.fullgraph and finding.kind in (*BREAK_KINDS, "compile_failure"):
             what = "a compile failure" if finding.kind == "compile_failure" else "a graph break"
@@ -92,7 +108,37 @@ def apply_gate(
             reasons[finding.fingerprint].append(
                 f"{_recompiles(finding)} of {recompiles} recompiles (--max-recompiles {criteria.max_recompiles})"
             )
+    return reasons, violations
 
+
+def _against_baseline(report: Report, known: dict[str, dict], baseline: BaselineSummary) -> BaselineSummary:
+    """The baseline's summary completed with how many findings it knows, how many are new, which got worse."""
+    worse = [f for f in report.findings if f.fingerprint in known and f.count > known[f.fingerprint]["count"]]
+    new = sum(1 for f in report.findings if f.fingerprint not in known)
+    return replace(
+        baseline,
+        known=len(report.findings) - new,
+        new=new,
+        worse=tuple(
+            f"{f.code} {(f.user_frame or f.location).where if (f.user_frame or f.location) else '-'}: "
+            f"{known[f.fingerprint]['count']} → {f.count}"
+            for f in worse
+        ),
+    )
+
+
+def apply_gate(
+    report: Report,
+    criteria: GateCriteria,
+    known: dict[str, dict] | None = None,
+    baseline: BaselineSummary | None = None,
+) -> Report:
+    """Mark the findings that fail `criteria`, put them first, and record the verdict on the report.
+
+    `known`: fingerprint -> baseline entry ({count, ...}); `baseline`: what to say about the baseline."""
+    known = known or {}
+    new = [f for f in report.findings if f.fingerprint not in known]
+    reasons, violations = _failing(new, criteria)
     failures = tuple((fp, "; ".join(why)) for fp, why in reasons.items() if why)
     failing = {fp for fp, _ in failures}
     ordered = [f for f in report.findings if f.fingerprint in failing] + [
@@ -102,23 +148,13 @@ def apply_gate(
     if criteria.fullgraph and (said := _fullgraph_says(list(report.findings))):
         notes.append(said)
     if baseline is not None:
-        worse = [f for f in report.findings if f.fingerprint in known and f.count > known[f.fingerprint]["count"]]
-        baseline = {
-            **baseline,
-            "known": len(report.findings) - len(new),
-            "new": len(new),
-            "worse": [
-                f"{f.code} {(f.user_frame or f.location).where if (f.user_frame or f.location) else '-'}: "
-                f"{known[f.fingerprint]['count']} → {f.count}"
-                for f in worse
-            ],
-        }
-        notes += [f"worse than the baseline: {line}" for line in baseline["worse"]]
-        if baseline.get("note"):
-            notes.append(baseline["note"])
+        baseline = _against_baseline(report, known, baseline)
+        notes += [f"worse than the baseline: {line}" for line in baseline.worse]
+        if baseline.note:
+            notes.append(baseline.note)
     gate = GateResult(
         passed=not failures and not violations,
-        criteria=criteria.describe() + ((f"--baseline {baseline['path']}",) if baseline else ()),
+        criteria=criteria.describe() + ((f"--baseline {baseline.path}",) if baseline else ()),
         failures=failures,
         violations=tuple(violations),
         baseline=baseline,
