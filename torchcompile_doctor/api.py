@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from torchcompile_doctor import pipeline
 from torchcompile_doctor.analysis.gate import GateCriteria
-from torchcompile_doctor.report import Report
+from torchcompile_doctor.report import GateResult, Report
 
 
 def _is_compiled(fn) -> bool:
@@ -46,8 +46,7 @@ class Expectation:
     report: Report | None = None
 
 
-def _gate_message(report: Report) -> str:
-    gate = report.gate
+def _gate_message(report: Report, gate: GateResult) -> str:
     lines = [f"torch.compile expectations failed ({', '.join(gate.criteria)}):"]
     lines += [f"  {violation}" for violation in gate.violations]
     for finding in report.findings:
@@ -78,6 +77,6 @@ def expect(
     expectation = Expectation()
     with pipeline.run_block("expect(...)") as block:
         yield expectation
-    expectation.report = pipeline.gate(block.run, pipeline.GateOptions(criteria)).report
-    if not expectation.report.gate.passed:
-        raise AssertionError(_gate_message(expectation.report))
+    report = expectation.report = pipeline.gate(block.run, pipeline.GateOptions(criteria)).report
+    if report.gate is not None and not report.gate.passed:
+        raise AssertionError(_gate_message(report, report.gate))

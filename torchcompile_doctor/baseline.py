@@ -18,7 +18,14 @@ from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.report import BaselineSummary, BaselineUpdate, Finding, Report
 
 BASELINE_VERSION = 1
-_ENTRY_KEYS = {"fingerprint": str, "code": str, "file": str, "function": str, "source": (str, type(None)), "count": int}
+_ENTRY_KEYS: dict[str, type | tuple[type, ...]] = {
+    "fingerprint": str,
+    "code": str,
+    "file": str,
+    "function": str,
+    "source": (str, type(None)),
+    "count": int,
+}
 
 
 def torch_release(version: str | None) -> str:

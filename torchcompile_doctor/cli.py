@@ -130,6 +130,18 @@ def _codes(values: list[str] | None) -> list[str] | None:
     return [c.strip().upper() for v in values for c in v.split(",") if c.strip()] if values else None
 
 
+# check's options that are config keys too (max_graph_breaks is `max-graph-breaks`)
+_CHECK_FLAGS = (
+    "fullgraph max_graph_breaks max_recompiles fail_on baseline update_baseline backend output timeout nproc_per_node"
+).split()
+
+
+def _given_flags(options: dict) -> dict:
+    """check's options by config key (max_graph_breaks -> max-graph-breaks); None means not given."""
+    flags = {name.replace("_", "-"): options[name] for name in _CHECK_FLAGS}
+    return {**flags, "select": _codes(options["select"]), "ignore": _codes(options["ignore"]), "format": options["fmt"]}
+
+
 @app.command(context_settings={"allow_extra_args": False})
 @_one_line_errors
 def check(
@@ -153,9 +165,7 @@ def check(
     nproc_per_node: opt.CheckRanks = None,
 ) -> None:
     """CI gate: run the targets, then exit 0 (passed), 1 (the gate failed), 2 (usage) or 3 (a target failed)."""
-    given = (fullgraph, max_graph_breaks, max_recompiles, fail_on, baseline, update_baseline, _codes(select))
-    given += (_codes(ignore), backend, fmt, output, timeout, nproc_per_node)
-    flags = dict(zip(_CHECK_FLAGS, given, strict=True))  # only the flags given count: None is "not given"
+    flags = _given_flags(locals())  # read first: locals() is exactly the options here
     settings = check_settings(target, list(args or []), module, inputs, config, flags)
     known = pipeline.open_baseline(settings.gate_options)  # a bad baseline fails before anything runs
     run = pipeline.run_all(settings.targets, settings.run_options, progress=_status)
@@ -169,11 +179,6 @@ def check(
             err=True,
         )
     _finish(gated, settings.format, settings.output)
-
-
-# the config file's keys, in the order of check's options
-_CHECK_FLAGS = ("fullgraph", "max-graph-breaks", "max-recompiles", "fail-on", "baseline", "update-baseline", "select")
-_CHECK_FLAGS += ("ignore", "backend", "format", "output", "timeout", "nproc-per-node")
 
 
 @app.command()

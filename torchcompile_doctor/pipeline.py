@@ -210,7 +210,13 @@ def run_all(targets: Sequence[TargetSpec], options: RunOptions, progress: Progre
 class BlockRun:
     """What `run_block` yields: the run, once the block has finished without raising."""
 
-    run: Run | None = None
+    finished: Run | None = None
+
+    @property
+    def run(self) -> Run:
+        if self.finished is None:
+            raise RuntimeError("the block has not finished")
+        return self.finished
 
 
 @contextlib.contextmanager
@@ -229,7 +235,7 @@ def run_block(label: str) -> Iterator[BlockRun]:
             yield block
         outcome = RunOutcome(returncode=0)
         report = analyze(capture.log(), AnalysisContext(target=label, root=os.getcwd(), outcome=outcome))
-        block.run = Run((report,), (outcome,))
+        block.finished = Run((report,), (outcome,))
     finally:
         capture.cleanup()
 

@@ -267,6 +267,7 @@ def find_config(start: Path) -> Path | None:
 
 
 def load_config(explicit: Path | None, start: Path) -> Config:
+    path: Path | None
     if explicit is not None:
         if not explicit.is_file():
             raise DoctorError(f"--config {explicit} does not exist or is not a file")
@@ -322,6 +323,7 @@ def check_settings(
     start = Path(given).expanduser().resolve().parent if given and Path(given).parent.exists() else Path.cwd()
     config = load_config(config_file, start)
     merged = {**config.values, **{k: v for k, v in flags.items() if v is not None}}
+    targets: tuple[TargetSpec, ...]
     if target or module:
         targets = (parse_target(target, module, inputs, args),)
     elif "targets" in config.values:

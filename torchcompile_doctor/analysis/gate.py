@@ -120,7 +120,7 @@ def _against_baseline(report: Report, known: dict[str, dict], baseline: Baseline
         known=len(report.findings) - new,
         new=new,
         worse=tuple(
-            f"{f.code} {(f.user_frame or f.location).where if (f.user_frame or f.location) else '-'}: "
+            f"{f.code} {where.where if (where := f.user_frame or f.location) else '-'}: "
             f"{known[f.fingerprint]['count']} → {f.count}"
             for f in worse
         ),

@@ -81,7 +81,7 @@ def attach(report: Report, results: dict[str, Report | str]) -> Report:
     for finding in report.findings:
         experiment = finding.fix.experiment if finding.fix else None
         result = results.get(experiment_key(experiment)) if experiment else None
-        if result is None:
+        if result is None or experiment is None or finding.fix is None:
             findings.append(finding)
             continue
         if isinstance(result, str):
