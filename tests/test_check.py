@@ -267,7 +267,7 @@ def test_pipeline_gate_round_trip_in_process(tmp_path):
     """The pipeline the CLI calls, in-process on a checked-in capture: --update-baseline writes the findings,
     the next gate knows them, and the baseline's summary serialises as the JSON schema v1 dict did."""
     from torchcompile_doctor import pipeline
-    from torchcompile_doctor.analysis.gate import GateCriteria
+    from torchcompile_doctor.report import GateCriteria
 
     capture = Path(__file__).parent / "data" / "captures" / "int_arg_recompile_limit"
     run = pipeline.reread(capture)

@@ -11,8 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from torchcompile_doctor import pipeline
-from torchcompile_doctor.analysis.gate import GateCriteria
-from torchcompile_doctor.report import GateResult, Report
+from torchcompile_doctor.report import GateCriteria, GateResult, Report
 
 
 def _is_compiled(fn) -> bool:

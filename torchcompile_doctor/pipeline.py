@@ -1,13 +1,14 @@
 """The one place the stages meet: capture -> events -> analysis -> Report, then the gate and verified fixes.
 
-The CLI, the Python API and the pytest plugin call these functions and nothing deeper:
+The CLI and the Python API (and through it the pytest plugin) call these functions and nothing deeper:
 
     run(target, options) -> Run           capture a target (one process, or N ranks under torchrun) and analyse it
     run_all(targets, options) -> Run      `doctor check`: each target in turn, stopping at Ctrl-C
     run_block(label)                      capture what torch.compile does inside a `with` block, in this process
     reread(path, options) -> Run          a kept capture, a TORCH_TRACE dir (ranks merged) or a depyf dump
     try_fixes(run, options) -> Run        re-run once per suggested no-code-change fix; measured effects on the fixes
-    gate(run, options, baseline) -> GatedRun   select/ignore, the baseline (read and updated), the verdict
+    open_baseline(options) -> Baseline    the baseline file, read and checked before anything runs
+    gate(run, options, baseline) -> GatedRun   select/ignore, the baseline (rewritten when asked), the verdict
     exit_code(run) -> ExitCode            the one place that decides the exit status
 
 Options and results are frozen. Nothing here imports torch: a capture runs in a child process, and the
@@ -25,14 +26,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from torchcompile_doctor.analysis import AnalysisContext, RunOutcome
-from torchcompile_doctor.analysis.gate import GateCriteria
 from torchcompile_doctor.baseline import Baseline
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.exit_codes import ExitCode
-from torchcompile_doctor.report import BaselineUpdate, Report, TargetStatus
+from torchcompile_doctor.report import BaselineUpdate, GateCriteria, Report, TargetStatus
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the analysis stage is imported when a run needs it: `doctor --help` stays quick
+    from torchcompile_doctor.analysis import AnalysisContext, RunOutcome
     from torchcompile_doctor.capture.target import TargetSpec
     from torchcompile_doctor.events.model import EventLog
 
@@ -127,7 +127,7 @@ class GatedRun:
 def _capture_and_analyze(
     target: TargetSpec, options: RunOptions, workdir: Path, experiment: dict | None = None
 ) -> tuple[RunOutcome, Report]:
-    from torchcompile_doctor.analysis import analyze
+    from torchcompile_doctor.analysis import AnalysisContext, RunOutcome, analyze
     from torchcompile_doctor.analysis.ranks import analyze_ranks
     from torchcompile_doctor.capture.runner import run_capture
     from torchcompile_doctor.events.load import load_artifacts, load_ranks
@@ -225,7 +225,7 @@ def run_block(label: str) -> Iterator[BlockRun]:
     trace, as TORCH_TRACE writes it), and analyse it when the block ends. An exception passes through."""
     import os
 
-    from torchcompile_doctor.analysis import analyze
+    from torchcompile_doctor.analysis import AnalysisContext, RunOutcome, analyze
     from torchcompile_doctor.capture.inprocess import TraceCapture
 
     block = BlockRun()
@@ -245,6 +245,8 @@ def run_block(label: str) -> Iterator[BlockRun]:
 
 def _offline_context(log: EventLog, path: Path, root: Path | None = None) -> AnalysisContext:
     """Where a kept capture's code lives: --root, else the target's directory as recorded, else here."""
+    from torchcompile_doctor.analysis import AnalysisContext
+
     target = log.bootstrap[-1].target if log.bootstrap else str(path)
     base = root or (Path(target).parent if log.bootstrap and Path(target).is_absolute() else Path.cwd())
     return AnalysisContext(target=target, root=str(base.resolve()), offline=True)

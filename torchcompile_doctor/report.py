@@ -180,6 +180,34 @@ class Summary:
         }
 
 
+DEFAULT_FAIL_ON = "low"  # no criterion given: every finding but info fails, as in a linter (baseline the rest)
+
+
+@dataclass(frozen=True)
+class GateCriteria:
+    """What fails the gate; every criterion looks only at findings the baseline does not hold."""
+
+    fullgraph: bool = False
+    max_graph_breaks: int | None = None
+    max_recompiles: int | None = None
+    fail_on: str | None = None  # a severity: findings of it or worse fail
+
+    def or_default(self) -> GateCriteria:
+        """These criteria, or `--fail-on low` when none is given."""
+        return self if self != GateCriteria() else GateCriteria(fail_on=DEFAULT_FAIL_ON)
+
+    def describe(self) -> tuple[str, ...]:
+        """The criteria as the user would write them on the command line."""
+        parts = ["--fullgraph"] if self.fullgraph else []
+        if self.max_graph_breaks is not None:
+            parts.append(f"--max-graph-breaks {self.max_graph_breaks}")
+        if self.max_recompiles is not None:
+            parts.append(f"--max-recompiles {self.max_recompiles}")
+        if self.fail_on is not None:
+            parts.append(f"--fail-on {self.fail_on}")
+        return tuple(parts)
+
+
 @dataclass(frozen=True)
 class BaselineUpdate:
     """What `--update-baseline` wrote: entries added, fixed ones pruned, the rest kept."""

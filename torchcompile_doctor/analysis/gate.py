@@ -7,39 +7,12 @@ Findings in the baseline are known and never fail; every criterion looks only at
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-from torchcompile_doctor.report import SEVERITIES, BaselineSummary, Finding, GateResult, Report
-
-DEFAULT_FAIL_ON = "low"  # no criterion given: every finding but info fails, as in a linter (baseline the rest)
+from torchcompile_doctor.report import SEVERITIES, BaselineSummary, Finding, GateCriteria, GateResult, Report
 
 BREAK_KINDS = ("graph_break", "frame_skipped")
 RECOMPILE_KINDS = ("recompile",)
-
-
-@dataclass(frozen=True)
-class GateCriteria:
-    """What fails the gate; every criterion looks only at findings the baseline does not hold."""
-
-    fullgraph: bool = False
-    max_graph_breaks: int | None = None
-    max_recompiles: int | None = None
-    fail_on: str | None = None  # a severity: findings of it or worse fail
-
-    def or_default(self) -> GateCriteria:
-        """These criteria, or `--fail-on low` when none is given."""
-        return self if self != GateCriteria() else GateCriteria(fail_on=DEFAULT_FAIL_ON)
-
-    def describe(self) -> tuple[str, ...]:
-        """The criteria as the user would write them on the command line."""
-        parts = ["--fullgraph"] if self.fullgraph else []
-        if self.max_graph_breaks is not None:
-            parts.append(f"--max-graph-breaks {self.max_graph_breaks}")
-        if self.max_recompiles is not None:
-            parts.append(f"--max-recompiles {self.max_recompiles}")
-        if self.fail_on is not None:
-            parts.append(f"--fail-on {self.fail_on}")
-        return tuple(parts)
 
 
 def select_findings(report: Report, select: tuple[str, ...], ignore: tuple[str, ...]) -> Report:
