@@ -261,3 +261,31 @@ def test_check_under_torchrun_gates_rank_divergence():
     assert {"TCD501", "TCD502", "TCD504"} <= set(failing)
     assert failing["TCD501"] == [0] and failing["TCD502"] == [1]
     assert [row["rank"] for row in run.json["ranks"]] == [0, 1]
+
+
+def test_pipeline_gate_round_trip_in_process(tmp_path):
+    """The pipeline the CLI calls, in-process on a checked-in capture: --update-baseline writes the findings,
+    the next gate knows them, and the baseline's summary serialises as the JSON schema v1 dict did."""
+    from torchcompile_doctor import pipeline
+    from torchcompile_doctor.report import GateCriteria
+
+    capture = Path(__file__).parent / "data" / "captures" / "int_arg_recompile_limit"
+    run = pipeline.reread(capture)
+    assert pipeline.exit_code(run) == 0  # the recorded target finished
+    baseline = tmp_path / ".doctor-baseline.json"
+    options = pipeline.GateOptions(GateCriteria(fail_on="low"), baseline=baseline, update_baseline=True)
+
+    written = pipeline.gate(run, options, pipeline.open_baseline(options))
+    assert written.baseline_update is not None and written.baseline_update.added == len(run.report.findings) > 0
+    assert pipeline.exit_code(written) == 0 and baseline.is_file()
+
+    checked = pipeline.gate(run, pipeline.GateOptions(baseline=baseline), pipeline.open_baseline(options))
+    summary = checked.report.gate.baseline
+    assert (summary.known, summary.new, summary.worse, summary.fixed) == (len(run.report.findings), 0, (), ())
+    assert list(summary.as_dict()) == ["path", "torch_release", "note", "fixed", "known", "new", "worse"]
+    assert list(written.report.gate.baseline.as_dict())[4] == "updated"
+
+    failing = pipeline.gate(run, pipeline.GateOptions(GateCriteria(max_recompiles=0)))
+    assert pipeline.exit_code(failing) == 1 and failing.report.gate.violations
+    with pytest.raises(Exception, match="does not exist; create it with --update-baseline"):
+        pipeline.open_baseline(pipeline.GateOptions(baseline=tmp_path / "missing.json"))

@@ -114,6 +114,21 @@ def test_target_raises_after_compiling(tmp_path):
 
 
 @pytest.mark.slow
+def test_report_exits_as_the_run_it_rereads(tmp_path):
+    """`doctor report` exits 3 where the log records that the target failed (as `explain` did on that run),
+    0 where it records nothing about how the target ended (a bare TORCH_TRACE dir)."""
+    _script(tmp_path, "boom.py", COMPILED_THEN.format(tail="raise RuntimeError('boom after compile')"))
+    live = run_doctor("explain", "boom.py", "--artifacts", "kept", "--format", "json", cwd=tmp_path)
+    assert live.returncode == 3, live.stderr[-2000:]
+    again = run_doctor("report", "kept", "--format", "json", cwd=tmp_path)
+    assert again.returncode == 3, again.stderr[-2000:]
+    assert again.json["target_status"] == "exception" and again.json["findings"] == live.json["findings"]
+    bare = run_doctor("report", "kept/trace", "--format", "json", cwd=tmp_path)
+    assert bare.returncode == 0, bare.stderr[-2000:]
+    assert bare.json["target_status"] == "unknown"
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "tail, status, code, exit_code",
     [

@@ -1,24 +1,17 @@
 """The Python API: `diagnose(fn, *args, **kwargs) -> Report` and `with expect(...):`.
 
 Both capture in-process (torch's structured trace, as TORCH_TRACE writes it) and run the same
-analysis and gate as the command line.
+analysis and gate as the command line, through the pipeline.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from torchcompile_doctor.report import Report
-from torchcompile_doctor.settings import DEFAULT_FAIL_ON, GateCriteria
-
-
-def _analyze(capture, target: str) -> Report:
-    from torchcompile_doctor.analysis import AnalysisContext, RunOutcome, analyze
-
-    return analyze(capture.log(), AnalysisContext(target=target, root=os.getcwd(), outcome=RunOutcome(returncode=0)))
+from torchcompile_doctor import pipeline
+from torchcompile_doctor.report import GateCriteria, GateResult, Report
 
 
 def _is_compiled(fn) -> bool:
@@ -37,18 +30,12 @@ def diagnose(fn, *args, **kwargs) -> Report:
     """
     import torch
 
-    from torchcompile_doctor.capture.inprocess import TraceCapture
-
     compiled = fn if _is_compiled(fn) else torch.compile(fn, backend="eager")
     name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
     torch._dynamo.reset()
-    capture = TraceCapture()
-    try:
-        with capture:
-            compiled(*args, **kwargs)
-        return _analyze(capture, f"diagnose({name})")
-    finally:
-        capture.cleanup()
+    with pipeline.run_block(f"diagnose({name})") as block:
+        compiled(*args, **kwargs)
+    return block.run.report
 
 
 @dataclass
@@ -58,8 +45,7 @@ class Expectation:
     report: Report | None = None
 
 
-def _gate_message(report: Report) -> str:
-    gate = report.gate
+def _gate_message(report: Report, gate: GateResult) -> str:
     lines = [f"torch.compile expectations failed ({', '.join(gate.criteria)}):"]
     lines += [f"  {violation}" for violation in gate.violations]
     for finding in report.findings:
@@ -86,19 +72,10 @@ def expect(
     """`with expect(max_graph_breaks=0, max_recompiles=1): model(x)` raises AssertionError listing the
     findings when what torch.compile did inside the block fails the gate (as `doctor check` would).
     With no criterion, every finding but info fails. An exception from the block passes through."""
-    from torchcompile_doctor.analysis.gate import apply_gate
-    from torchcompile_doctor.capture.inprocess import TraceCapture
-
-    criteria = GateCriteria(fullgraph, max_graph_breaks, max_recompiles, fail_on)
-    if criteria == GateCriteria():
-        criteria = GateCriteria(fail_on=DEFAULT_FAIL_ON)
+    criteria = GateCriteria(fullgraph, max_graph_breaks, max_recompiles, fail_on).or_default()
     expectation = Expectation()
-    capture = TraceCapture()
-    try:
-        with capture:
-            yield expectation
-        expectation.report = apply_gate(_analyze(capture, "expect(...)"), criteria)
-    finally:
-        capture.cleanup()
-    if not expectation.report.gate.passed:
-        raise AssertionError(_gate_message(expectation.report))
+    with pipeline.run_block("expect(...)") as block:
+        yield expectation
+    report = expectation.report = pipeline.gate(block.run, pipeline.GateOptions(criteria)).report
+    if report.gate is not None and not report.gate.passed:
+        raise AssertionError(_gate_message(report, report.gate))

@@ -15,10 +15,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from torchcompile_doctor.errors import DoctorError
-from torchcompile_doctor.report import Finding, Report
+from torchcompile_doctor.report import BaselineSummary, BaselineUpdate, Finding, Report
 
 BASELINE_VERSION = 1
-_ENTRY_KEYS = {"fingerprint": str, "code": str, "file": str, "function": str, "source": (str, type(None)), "count": int}
+_ENTRY_KEYS: dict[str, type | tuple[type, ...]] = {
+    "fingerprint": str,
+    "code": str,
+    "file": str,
+    "function": str,
+    "source": (str, type(None)),
+    "count": int,
+}
 
 
 def torch_release(version: str | None) -> str:
@@ -57,6 +64,18 @@ def read_baseline(path: Path) -> Baseline:
     return Baseline(path, sections)
 
 
+def open_baseline(path: Path | None, update: bool) -> Baseline | None:
+    """The baseline to gate against, read before anything runs; None when there is none (yet: with
+    `update`, the run writes it)."""
+    if path is None:
+        return None
+    if path.exists():
+        return read_baseline(path)
+    if update:
+        return None
+    raise DoctorError(f"baseline {path} does not exist; create it with --update-baseline")
+
+
 def _valid_entry(entry: object) -> bool:
     return isinstance(entry, dict) and all(isinstance(entry.get(k), t) for k, t in _ENTRY_KEYS.items())
 
@@ -85,36 +104,37 @@ def entry_for(finding: Finding) -> dict:
     }
 
 
-def known_findings(baseline: Baseline, report: Report) -> tuple[dict[str, dict], dict]:
-    """The baseline entries for this report's torch release and target, and what to tell the user."""
+def known_findings(
+    baseline: Baseline, report: Report, updated: BaselineUpdate | None = None
+) -> tuple[dict[str, dict], BaselineSummary]:
+    """The baseline entries for this report's torch release and target (fingerprint -> entry), and what
+    to tell the user about them; the gate adds how many findings are known, new and worse."""
     release = torch_release(report.torch_version)
     key = target_key(report, baseline.path.parent)
-    info: dict = {"path": str(baseline.path), "torch_release": release, "note": None}
+    used_release, note = release, None
     section = baseline.sections.get(release)
     if section is None and baseline.sections:
-        written_for = sorted(baseline.sections)[-1]
-        section = baseline.sections[written_for]
-        info["torch_release"] = written_for
-        info["note"] = (
-            f"the baseline {baseline.path.name} was written for torch {written_for}, this is torch {release}: "
+        used_release = sorted(baseline.sections)[-1]
+        section = baseline.sections[used_release]
+        note = (
+            f"the baseline {baseline.path.name} was written for torch {used_release}, this is torch {release}: "
             "graph breaks and their counts change between releases, so it is used but may not fit; "
             "refresh it with --update-baseline"
         )
     entries = (section or {}).get(key, [])
     known = {entry["fingerprint"]: entry for entry in entries}
     present = {f.fingerprint for f in report.findings}
-    info["fixed"] = sorted(
-        f"{e['code']} {e['file']} in {e['function']}" for e in entries if e["fingerprint"] not in present
-    )
-    return known, info
+    fixed = sorted(f"{e['code']} {e['file']} in {e['function']}" for e in entries if e["fingerprint"] not in present)
+    summary = BaselineSummary(str(baseline.path), used_release, note, tuple(fixed), updated)
+    return known, summary
 
 
-def updated_document(baseline: Baseline | None, reports: list[Report], base: Path) -> tuple[dict, dict]:
+def updated_document(baseline: Baseline | None, reports: list[Report], base: Path) -> tuple[dict, BaselineUpdate]:
     """The baseline rewritten for these reports: their targets' entries replaced (fixed ones pruned),
-    other targets and other torch releases kept. Returns the document and {added, pruned, kept}."""
+    other targets and other torch releases kept. Returns the document and what changed."""
     previous = baseline.sections if baseline else {}
     sections = {release: dict(targets) for release, targets in previous.items()}
-    counts = {"added": 0, "pruned": 0, "kept": 0}
+    added = pruned = kept = 0
     for report in reports:
         release = torch_release(report.torch_version)
         key = target_key(report, base)
@@ -123,11 +143,11 @@ def updated_document(baseline: Baseline | None, reports: list[Report], base: Pat
             (entry_for(f) for f in report.findings), key=lambda e: (e["file"], e["code"], e["fingerprint"])
         )
         now = {e["fingerprint"] for e in entries}
-        counts["added"] += len(now - before)
-        counts["pruned"] += len(before - now)
-        counts["kept"] += len(now & before)
+        added += len(now - before)
+        pruned += len(before - now)
+        kept += len(now & before)
         sections.setdefault(release, {})[key] = entries
-    return {"version": BASELINE_VERSION, "torch": sections}, counts
+    return {"version": BASELINE_VERSION, "torch": sections}, BaselineUpdate(added, pruned, kept)
 
 
 def write_baseline(path: Path, document: dict) -> None:

@@ -186,6 +186,71 @@ class Summary:
         }
 
 
+DEFAULT_FAIL_ON = "low"  # no criterion given: every finding but info fails, as in a linter (baseline the rest)
+
+
+@dataclass(frozen=True)
+class GateCriteria:
+    """What fails the gate; every criterion looks only at findings the baseline does not hold."""
+
+    fullgraph: bool = False
+    max_graph_breaks: int | None = None
+    max_recompiles: int | None = None
+    fail_on: str | None = None  # a severity: findings of it or worse fail
+
+    def or_default(self) -> GateCriteria:
+        """These criteria, or `--fail-on low` when none is given."""
+        return self if self != GateCriteria() else GateCriteria(fail_on=DEFAULT_FAIL_ON)
+
+    def describe(self) -> tuple[str, ...]:
+        """The criteria as the user would write them on the command line."""
+        parts = ["--fullgraph"] if self.fullgraph else []
+        if self.max_graph_breaks is not None:
+            parts.append(f"--max-graph-breaks {self.max_graph_breaks}")
+        if self.max_recompiles is not None:
+            parts.append(f"--max-recompiles {self.max_recompiles}")
+        if self.fail_on is not None:
+            parts.append(f"--fail-on {self.fail_on}")
+        return tuple(parts)
+
+
+@dataclass(frozen=True)
+class BaselineUpdate:
+    """What `--update-baseline` wrote: entries added, fixed ones pruned, the rest kept."""
+
+    added: int
+    pruned: int
+    kept: int
+
+    def as_dict(self) -> dict:
+        return {"added": self.added, "pruned": self.pruned, "kept": self.kept}
+
+
+@dataclass(frozen=True)
+class BaselineSummary:
+    """What the gate says about the baseline file for one report (`doctor check --baseline`)."""
+
+    path: str
+    torch_release: str  # the release whose section was used (another one's when this torch has none)
+    note: str | None = None  # why the section may not fit (it was written for another torch release)
+    fixed: tuple[str, ...] = ()  # entries no longer found: "TCD101 s.py in step"
+    updated: BaselineUpdate | None = None  # set when this run rewrote the file
+    known: int = 0  # findings the baseline holds (they never fail the gate)
+    new: int = 0
+    worse: tuple[str, ...] = ()  # known findings that occur more often now: "TCD101 s.py:5: 1 → 2"
+
+    def as_dict(self) -> dict:
+        document: dict = {
+            "path": self.path,
+            "torch_release": self.torch_release,
+            "note": self.note,
+            "fixed": list(self.fixed),
+        }
+        if self.updated is not None:  # the key is present only when the file was rewritten (schema v1)
+            document["updated"] = self.updated.as_dict()
+        return {**document, "known": self.known, "new": self.new, "worse": list(self.worse)}
+
+
 @dataclass(frozen=True)
 class GateResult:
     """What `doctor check` decided: which findings failed the gate and why."""
@@ -194,7 +259,7 @@ class GateResult:
     criteria: tuple[str, ...] = ()  # what was checked, as the user wrote it: "--fullgraph", "--max-recompiles 4"
     failures: tuple[tuple[str, str], ...] = ()  # (finding fingerprint, why it failed the gate)
     violations: tuple[str, ...] = ()  # reasons not tied to one finding: "5 recompiles > --max-recompiles 4"
-    baseline: dict | None = None  # {path, torch_version, known, new, worse, fixed, note}
+    baseline: BaselineSummary | None = None
 
     def reason_for(self, finding: Finding) -> str | None:
         return next((why for fingerprint, why in self.failures if fingerprint == finding.fingerprint), None)
@@ -205,7 +270,7 @@ class GateResult:
             "criteria": list(self.criteria),
             "failures": [{"fingerprint": fp, "why": why} for fp, why in self.failures],
             "violations": list(self.violations),
-            "baseline": self.baseline,
+            "baseline": self.baseline.as_dict() if self.baseline else None,
         }
 
 

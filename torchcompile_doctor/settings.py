@@ -5,13 +5,14 @@ from __future__ import annotations
 import difflib
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from torchcompile_doctor.capture.target import TargetSpec, parse_target
 from torchcompile_doctor.errors import DoctorError
+from torchcompile_doctor.pipeline import GateOptions, RunOptions
 from torchcompile_doctor.renderers import FORMATS as REPORT_FORMATS
-from torchcompile_doctor.report import SEVERITIES
+from torchcompile_doctor.report import SEVERITIES, GateCriteria
 
 KNOWN_BACKENDS = ("eager", "aot_eager", "inductor", "cudagraphs")
 
@@ -37,53 +38,45 @@ def check_output_path(output: Path | None) -> None:
 
 @dataclass(frozen=True)
 class ExplainSettings:
+    """`doctor explain` and `doctor guards TARGET`: what to run, how, and where the report goes."""
+
     target: TargetSpec
-    backend: str | None
+    run: RunOptions
     format: str
     output: Path | None
-    artifacts: Path | None
-    timeout_s: float | None
-    fresh_inductor_cache: bool = False
     try_fixes: bool = False
-    jobs: int = 2
 
     @classmethod
     def from_cli(
         cls,
-        target,
-        args,
-        module,
-        inputs,
-        backend,
-        fmt,
-        output,
-        artifacts,
-        timeout,
-        fresh_inductor_cache=False,
-        try_fixes=False,
-        jobs=2,
+        target: str | None,
+        args: list[str],
+        module: str | None,
+        inputs: str | None,
+        *,
+        fmt: str,
+        output: Path | None,
+        run: RunOptions,
+        try_fixes: bool = False,
     ) -> ExplainSettings:
         if module and target is not None:  # `-m pkg -- --flag`: the first word after `--` is an argument
             args, target = [target, *args], None
-        if backend is not None and backend not in KNOWN_BACKENDS:
-            raise DoctorError(f"unknown --backend {backend!r}; choose one of: {', '.join(KNOWN_BACKENDS)}")
-        if timeout is not None and timeout <= 0:
+        if run.backend is not None and run.backend not in KNOWN_BACKENDS:
+            raise DoctorError(f"unknown --backend {run.backend!r}; choose one of: {', '.join(KNOWN_BACKENDS)}")
+        if run.timeout_s is not None and run.timeout_s <= 0:
             raise DoctorError("--timeout must be a positive number of seconds")
-        if jobs < 1:
+        if run.jobs < 1:
             raise DoctorError("--jobs must be at least 1")
+        artifacts = run.artifacts
         if artifacts is not None and artifacts.exists() and not artifacts.is_dir():
             raise DoctorError(f"--artifacts {artifacts} exists and is not a directory")
-        return cls(
-            target=parse_target(target, module, inputs, args),
-            backend=backend,
-            format=check_format(fmt),
-            output=output,
-            artifacts=artifacts.resolve() if artifacts else None,
-            timeout_s=timeout,
-            fresh_inductor_cache=fresh_inductor_cache,
-            try_fixes=try_fixes,
-            jobs=jobs,
-        )
+        parsed = parse_target(target, module, inputs, args)
+        check_format(fmt)
+        check_output_path(output)
+        if run.nproc_per_node is not None and try_fixes:
+            raise DoctorError("--try-fixes does not run under --nproc-per-node yet; run the fixes on one process")
+        run = replace(run, artifacts=artifacts.resolve() if artifacts else None)
+        return cls(target=parsed, run=run, format=fmt, output=output, try_fixes=try_fixes)
 
 
 # ---------------------------------------------------------------------------------------------- doctor check
@@ -91,27 +84,7 @@ class ExplainSettings:
 CONFIG_YAML = ".torchcompile-doctor.yaml"
 PYPROJECT_TABLE = "torchcompile-doctor"  # [tool.torchcompile-doctor]
 DEFAULT_BASELINE = ".doctor-baseline.json"
-DEFAULT_FAIL_ON = "low"  # no criterion given: every finding but info fails, as in a linter (baseline the rest)
 _CODE = re.compile(r"^TCD\d{1,3}$")  # a rule code or a prefix of one (TCD1 = every TCD1xx)
-
-
-@dataclass(frozen=True)
-class GateCriteria:
-    fullgraph: bool = False
-    max_graph_breaks: int | None = None
-    max_recompiles: int | None = None
-    fail_on: str | None = None
-
-    def describe(self) -> tuple[str, ...]:
-        """The criteria as the user would write them on the command line."""
-        parts = ["--fullgraph"] if self.fullgraph else []
-        if self.max_graph_breaks is not None:
-            parts.append(f"--max-graph-breaks {self.max_graph_breaks}")
-        if self.max_recompiles is not None:
-            parts.append(f"--max-recompiles {self.max_recompiles}")
-        if self.fail_on is not None:
-            parts.append(f"--fail-on {self.fail_on}")
-        return tuple(parts)
 
 
 @dataclass(frozen=True)
@@ -129,8 +102,13 @@ class CheckSettings:
     config_file: Path | None
     nproc_per_node: int | None = None  # run each target under torchrun with this many ranks
 
-    def explain_settings(self, target: TargetSpec) -> ExplainSettings:
-        return ExplainSettings(target, self.backend, self.format, self.output, None, self.timeout_s)
+    @property
+    def run_options(self) -> RunOptions:
+        return RunOptions(backend=self.backend, timeout_s=self.timeout_s, nproc_per_node=self.nproc_per_node)
+
+    @property
+    def gate_options(self) -> GateOptions:
+        return GateOptions(self.gate, self.select, self.ignore, self.baseline, self.update_baseline)
 
 
 def _key_error(path: Path, key: str, problem: str) -> DoctorError:
@@ -288,6 +266,7 @@ def find_config(start: Path) -> Path | None:
 
 
 def load_config(explicit: Path | None, start: Path) -> Config:
+    path: Path | None
     if explicit is not None:
         if not explicit.is_file():
             raise DoctorError(f"--config {explicit} does not exist or is not a file")
@@ -315,6 +294,19 @@ def _config_target(entry: dict, base: Path) -> TargetSpec:
     return parse_target(resolve(entry.get("target")), entry.get("module"), resolve(entry.get("inputs")), entry["args"])
 
 
+def _check_flags(flags: dict) -> None:
+    """The command line's values, checked as the config file's are."""
+    for key, check in (
+        ("fail-on", _check_choice(SEVERITIES)),
+        ("backend", _check_choice(KNOWN_BACKENDS)),
+        ("format", _check_choice(REPORT_FORMATS)),
+        ("select", _check_codes),
+        ("ignore", _check_codes),
+    ):
+        if key in flags and flags[key] is not None:
+            check(Path("command line"), f"--{key}", flags[key])
+
+
 def check_settings(
     target: str | None,
     args: list[str],
@@ -330,6 +322,7 @@ def check_settings(
     start = Path(given).expanduser().resolve().parent if given and Path(given).parent.exists() else Path.cwd()
     config = load_config(config_file, start)
     merged = {**config.values, **{k: v for k, v in flags.items() if v is not None}}
+    targets: tuple[TargetSpec, ...]
     if target or module:
         targets = (parse_target(target, module, inputs, args),)
     elif "targets" in config.values:
@@ -339,15 +332,7 @@ def check_settings(
         raise DoctorError(
             f"missing TARGET: give a script (train.py), -m MODULE or file.py:function, or list `targets`{where}"
         )
-    for key, check in (
-        ("fail-on", _check_choice(SEVERITIES)),
-        ("backend", _check_choice(KNOWN_BACKENDS)),
-        ("format", _check_choice(REPORT_FORMATS)),
-        ("select", _check_codes),
-        ("ignore", _check_codes),
-    ):
-        if key in flags and flags[key] is not None:
-            check(Path("command line"), f"--{key}", flags[key])
+    _check_flags(flags)
     if merged.get("timeout") is not None and merged["timeout"] <= 0:
         raise DoctorError("--timeout must be a positive number of seconds")
     gate = GateCriteria(
@@ -355,9 +340,8 @@ def check_settings(
         max_graph_breaks=merged.get("max-graph-breaks"),
         max_recompiles=merged.get("max-recompiles"),
         fail_on=merged.get("fail-on"),
-    )
-    if gate == GateCriteria():
-        gate = GateCriteria(fail_on=DEFAULT_FAIL_ON)
+    ).or_default()
+    check_output_path(flags.get("output"))
     baseline = flags.get("baseline")
     if baseline is None and config.values.get("baseline"):
         baseline = config.directory / config.values["baseline"]

@@ -9,8 +9,7 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import replace
 
-from torchcompile_doctor.report import SEVERITIES, Finding, GateResult, Report
-from torchcompile_doctor.settings import GateCriteria
+from torchcompile_doctor.report import SEVERITIES, BaselineSummary, Finding, GateCriteria, GateResult, Report
 
 BREAK_KINDS = ("graph_break", "frame_skipped")
 RECOMPILE_KINDS = ("recompile",)
@@ -56,20 +55,10 @@ def _fullgraph_says(findings: list[Finding]) -> str | None:
     return f"torch.compile(fullgraph=True) would raise Unsupported{place}: {first.gb_type}{detail}"
 
 
-def apply_gate(
-    report: Report,
-    criteria: GateCriteria,
-    known: dict[str, dict] | None = None,
-    baseline: dict | None = None,
-) -> Report:
-    """Mark the findings that fail `criteria`, put them first, and record the verdict on the report.
-
-    `known`: fingerprint -> baseline entry ({count, ...}); `baseline`: what to say about the baseline."""
-    known = known or {}
-    new = [f for f in report.findings if f.fingerprint not in known]
+def _failing(new: list[Finding], criteria: GateCriteria) -> tuple[dict[str, list[str]], list[str]]:
+    """Why each new finding fails `criteria` (fingerprint -> reasons), and the run-wide violations."""
     reasons: dict[str, list[str]] = {f.fingerprint: [] for f in new}
     violations: list[str] = []
-
     for finding in new:
         if criteria.fullgraph and finding.kind in (*BREAK_KINDS, "compile_failure"):
             what = "a compile failure" if finding.kind == "compile_failure" else "a graph break"
@@ -92,7 +81,37 @@ def apply_gate(
             reasons[finding.fingerprint].append(
                 f"{_recompiles(finding)} of {recompiles} recompiles (--max-recompiles {criteria.max_recompiles})"
             )
+    return reasons, violations
 
+
+def _against_baseline(report: Report, known: dict[str, dict], baseline: BaselineSummary) -> BaselineSummary:
+    """The baseline's summary completed with how many findings it knows, how many are new, which got worse."""
+    worse = [f for f in report.findings if f.fingerprint in known and f.count > known[f.fingerprint]["count"]]
+    new = sum(1 for f in report.findings if f.fingerprint not in known)
+    return replace(
+        baseline,
+        known=len(report.findings) - new,
+        new=new,
+        worse=tuple(
+            f"{f.code} {where.where if (where := f.user_frame or f.location) else '-'}: "
+            f"{known[f.fingerprint]['count']} → {f.count}"
+            for f in worse
+        ),
+    )
+
+
+def apply_gate(
+    report: Report,
+    criteria: GateCriteria,
+    known: dict[str, dict] | None = None,
+    baseline: BaselineSummary | None = None,
+) -> Report:
+    """Mark the findings that fail `criteria`, put them first, and record the verdict on the report.
+
+    `known`: fingerprint -> baseline entry ({count, ...}); `baseline`: what to say about the baseline."""
+    known = known or {}
+    new = [f for f in report.findings if f.fingerprint not in known]
+    reasons, violations = _failing(new, criteria)
     failures = tuple((fp, "; ".join(why)) for fp, why in reasons.items() if why)
     failing = {fp for fp, _ in failures}
     ordered = [f for f in report.findings if f.fingerprint in failing] + [
@@ -102,23 +121,13 @@ def apply_gate(
     if criteria.fullgraph and (said := _fullgraph_says(list(report.findings))):
         notes.append(said)
     if baseline is not None:
-        worse = [f for f in report.findings if f.fingerprint in known and f.count > known[f.fingerprint]["count"]]
-        baseline = {
-            **baseline,
-            "known": len(report.findings) - len(new),
-            "new": len(new),
-            "worse": [
-                f"{f.code} {(f.user_frame or f.location).where if (f.user_frame or f.location) else '-'}: "
-                f"{known[f.fingerprint]['count']} → {f.count}"
-                for f in worse
-            ],
-        }
-        notes += [f"worse than the baseline: {line}" for line in baseline["worse"]]
-        if baseline.get("note"):
-            notes.append(baseline["note"])
+        baseline = _against_baseline(report, known, baseline)
+        notes += [f"worse than the baseline: {line}" for line in baseline.worse]
+        if baseline.note:
+            notes.append(baseline.note)
     gate = GateResult(
         passed=not failures and not violations,
-        criteria=criteria.describe() + ((f"--baseline {baseline['path']}",) if baseline else ()),
+        criteria=criteria.describe() + ((f"--baseline {baseline.path}",) if baseline else ()),
         failures=failures,
         violations=tuple(violations),
         baseline=baseline,

@@ -92,7 +92,7 @@ def _gate(gate: GateResult) -> list[str]:
     lines += [f"- {_escape(violation)}" for violation in gate.violations]
     if gate.baseline:
         b = gate.baseline
-        lines.append(f"- baseline: {b['known']} known, {b['new']} new, {len(b.get('fixed') or [])} fixed")
+        lines.append(f"- baseline: {b.known} known, {b.new} new, {len(b.fixed)} fixed")
     return lines + ([""] if gate.violations or gate.baseline else [])
 
 

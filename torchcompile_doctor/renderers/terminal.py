@@ -117,11 +117,11 @@ def _gate(console: Console, gate: GateResult) -> None:
         console.print(Text(f"  {violation}", style="bold red"))
     baseline = gate.baseline
     if baseline:
-        fixed = baseline.get("fixed") or []
+        fixed = baseline.fixed
         console.print(
             Text(
-                f"  baseline: {baseline['known']} known finding(s), {baseline['new']} new, {len(fixed)} fixed"
-                + (" (prune them with --update-baseline)" if fixed and not baseline.get("updated") else ""),
+                f"  baseline: {baseline.known} known finding(s), {baseline.new} new, {len(fixed)} fixed"
+                + (" (prune them with --update-baseline)" if fixed and not baseline.updated else ""),
                 style="dim",
             )
         )

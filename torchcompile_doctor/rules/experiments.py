@@ -1,7 +1,7 @@
 """Verified fixes (`--try-fixes`): which experiments a report calls for, and what each one measured.
 
 An experiment is a change that needs no edit of the user's code — a torch._dynamo.config setting or a
-torch.compile keyword forced on every call — taken from the finding's rule. The CLI re-runs the
+torch.compile keyword forced on every call — taken from the finding's rule. `pipeline.try_fixes` re-runs the
 target once per distinct experiment; these pure functions plan the runs and put the measured
 before/after figures on each finding's fix. Nothing here is assumed: a fix shown as verified was
 measured in this run, and one that made things worse says so.
@@ -81,7 +81,7 @@ def attach(report: Report, results: dict[str, Report | str]) -> Report:
     for finding in report.findings:
         experiment = finding.fix.experiment if finding.fix else None
         result = results.get(experiment_key(experiment)) if experiment else None
-        if result is None:
+        if result is None or experiment is None or finding.fix is None:
             findings.append(finding)
             continue
         if isinstance(result, str):

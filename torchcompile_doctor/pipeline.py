@@ -1,0 +1,390 @@
+"""The one place the stages meet: capture -> events -> analysis -> Report, then the gate and verified fixes.
+
+The CLI and the Python API (and through it the pytest plugin) call these functions and nothing deeper:
+
+    run(target, options) -> Run           capture a target (one process, or N ranks under torchrun) and analyse it
+    run_all(targets, options) -> Run      `doctor check`: each target in turn, stopping at Ctrl-C
+    run_block(label)                      capture what torch.compile does inside a `with` block, in this process
+    reread(path, options) -> Run          a kept capture, a TORCH_TRACE dir (ranks merged) or a depyf dump
+    try_fixes(run, options) -> Run        re-run once per suggested no-code-change fix; measured effects on the fixes
+    open_baseline(options) -> Baseline    the baseline file, read and checked before anything runs
+    gate(run, options, baseline) -> GatedRun   select/ignore, the baseline (rewritten when asked), the verdict
+    exit_code(run) -> ExitCode            the one place that decides the exit status
+
+Options and results are frozen. Nothing here imports torch: a capture runs in a child process, and the
+in-process capture (`run_block`) is imported only when it runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from torchcompile_doctor.baseline import Baseline
+from torchcompile_doctor.errors import DoctorError
+from torchcompile_doctor.exit_codes import ExitCode
+from torchcompile_doctor.report import BaselineUpdate, GateCriteria, Report, TargetStatus
+
+if TYPE_CHECKING:  # the analysis stage is imported when a run needs it: `doctor --help` stays quick
+    from torchcompile_doctor.analysis import AnalysisContext, RunOutcome
+    from torchcompile_doctor.capture.target import TargetSpec
+    from torchcompile_doctor.events.model import EventLog
+
+Progress = Callable[[str], AbstractContextManager]
+"""Shows what is running (the CLI: a status line on a TTY) for as long as the context is open."""
+
+
+def _quiet(message: str) -> AbstractContextManager:
+    return contextlib.nullcontext()
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How to capture a target."""
+
+    backend: str | None = None  # override every torch.compile backend
+    timeout_s: float | None = None
+    fresh_inductor_cache: bool = False
+    nproc_per_node: int | None = None  # run under torchrun with this many ranks (one merged report)
+    artifacts: Path | None = None  # keep the capture here; None: a temp dir, removed afterwards
+    measure_guards: bool = False  # time each compiled frame's guards (`doctor guards`)
+    dump_dir: Path | None = None  # write a depyf dump here; the capture is copied into it
+    jobs: int = 2  # experiments run side by side by try_fixes
+
+
+@dataclass(frozen=True)
+class RereadOptions:
+    """How to read back what an earlier run left."""
+
+    root: Path | None = None  # the directory of the user's code (default: the target's, as recorded)
+    strict: bool = False  # damaged logs are an error instead of a note
+    dump: bool = False  # the path is a depyf dump (`doctor guards --dump DIR`), not a capture or TORCH_TRACE dir
+
+
+@dataclass(frozen=True)
+class GateOptions:
+    """What `doctor check` (and `expect`) gate on."""
+
+    criteria: GateCriteria = field(default_factory=lambda: GateCriteria().or_default())
+    select: tuple[str, ...] = ()  # only these rule codes or prefixes
+    ignore: tuple[str, ...] = ()  # leave these out
+    baseline: Path | None = None  # the baseline file (read, and written with update_baseline)
+    update_baseline: bool = False
+
+
+@dataclass(frozen=True)
+class Run:
+    """What a run produced: a report per target, and how each capture ended."""
+
+    reports: tuple[Report, ...]
+    outcomes: tuple[RunOutcome, ...] = ()  # as the parent saw each capture end; empty for a re-read
+    targets: tuple[TargetSpec, ...] = ()  # what was run (try_fixes runs it again); empty for a re-read
+
+    @property
+    def report(self) -> Report:
+        """The report of a run of one target."""
+        if len(self.reports) != 1:
+            raise ValueError(f"a run of {len(self.reports)} targets has no single report")
+        return self.reports[0]
+
+    @property
+    def interrupted(self) -> bool:
+        """Ctrl-C (or SIGTERM) stopped a capture; what was captured up to then is reported."""
+        return any(outcome.interrupted for outcome in self.outcomes)
+
+
+@dataclass(frozen=True)
+class GatedRun:
+    """A run with the gate's verdict on each report (after select/ignore)."""
+
+    run: Run
+    reports: tuple[Report, ...]
+    baseline_update: BaselineUpdate | None = None  # what --update-baseline wrote
+    baseline_refused: bool = False  # --update-baseline left the file alone: a target failed
+
+    @property
+    def report(self) -> Report:
+        if len(self.reports) != 1:
+            raise ValueError(f"a run of {len(self.reports)} targets has no single report")
+        return self.reports[0]
+
+    @property
+    def interrupted(self) -> bool:
+        return self.run.interrupted
+
+
+# ---------------------------------------------------------------------------------------------- capture
+
+
+def _capture_and_analyze(
+    target: TargetSpec, options: RunOptions, workdir: Path, experiment: dict | None = None
+) -> tuple[RunOutcome, Report]:
+    from torchcompile_doctor.analysis import AnalysisContext, RunOutcome, analyze, analyze_ranks
+    from torchcompile_doctor.capture.runner import run_capture
+    from torchcompile_doctor.events.load import load_artifacts, load_ranks
+
+    result = run_capture(
+        target,
+        workdir,
+        options.backend,
+        options.timeout_s,
+        options.fresh_inductor_cache,
+        experiment,
+        options.measure_guards,
+        options.dump_dir,
+        options.nproc_per_node,
+    )
+    # torchrun: one log per rank, merged in analysis; one process: every trace file is that process's
+    logs = load_ranks(workdir).logs if options.nproc_per_node is not None else {0: load_artifacts(workdir)}
+    usage = next((e for log in logs.values() for e in log.target_exits if e.status == "usage_error"), None)
+    if usage is not None:
+        raise DoctorError(usage.message or "the target cannot be run as given")
+    outcome = RunOutcome(result.returncode, result.signal, result.timed_out, result.interrupted, options.timeout_s)
+    context = AnalysisContext(target=target.display, root=target.root, outcome=outcome)
+    if options.nproc_per_node is None:
+        return outcome, analyze(logs[0], context)
+    return outcome, analyze_ranks(logs, context)
+
+
+def _running(target: TargetSpec, options: RunOptions) -> str:
+    if options.measure_guards:
+        return f"running {target.display} and timing its guards"
+    ranks = f" on {options.nproc_per_node} ranks (torchrun)" if options.nproc_per_node else ""
+    return f"running {target.display} under torch.compile capture{ranks}"
+
+
+@contextlib.contextmanager
+def _workdir(keep: Path | None) -> Iterator[Path]:
+    """`keep` (created when missing), or a temp dir removed afterwards."""
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+        yield keep
+        return
+    workdir = Path(tempfile.mkdtemp(prefix="torchcompile-doctor-"))
+    try:
+        yield workdir
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _capture(target: TargetSpec, options: RunOptions, message: str, progress: Progress) -> Run:
+    if options.dump_dir is not None:
+        options.dump_dir.mkdir(parents=True, exist_ok=True)
+    with _workdir(options.artifacts) as workdir:
+        with progress(message):
+            outcome, report = _capture_and_analyze(target, options, workdir)
+        if options.dump_dir is not None:  # the guard trees travel with the dump, so reading it later is complete
+            from torchcompile_doctor.dumps.layout import CAPTURE_IN_DUMP
+
+            shutil.copytree(workdir, options.dump_dir / CAPTURE_IN_DUMP, dirs_exist_ok=True)
+    return Run((report,), (outcome,), (target,))
+
+
+def run(target: TargetSpec, options: RunOptions, progress: Progress = _quiet) -> Run:
+    """Capture `target` in a child process (torchrun with options.nproc_per_node) and analyse what it did."""
+    return _capture(target, options, _running(target, options), progress)
+
+
+def run_all(targets: Sequence[TargetSpec], options: RunOptions, progress: Progress = _quiet) -> Run:
+    """Each target in turn (`doctor check`), one report each; a Ctrl-C stops the rest."""
+    runs: list[Run] = []
+    for target in targets:
+        runs.append(_capture(target, options, f"checking {target.display}", progress))
+        if runs[-1].interrupted:
+            break
+    return Run(
+        reports=tuple(report for one in runs for report in one.reports),
+        outcomes=tuple(outcome for one in runs for outcome in one.outcomes),
+        targets=tuple(target for one in runs for target in one.targets),
+    )
+
+
+@dataclass
+class BlockRun:
+    """What `run_block` yields: the run, once the block has finished without raising."""
+
+    finished: Run | None = None
+
+    @property
+    def run(self) -> Run:
+        if self.finished is None:
+            raise RuntimeError("the block has not finished")
+        return self.finished
+
+
+@contextlib.contextmanager
+def run_block(label: str) -> Iterator[BlockRun]:
+    """Capture what torch.compile does inside the `with` block, in this process (torch's structured
+    trace, as TORCH_TRACE writes it), and analyse it when the block ends. An exception passes through."""
+    import os
+
+    from torchcompile_doctor.analysis import AnalysisContext, RunOutcome, analyze
+    from torchcompile_doctor.capture.inprocess import TraceCapture
+
+    block = BlockRun()
+    capture = TraceCapture()
+    try:
+        with capture:
+            yield block
+        outcome = RunOutcome(returncode=0)
+        report = analyze(capture.log(), AnalysisContext(target=label, root=os.getcwd(), outcome=outcome))
+        block.finished = Run((report,), (outcome,))
+    finally:
+        capture.cleanup()
+
+
+# ---------------------------------------------------------------------------------------------- re-read
+
+
+def _offline_context(log: EventLog, path: Path, root: Path | None = None) -> AnalysisContext:
+    """Where a kept capture's code lives: --root, else the target's directory as recorded, else here."""
+    from torchcompile_doctor.analysis import AnalysisContext
+
+    target = log.bootstrap[-1].target if log.bootstrap else str(path)
+    base = root or (Path(target).parent if log.bootstrap and Path(target).is_absolute() else Path.cwd())
+    return AnalysisContext(target=target, root=str(base.resolve()), offline=True)
+
+
+def _dump_report(dump: Path, root: Path | None = None) -> Report:
+    """A depyf dump is one more event source: the capture `doctor guards TARGET --dump DIR` copied into it,
+    else the dump's own guard functions (root-level only on torch 2.13, said in a warning). Nothing in it is
+    imported or run."""
+    from torchcompile_doctor.analysis import analyze
+    from torchcompile_doctor.events.load import load_dump
+
+    log = load_dump(dump)
+    return analyze(log, _offline_context(log, dump, root))
+
+
+def _trace_report(path: Path, options: RereadOptions) -> Report:
+    """A kept capture or TORCH_TRACE dir (or one trace file), rank files merged into one report."""
+    from torchcompile_doctor.analysis import analyze_ranks
+    from torchcompile_doctor.events.load import load_ranks
+
+    if not path.exists():
+        raise DoctorError(f"no such file or directory: {path}")
+    loaded = load_ranks(path)
+    if options.strict:
+        several = len(loaded.logs) > 1
+        problems = [
+            f"rank {rank}: {log.health.describe()}" if several else log.health.describe()
+            for rank, log in loaded.logs.items()
+            if log.health.describe()
+        ]
+        problems += [f"{file.name} names no rank" for file in loaded.unranked]
+        if problems:
+            found = "; ".join(problems)
+            raise DoctorError(f"--strict: the logs have problems: {found} (drop --strict to read past them)")
+    first = next(iter(loaded.logs.values()))
+    unranked = [str(file) for file in loaded.unranked]
+    return analyze_ranks(loaded.logs, _offline_context(first, path, options.root), unranked=unranked)
+
+
+def reread(path: Path, options: RereadOptions = RereadOptions()) -> Run:
+    """The report of an earlier run from what it left (`doctor report DIR`, `doctor guards --dump DIR`);
+    no torch needed. How the target ended is what its log recorded (unknown when it recorded nothing)."""
+    report = _dump_report(path, options.root) if options.dump else _trace_report(path, options)
+    return Run((report,))
+
+
+# ---------------------------------------------------------------------------------------------- verified fixes
+
+
+def try_fixes(run: Run, options: RunOptions, progress: Progress = _quiet) -> Run:
+    """Re-run the target once per suggested no-code-change fix (options.jobs side by side) and put each
+    one's measured effect on the fixes that suggested it. An interrupted run is returned as it is."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from torchcompile_doctor.rules import experiments
+
+    if run.interrupted:
+        return run
+    if options.nproc_per_node is not None:
+        raise DoctorError("--try-fixes does not run under --nproc-per-node yet; run the fixes on one process")
+    if len(run.targets) != 1:
+        raise DoctorError("fixes are tried on a run of one target")
+    target, report = run.targets[0], run.report
+    planned = experiments.plan(report)
+    kept = options.artifacts / "experiments" if options.artifacts is not None else None
+
+    def run_one(numbered: tuple[int, dict]) -> tuple[str, Report | str]:
+        index, experiment = numbered
+        try:
+            with _workdir(kept / str(index) if kept is not None else None) as workdir:
+                return experiments.experiment_key(experiment), _capture_and_analyze(
+                    target, options, workdir, experiment
+                )[1]
+        except DoctorError as error:
+            return experiments.experiment_key(experiment), str(error)
+
+    with progress(f"trying {len(planned)} fix(es), {options.jobs} at a time"):
+        with ThreadPoolExecutor(max_workers=options.jobs) as pool:
+            results = dict(pool.map(run_one, enumerate(planned)))
+    return replace(run, reports=(experiments.attach(report, results),))
+
+
+# ---------------------------------------------------------------------------------------------- the gate
+
+
+def open_baseline(options: GateOptions) -> Baseline | None:
+    """The baseline file, read (and checked) before anything runs; None when there is none yet."""
+    from torchcompile_doctor.baseline import open_baseline as read
+
+    return read(options.baseline, options.update_baseline)
+
+
+def _update_baseline(
+    reports: Sequence[Report], path: Path, baseline: Baseline | None
+) -> tuple[Baseline, BaselineUpdate]:
+    from torchcompile_doctor.baseline import updated_document, write_baseline
+
+    document, update = updated_document(baseline, list(reports), path.parent)
+    write_baseline(path, document)
+    return Baseline(path, document["torch"]), update
+
+
+def gate(run: Run, options: GateOptions, baseline: Baseline | None = None) -> GatedRun:
+    """Leave out what select/ignore exclude, rewrite the baseline when asked (only after a clean run), and
+    mark on each report the findings that fail the criteria; findings the baseline holds never fail."""
+    from torchcompile_doctor.analysis.gate import apply_gate, select_findings
+    from torchcompile_doctor.baseline import known_findings
+
+    reports = tuple(select_findings(report, options.select, options.ignore) for report in run.reports)
+    update, refused = None, False
+    if options.update_baseline and options.baseline is not None:
+        refused = exit_code(run) != ExitCode.OK
+        if not refused:
+            baseline, update = _update_baseline(reports, options.baseline, baseline)
+    gated = []
+    for report in reports:
+        known, summary = known_findings(baseline, report, update) if baseline else ({}, None)
+        gated.append(apply_gate(report, options.criteria, known, summary))
+    return GatedRun(run, tuple(gated), update, refused)
+
+
+# ---------------------------------------------------------------------------------------------- exit code
+
+
+def _target_failed(report: Report) -> bool:
+    """The target is known to have failed. A re-read log that recorded nothing about how its target ended
+    (a bare TORCH_TRACE dir, a plain depyf dump) does not count as a failure."""
+    return report.target_status != TargetStatus.UNKNOWN and not report.target_succeeded
+
+
+def exit_code(run: Run | GatedRun) -> ExitCode:
+    """The one place that decides: 130 Ctrl-C; 3 a target failed (its report still came out);
+    1 the gate failed; 0 otherwise. A re-read exits 3 when its log records that the target failed
+    (it raised, or exited non-zero), 0 when it records nothing about how the target ended."""
+    if run.interrupted:
+        return ExitCode.INTERRUPTED
+    if any(_target_failed(report) for report in run.reports):
+        return ExitCode.TARGET_FAILED
+    if any(report.gate is not None and not report.gate.passed for report in run.reports):
+        return ExitCode.GATE_FAILED
+    return ExitCode.OK
