@@ -307,6 +307,31 @@ def _check_flags(flags: dict) -> None:
             check(Path("command line"), f"--{key}", flags[key])
 
 
+def _targets_to_run(
+    target: str | None, module: str | None, inputs: str | None, args: list[str], config: Config
+) -> tuple[TargetSpec, ...]:
+    """The command line's target, else the config file's `targets`."""
+    if target or module:
+        return (parse_target(target, module, inputs, args),)
+    if "targets" in config.values:
+        return tuple(_config_target(entry, config.directory) for entry in config.values["targets"])
+    where = f" in {config.path}" if config.path else ""
+    raise DoctorError(
+        f"missing TARGET: give a script (train.py), -m MODULE or file.py:function, or list `targets`{where}"
+    )
+
+
+def _baseline_path(flags: dict, config: Config) -> Path | None:
+    """--baseline, else the config's `baseline` (relative to the config file), else the default for an update."""
+    if flags.get("baseline") is not None:
+        return Path(flags["baseline"])
+    if config.values.get("baseline"):
+        return config.directory / config.values["baseline"]
+    if flags.get("update-baseline"):
+        return config.directory / DEFAULT_BASELINE
+    return None
+
+
 def check_settings(
     target: str | None,
     args: list[str],
@@ -322,16 +347,7 @@ def check_settings(
     start = Path(given).expanduser().resolve().parent if given and Path(given).parent.exists() else Path.cwd()
     config = load_config(config_file, start)
     merged = {**config.values, **{k: v for k, v in flags.items() if v is not None}}
-    targets: tuple[TargetSpec, ...]
-    if target or module:
-        targets = (parse_target(target, module, inputs, args),)
-    elif "targets" in config.values:
-        targets = tuple(_config_target(entry, config.directory) for entry in config.values["targets"])
-    else:
-        where = f" in {config.path}" if config.path else ""
-        raise DoctorError(
-            f"missing TARGET: give a script (train.py), -m MODULE or file.py:function, or list `targets`{where}"
-        )
+    targets = _targets_to_run(target, module, inputs, args, config)
     _check_flags(flags)
     if merged.get("timeout") is not None and merged["timeout"] <= 0:
         raise DoctorError("--timeout must be a positive number of seconds")
@@ -342,11 +358,7 @@ def check_settings(
         fail_on=merged.get("fail-on"),
     ).or_default()
     check_output_path(flags.get("output"))
-    baseline = flags.get("baseline")
-    if baseline is None and config.values.get("baseline"):
-        baseline = config.directory / config.values["baseline"]
-    if baseline is None and flags.get("update-baseline"):
-        baseline = config.directory / DEFAULT_BASELINE
+    baseline = _baseline_path(flags, config)
     return CheckSettings(
         targets=targets,
         gate=gate,
