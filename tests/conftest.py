@@ -126,6 +126,14 @@ def shared_run(tmp_path_factory):
     return get
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The longest tests first (inductor, then the other slow ones), so that with xdist no worker is left with a
+    long test at the end while the other idles. A stable sort: the same order on every worker, as xdist needs."""
+    items.sort(
+        key=lambda item: 0 if item.get_closest_marker("inductor") else 1 if item.get_closest_marker("slow") else 2
+    )
+
+
 # --- counting the runs: the controller owns the log, the workers (child processes) inherit its path ---------
 
 _OWN_LOG = pytest.StashKey[str]()
