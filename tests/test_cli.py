@@ -63,6 +63,7 @@ def test_syntax_error_names_file_and_line(tmp_path):
     assert run.stderr.strip() == "doctor: error: syntax error in broken.py:3: invalid syntax"
 
 
+@pytest.mark.slow  # each run imports the target, and so torch, in the capture's child process
 def test_missing_function_and_bad_inputs(tmp_path):
     _script(
         tmp_path,
