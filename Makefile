@@ -1,4 +1,5 @@
 # The two commands of the README: `make run` and `make test`. Both install what they need.
+# `make test-fast`: the suite without the tests that run torch.compile in a child process (slow, inductor).
 PYTHON ?= python3
 VENV ?= .venv
 TORCH_VERSION ?= 2.13.0
@@ -6,7 +7,7 @@ BIN := $(VENV)/bin
 SAMPLE ?= sample_models/helper_two_callsites.py
 JOBS ?= 2
 
-.PHONY: install run test lint bench clean
+.PHONY: install run test test-fast lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +26,9 @@ run: install
 
 test: install
 	$(BIN)/python -m pytest -q -n $(JOBS) -p no:cacheprovider
+
+test-fast: install
+	$(BIN)/python -m pytest -q -n $(JOBS) -p no:cacheprovider -m "not slow and not inductor"
 
 lint: install
 	$(BIN)/ruff check torchcompile_doctor tests bench

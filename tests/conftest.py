@@ -1,17 +1,36 @@
-"""Shared helpers: run the real CLI in a subprocess, as a user would."""
+"""Shared helpers: run the real CLI as a user would, once per distinct command and test session.
+
+Three ways a test gets a report, from the most to the least expensive:
+- `run_doctor(...)`: the CLI in a child process of its own. For tests about the process itself or its side
+  effects (files written, temp dirs, signals, timeouts, a fake torch on PYTHONPATH, concurrency).
+- the `shared_run` fixture: the same child process, run once per test session for each distinct command
+  (arguments, directory, whether the capture is kept) and shared between the tests, also across xdist workers.
+- `doctor_in_process(...)`: the offline commands (`rules`, `rule`, `report`, `guards --dump`) through typer's
+  CliRunner, without a child process.
+
+Every call is counted: set DOCTOR_TEST_RUN_LOG to a file to keep the log; the summary line at the end of the
+session says how many child processes ran and how many requests were answered without one.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import os
 import subprocess
 import sys
+import tempfile
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "sample_models"
 CORPUS = REPO.parent / "shared" / "corpus-dev"
+RUN_LOG_ENV = "DOCTOR_TEST_RUN_LOG"
 
 
 @dataclass
@@ -19,13 +38,25 @@ class DoctorRun:
     returncode: int
     stdout: str
     stderr: str
+    # the kept --artifacts dir of a shared run that asked for one
+    artifacts: Path | None = None
 
     @property
     def json(self) -> dict:
         return json.loads(self.stdout)
 
 
+def _log_run(how: str, args: tuple[str, ...]) -> None:
+    """One line per request for a doctor run: `child`, `shared` (answered from the session cache) or `in-process`."""
+    log = os.environ.get(RUN_LOG_ENV)
+    if log:
+        with open(log, "a", encoding="utf-8") as file:
+            file.write(f"{how}\t{' '.join(args)}\n")
+
+
 def run_doctor(*args: str, cwd: Path | None = None, timeout: float = 300, env: dict | None = None) -> DoctorRun:
+    """The CLI in a child process of its own (`python -m torchcompile_doctor ARGS`)."""
+    _log_run("child", args)
     full_env = {**os.environ, **(env or {})}
     full_env.pop("TORCH_LOGS", None)
     process = subprocess.run(
@@ -37,6 +68,107 @@ def run_doctor(*args: str, cwd: Path | None = None, timeout: float = 300, env: d
         env=full_env,
     )
     return DoctorRun(process.returncode, process.stdout, process.stderr)
+
+
+def doctor_in_process(*args: str, cwd: Path | None = None) -> DoctorRun:
+    """An offline command (rules, rule, report, guards --dump) through typer's CliRunner, in this process.
+
+    The working directory matters (reports print paths relative to it), so the command runs in `cwd`.
+    A bug of ours raises here instead of becoming `doctor: internal error` (the test fails either way).
+    """
+    from typer.testing import CliRunner
+
+    from torchcompile_doctor.cli import app
+
+    _log_run("in-process", args)
+    with contextlib.chdir(cwd or REPO):
+        result = CliRunner().invoke(app, list(args), catch_exceptions=False)
+    return DoctorRun(result.exit_code, result.stdout, result.stderr)
+
+
+def shared_base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory all xdist workers of this session share (each worker's own basetemp sits inside it)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session")
+def shared_run(tmp_path_factory):
+    """`shared_run(*args, cwd=SAMPLES, keep_artifacts=False, timeout=300)`: `run_doctor` once per session.
+
+    Keyed by the exact command: the arguments, the directory and whether the capture is kept (then it is run
+    with `--artifacts DIR` into the cache, or with the option `keep_artifacts` names, e.g. `--dump DIR`, and
+    `.artifacts` is that directory). Tests that ask for the same command get the same exit code, stdout and
+    stderr; a file lock makes the first asker run it and the others wait.
+    Only for tests that read the report: a test about side effects runs its own process.
+    """
+    from filelock import FileLock  # a torch dependency
+
+    cache = shared_base(tmp_path_factory) / "doctor-runs"
+    cache.mkdir(exist_ok=True)
+
+    def get(*args: str, cwd: Path = SAMPLES, keep_artifacts: bool | str = False, timeout: float = 300) -> DoctorRun:
+        key = hashlib.sha256(json.dumps([args, str(cwd), keep_artifacts]).encode()).hexdigest()[:20]
+        folder, artifacts = cache / key, cache / key / "artifacts"
+        record = folder / "run.json"
+        with FileLock(str(folder) + ".lock"):
+            if record.exists():
+                _log_run("shared", args)
+            else:
+                folder.mkdir(exist_ok=True)
+                option = keep_artifacts if isinstance(keep_artifacts, str) else "--artifacts"
+                extra = (option, str(artifacts)) if keep_artifacts else ()
+                run = run_doctor(*args, *extra, cwd=cwd, timeout=timeout)
+                record.write_text(json.dumps([run.returncode, run.stdout, run.stderr]), encoding="utf-8")
+        returncode, stdout, stderr = json.loads(record.read_text(encoding="utf-8"))
+        return DoctorRun(returncode, stdout, stderr, artifacts if keep_artifacts else None)
+
+    return get
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The longest tests first (inductor, then the other slow ones), so that with xdist no worker is left with a
+    long test at the end while the other idles. A stable sort: the same order on every worker, as xdist needs."""
+    items.sort(
+        key=lambda item: 0 if item.get_closest_marker("inductor") else 1 if item.get_closest_marker("slow") else 2
+    )
+
+
+# --- counting the runs: the controller owns the log, the workers (child processes) inherit its path ---------
+
+_OWN_LOG = pytest.StashKey[str]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput") or os.environ.get(RUN_LOG_ENV):
+        return
+    handle, path = tempfile.mkstemp(prefix="doctor-test-runs-", suffix=".log")
+    os.close(handle)
+    os.environ[RUN_LOG_ENV] = path
+    config.stash[_OWN_LOG] = path
+
+
+def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
+    log = os.environ.get(RUN_LOG_ENV)
+    if hasattr(config, "workerinput") or not log or not os.path.exists(log):
+        return
+    with open(log, encoding="utf-8") as file:
+        lines = [line.split("\t", 1) for line in file.read().splitlines() if "\t" in line]
+    how = Counter(kind for kind, _ in lines)
+    captures = Counter(kind for kind, args in lines if args.split(" ", 1)[0] in ("explain", "check", "guards"))
+    terminalreporter.write_line(
+        f"doctor runs: {how['child']} child processes ({captures['child']} explain/check/guards), "
+        f"{how['shared']} answered from the session cache ({captures['shared']} explain/check/guards), "
+        f"{how['in-process']} in-process"
+    )
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    path = config.stash.get(_OWN_LOG, None)
+    if path:
+        os.environ.pop(RUN_LOG_ENV, None)
+        with contextlib.suppress(OSError):
+            os.remove(path)
 
 
 def matches_file(found: str, expected: str) -> bool:

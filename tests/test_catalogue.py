@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import REPO, run_doctor
+from conftest import REPO, doctor_in_process
 
 from torchcompile_doctor.analysis.registry import load_registry
 from torchcompile_doctor.rules import (
@@ -107,9 +107,9 @@ def test_catalogue_is_loaded_with_safe_load():
 
 
 def test_rules_command_table_and_json():
-    table = run_doctor("rules")
+    table = doctor_in_process("rules")
     assert table.returncode == 0 and "TCD104  tensor-item" in table.stdout
-    rows = json.loads(run_doctor("rules", "--format", "json").stdout)
+    rows = json.loads(doctor_in_process("rules", "--format", "json").stdout)
     assert {r["code"] for r in rows} == {r.code for r in RULES}
 
 
@@ -123,7 +123,7 @@ def test_rules_command_table_and_json():
     ],
 )
 def test_rule_command_explains_by_code_or_gb_id(code, heading):
-    run = run_doctor("rule", code)
+    run = doctor_in_process("rule", code)
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith(heading)
     for section in ("## What it does", "## Why is this bad?", "## Example", "## Use instead", "## References"):

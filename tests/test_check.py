@@ -45,6 +45,7 @@ def _check(*args: str, cwd: Path):
 # ---------------------------------------------------------------------------------------------- exit codes
 
 
+@pytest.mark.slow
 def test_clean_sample_passes():
     run = _check("clean_model.py", "--fullgraph", "--backend", "eager", cwd=SAMPLES)
     assert run.returncode == 0, run.stderr[-2000:]
@@ -57,6 +58,7 @@ def test_clean_sample_passes():
     }
 
 
+@pytest.mark.slow
 def test_breaking_sample_fails_with_the_reason_first():
     run = _check("helper_two_callsites.py", "--fullgraph", "--backend", "eager", cwd=SAMPLES)
     assert run.returncode == 1, run.stderr[-2000:]
@@ -68,6 +70,7 @@ def test_breaking_sample_fails_with_the_reason_first():
     assert said and said[0].startswith("torch.compile(fullgraph=True) would raise Unsupported at helper_lib.py:10: ")
 
 
+@pytest.mark.slow
 def test_fullgraph_note_says_what_torch_raises(tmp_path):
     """The note is derived from the capture; torch's own fullgraph=True names the same break type."""
     script = tmp_path / "s.py"
@@ -86,6 +89,7 @@ def test_fullgraph_note_says_what_torch_raises(tmp_path):
     assert note.startswith(f"torch.compile(fullgraph=True) would raise {name} at s.py:5: {gb_type} (")
 
 
+@pytest.mark.slow
 def test_thresholds_count_breaks_and_recompiles():
     within = _check("helper_two_callsites.py", "--max-graph-breaks", "1", "--backend", "eager", cwd=SAMPLES)
     assert within.returncode == 0, within.stderr[-2000:]
@@ -96,6 +100,7 @@ def test_thresholds_count_breaks_and_recompiles():
     assert "8 of 8 recompiles (--max-recompiles 4)" in failing["why"]
 
 
+@pytest.mark.slow
 def test_fail_on_severity(tmp_path):
     (tmp_path / "s.py").write_text(KNOWN_BREAK)
     assert _check("s.py", "--fail-on", "high", cwd=tmp_path).returncode == 0  # one cold break is `low`
@@ -105,6 +110,7 @@ def test_fail_on_severity(tmp_path):
     assert default.returncode == 1 and default.json["gate"]["criteria"] == ["--fail-on low"]
 
 
+@pytest.mark.slow
 def test_bad_usage_and_failing_target(tmp_path):
     (tmp_path / "s.py").write_text(KNOWN_BREAK)
     bad = run_doctor("check", "s.py", "--fail-on", "severe", cwd=tmp_path)
@@ -164,6 +170,7 @@ def test_baseline_round_trip(tmp_path):
     assert json.loads(baseline.read_text())["torch"]["2.13.0"]["s.py"] == []
 
 
+@pytest.mark.slow
 def test_baseline_for_another_torch_is_reported_and_worse_counts_noted(tmp_path):
     script = tmp_path / "s.py"
     script.write_text(KNOWN_BREAK)
@@ -194,6 +201,7 @@ def _write(path: Path, text: str) -> None:
     path.write_text(textwrap.dedent(text))
 
 
+@pytest.mark.slow
 def test_pyproject_config_gives_targets_and_flags_override_it(tmp_path):
     (tmp_path / "s.py").write_text(KNOWN_BREAK)
     (tmp_path / "sub").mkdir()
@@ -216,6 +224,7 @@ def test_pyproject_config_gives_targets_and_flags_override_it(tmp_path):
     assert overridden.returncode == 0 and json.loads(overridden.stdout)["gate"]["criteria"] == ["--fail-on critical"]
 
 
+@pytest.mark.slow
 def test_pyproject_wins_over_yaml_and_explicit_config_is_used(tmp_path):
     (tmp_path / "s.py").write_text(KNOWN_BREAK)
     _write(tmp_path / "pyproject.toml", '[tool.torchcompile-doctor]\nfail-on = "critical"\n')

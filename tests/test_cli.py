@@ -8,7 +8,7 @@ import sys
 import textwrap
 
 import pytest
-from conftest import REPO, SAMPLES, run_doctor
+from conftest import REPO, SAMPLES, doctor_in_process, run_doctor
 
 COMPILED_THEN = """\
 import torch
@@ -63,6 +63,7 @@ def test_syntax_error_names_file_and_line(tmp_path):
     assert run.stderr.strip() == "doctor: error: syntax error in broken.py:3: invalid syntax"
 
 
+@pytest.mark.slow  # each run imports the target, and so torch, in the capture's child process
 def test_missing_function_and_bad_inputs(tmp_path):
     _script(
         tmp_path,
@@ -277,13 +278,14 @@ def test_function_target_explain_agrees_on_a_simple_break(tmp_path):
 
 
 @pytest.mark.slow
-def test_artifacts_are_kept_and_report_rerenders_them(tmp_path):
-    artifacts = tmp_path / "out"
-    live = run_doctor("explain", "module_counter.py", "--artifacts", str(artifacts), "--format", "json", cwd=SAMPLES)
+def test_artifacts_are_kept_and_report_rerenders_them(tmp_path, shared_run):
+    # the session's capture of the sample, kept with --artifacts (tests/conftest.py)
+    live = shared_run("explain", "module_counter.py", "--format", "json", keep_artifacts=True)
+    artifacts = live.artifacts
     assert live.returncode == 0
     traces = list((artifacts / "trace").glob("dedicated_log_torch_trace_*.log"))
     assert len(traces) == 1 and (artifacts / "doctor_events.jsonl").is_file()
-    offline = run_doctor("report", str(artifacts), "--format", "json", cwd=tmp_path)
+    offline = doctor_in_process("report", str(artifacts), "--format", "json", cwd=tmp_path)
     assert offline.returncode == 0, offline.stderr
     live_report, offline_report = live.json, offline.json
     assert offline_report["findings"] == live_report["findings"]

@@ -3,7 +3,9 @@ corpus is beside the checkout, as in CI). Also checks each case's fixed script c
 
 from __future__ import annotations
 
+import ast
 import json
+from pathlib import Path
 
 import pytest
 import yaml
@@ -12,6 +14,26 @@ from conftest import CORPUS, check_against_ground_truth, run_doctor
 CASES = sorted(p.parent.name for p in CORPUS.glob("*/expected.yaml")) if CORPUS.is_dir() else []
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not CASES, reason="shared/corpus-dev is not beside the checkout")]
+
+
+def _compiles_with_inductor(script: Path) -> bool:
+    """A `torch.compile` without `backend=` (bare `@torch.compile` too) compiles with inductor, torch's default."""
+    tree = ast.parse(script.read_text())
+    calls = {id(node.func): node for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == "compile" and ast.unparse(node.value) == "torch":
+            call = calls.get(id(node))
+            if call is None or not any(keyword.arg == "backend" for keyword in call.keywords):
+                return True
+    return False
+
+
+def _cases(script: str) -> list:
+    """The corpus cases, those whose `script` compiles with inductor marked `inductor`."""
+    return [
+        pytest.param(case, marks=[pytest.mark.inductor] if _compiles_with_inductor(CORPUS / case / script) else [])
+        for case in CASES
+    ]
 
 
 def _as_ground_truth(case: dict) -> dict:
@@ -33,7 +55,7 @@ def _as_ground_truth(case: dict) -> dict:
     }
 
 
-@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("case", _cases("script.py"))
 def test_corpus_case(case, tmp_path):
     folder = CORPUS / case
     expected = yaml.safe_load((folder / "expected.yaml").read_text())
@@ -49,7 +71,7 @@ def test_corpus_case(case, tmp_path):
             assert finding["evidence"]["secondary_gb_ids"] == gb["secondary_gb_ids"]
 
 
-@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("case", _cases("fixed_script.py"))
 def test_corpus_fixed_script_is_clean(case, tmp_path):
     folder = CORPUS / case
     expected = yaml.safe_load((folder / "expected.yaml").read_text())["expected_after_fix"]

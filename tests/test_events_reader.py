@@ -12,7 +12,7 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from conftest import run_doctor
+from conftest import doctor_in_process
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -262,9 +262,12 @@ def test_a_log_damaged_every_way_at_once_still_gives_the_report_of_the_rest(tmp_
     damaged = b"\nV".join(records[:-1]) + b"\n\x00\x9c\xff garbage\n\t\xff orphan payload\nV" + records[-1][:40]
     path = tmp_path / "damaged.log"
     path.write_bytes(damaged)
-    run = run_doctor("report", str(path), "--format", "json")
+    run = doctor_in_process("report", str(path), "--format", "json")
     assert run.returncode in (0, 1), run.stderr
-    report, expected = run.json, run_doctor("report", str(TRACES / "item_recompile.log"), "--format", "json").json
+    report, expected = (
+        run.json,
+        doctor_in_process("report", str(TRACES / "item_recompile.log"), "--format", "json").json,
+    )
     health = report["log_health"]
     orphans = sum(records[i].count(b"\n\t") for i in chromium)  # the payload lines of the two bad envelopes
     # bad lines: the garbage, the orphan payload line, the cut envelope, and the orphaned payload lines

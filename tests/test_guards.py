@@ -4,7 +4,7 @@ changed between cache entries, and the measured per-call cost; guard findings in
 from __future__ import annotations
 
 import pytest
-from conftest import SAMPLES, run_doctor
+from conftest import REPO, SAMPLES, doctor_in_process, run_doctor
 
 from torchcompile_doctor.analysis.guards import diff_entries, pins, readable
 from torchcompile_doctor.events.model import Guard
@@ -73,19 +73,22 @@ def test_guard_heavy_frame_counts_kinds_sources_and_cost():
 
 
 @pytest.mark.slow
-def test_recompile_diff_names_the_changed_guard():
+def test_recompile_diff_names_the_changed_guard(module_counter_guards, tmp_path):
     run = run_doctor("guards", "dtype_recompile.py", "--format", "json", cwd=SAMPLES)
     assert run.returncode == 0, run.stderr[-2000:]
     [frame] = run.json["guards"]
     assert [e["changed"] for e in frame["entries"]] == [[], ["signal: float32 [4, 128] → float64 [4, 128]"]]
-    terminal = run_doctor("guards", "module_counter.py", cwd=SAMPLES)
+    # the terminal view of the module_counter guards capture, re-read from its dump (the same guards, see
+    # test_dump_round_trip_reads_the_same_guards_without_running)
+    terminal = doctor_in_process("guards", "--dump", str(module_counter_guards.artifacts), cwd=tmp_path)
+    assert terminal.returncode == 0, terminal.stderr
     assert "changed from the previous entry: self.count: 0 → 1" in terminal.stdout
     assert "per call: not measured" in terminal.stdout  # its counter recompiles when the call is repeated
 
 
 @pytest.mark.slow
-def test_guard_findings_appear_in_explain():
-    run = run_doctor("explain", "guard_heavy_stack.py", "--format", "json", cwd=SAMPLES)
+def test_guard_findings_appear_in_explain(shared_run):
+    run = shared_run("explain", "guard_heavy_stack.py", "--format", "json", keep_artifacts=True)
     codes = [f["code"] for f in run.json["findings"]]
     assert codes == ["TCD212", "TCD215"]
     steady = run.json["findings"][1]
@@ -103,13 +106,18 @@ def test_guards_needs_a_target_or_a_dump(tmp_path):
     assert missing.returncode == 2 and "is not a directory" in missing.stderr
 
 
+@pytest.fixture(scope="session")
+def module_counter_guards(shared_run):
+    """`doctor guards module_counter.py` once per session, its depyf dump kept (`.artifacts`)."""
+    return shared_run("guards", "module_counter.py", "--format", "json", keep_artifacts="--dump")
+
+
 @pytest.mark.slow
-def test_dump_round_trip_reads_the_same_guards_without_running(tmp_path):
-    dump = tmp_path / "dump"
-    live = run_doctor("guards", "module_counter.py", "--dump", str(dump), "--format", "json", cwd=SAMPLES)
+def test_dump_round_trip_reads_the_same_guards_without_running(module_counter_guards, tmp_path):
+    live, dump = module_counter_guards, module_counter_guards.artifacts
     assert live.returncode == 0, live.stderr[-2000:]
     assert list(dump.glob("__transformed_code_*_for_forward.py")) and (dump / "doctor_capture").is_dir()
-    offline = run_doctor("guards", "--dump", str(dump), "--format", "json", cwd=tmp_path)
+    offline = doctor_in_process("guards", "--dump", str(dump), "--format", "json", cwd=tmp_path)
     assert offline.returncode == 0, offline.stderr
     assert offline.json["guards"] == live.json["guards"]  # kinds, counts, diffs and the measured cost
     # self.count changed between entries (it caused the recompiles): it is no steady value; self.training is
@@ -118,9 +126,7 @@ def test_dump_round_trip_reads_the_same_guards_without_running(tmp_path):
 
 
 def test_plain_depyf_dump_is_read_with_a_warning():
-    from conftest import REPO
-
-    run = run_doctor("guards", "--dump", str(REPO / "tests/data/depyf_dumps/module_counter"), "--format", "json")
+    run = doctor_in_process("guards", "--dump", str(REPO / "tests/data/depyf_dumps/module_counter"), "--format", "json")
     assert run.returncode == 0, run.stderr
     report = run.json
     [frame] = report["guards"]

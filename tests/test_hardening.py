@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import pytest
-from conftest import REPO, run_doctor
+from conftest import REPO, doctor_in_process, run_doctor
 
 from torchcompile_doctor.renderers import FORMATS
 
@@ -194,7 +194,7 @@ def test_hostile_source_text_is_escaped_in_every_format(tmp_path):
     kept = run_doctor("explain", "hostile.py", "--artifacts", "capture", "--format", "json", cwd=tmp_path)
     assert kept.returncode == 0 and kept.json["findings"][0]["location"]["source"] == hostile
     for fmt in FORMATS:
-        text = run_doctor("report", "capture", "--format", fmt, cwd=tmp_path).stdout
+        text = doctor_in_process("report", "capture", "--format", fmt, cwd=tmp_path).stdout
         assert "\x1b" not in text, fmt  # no terminal escape reaches any output
         if fmt == "markdown":  # raw HTML only inside code spans and blocks, where Markdown shows it as text
             prose = re.sub(r"(`+).+?\1", "", re.sub(r"(?s)(`{3,}).*?\1", "", text))

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import REPO, SAMPLES, run_doctor
+from conftest import REPO, SAMPLES, doctor_in_process, run_doctor
 from test_golden import RECORDED_ROOT, _read_from_checkout, normalise
 
 from torchcompile_doctor.analysis import AnalysisContext, RunOutcome, analyze, analyze_ranks
@@ -208,7 +208,7 @@ def test_golden_multirank(fmt):
 
 
 def test_report_cli_merges_rank_logs():
-    run = run_doctor("report", str(MULTIRANK), "--format", "json", "--root", str(SAMPLES))
+    run = doctor_in_process("report", str(MULTIRANK), "--format", "json", "--root", str(SAMPLES))
     assert run.returncode == 0, run.stderr
     data = run.json
     assert {f["code"] for f in data["findings"] if f["kind"] == "rank_divergence"} == {
@@ -221,13 +221,13 @@ def test_report_cli_merges_rank_logs():
 
 
 def test_report_strict_fails_on_the_truncated_rank():
-    run = run_doctor("report", str(MULTIRANK), "--strict")
+    run = doctor_in_process("report", str(MULTIRANK), "--strict")
     assert run.returncode == 2 and run.stdout == ""
     assert run.stderr.strip().splitlines() == [
         "doctor: error: --strict: the logs have problems: rank 1: the file ends mid-record (truncated), "
         "1 bad JSON envelope(s) (drop --strict to read past them)"
     ]
-    assert run_doctor("report", str(CAPTURE), "--strict", "--format", "json").returncode == 0
+    assert doctor_in_process("report", str(CAPTURE), "--strict", "--format", "json").returncode == 0
 
 
 def test_rank_report_needs_no_torch(tmp_path):
@@ -270,12 +270,13 @@ def _apart_from_exit(report: dict) -> dict:
     return data
 
 
-@pytest.fixture(scope="module")
-def ddp_run(tmp_path_factory):
-    artifacts = tmp_path_factory.mktemp("ddp") / "artifacts"
+@pytest.fixture(scope="session")
+def ddp_run(shared_run):
+    """The DDP sample under torchrun, once per session (also across xdist workers), its capture kept."""
     # --timeout: should a rank hang (e.g. in a collective), the doctor stops every rank and the test fails fast
-    args = ("--nproc-per-node", "2", "--format", "json", "--artifacts", str(artifacts), "--timeout", "240")
-    return run_doctor("explain", DDP_SAMPLE, *args, cwd=SAMPLES), artifacts
+    args = ("--nproc-per-node", "2", "--format", "json", "--timeout", "240")
+    run = shared_run("explain", DDP_SAMPLE, *args, keep_artifacts=True)
+    return run, run.artifacts
 
 
 @pytest.mark.slow
@@ -302,17 +303,17 @@ def test_live_ddp_sample_reports_the_divergence(ddp_run):
 @pytest.mark.slow
 def test_live_and_offline_agree_on_two_ranks(ddp_run, tmp_path):
     run, artifacts = ddp_run
-    offline = run_doctor("report", str(artifacts), "--format", "json", cwd=tmp_path)
+    offline = doctor_in_process("report", str(artifacts), "--format", "json", cwd=tmp_path)
     assert offline.returncode == 0, offline.stderr
     assert _apart_from_exit(offline.json) == _apart_from_exit(run.json)
 
 
 @pytest.mark.slow
-def test_live_and_offline_agree_on_one_process(tmp_path):
-    artifacts = tmp_path / "artifacts"
-    live = run_doctor("explain", "dtype_recompile.py", "--format", "json", "--artifacts", str(artifacts), cwd=SAMPLES)
+def test_live_and_offline_agree_on_one_process(tmp_path, shared_run):
+    # the session's capture of the sample, kept with --artifacts (tests/conftest.py)
+    live = shared_run("explain", "dtype_recompile.py", "--format", "json", keep_artifacts=True)
     assert live.returncode == 0, live.stderr[-3000:]
-    offline = run_doctor("report", str(artifacts), "--format", "json", cwd=tmp_path)
+    offline = doctor_in_process("report", str(live.artifacts), "--format", "json", cwd=tmp_path)
     assert offline.returncode == 0, offline.stderr
     assert _apart_from_exit(offline.json) == _apart_from_exit(live.json)
     assert live.json["findings"] and offline.json["ranks"] == []

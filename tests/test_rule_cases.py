@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import matches_file, run_doctor
+from conftest import matches_file
 
 from torchcompile_doctor.rules import load_catalogue
 
@@ -87,20 +87,12 @@ def _params(names: list[str], broken: dict) -> list:
 
 
 @pytest.fixture(scope="session")
-def doctor_report(tmp_path_factory):
+def doctor_report(shared_run):
     """The doctor's JSON run on a case, once per test session even across xdist workers."""
-    from filelock import FileLock  # a torch dependency
-
-    base = tmp_path_factory.getbasetemp()
-    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
     def get(name: str) -> dict:
-        path = shared / f"rule_case_{name}.json"
-        with FileLock(str(path) + ".lock"):
-            if not path.exists():
-                run = run_doctor("explain", name, "--format", "json", cwd=RULE_CASES)
-                path.write_text(json.dumps(vars(run)), encoding="utf-8")
-        return json.loads(path.read_text(encoding="utf-8"))
+        run = shared_run("explain", name, "--format", "json", cwd=RULE_CASES)
+        return {"returncode": run.returncode, "stdout": run.stdout, "stderr": run.stderr}
 
     return get
 

@@ -3,11 +3,9 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 import yaml
-from conftest import SAMPLES, check_against_ground_truth, run_doctor
+from conftest import SAMPLES, check_against_ground_truth
 
 EXPECTED = yaml.safe_load((SAMPLES / "expected.yaml").read_text())
 # perf hints only appear on a cold inductor cache; tested in test_inductor.py
@@ -16,12 +14,12 @@ SCRIPTS = sorted(name for name in EXPECTED if name != "perf_hint_inductor.py")
 
 @pytest.mark.slow
 @pytest.mark.parametrize("script", SCRIPTS)
-def test_sample(script, tmp_path):
+def test_sample(script, shared_run):
     expected = EXPECTED[script]
-    out = tmp_path / "report.json"
-    run = run_doctor("explain", script, "--format", "json", "--output", str(out), cwd=SAMPLES)
+    # the session's one capture of the sample (tests/conftest.py); other tests read the same run
+    run = shared_run("explain", script, "--format", "json", keep_artifacts=True)
     assert run.returncode == (0 if expected["exit_code"] == 0 else 3), run.stderr[-3000:]
-    report = json.loads(out.read_text())
+    report = run.json
     findings = report["findings"]
 
     check_against_ground_truth(report, expected)
