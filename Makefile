@@ -30,9 +30,12 @@ test: install
 test-fast: install
 	$(BIN)/python -m pytest -q -n $(JOBS) -p no:cacheprovider -m "not slow and not inductor"
 
+# ruff (style, imports, McCabe <= 20), mypy, and radon: no block of the package worse than grade C.
 lint: install
 	$(BIN)/ruff check torchcompile_doctor tests bench
 	$(BIN)/ruff format --check torchcompile_doctor tests bench
+	$(BIN)/mypy
+	@worse=$$($(BIN)/radon cc -n D -s torchcompile_doctor); if [ -n "$$worse" ]; then echo "radon: blocks worse than C:"; echo "$$worse"; exit 1; fi
 
 bench: install
 	$(BIN)/python bench/run.py

@@ -107,7 +107,9 @@ class AnalysisIndex:
         metrics = self.function_of(compile_id)
         if metrics is None:
             return UNKNOWN_FRAME
-        return (metrics.co_filename, metrics.co_firstlineno, metrics.co_name)  # type: ignore[return-value]
+        # function_of only returns metrics that name their function (co_name set), whose code object
+        # torch logged with it; a missing file or line reads as unknown, not None
+        return (metrics.co_filename or "?", metrics.co_firstlineno or 0, metrics.co_name or "?")
 
     def compile_seconds(self, ids: set[CompileId]) -> float:
         return round(sum(self.metrics_by_id[i].compile_time_s for i in ids if i in self.metrics_by_id), 3)

@@ -74,7 +74,7 @@ def _worst_impact(impacts: list[Mapping[str, Any]]) -> Mapping[str, Any]:
             else:
                 worst.setdefault(key, value)
     if is_dataclass(first) and set(worst) == {f.name for f in fields(first)}:
-        return replace(first, **worst)  # type: ignore[type-var]
+        return replace(first, **worst)
     return worst
 
 

@@ -43,7 +43,7 @@ def _key(finding: Finding) -> tuple:
     impact = finding.impact
     return (
         SEVERITIES.index(finding.severity),
-        _CRITICAL_ORDER.index(finding.kind) if finding.kind in _CRITICAL_ORDER else len(_CRITICAL_ORDER),  # type: ignore[arg-type]
+        _CRITICAL_ORDER.index(finding.kind) if finding.kind in _CRITICAL_ORDER else len(_CRITICAL_ORDER),
         -impact.get("recompiles_caused", 0) - impact.get("recompiles", 0),
         -impact.get("compile_seconds", 0.0),
         -impact.get("occurrences", finding.count),

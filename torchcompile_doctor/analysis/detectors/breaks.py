@@ -84,10 +84,10 @@ class _BreakSite:
             if caller and caller not in call_sites:
                 call_sites.append(caller)
         user_frame = None
-        user_frames = {code.last_user_frame(r.user_stack) for r in records} - {None}
+        user_frames = [f for f in (code.last_user_frame(r.user_stack) for r in records) if f is not None]
         if in_library and user_frames:
-            frame = sorted(user_frames, key=lambda f: (f.file, f.line))[0]  # type: ignore[union-attr]
-            user_frame = index.location(frame.file, frame.line, frame.function)  # type: ignore[union-attr]
+            frame = min(user_frames, key=lambda f: (f.file, f.line))
+            user_frame = index.location(frame.file, frame.line, frame.function)
         return cls(
             index=index,
             records=records,
