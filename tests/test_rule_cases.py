@@ -31,8 +31,8 @@ HEADER = re.compile(r"^# triggers (?P<code>TCD\d{3}) at line (?P<line>\d+)(?: \(
 # Rank divergence (TCD501-TCD505) needs several ranks: tests/test_multirank.py covers it (live under torchrun
 # and on the checked-in rank logs in tests/data/traces/multirank/).
 NOT_CURATED = {"TCD199", "TCD299", "TCD404", "TCD214", "TCD501", "TCD502", "TCD503", "TCD504", "TCD505"}
-# The carried-value rules word a recompile whose finding keeps its reason class's code (TCD202, TCD203):
-# tests/test_detectors.py checks their text on the recorded item_recompile.log.
+# The carried-value rules (a recompile of a value that crossed a graph break): tests/test_detectors.py checks
+# them on the recorded item_recompile.log, tests/test_try_fixes.py live on corpus case 04.
 NOT_CURATED |= {"TCD216", "TCD217"}
 
 # The script triggers another rule than the one it is written for (or none): the whole case xfails.

@@ -9,12 +9,12 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
 
-from torchcompile_doctor.analysis.findings import fill, finding_from_rule
+from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.recompiles import GuardFailure, describe_changes, is_carried_value, parse_failure
 from torchcompile_doctor.events.model import CompileId
 from torchcompile_doctor.finding_data import LimitEvidence, LimitImpact, RecompileEvidence, RecompileImpact
-from torchcompile_doctor.report import Finding, Fix
+from torchcompile_doctor.report import Finding
 from torchcompile_doctor.rules import Rule, rule_for_carried, rule_for_recompile
 
 GB_LINK = re.compile(r"/gb/gb(\d{4})\.html")
@@ -66,7 +66,6 @@ def _evidence(items: list[_Item], main: GuardFailure | None, compile_ids: set[Co
 def _recompile_finding(index: AnalysisIndex, file: str, line: int, co_name: str, items: list[_Item]) -> Finding:
     reason_class, main, of_class = _main_failure(items)
     name = index.function_name(file, co_name, line)
-    rule = rule_for_recompile(reason_class, main.guard if main else "")
     compile_ids = {c for c, _, _ in items if c is not None}
     changes = describe_changes(of_class)
     call_sites = index.callers(file, line, compile_ids)
@@ -74,6 +73,13 @@ def _recompile_finding(index: AnalysisIndex, file: str, line: int, co_name: str,
     if index.code.is_library(file) and call_sites:  # a library frame recompiles: where the user called in
         user_frame = index.location(call_sites[0].file, call_sites[0].line, call_sites[0].function)
     facts = _facts(name, reason_class, main, items, changes)
+    if main is not None and is_carried_value(main.variable):
+        # a value that crossed a graph break: the break is the cause, and the carried-value rule says so
+        rule = rule_for_carried(main.reason_class)
+        facts |= _carried_facts(index, main, co_name, file)
+        changes = [c.replace(main.variable, "value carried across the break") for c in changes]
+    else:
+        rule = rule_for_recompile(reason_class, main.guard if main else "")
     finding = finding_from_rule(
         rule,
         location=index.location(file, line or 0, name),
@@ -88,10 +94,8 @@ def _recompile_finding(index: AnalysisIndex, file: str, line: int, co_name: str,
         ),
         evidence=_evidence(items, main, compile_ids),
     )
-    if main is not None and is_carried_value(main.variable):
-        return _carried(index, finding, main, co_name, file)
     dim = re.search(r"\[(\d+)\]", main.variable if main else "?")
-    if reason_class == "shape_or_rank" and dim and file != "?":  # the precise fix: that dim only
+    if rule.reason_class == "shape_or_rank" and dim and file != "?":  # the precise fix: that dim only
         mark = {"file": file, "line": line, "function": name, "variable": facts["variable"], "dim": int(dim.group(1))}
         assert finding.fix is not None
         return replace(finding, fix=replace(finding.fix, experiment={"mark_dynamic": mark}))
@@ -117,18 +121,13 @@ def _facts(name: str, reason_class: str, main: GuardFailure | None, items: list[
     return facts
 
 
-def _carried(index: AnalysisIndex, finding: Finding, main: GuardFailure, co_name: str, file: str) -> Finding:
-    """A resume function guarded on a value that crossed a graph break: the break is the cause, and the
-    carried-value rule says so (the finding keeps its code; its why and fix are the carried rule's)."""
+def _carried_facts(index: AnalysisIndex, main: GuardFailure, co_name: str, file: str) -> dict:
+    """The break a resume function's carried value crossed, and what about the value changed."""
     resume = _RESUME.match(co_name or "")
-    facts = {
+    return {
         "cause": f"{index.code.display(file)}:{resume.group(2)}" if resume else "the graph break before it",
         "carried": main.variable.split(".")[-1].split("[")[0],
     }
-    carried = rule_for_carried(main.reason_class)
-    changes = tuple(c.replace(main.variable, "value carried across the break") for c in finding.changes)
-    fix = Fix(fill(carried.fix, facts), experiment=carried.experiment)
-    return replace(finding, why=fill(carried.why, facts), fix=fix, changes=changes)
 
 
 def recompile_limit(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
