@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from torchcompile_doctor.analysis.code import CodeMap, SourceReader, read_source_file
-from torchcompile_doctor.analysis.registry import GraphBreakRegistry, load_registry
+from torchcompile_doctor.analysis.graph_break_registry import GraphBreakRegistry, load_registry
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId, EventLog, StackFrame
 from torchcompile_doctor.report import CompiledFunctionGuards, Location
 
