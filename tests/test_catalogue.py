@@ -7,7 +7,7 @@ import json
 import pytest
 from conftest import REPO, doctor_in_process
 
-from torchcompile_doctor.analysis.registry import load_registry
+from torchcompile_doctor.analysis.graph_break_registry import load_registry
 from torchcompile_doctor.rules import (
     CATALOGUE,
     SECTIONS,
@@ -17,7 +17,7 @@ from torchcompile_doctor.rules import (
     rule_for_break,
     rule_for_recompile,
 )
-from torchcompile_doctor.rules.explain import explain_rule
+from torchcompile_doctor.rules.rule_page import rule_page
 from torchcompile_doctor.rules.table import with_table
 
 RULES = load_catalogue()
@@ -35,7 +35,7 @@ def test_catalogue_is_valid_and_large_enough():
 
 def test_rule_text_references_the_page_of_each_gb_id():
     for rule in RULES:
-        text = explain_rule(rule.code, RULES)
+        text = rule_page(rule.code, RULES)
         for gb_id in rule.match.gb_ids:
             assert f"https://meta-pytorch.github.io/compile-graph-break-site/gb/{gb_id.lower()}.html" in text
         if rule.kind in ("graph_break", "recompile"):

@@ -18,7 +18,7 @@ from torchcompile_doctor.events.load import load_artifacts
 from torchcompile_doctor.finding_data import BreakImpact, CompileIdsEvidence, Evidence
 from torchcompile_doctor.report import Kind, RankRow
 from torchcompile_doctor.rules import CatalogueError, load_catalogue, parse_catalogue, rule, rules_for_detector
-from torchcompile_doctor.rules.explain import explain_rule
+from torchcompile_doctor.rules.rule_page import rule_page
 
 RULES = load_catalogue()
 TRACES = REPO / "tests" / "data" / "traces"
@@ -113,10 +113,10 @@ def test_carried_value_texts_are_catalogue_entries_worded_as_before():
 
 
 def test_rule_page_shows_the_detector_and_its_params():
-    text = explain_rule("TCD212", RULES, with_detector=True)
+    text = rule_page("TCD212", RULES, with_detector=True)
     assert "Detector: guard_heavy_frame (min_value_guards: 100)" in text
-    assert "Detector: graph_break · cold severity: low" in explain_rule("TCD104", RULES, with_detector=True)
-    assert "Detector:" not in explain_rule("TCD212", RULES)  # SARIF's rule help stays as it was
+    assert "Detector: graph_break · cold severity: low" in rule_page("TCD104", RULES, with_detector=True)
+    assert "Detector:" not in rule_page("TCD212", RULES)  # SARIF's rule help stays as it was
 
 
 @pytest.mark.parametrize("trace", ["item_recompile.log", "frame_skipped_loop.log", "dtype_shape_recompile.log"])

@@ -243,9 +243,9 @@ def rules(fmt: opt.RulesFormat = "terminal") -> None:
 def rule(code: opt.RuleCode) -> None:
     """One rule's full explanation."""
     from torchcompile_doctor.rules import load_catalogue
-    from torchcompile_doctor.rules.explain import explain_rule
+    from torchcompile_doctor.rules.rule_page import rule_page
 
-    typer.echo(explain_rule(code.strip().upper(), load_catalogue(), with_detector=True))
+    typer.echo(rule_page(code.strip().upper(), load_catalogue(), with_detector=True))
 
 
 def main() -> None:

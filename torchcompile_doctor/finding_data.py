@@ -109,6 +109,21 @@ class DivergenceImpact(Record):
         return self.of[key]
 
 
+# -- verification: what --try-fixes measured
+@dataclass(frozen=True, eq=False)
+class Verification(Record):
+    """A fix's measured effect: the run's figures before and after the change (`after` is None, and `error`
+    says why, when the re-run could not be made)."""
+
+    change: str  # the change, in words: `torch._dynamo.config.capture_scalar_outputs = True`
+    before: dict[str, Any]  # graph breaks, recompiles, graphs, ... of the run as it is
+    after: dict[str, Any] | None  # the same figures with the change
+    ok: bool  # the target still ran to a successful end
+    effect: str  # fixed, improved, mixed, no effect, worse, broke the run, not measured
+    error: str | None = None
+    _optional = ("error",)
+
+
 # -- evidence: what the finding was made from
 @dataclass(frozen=True, eq=False)
 class Evidence(Record):

@@ -78,6 +78,12 @@ class GateOptions:
     update_baseline: bool = False
 
 
+def _only_report(reports: tuple[Report, ...]) -> Report:
+    if len(reports) != 1:
+        raise ValueError(f"a run of {len(reports)} targets has no single report")
+    return reports[0]
+
+
 @dataclass(frozen=True)
 class Run:
     """What a run produced: a report per target, and how each capture ended."""
@@ -89,9 +95,7 @@ class Run:
     @property
     def report(self) -> Report:
         """The report of a run of one target."""
-        if len(self.reports) != 1:
-            raise ValueError(f"a run of {len(self.reports)} targets has no single report")
-        return self.reports[0]
+        return _only_report(self.reports)
 
     @property
     def interrupted(self) -> bool:
@@ -110,9 +114,7 @@ class GatedRun:
 
     @property
     def report(self) -> Report:
-        if len(self.reports) != 1:
-            raise ValueError(f"a run of {len(self.reports)} targets has no single report")
-        return self.reports[0]
+        return _only_report(self.reports)
 
     @property
     def interrupted(self) -> bool:

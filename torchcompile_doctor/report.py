@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from torchcompile_doctor.finding_data import Verification
 
 SCHEMA_VERSION = 1
 
@@ -101,10 +104,11 @@ class Fix:
     before: str | None = None
     after: str | None = None
     experiment: dict | None = None  # a change that needs no code edit, for --try-fixes (see the catalogue)
-    verified: dict | None = None  # its measured effect: {change, before, after, ok, effect}
+    verified: Verification | None = None  # its measured effect (--try-fixes)
 
     def as_dict(self) -> dict:
-        return {"summary": self.summary, "before": self.before, "after": self.after, "verified": self.verified}
+        verified = self.verified.as_dict() if self.verified is not None else None
+        return {"summary": self.summary, "before": self.before, "after": self.after, "verified": verified}
 
 
 @dataclass(frozen=True)
@@ -305,6 +309,58 @@ class RankRow(Mapping):
 
 
 @dataclass(frozen=True)
+class GuardEntry:
+    """The guards of one cache entry of a compiled function (one compile id)."""
+
+    compile_id: str
+    guard_count: int | None  # torch's compilation_metrics.guard_count
+    tree_guards: int  # leaves of the C++ guard tree (what by_kind sums to)
+    by_kind: dict[str, int]
+    latency_us: float | None  # torch's one cold measurement right after compiling: an estimate
+    by_source_line: dict[str, int]
+    user_value_guards: int  # guards on Python values (constants, ids, types, dict keys) from the user's lines
+    pins: tuple[str, ...]  # the guards that pin user values, in plain words (a sample)
+    changed: tuple[str, ...]  # guards that differ from the previous cache entry of the frame
+
+    def as_dict(self) -> dict:
+        return {
+            "compile_id": self.compile_id,
+            "guard_count": self.guard_count,
+            "tree_guards": self.tree_guards,
+            "by_kind": dict(self.by_kind),
+            "latency_us": self.latency_us,
+            "by_source_line": dict(self.by_source_line),
+            "user_value_guards": self.user_value_guards,
+            "pins": list(self.pins),
+            "changed": list(self.changed),
+        }
+
+
+@dataclass(frozen=True)
+class CompiledFunctionGuards:
+    """What one compiled function is guarded on: a GuardEntry per cache entry, and the measured cost per call."""
+
+    function: str
+    file: str
+    line: int
+    entries: tuple[GuardEntry, ...]
+    overhead: dict | None = None  # measured per call: eager_us, compiled_us, skip_guards_us
+    display_file: str = ""
+    # exact values of module attributes (`self.blocks[3].offset == 3`) that no cache entry ever saw change
+    steady_module_values: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict:
+        return {
+            "function": self.function,
+            "file": self.file,
+            "line": self.line,
+            "entries": [e.as_dict() for e in self.entries],
+            "overhead": self.overhead,
+            "steady_module_values": len(self.steady_module_values),
+        }
+
+
+@dataclass(frozen=True)
 class Report:
     tool_version: str
     torch_version: str | None
@@ -318,7 +374,7 @@ class Report:
     explain: dict | None = None
     log_health: dict = field(default_factory=dict)
     suppressed: tuple[Finding, ...] = ()  # dropped by `# doctor: ignore[CODE]` comments
-    guards: tuple = ()  # GuardFrame per compiled function (analysis/guards.py)
+    guards: tuple[CompiledFunctionGuards, ...] = ()  # per compiled function (`doctor guards`)
     rank_table: tuple[RankRow, ...] = ()  # one row per distributed rank (empty for one process)
     gate: GateResult | None = None  # set by `doctor check`
     schema_version: int = SCHEMA_VERSION

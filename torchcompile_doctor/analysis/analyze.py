@@ -8,9 +8,9 @@ from torchcompile_doctor import __version__
 from torchcompile_doctor.analysis.detectors import run_detectors
 from torchcompile_doctor.analysis.detectors.outcome import target_outcome
 from torchcompile_doctor.analysis.findings import finding_from_rule
+from torchcompile_doctor.analysis.graph_break_registry import GraphBreakRegistry
 from torchcompile_doctor.analysis.index import AnalysisContext, AnalysisIndex, RunOutcome
 from torchcompile_doctor.analysis.ranking import rank_findings
-from torchcompile_doctor.analysis.registry import GraphBreakRegistry
 from torchcompile_doctor.analysis.summary import Measured, summarize
 from torchcompile_doctor.analysis.suppressions import ALL, suppressions_in
 from torchcompile_doctor.analysis.suppressions import apply as apply_suppressions

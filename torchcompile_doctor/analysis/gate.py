@@ -9,10 +9,10 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import replace
 
-from torchcompile_doctor.report import SEVERITIES, BaselineSummary, Finding, GateCriteria, GateResult, Report
+from torchcompile_doctor.report import SEVERITIES, BaselineSummary, Finding, GateCriteria, GateResult, Kind, Report
 
-BREAK_KINDS = ("graph_break", "frame_skipped")
-RECOMPILE_KINDS = ("recompile",)
+# what --fullgraph fails on: what torch.compile(fullgraph=True) would raise for
+_FULLGRAPH_KINDS = (Kind.GRAPH_BREAK, Kind.FRAME_SKIPPED, Kind.COMPILE_FAILURE)
 
 
 def select_findings(report: Report, select: tuple[str, ...], ignore: tuple[str, ...]) -> Report:
@@ -36,7 +36,7 @@ def _recompiles(finding: Finding) -> int:
 
 def _fullgraph_says(findings: list[Finding]) -> str | None:
     """What torch.compile(fullgraph=True) would have raised: the first break in compile order."""
-    breaks = [f for f in findings if f.kind in (*BREAK_KINDS, "compile_failure")]
+    breaks = [f for f in findings if f.kind in _FULLGRAPH_KINDS]
     if not breaks:
         return None
 
@@ -48,7 +48,7 @@ def _fullgraph_says(findings: list[Finding]) -> str | None:
     where = first.user_frame or first.location
     place = f" at {where.where}" if where else ""
     explanation = (first.torch_says or "").strip().splitlines()
-    if first.kind == "compile_failure" or not first.gb_type:
+    if first.kind == Kind.COMPILE_FAILURE or not first.gb_type:
         text = (first.evidence.get("torch_text") or first.title).strip().splitlines()[0]
         return f"torch.compile(fullgraph=True) would raise{place}: {text}"
     detail = f" ({explanation[0]})" if explanation else ""
@@ -60,20 +60,20 @@ def _failing(new: list[Finding], criteria: GateCriteria) -> tuple[dict[str, list
     reasons: dict[str, list[str]] = {f.fingerprint: [] for f in new}
     violations: list[str] = []
     for finding in new:
-        if criteria.fullgraph and finding.kind in (*BREAK_KINDS, "compile_failure"):
-            what = "a compile failure" if finding.kind == "compile_failure" else "a graph break"
+        if criteria.fullgraph and finding.kind in _FULLGRAPH_KINDS:
+            what = "a compile failure" if finding.kind == Kind.COMPILE_FAILURE else "a graph break"
             reasons[finding.fingerprint].append(f"{what} (--fullgraph)")
         if criteria.fail_on and SEVERITIES.index(finding.severity) <= SEVERITIES.index(criteria.fail_on):
             reasons[finding.fingerprint].append(f"severity {finding.severity} (--fail-on {criteria.fail_on})")
 
-    breaks = [f for f in new if f.kind in BREAK_KINDS]
+    breaks = [f for f in new if Kind(f.kind).is_break]
     if criteria.max_graph_breaks is not None and len(breaks) > criteria.max_graph_breaks:
         violations.append(f"{len(breaks)} graph breaks > --max-graph-breaks {criteria.max_graph_breaks}")
         for finding in breaks:
             reasons[finding.fingerprint].append(
                 f"one of {len(breaks)} graph breaks (--max-graph-breaks {criteria.max_graph_breaks})"
             )
-    recompiling = [f for f in new if f.kind in RECOMPILE_KINDS]
+    recompiling = [f for f in new if f.kind == Kind.RECOMPILE]
     recompiles = sum(map(_recompiles, recompiling))
     if criteria.max_recompiles is not None and recompiles > criteria.max_recompiles:
         violations.append(f"{recompiles} recompiles > --max-recompiles {criteria.max_recompiles}")

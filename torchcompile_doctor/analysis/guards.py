@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId, Guard, GuardTree
+from torchcompile_doctor.report import CompiledFunctionGuards, GuardEntry
 
 if TYPE_CHECKING:
     from torchcompile_doctor.analysis.index import AnalysisIndex
@@ -95,54 +96,6 @@ def pins(guard: Guard) -> str:
     return expression
 
 
-@dataclass(frozen=True)
-class GuardEntry:
-    compile_id: str
-    guard_count: int | None  # torch's compilation_metrics.guard_count
-    tree_guards: int  # leaves of the C++ guard tree (what by_kind sums to)
-    by_kind: dict[str, int]
-    latency_us: float | None  # torch's one cold measurement right after compiling: an estimate
-    by_source_line: dict[str, int]
-    user_value_guards: int  # guards on Python values (constants, ids, types, dict keys) from the user's lines
-    pins: tuple[str, ...]  # the guards that pin user values, in plain words (a sample)
-    changed: tuple[str, ...]  # guards that differ from the previous cache entry of the frame
-
-    def as_dict(self) -> dict:
-        return {
-            "compile_id": self.compile_id,
-            "guard_count": self.guard_count,
-            "tree_guards": self.tree_guards,
-            "by_kind": dict(self.by_kind),
-            "latency_us": self.latency_us,
-            "by_source_line": dict(self.by_source_line),
-            "user_value_guards": self.user_value_guards,
-            "pins": list(self.pins),
-            "changed": list(self.changed),
-        }
-
-
-@dataclass(frozen=True)
-class GuardFrame:
-    function: str
-    file: str
-    line: int
-    entries: tuple[GuardEntry, ...]
-    overhead: dict | None = None  # measured per call: eager_us, compiled_us, skip_guards_us
-    display_file: str = ""
-    # exact values of module attributes (`self.blocks[3].offset == 3`) that no cache entry ever saw change
-    steady_module_values: tuple[str, ...] = ()
-
-    def as_dict(self) -> dict:
-        return {
-            "function": self.function,
-            "file": self.file,
-            "line": self.line,
-            "entries": [e.as_dict() for e in self.entries],
-            "overhead": self.overhead,
-            "steady_module_values": len(self.steady_module_values),
-        }
-
-
 @dataclass
 class _SourceIndex:
     """Maps torch's shortened paths in guard comments ('mp/g100/model.py:11') back to known files."""
@@ -225,8 +178,8 @@ def _names_in(expression: str, names: set[str]) -> bool:
     return any(name and name in text for name in names)
 
 
-def guard_frames(index: AnalysisIndex) -> list[GuardFrame]:
-    """One GuardFrame per compiled function, its cache entries in compile order, with its measured overhead."""
+def guard_frames(index: AnalysisIndex) -> list[CompiledFunctionGuards]:
+    """The guards of each compiled function, its cache entries in compile order, with its measured overhead."""
     code = index.code
     known = {m.co_filename for m in index.log.metrics if m.co_filename}
     known |= {frame.file for start in index.log.dynamo_starts for frame in start.stack}
@@ -240,7 +193,7 @@ def guard_frames(index: AnalysisIndex) -> list[GuardFrame]:
         entries = _entries(frame_trees, index.metrics_by_id, sources, code.display)
         overhead = overheads.get((file, line or 0))
         frames.append(
-            GuardFrame(
+            CompiledFunctionGuards(
                 function=code.user_function_name(file, co_name, line) if file != "?" else co_name,
                 file=file,
                 line=line or 0,

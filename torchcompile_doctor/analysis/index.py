@@ -7,15 +7,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 from torchcompile_doctor.analysis.code import CodeMap, SourceReader, read_source_file
-from torchcompile_doctor.analysis.registry import GraphBreakRegistry, load_registry
+from torchcompile_doctor.analysis.graph_break_registry import GraphBreakRegistry, load_registry
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId, EventLog, StackFrame
-from torchcompile_doctor.report import Location
-
-if TYPE_CHECKING:
-    from torchcompile_doctor.analysis.guards import GuardFrame
+from torchcompile_doctor.report import CompiledFunctionGuards, Location
 
 UNKNOWN_FRAME = ("?", 0, "?")  # a compile whose function no record names
 
@@ -73,8 +69,8 @@ class AnalysisIndex:
         )
 
     @cached_property
-    def guard_frames(self) -> tuple[GuardFrame, ...]:
-        """One GuardFrame per compiled function (part of the report, and what the guard detectors read)."""
+    def guard_frames(self) -> tuple[CompiledFunctionGuards, ...]:
+        """What each compiled function is guarded on (part of the report, and what the guard detectors read)."""
         from torchcompile_doctor.analysis.guards import guard_frames
 
         return tuple(guard_frames(self))

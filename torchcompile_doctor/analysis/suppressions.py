@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from torchcompile_doctor.analysis.code import CodeMap
-from torchcompile_doctor.report import Finding
+from torchcompile_doctor.report import Finding, Kind
 
 _COMMENT = re.compile(r"#\s*doctor:\s*ignore(?:\[(?P<codes>[^\]]*)\])?")
 ALL = "*"
@@ -45,7 +45,7 @@ def apply(findings: list[Finding], suppressions: list[Suppression]) -> tuple[lis
     kept, dropped, used = [], [], set()
     for finding in findings:
         matching = [s for place in _lines_of(finding) for s in by_line.get(place, ()) if s.code in (finding.code, ALL)]
-        if matching and finding.kind != "target_error":
+        if matching and finding.kind != Kind.TARGET_ERROR:  # the target failing is never hidden
             dropped.append(finding)
             used.update(matching)
         else:

@@ -65,8 +65,7 @@ def _finding(finding: Finding, gate: GateResult | None = None, all_ranks: tuple 
 
             lines += [
                 "",
-                f"**Verified** ({_code(finding.fix.verified['change'])}): "
-                f"{_escape(summary_line(finding.fix.verified))}",
+                f"**Verified** ({_code(finding.fix.verified.change)}): {_escape(summary_line(finding.fix.verified))}",
             ]
         if finding.fix.before and finding.fix.after:
             lines += [

@@ -21,7 +21,7 @@ from torchcompile_doctor.renderers._text import clean
 from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
 from torchcompile_doctor.report import Finding, Location, Report
 from torchcompile_doctor.rules import Rule, load_catalogue
-from torchcompile_doctor.rules.explain import GB_PAGE, explain_rule
+from torchcompile_doctor.rules.rule_page import GB_PAGE, rule_page
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://pypi.org/project/torchcompile-doctor/"
@@ -85,7 +85,7 @@ def _rule_descriptor(code: str, rule: Rule | None, finding: Finding) -> dict:
         text = "\n\n".join(
             [full, f"Fix: {rule.fix}", *(["References:\n" + "\n".join(references)] if references else [])]
         )
-        descriptor["help"] = {"text": text, "markdown": explain_rule(code, (rule,))}
+        descriptor["help"] = {"text": text, "markdown": rule_page(code, (rule,))}
     help_uri = _help_uri(rule, finding)
     if help_uri:
         descriptor["helpUri"] = help_uri

@@ -62,8 +62,8 @@ def _fix(console: Console, fix: Fix) -> None:
     if fix.verified:
         from torchcompile_doctor.rules.experiments import summary_line
 
-        style = "green" if fix.verified.get("effect") == "fixed" else "yellow"
-        console.print(Text(f"   verified: {fix.verified['change']}", style="bold " + style))
+        style = "green" if fix.verified.effect == "fixed" else "yellow"
+        console.print(Text(f"   verified: {fix.verified.change}", style="bold " + style))
         console.print(Text(f"     {summary_line(fix.verified)}", style=style))
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
+from torchcompile_doctor.finding_data import Verification
 from torchcompile_doctor.report import Finding, Report
 
 FIGURES = ("graph_breaks", "recompiles", "graphs", "recompile_limit_hits", "compile_failures", "compile_time_s")
@@ -85,33 +86,21 @@ def attach(report: Report, results: dict[str, Report | str]) -> Report:
             findings.append(finding)
             continue
         if isinstance(result, str):
-            verified = {
-                "change": describe(experiment),
-                "before": before,
-                "after": None,
-                "ok": False,
-                "effect": "not measured",
-                "error": result,
-            }
+            verified = Verification(describe(experiment), before, None, ok=False, effect="not measured", error=result)
         else:
             ok = result.target_succeeded
             after = figures(result)
-            verified = {
-                "change": describe(experiment),
-                "before": before,
-                "after": after,
-                "ok": ok,
-                "effect": _effect(finding, before, after, result, ok),
-            }
+            effect = _effect(finding, before, after, result, ok)
+            verified = Verification(describe(experiment), before, after, ok=ok, effect=effect)
         findings.append(replace(finding, fix=replace(finding.fix, verified=verified)))
     return replace(report, findings=tuple(findings))
 
 
-def summary_line(verified: dict) -> str:
+def summary_line(verified: Verification) -> str:
     """`graph breaks 1 → 0, recompiles 2 → 0, graphs 5 → 1, compile 1.22 s → 0.41 s; the target ran OK`."""
-    if verified.get("after") is None:
-        return f"{verified['change']}: not measured ({verified.get('error', 'the re-run failed')})"
-    before, after = verified["before"], verified["after"]
+    if verified.after is None:
+        return f"{verified.change}: not measured ({verified.error or 'the re-run failed'})"
+    before, after = verified.before, verified.after
     labels = {
         "graph_breaks": "graph breaks",
         "recompiles": "recompiles",
@@ -121,5 +110,5 @@ def summary_line(verified: dict) -> str:
     }
     changes = [f"{label} {before[key]} → {after[key]}" for key, label in labels.items() if before[key] or after[key]]
     changes.append(f"compile {before['compile_time_s']:.2f} s → {after['compile_time_s']:.2f} s")
-    ran = "the target ran OK" if verified["ok"] else "the target FAILED with this change"
-    return f"{verified['effect']}: {', '.join(changes)}; {ran}"
+    ran = "the target ran OK" if verified.ok else "the target FAILED with this change"
+    return f"{verified.effect}: {', '.join(changes)}; {ran}"

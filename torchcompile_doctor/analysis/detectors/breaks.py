@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from torchcompile_doctor.analysis.findings import finding_from_rule
+from torchcompile_doctor.analysis.graph_break_registry import RegistryEntry
 from torchcompile_doctor.analysis.index import AnalysisIndex
-from torchcompile_doctor.analysis.registry import RegistryEntry
 from torchcompile_doctor.events.model import GraphBreak
 from torchcompile_doctor.finding_data import BreakEvidence, BreakImpact
 from torchcompile_doctor.report import Finding, Fix, Kind, Location

@@ -41,7 +41,7 @@ def detector_line(rule: Rule) -> str:
     return line
 
 
-def explain_rule(code: str, catalogue: tuple[Rule, ...], *, with_detector: bool = False) -> str:
+def rule_page(code: str, catalogue: tuple[Rule, ...], *, with_detector: bool = False) -> str:
     """The rule's page. `with_detector` adds how the doctor finds it (`doctor rule`; SARIF help leaves it out)."""
     rule = find_rule(code, catalogue)
     lines = [
