@@ -183,7 +183,7 @@ def check(
     settings = check_settings(target, list(args or []), module, inputs, config, flags, from_capture)
     known = pipeline.open_baseline(settings.gate_options)  # a bad baseline fails before anything runs
     if settings.capture is not None:
-        run = pipeline.reread(settings.capture)  # rank files merged, as `doctor report DIR` reads it
+        run = pipeline.reread(settings.capture, pipeline.RereadOptions(as_live=True))  # as `doctor report` reads
     else:
         run = pipeline.run_all(settings.targets, settings.run_options, progress=_status)
     gated = pipeline.gate(run, settings.gate_options, known)
