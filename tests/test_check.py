@@ -389,6 +389,17 @@ def test_from_capture_with_a_target_or_a_run_flag_is_a_usage_error(tmp_path, arg
     assert run.stderr == f"doctor: error: {message}\n"
 
 
+def test_from_capture_leaves_the_configs_targets_and_run_keys_alone(tmp_path):
+    """The config serves live checks too: its `targets`, `backend` and `timeout` are not run, not an error."""
+    _write(
+        tmp_path / ".torchcompile-doctor.yaml",
+        "targets: [missing.py]\nbackend: eager\ntimeout: 60\nmax-recompiles: 4\n",
+    )
+    run = _gate(CAPTURES / "int_arg_recompile_limit", cwd=tmp_path)
+    assert run.returncode == 1 and run.stderr == "", run.stderr
+    assert run.json["gate"]["violations"] == ["8 recompiles > --max-recompiles 4"]
+
+
 def test_from_capture_of_nothing_is_a_usage_error(tmp_path):
     run = run_doctor("check", "--from-capture", "out", "--format", "sarif", cwd=tmp_path)
     assert run.returncode == 2 and run.stdout == ""
