@@ -142,6 +142,18 @@ def _given_flags(options: dict) -> dict:
     return {**flags, "select": _codes(options["select"]), "ignore": _codes(options["ignore"]), "format": options["fmt"]}
 
 
+def _say_baseline(gated: pipeline.GatedRun, path: Path | None) -> None:
+    """What --update-baseline did, on stderr (stdout carries only the report)."""
+    if gated.baseline_refused:
+        typer.echo("doctor: a target failed; the baseline was not updated", err=True)
+    elif (update := gated.baseline_update) is not None:
+        typer.echo(
+            f"doctor: baseline {path} written: {update.added} added, "
+            f"{update.pruned} fixed and pruned, {update.kept} kept",
+            err=True,
+        )
+
+
 @app.command(context_settings={"allow_extra_args": False})
 @_one_line_errors
 def check(
@@ -149,6 +161,7 @@ def check(
     args: opt.Args = None,
     module: opt.Module = None,
     inputs: opt.Inputs = None,
+    from_capture: opt.FromCapture = None,
     config: opt.Config = None,
     fullgraph: opt.Fullgraph = None,
     max_graph_breaks: opt.MaxBreaks = None,
@@ -164,20 +177,17 @@ def check(
     timeout: opt.CheckTimeout = None,
     nproc_per_node: opt.CheckRanks = None,
 ) -> None:
-    """CI gate: run the targets, then exit 0 (passed), 1 (the gate failed), 2 (usage) or 3 (a target failed)."""
+    """CI gate: run the targets (or gate a kept capture: --from-capture DIR), then exit 0 (passed),
+    1 (the gate failed), 2 (usage) or 3 (a target failed)."""
     flags = _given_flags(locals())  # read first: locals() is exactly the options here
-    settings = check_settings(target, list(args or []), module, inputs, config, flags)
+    settings = check_settings(target, list(args or []), module, inputs, config, flags, from_capture)
     known = pipeline.open_baseline(settings.gate_options)  # a bad baseline fails before anything runs
-    run = pipeline.run_all(settings.targets, settings.run_options, progress=_status)
+    if settings.capture is not None:
+        run = pipeline.reread(settings.capture, pipeline.RereadOptions(as_live=True))  # as `doctor report` reads
+    else:
+        run = pipeline.run_all(settings.targets, settings.run_options, progress=_status)
     gated = pipeline.gate(run, settings.gate_options, known)
-    if gated.baseline_refused:
-        typer.echo("doctor: a target failed; the baseline was not updated", err=True)
-    elif (update := gated.baseline_update) is not None:
-        typer.echo(
-            f"doctor: baseline {settings.baseline} written: {update.added} added, "
-            f"{update.pruned} fixed and pruned, {update.kept} kept",
-            err=True,
-        )
+    _say_baseline(gated, settings.baseline)
     _finish(gated, settings.format, settings.output)
 
 

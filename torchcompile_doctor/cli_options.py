@@ -98,6 +98,13 @@ CheckRanks = Annotated[
     int | None,
     typer.Option("--nproc-per-node", min=1, help="Run each target under torchrun with N ranks (merged report)."),
 ]
+FromCapture = Annotated[
+    Path | None,
+    typer.Option(
+        "--from-capture",
+        help="Gate a kept capture (explain --artifacts DIR) or TORCH_TRACE dir instead of running a target.",
+    ),
+]
 
 
 # `doctor guards`

@@ -65,6 +65,9 @@ class RereadOptions:
     root: Path | None = None  # the directory of the user's code (default: the target's, as recorded)
     strict: bool = False  # damaged logs are an error instead of a note
     dump: bool = False  # the path is a depyf dump (`doctor guards --dump DIR`), not a capture or TORCH_TRACE dir
+    # `doctor check --from-capture`: the report the live run gave. The graph-break registry is named only when
+    # it may not be the one that run used (the capture's torch is not the installed one); `doctor report` names it
+    as_live: bool = False
 
 
 @dataclass(frozen=True)
@@ -244,13 +247,27 @@ def run_block(label: str) -> Iterator[BlockRun]:
 # ---------------------------------------------------------------------------------------------- re-read
 
 
-def _offline_context(log: EventLog, path: Path, root: Path | None = None) -> AnalysisContext:
+def _offline_context(log: EventLog, path: Path, root: Path | None = None, as_live: bool = False) -> AnalysisContext:
     """Where a kept capture's code lives: --root, else the target's directory as recorded, else here."""
     from torchcompile_doctor.analysis import AnalysisContext
 
     target = log.bootstrap[-1].target if log.bootstrap else str(path)
     base = root or (Path(target).parent if log.bootstrap and Path(target).is_absolute() else Path.cwd())
-    return AnalysisContext(target=target, root=str(base.resolve()), offline=True)
+    name_registry = not (as_live and _captured_by_installed_torch(log))
+    return AnalysisContext(target=target, root=str(base.resolve()), offline=name_registry)
+
+
+def _captured_by_installed_torch(log: EventLog) -> bool:
+    """The log was written by the torch installed here (same build), so its graph-break registry is this one's."""
+    from importlib import metadata
+
+    recorded = (log.bootstrap[-1].torch_version if log.bootstrap else None) or (
+        log.torch_versions[-1].version if log.torch_versions else None
+    )
+    try:
+        return recorded is not None and recorded == metadata.version("torch")
+    except metadata.PackageNotFoundError:
+        return False
 
 
 def _dump_report(dump: Path, root: Path | None = None) -> Report:
@@ -285,7 +302,8 @@ def _trace_report(path: Path, options: RereadOptions) -> Report:
             raise DoctorError(f"--strict: the logs have problems: {found} (drop --strict to read past them)")
     first = next(iter(loaded.logs.values()))
     unranked = [str(file) for file in loaded.unranked]
-    return analyze_ranks(loaded.logs, _offline_context(first, path, options.root), unranked=unranked)
+    context = _offline_context(first, path, options.root, options.as_live)
+    return analyze_ranks(loaded.logs, context, unranked=unranked)
 
 
 def reread(path: Path, options: RereadOptions = RereadOptions()) -> Run:

@@ -101,6 +101,7 @@ class CheckSettings:
     timeout_s: float | None
     config_file: Path | None
     nproc_per_node: int | None = None  # run each target under torchrun with this many ranks
+    capture: Path | None = None  # --from-capture: gate this kept capture instead of running `targets` (then empty)
 
     @property
     def run_options(self) -> RunOptions:
@@ -321,6 +322,23 @@ def _targets_to_run(
     )
 
 
+_RUN_ONLY_FLAGS = ("timeout", "backend", "nproc-per-node")  # they change how a target runs: nothing runs here
+
+
+def _check_capture_usage(
+    capture: Path, target: str | None, module: str | None, inputs: str | None, args: list[str], flags: dict
+) -> None:
+    """--from-capture gates what a run left: a target or a flag about running one is a mistake, said as such.
+    The config's `targets` and run keys are simply not used (the same config serves live checks)."""
+    if target or module or inputs or args:
+        raise DoctorError("give a TARGET to run or --from-capture DIR to gate a kept capture, not both")
+    given = next((f"--{key}" for key in _RUN_ONLY_FLAGS if flags.get(key) is not None), None)
+    if given is not None:
+        raise DoctorError(f"{given} applies to running a target; --from-capture DIR runs nothing")
+    if not capture.exists():
+        raise DoctorError(f"--from-capture {capture}: no such file or directory")
+
+
 def _baseline_path(flags: dict, config: Config) -> Path | None:
     """--baseline, else the config's `baseline` (relative to the config file), else the default for an update."""
     if flags.get("baseline") is not None:
@@ -339,15 +357,19 @@ def check_settings(
     inputs: str | None,
     config_file: Path | None,
     flags: dict,
+    capture: Path | None = None,
 ) -> CheckSettings:
-    """Flags > the config file > defaults. `flags` holds only the options given on the command line."""
+    """Flags > the config file > defaults. `flags` holds only the options given on the command line.
+    With `capture` (--from-capture) nothing is run: the config is found from the current directory."""
+    if capture is not None:
+        _check_capture_usage(capture, target, module, inputs, args, flags)
     if module and target is not None:
         args, target = [target, *args], None
     given = target or (inputs.rpartition(":")[0] if inputs else None)
     start = Path(given).expanduser().resolve().parent if given and Path(given).parent.exists() else Path.cwd()
     config = load_config(config_file, start)
     merged = {**config.values, **{k: v for k, v in flags.items() if v is not None}}
-    targets = _targets_to_run(target, module, inputs, args, config)
+    targets = _targets_to_run(target, module, inputs, args, config) if capture is None else ()
     _check_flags(flags)
     if merged.get("timeout") is not None and merged["timeout"] <= 0:
         raise DoctorError("--timeout must be a positive number of seconds")
@@ -372,4 +394,5 @@ def check_settings(
         timeout_s=merged.get("timeout"),
         config_file=config.path,
         nproc_per_node=merged.get("nproc-per-node") or None,
+        capture=capture,
     )
