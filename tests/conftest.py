@@ -5,8 +5,8 @@ Three ways a test gets a report, from the most to the least expensive:
   effects (files written, temp dirs, signals, timeouts, a fake torch on PYTHONPATH, concurrency).
 - the `shared_run` fixture: the same child process, run once per test session for each distinct command
   (arguments, directory, whether the capture is kept) and shared between the tests, also across xdist workers.
-- `doctor_in_process(...)`: the offline commands (`rules`, `rule`, `report`, `guards --dump`) through typer's
-  CliRunner, without a child process.
+- `doctor_in_process(...)`: the offline commands (`rules`, `rule`, `report`, `guards --dump`,
+  `check --from-capture`) through typer's CliRunner, without a child process.
 
 Every call is counted: set DOCTOR_TEST_RUN_LOG to a file to keep the log; the summary line at the end of the
 session says how many child processes ran and how many requests were answered without one.

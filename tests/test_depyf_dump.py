@@ -375,9 +375,15 @@ def _run(tmp_path: Path, mode: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.fixture(scope="module")
+def plain_run(tmp_path_factory) -> subprocess.CompletedProcess:
+    """The target without any hook: what each observed run must print too (one torch process, shared)."""
+    return _run(tmp_path_factory.mktemp("plain"), "plain")
+
+
 @pytest.mark.slow
-def test_observe_into_dumps_without_changing_the_program(tmp_path):
-    plain, observed = _run(tmp_path, "plain"), _run(tmp_path, "observe")
+def test_observe_into_dumps_without_changing_the_program(tmp_path, plain_run):
+    plain, observed = plain_run, _run(tmp_path, "observe")
     assert plain.returncode == 0 and observed.returncode == 0, observed.stderr
     assert observed.stdout == plain.stdout
     assert "hooks left: 0" in observed.stdout
@@ -404,8 +410,8 @@ def test_observe_into_dumps_without_changing_the_program(tmp_path):
 
 
 @pytest.mark.slow
-def test_observe_into_survives_depyf_failing(tmp_path):
-    plain, observed = _run(tmp_path, "plain"), _run(tmp_path, "failing-depyf")
+def test_observe_into_survives_depyf_failing(tmp_path, plain_run):
+    plain, observed = plain_run, _run(tmp_path, "failing-depyf")
     assert observed.returncode == 0, observed.stderr
     assert observed.stdout == plain.stdout
     dump = tmp_path / "dump_failing-depyf"
