@@ -131,6 +131,7 @@ def _capture_and_analyze(
     target: TargetSpec, options: RunOptions, workdir: Path, experiment: dict | None = None
 ) -> tuple[RunOutcome, Report]:
     from torchcompile_doctor.analysis import AnalysisContext, RunOutcome, analyze, analyze_ranks
+    from torchcompile_doctor.analysis.source_snapshot import RecordingReader, write_snapshot
     from torchcompile_doctor.capture.runner import run_capture
     from torchcompile_doctor.events.load import load_artifacts, load_ranks
 
@@ -151,10 +152,11 @@ def _capture_and_analyze(
     if usage is not None:
         raise DoctorError(usage.message or "the target cannot be run as given")
     outcome = RunOutcome(result.returncode, result.signal, result.timed_out, result.interrupted, options.timeout_s)
-    context = AnalysisContext(target=target.display, root=target.root, outcome=outcome)
-    if options.nproc_per_node is None:
-        return outcome, analyze(logs[0], context)
-    return outcome, analyze_ranks(logs, context)
+    reader = RecordingReader()
+    context = AnalysisContext(target=target.display, root=target.root, outcome=outcome, read_source=reader)
+    report = analyze(logs[0], context) if options.nproc_per_node is None else analyze_ranks(logs, context)
+    write_snapshot(reader, workdir)  # `doctor report` on the kept capture shows the code as it was now
+    return outcome, report
 
 
 def _running(target: TargetSpec, options: RunOptions) -> str:
@@ -248,13 +250,18 @@ def run_block(label: str) -> Iterator[BlockRun]:
 
 
 def _offline_context(log: EventLog, path: Path, root: Path | None = None, as_live: bool = False) -> AnalysisContext:
-    """Where a kept capture's code lives: --root, else the target's directory as recorded, else here."""
+    """Where a kept capture's code lives: --root, else the target's directory as recorded, else here; its
+    lines come from the capture's source snapshot where it has them (the code as it was when it ran)."""
     from torchcompile_doctor.analysis import AnalysisContext
+    from torchcompile_doctor.analysis.source_snapshot import snapshot_reader
 
     target = log.bootstrap[-1].target if log.bootstrap else str(path)
     base = root or (Path(target).parent if log.bootstrap and Path(target).is_absolute() else Path.cwd())
     name_registry = not (as_live and _captured_by_installed_torch(log))
-    return AnalysisContext(target=target, root=str(base.resolve()), offline=name_registry)
+    captured = path if path.is_dir() else path.parent
+    return AnalysisContext(
+        target=target, root=str(base.resolve()), offline=name_registry, read_source=snapshot_reader(captured)
+    )
 
 
 def _captured_by_installed_torch(log: EventLog) -> bool:
@@ -275,10 +282,11 @@ def _dump_report(dump: Path, root: Path | None = None) -> Report:
     else the dump's own guard functions (root-level only on torch 2.13, said in a warning). Nothing in it is
     imported or run."""
     from torchcompile_doctor.analysis import analyze
+    from torchcompile_doctor.dumps.layout import CAPTURE_IN_DUMP
     from torchcompile_doctor.events.load import load_dump
 
     log = load_dump(dump)
-    return analyze(log, _offline_context(log, dump, root))
+    return analyze(log, _offline_context(log, dump / CAPTURE_IN_DUMP, root))
 
 
 def _trace_report(path: Path, options: RereadOptions) -> Report:
