@@ -152,16 +152,20 @@ class _BreakSite:
             ),
         )
 
-    def finding(self) -> Finding:
+    @property
+    def rule(self) -> Rule:
+        """The catalogue rule the break matches (by GB id, gb_type and torch's text)."""
         third_party = self.index.code.is_third_party(self.first.file)
         gb_id = self.first.gb_id or (self.entry.gb_id if self.entry else None)
-        rule = rule_for_break(gb_id, self.first.gb_type, self.text, third_party)
+        return rule_for_break(gb_id, self.first.gb_type, self.text, third_party)
+
+    def finding(self) -> Finding:
+        rule = self.rule
         return finding_from_rule(rule, **self.fields(rule, self.facts()))
 
     def skip_finding(self, skip_rule: Rule, break_finding: Finding) -> Finding:
         """The frame torch skipped: worded by the skip rule, fixed the way the break is."""
-        third_party = self.index.code.is_third_party(self.first.file)
-        break_rule = rule_for_break(break_finding.gb_id, self.first.gb_type, self.text, third_party)
+        break_rule = self.rule
         facts = self.facts()
         facts["break_fix"] = break_finding.fix.summary if break_finding.fix else ""
         frame = self.first.user_stack[-1] if self.first.user_stack else None
