@@ -32,10 +32,16 @@ from torchcompile_doctor.events.model import (
 FILE_NAME = "doctor_events.jsonl"
 # Under torchrun every rank is a capture child: each writes its own file.
 RANK_FILE = re.compile(r"^doctor_events_rank_(\d+)\.jsonl$")
+# A process the target started through multiprocessing's spawn method writes its own file too.
+PROCESS_FILE = re.compile(r"^doctor_events_pid_(\d+)\.jsonl$")
 
 
 def rank_file_name(rank: int) -> str:
     return f"doctor_events_rank_{rank}.jsonl"
+
+
+def process_file_name(pid: int) -> str:
+    return f"doctor_events_pid_{pid}.jsonl"
 
 
 class EventName(StrEnum):
@@ -90,6 +96,8 @@ _PARSERS: dict[str, Callable[[dict], object]] = {  # keyed by EventName (a str)
         library_roots=tuple(str(p) for p in d.get("library_roots") or [] if isinstance(p, str)),
         backend_override=_opt_str(d.get("backend_override")),
         pid=d["pid"] if isinstance(d.get("pid"), int) else None,
+        parent_pid=d["parent_pid"] if isinstance(d.get("parent_pid"), int) else None,
+        role=str(d.get("role") or "target"),
     ),
     EventName.BACKEND: lambda d: BackendUse(requested=str(d["requested"]), used=str(d["used"])),
     EventName.CALL_SITE: lambda d: CallSite(
