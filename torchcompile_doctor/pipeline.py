@@ -155,7 +155,8 @@ def _capture_and_analyze(
     outcome = RunOutcome(result.returncode, result.signal, result.timed_out, result.interrupted, options.timeout_s)
     reader = RecordingReader()
     context = AnalysisContext(target=target.display, root=target.root, outcome=outcome, read_source=reader)
-    report = analyze(logs[0], context) if len(logs) == 1 and 0 in logs else analyze_ranks(logs, context)
+    one_target = options.nproc_per_node is None
+    report = analyze(logs[0], context) if list(logs) == [0] else analyze_ranks(logs, context, processes=one_target)
     write_snapshot(reader, workdir)  # `doctor report` on the kept capture shows the code as it was now
     return outcome, report
 
@@ -298,7 +299,8 @@ def _trace_report(path: Path, options: RereadOptions) -> Report:
 
     if not path.exists():
         raise DoctorError(f"no such file or directory: {path}")
-    loaded = RankLogs(load_processes(path)) if is_target_capture(path) else load_ranks(path)
+    one_target = is_target_capture(path)
+    loaded = RankLogs(load_processes(path)) if one_target else load_ranks(path)
     if options.strict:
         several = len(loaded.logs) > 1
         problems = [
@@ -313,7 +315,7 @@ def _trace_report(path: Path, options: RereadOptions) -> Report:
     first = next(iter(loaded.logs.values()))
     unranked = [str(file) for file in loaded.unranked]
     context = _offline_context(first, path, options.root, options.as_live)
-    return analyze_ranks(loaded.logs, context, unranked=unranked)
+    return analyze_ranks(loaded.logs, context, unranked=unranked, processes=one_target)
 
 
 def reread(path: Path, options: RereadOptions = RereadOptions()) -> Run:
