@@ -191,3 +191,30 @@ def test_samples_behave_as_in_a_plain_run(script, shared_run):
     run = shared_run("explain", script, "--format", "json", keep_artifacts=True)
     assert plain.stdout and _lines_in_order(plain.stdout, run.stderr), textwrap.shorten(run.stderr, 3000)
     assert run.json["target_exit_code"] == plain.returncode
+
+
+def test_output_to_a_pipe_is_not_wrapped():
+    """Into a file, a pipe or `less` the report is not hard-wrapped (at a terminal it wraps at its width)."""
+    from conftest import doctor_in_process
+
+    run = doctor_in_process("report", str(REPO / "tests" / "data" / "captures" / "helper_two_callsites"))
+    summary = next(line for line in run.stdout.splitlines() if " graphs · " in line)
+    assert "compile failures" in summary and "· torch " in summary, summary  # one line, not cut at 110 columns
+
+
+def test_the_timeout_stack_is_read_from_the_main_thread():
+    from torchcompile_doctor.capture.stuck_stack import main_thread_stack
+
+    dump = (
+        "main thread 0x00007f0000000001\n"
+        "Thread 0x00007f0000000002 (most recent call first):\n"
+        '  File "/x/worker.py", line 3 in loop\n\n'
+        "Current thread 0x00007f0000000001 (most recent call first):\n"
+        '  File "/x/train.py", line 12 in wait\n'
+        '  File "/x/train.py", line 20 in <module>\n'
+    )
+    assert main_thread_stack(dump) == [
+        {"file": "/x/train.py", "line": 20, "function": "<module>"},
+        {"file": "/x/train.py", "line": 12, "function": "wait"},
+    ]
+    assert main_thread_stack("not a dump") == []

@@ -151,7 +151,7 @@ def _open_channel(spec: dict) -> SideChannel:
         side_channel = os.path.join(directory, process_file_name(os.getpid()))
     elif spec.get("side_channel_per_rank"):  # under torchrun: every rank is a capture child
         side_channel = os.path.join(directory, rank_file_name(int(os.environ.get("RANK", "0"))))
-    return SideChannel(side_channel)
+    return SideChannel(side_channel, follow_forks=True)
 
 
 def _torch_version() -> str | None:

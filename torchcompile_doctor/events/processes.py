@@ -24,7 +24,7 @@ from torchcompile_doctor.events.model import EventLog, Warning_
 from torchcompile_doctor.events.sidechannel import FILE_NAME as SIDE_CHANNEL
 from torchcompile_doctor.events.sidechannel import PROCESS_FILE
 
-TARGET, CHILD, OUTSIDE = "the target", "a child it started with multiprocessing, captured", "outside the capture"
+TARGET, CHILD, OUTSIDE = "the target", "started by it with multiprocessing, captured", "outside the capture"
 
 
 @dataclass

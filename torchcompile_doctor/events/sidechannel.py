@@ -9,6 +9,7 @@ per event name, tolerant like the trace reader). The child imports it, so it imp
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 from collections.abc import Callable, Iterator
@@ -60,11 +61,29 @@ class EventName(StrEnum):
 class SideChannel:
     """The writer: append-only JSON lines, flushed per event so a crash loses nothing written before it."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, follow_forks: bool = False) -> None:
+        self._path = path
         self._file = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
         self._lock = threading.Lock()
+        self._bootstrap: dict | None = None
+        if follow_forks:  # a capture child: a process forked from it writes a channel of its own
+            os.register_at_fork(after_in_child=self._forked)
+
+    def _forked(self) -> None:
+        """In a forked child: its events go to its own file, which starts with the parent's bootstrap record."""
+        self._lock = threading.Lock()  # another thread may have held it at the fork
+        if self._file.closed:
+            return
+        self._file = open(  # noqa: SIM115 - closed in close(), or when the process ends
+            os.path.join(os.path.dirname(self._path), process_file_name(os.getpid())), "a", encoding="utf-8"
+        )
+        if self._bootstrap is not None:
+            forked = {"pid": os.getpid(), "parent_pid": os.getppid(), "role": "forked"}
+            self.write(EventName.BOOTSTRAP, **{**self._bootstrap, **forked})
 
     def write(self, event: EventName, **fields: object) -> None:
+        if event == EventName.BOOTSTRAP:
+            self._bootstrap = fields
         line = json.dumps({"event": str(event), **fields}, default=str)
         with self._lock:
             self._file.write(line + "\n")
