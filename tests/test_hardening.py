@@ -81,7 +81,8 @@ def test_torch_missing_is_a_usage_error_and_offline_commands_still_work(tmp_path
     fake = tmp_path / "site" / "torch"
     fake.mkdir(parents=True)
     (fake / "__init__.py").write_text("raise ImportError('No module named torch (simulated)')\n")
-    _script(tmp_path, "s.py", "print(1)\n")
+    # the target imports torch (the doctor does not: settings made before that import must work)
+    _script(tmp_path, "s.py", "import torch\nprint(1)\n")
     env = {"PYTHONPATH": str(tmp_path / "site")}
     for command in ("explain", "check", "guards"):
         error = _one_line_error(run_doctor(command, "s.py", cwd=tmp_path, env=env))

@@ -63,7 +63,8 @@ def _render(reports, fmt: str, output: Path | None, *, show_guards: bool = False
     from torchcompile_doctor.renderers import RenderOptions, render, render_all
 
     color = fmt == "terminal" and output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    width = shutil.get_terminal_size((110, 24)).columns if color else 110
+    # the terminal's width on a terminal (colour or not); no wrapping into a file, a pipe or `less`
+    width = shutil.get_terminal_size((110, 24)).columns if output is None and sys.stdout.isatty() else None
     options = RenderOptions(color=color, width=width, base_dir=os.getcwd(), show_guards=show_guards)
     if len(reports) > 1:
         return render_all(reports, fmt, options)

@@ -133,7 +133,8 @@ def _capture_and_analyze(
     from torchcompile_doctor.analysis import AnalysisContext, RunOutcome, analyze, analyze_ranks
     from torchcompile_doctor.analysis.source_snapshot import RecordingReader, write_snapshot
     from torchcompile_doctor.capture.runner import run_capture
-    from torchcompile_doctor.events.load import load_artifacts, load_ranks
+    from torchcompile_doctor.events.load import load_ranks
+    from torchcompile_doctor.events.processes import load_processes
 
     result = run_capture(
         target,
@@ -146,15 +147,16 @@ def _capture_and_analyze(
         options.dump_dir,
         options.nproc_per_node,
     )
-    # torchrun: one log per rank, merged in analysis; one process: every trace file is that process's
-    logs = load_ranks(workdir).logs if options.nproc_per_node is not None else {0: load_artifacts(workdir)}
+    # torchrun: one log per rank, merged in analysis; one target: its processes (one log unless several compiled)
+    logs = load_ranks(workdir).logs if options.nproc_per_node is not None else load_processes(workdir)
     usage = next((e for log in logs.values() for e in log.target_exits if e.status == "usage_error"), None)
     if usage is not None:
         raise DoctorError(usage.message or "the target cannot be run as given")
     outcome = RunOutcome(result.returncode, result.signal, result.timed_out, result.interrupted, options.timeout_s)
     reader = RecordingReader()
     context = AnalysisContext(target=target.display, root=target.root, outcome=outcome, read_source=reader)
-    report = analyze(logs[0], context) if options.nproc_per_node is None else analyze_ranks(logs, context)
+    one_target = options.nproc_per_node is None
+    report = analyze(logs[0], context) if list(logs) == [0] else analyze_ranks(logs, context, processes=one_target)
     write_snapshot(reader, workdir)  # `doctor report` on the kept capture shows the code as it was now
     return outcome, report
 
@@ -292,11 +294,13 @@ def _dump_report(dump: Path, root: Path | None = None) -> Report:
 def _trace_report(path: Path, options: RereadOptions) -> Report:
     """A kept capture or TORCH_TRACE dir (or one trace file), rank files merged into one report."""
     from torchcompile_doctor.analysis import analyze_ranks
-    from torchcompile_doctor.events.load import load_ranks
+    from torchcompile_doctor.events.load import RankLogs, load_ranks
+    from torchcompile_doctor.events.processes import is_target_capture, load_processes
 
     if not path.exists():
         raise DoctorError(f"no such file or directory: {path}")
-    loaded = load_ranks(path)
+    one_target = is_target_capture(path)
+    loaded = RankLogs(load_processes(path)) if one_target else load_ranks(path)
     if options.strict:
         several = len(loaded.logs) > 1
         problems = [
@@ -311,7 +315,7 @@ def _trace_report(path: Path, options: RereadOptions) -> Report:
     first = next(iter(loaded.logs.values()))
     unranked = [str(file) for file in loaded.unranked]
     context = _offline_context(first, path, options.root, options.as_live)
-    return analyze_ranks(loaded.logs, context, unranked=unranked)
+    return analyze_ranks(loaded.logs, context, unranked=unranked, processes=one_target)
 
 
 def reread(path: Path, options: RereadOptions = RereadOptions()) -> Run:

@@ -387,15 +387,21 @@ def _ends_early_findings(job: _Job) -> list[Finding]:
     ]
 
 
-def analyze_ranks(logs: Mapping[int, EventLog], context: AnalysisContext, unranked: Sequence[str] = ()) -> Report:
+def analyze_ranks(
+    logs: Mapping[int, EventLog], context: AnalysisContext, unranked: Sequence[str] = (), processes: bool = False
+) -> Report:
     """One report for all ranks; a single rank is reported exactly as `analyze` reports it.
-    `unranked`: trace files that could not be given a rank (load_ranks left them out), for a note."""
+    `unranked`: trace files that could not be given a rank (load_ranks left them out), for a note.
+    `processes`: the logs are the processes of one program (events/processes.py), not ranks of a job: they
+    are merged the same way, but differing between them is expected, so no divergence findings."""
     if len(logs) <= 1:
         return _one_rank(logs, context, unranked)
     logs = {rank: logs[rank] for rank in sorted(logs)}
     reports = {rank: analyze(log, _rank_context(context, log)) for rank, log in logs.items()}
     job = _Job(logs, reports, _ends_early(logs))
     findings = _merged_findings(job) + _sequence_findings(logs, reports, job.early) + _ends_early_findings(job)
+    if processes:
+        findings = [f for f in findings if f.kind != Kind.RANK_DIVERGENCE]
     status, exit_code = _target_status(reports, context.outcome)
     if status in (TargetStatus.EXIT, TargetStatus.SIGNAL) and not any(f.kind == Kind.TARGET_ERROR for f in findings):
         silent = [rank for rank, log in logs.items() if not log.target_exits]

@@ -1,14 +1,20 @@
-"""Child-process entry: `python -m torchcompile_doctor.capture._bootstrap SPEC_JSON`.
+"""What a capture child does (started as `python .../capture/_entry.py SPEC_JSON`, see _entry.py).
 
-Installs the hooks, runs the target as `__main__` (runpy) with TORCH_TRACE already pointed at the
-artifacts dir by the parent, and records in the side channel how the target ended. Whatever the
-target does (raise, sys.exit, crash), what was logged before stays on disk for the parent.
+Runs the target as `__main__` (runpy) with TORCH_TRACE already pointed at the artifacts dir by the
+parent, and records in the side channel how the target ended. It does not import torch: the hooks go
+in when the target imports it (lazy_hooks.py), so settings the target makes before that import work as
+in a plain run. Children the target spawns through multiprocessing run here too (`--spawned`, with a
+side channel of their own). Whatever the target does (raise, sys.exit, crash), what was logged before
+stays on disk for the parent.
 """
 
 from __future__ import annotations
 
+import builtins
 import contextlib
+import importlib.metadata
 import importlib.util
+import json
 import os
 import runpy
 import site
@@ -16,9 +22,12 @@ import sys
 import sysconfig
 import traceback
 
+from torchcompile_doctor.capture.children import SPAWNED, capture_spawned_children
 from torchcompile_doctor.capture.guard_timing import CallRecorder, measure
-from torchcompile_doctor.capture.hooks import compile_hook, dynamo_config, perf_hint_capture, trace_paused
-from torchcompile_doctor.events.sidechannel import EventName, SideChannel, rank_file_name
+from torchcompile_doctor.capture.hooks import trace_paused
+from torchcompile_doctor.capture.lazy_hooks import CaptureHooks, not_honoured
+from torchcompile_doctor.capture.stuck_stack import arm as arm_stack_dump
+from torchcompile_doctor.events.sidechannel import EventName, SideChannel, process_file_name, rank_file_name
 
 USAGE_ERROR_EXIT = 2
 
@@ -108,34 +117,21 @@ def _record_explain(function, inputs: tuple, channel: SideChannel) -> None:
         channel.write(EventName.EXPLAIN, graph_count=0, graph_break_count=0, error=f"{type(error).__name__}: {error}")
 
 
-def _depyf_dump(dump_dir: str | None, channel: SideChannel):
-    """depyf, observe-only, when asked for a dump; if depyf cannot run here, say so and go on."""
-    if not dump_dir:
-        return contextlib.nullcontext()
-    try:
-        import depyf  # noqa: F401 - decompiling happens per cache entry; find out now whether it can at all
-
-        from torchcompile_doctor.capture.depyf_observe import observe_into
-
-        return observe_into(dump_dir)
-    except Exception as error:
-        channel.write(
-            EventName.WARNING,
-            message=f"depyf dump unavailable ({type(error).__name__}: {error}); "
-            "guards come from the TORCH_TRACE guard trees",
-        )
-        return contextlib.nullcontext()
+def _first_on_path(directory: str) -> None:
+    """What `python script.py` (the script's folder) or `python -m` (the working directory) puts first."""
+    if not sys.flags.safe_path:
+        sys.path.insert(0, directory)
 
 
 def _run(spec: dict, channel: SideChannel) -> None:
     kind = spec["kind"]
     if kind == "script":
         sys.argv = [spec["path"], *spec["args"]]
-        sys.path.insert(0, os.path.dirname(spec["path"]))
+        _first_on_path(os.path.dirname(spec["path"]))
         runpy.run_path(spec["path"], run_name="__main__")
     elif kind == "module":
         sys.argv = [spec["module"], *spec["args"]]
-        sys.path.insert(0, spec["cwd"])
+        _first_on_path(spec["cwd"])
         try:
             found = importlib.util.find_spec(spec["module"])
         except (ImportError, ValueError):
@@ -150,83 +146,127 @@ def _run(spec: dict, channel: SideChannel) -> None:
 
 def _open_channel(spec: dict) -> SideChannel:
     side_channel = spec["side_channel"]
-    if spec.get("side_channel_per_rank"):  # under torchrun: every rank is a capture child
-        side_channel = os.path.join(os.path.dirname(side_channel), rank_file_name(int(os.environ.get("RANK", "0"))))
-    return SideChannel(side_channel)
+    directory = os.path.dirname(side_channel)
+    if spec.get("role") == "spawned":  # a process the target started: a channel of its own
+        side_channel = os.path.join(directory, process_file_name(os.getpid()))
+    elif spec.get("side_channel_per_rank"):  # under torchrun: every rank is a capture child
+        side_channel = os.path.join(directory, rank_file_name(int(os.environ.get("RANK", "0"))))
+    return SideChannel(side_channel, follow_forks=True)
+
+
+def _torch_version() -> str | None:
+    """The installed torch's version, read without importing torch (the program imports it, not us)."""
+    try:
+        return importlib.metadata.version("torch")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _torch_missing(channel: SideChannel, error: object) -> None:
+    channel.write(
+        EventName.TARGET_EXIT,
+        status="usage_error",
+        exit_code=USAGE_ERROR_EXIT,
+        message=f"torch cannot be imported in {sys.executable} ({error}); install it into that Python: "
+        f"`{sys.executable} -m pip install torch` (`doctor report`, `rules` and `--help` work without it)",
+    )
 
 
 def _record_bootstrap(spec: dict, channel: SideChannel) -> None:
-    """Import torch (or end the child with a usage error that says where to install it) and record versions."""
-    try:
-        import torch
-    except ImportError as error:
-        channel.write(
-            EventName.TARGET_EXIT,
-            status="usage_error",
-            exit_code=USAGE_ERROR_EXIT,
-            message=f"torch cannot be imported in {sys.executable} ({error}); install it into that Python: "
-            f"`{sys.executable} -m pip install torch` (`doctor report`, `rules` and `--help` work without it)",
-        )
+    """Versions, the target and what this process is; the settings of the user's the capture overrides."""
+    if importlib.util.find_spec("torch") is None:
+        _torch_missing(channel, "no module named torch")
         sys.exit(USAGE_ERROR_EXIT)
     channel.write(
         EventName.BOOTSTRAP,
-        torch_version=torch.__version__,
+        torch_version=_torch_version() or "",
         python_version=sys.version.split()[0],
         target=spec["display"],
         library_roots=_library_roots(),
         backend_override=spec.get("backend"),
         pid=os.getpid(),
+        parent_pid=os.getppid(),
+        role=spec.get("role", "target"),
     )
+    for name, value in (spec.get("overridden_env") or {}).items():
+        channel.write(EventName.WARNING, message=not_honoured(name, value, "your environment"))
 
 
-def main() -> None:
-    import json
+def _capture_process(spec: dict, channel: SideChannel, recorder=None) -> CaptureHooks:
+    """Hooks armed for torch's first import, children spawned from here captured, the stack dump armed."""
+    hooks = CaptureHooks(spec, channel, recorder)
+    hooks.watch()
+    capture_spawned_children(spec["entry"], spec)
+    if spec.get("stack_file") and spec.get("role") != "spawned":
+        arm_stack_dump(spec["stack_file"])
+    return hooks
 
-    spec = json.loads(sys.argv[1])
-    channel = _open_channel(spec)
-    _record_bootstrap(spec, channel)
-    experiment = spec.get("experiment") or {}
-    recorder = CallRecorder() if spec.get("measure_guards") else None
-    exit_code = 0
-    try:
-        with (
-            dynamo_config(experiment.get("config")),
-            compile_hook(
-                channel, spec.get("backend"), experiment.get("compile"), recorder, experiment.get("mark_dynamic")
-            ),
-            perf_hint_capture(channel),
-            _depyf_dump(spec.get("dump_dir"), channel),
-        ):
-            _run(spec, channel)
-            if recorder is not None:
-                measure(recorder, channel)
-        channel.write(EventName.TARGET_EXIT, status="ok", exit_code=0)
-    except UsageError as error:
-        exit_code = USAGE_ERROR_EXIT
-        channel.write(EventName.TARGET_EXIT, status="usage_error", exit_code=exit_code, message=str(error))
-    except SystemExit as error:
+
+def _record_end(error: BaseException, channel: SideChannel, hooks: CaptureHooks) -> int:
+    """How the target ended by raising: sys.exit, a usage error, torch failing to import, or its own error."""
+    if isinstance(error, SystemExit):
         code = error.code
         exit_code = code if isinstance(code, int) else (0 if code is None else 1)
         if not isinstance(code, (int, type(None))):
             print(code, file=sys.stderr)
         channel.write(EventName.TARGET_EXIT, status="sys_exit", exit_code=exit_code, stack=_stack_of(error))
-    except BaseException as error:  # the target's own failure: report it, keep what was captured
-        exit_code = 1
-        traceback.print_exc()
-        channel.write(
-            EventName.TARGET_EXIT,
-            status="exception",
-            exit_code=exit_code,
-            exception_type=f"{type(error).__module__}.{type(error).__qualname__}".removeprefix("builtins."),
-            message=str(error).split("\n\nfrom user code:")[0][:4000],
-            stack=_stack_of(error),
-        )
+        return exit_code
+    if isinstance(error, UsageError):
+        channel.write(EventName.TARGET_EXIT, status="usage_error", exit_code=USAGE_ERROR_EXIT, message=str(error))
+        return USAGE_ERROR_EXIT
+    if error is hooks.torch_import_error and isinstance(error, ImportError):
+        _torch_missing(channel, error)
+        return USAGE_ERROR_EXIT
+    traceback.print_exc()
+    channel.write(
+        EventName.TARGET_EXIT,
+        status="exception",
+        exit_code=1,
+        exception_type=f"{type(error).__module__}.{type(error).__qualname__}".removeprefix("builtins."),
+        message=str(error).split("\n\nfrom user code:")[0][:4000],
+        stack=_stack_of(error),
+    )
+    return 1
+
+
+def _run_target(spec: dict) -> None:
+    channel = _open_channel(spec)
+    _record_bootstrap(spec, channel)
+    recorder = CallRecorder() if spec.get("measure_guards") else None
+    hooks = _capture_process(spec, channel, recorder)
+    exit_code = 0
+    try:
+        _run(spec, channel)
+        if recorder is not None and hooks.installed:
+            measure(recorder, channel)
+        channel.write(EventName.TARGET_EXIT, status="ok", exit_code=0)
+    except BaseException as error:  # the target's own end: report it, keep what was captured
+        exit_code = _record_end(error, channel, hooks)
     finally:
         sys.stdout.flush()
         sys.stderr.flush()
+        hooks.close()
     channel.close()
     sys.exit(exit_code)
 
 
-if __name__ == "__main__":
-    main()
+def _run_spawned(spec: dict, program: str, argv: list[str]) -> None:
+    """A child multiprocessing spawned: PROGRAM runs as `python -c PROGRAM` would, under the capture."""
+    sys.argv = ["-c", *argv]
+    _first_on_path("")  # `-c` puts the working directory first
+    channel = _open_channel(spec)
+    _record_bootstrap(spec, channel)
+    hooks = _capture_process(spec, channel)
+    try:
+        exec(compile(program, "<string>", "exec"), {"__name__": "__main__", "__builtins__": builtins})  # noqa: S102
+    finally:
+        hooks.close()
+        channel.close()
+
+
+def main(argv: list[str]) -> None:
+    """`_entry.py SPEC_JSON` runs the target; `_entry.py --spawned SPEC_JSON PROGRAM ARGS` a spawned child."""
+    if argv[1] == SPAWNED:
+        _run_spawned(json.loads(argv[2]), argv[3], argv[4:])
+    else:
+        _run_target(json.loads(argv[1]))

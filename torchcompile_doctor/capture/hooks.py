@@ -122,6 +122,8 @@ def compile_hook(
     original = torch.compile
 
     def compile_and_record(model=None, **kwargs):
+        if model is None:  # `@torch.compile(...)`: recorded once, when the decorator gets the function
+            return lambda function: compile_and_record(function, **kwargs)
         kwargs.update(forced or {})
         requested = _backend_name(kwargs.get("backend", "inductor"))
         if override:
@@ -130,8 +132,6 @@ def compile_hook(
                 kwargs.pop("mode", None)
                 kwargs.pop("options", None)
         channel.write(EventName.BACKEND, requested=requested, used=_backend_name(kwargs.get("backend", "inductor")))
-        if model is None:
-            return original(**kwargs)
         compiled = original(model, **kwargs)
         if isinstance(model, types.FunctionType) and isinstance(compiled, types.FunctionType):
             return _recording_callers(compiled, model, channel, recorder, mark)

@@ -22,11 +22,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from torchcompile_doctor.capture.stuck_stack import STACK_SIGNAL, main_thread_stack
 from torchcompile_doctor.capture.target import TargetSpec
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.events.sidechannel import FILE_NAME as SIDE_CHANNEL
+from torchcompile_doctor.events.sidechannel import EventName, SideChannel
 
-BOOTSTRAP = "torchcompile_doctor.capture._bootstrap"
+ENTRY = str(Path(__file__).resolve().with_name("_entry.py"))  # run by path: see _entry.py
+STACK_FILE = "doctor_stack.txt"  # the main thread's stack when --timeout stopped the target
+STACK_WAIT_S = 2.0
 
 TRACE_SUBDIR = "trace"
 KILL_GRACE_S = 5.0
@@ -120,24 +124,40 @@ def torchrun_command(nproc_per_node: int, program_args: list[str]) -> list[str]:
         "1",
         "--nproc-per-node",
         str(nproc_per_node),
-        "-m",
-        BOOTSTRAP,
+        ENTRY,
         *program_args,
     ]
 
 
-def _child_env(trace_dir: Path, inductor_cache: Path | None) -> dict[str, str]:
-    env = dict(os.environ)
-    env["TORCH_TRACE"] = str(trace_dir)
-    if inductor_cache is not None:  # cached graphs log no perf hints: compile everything afresh
-        env["TORCHINDUCTOR_CACHE_DIR"] = str(inductor_cache)
-    # The child must import this package even when the doctor runs from a source checkout.
-    package_root = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
-    return env
+def _child_env(owned: dict[str, str]) -> dict[str, str]:
+    """The user's environment with the capture's own variables set; PYTHONPATH stays the user's (the
+    entry file loads the doctor's package by its location)."""
+    return {**os.environ, **owned}
 
 
-def _wait(process: subprocess.Popen, timeout_s: float | None) -> tuple[bool, bool]:
+def _overridden(owned: dict[str, str]) -> dict[str, str]:
+    """The user's own values of the variables the capture sets (the report says they were not used)."""
+    return {name: os.environ[name] for name, ours in owned.items() if os.environ.get(name, ours) != ours}
+
+
+def _dump_stack(process: subprocess.Popen, stack_file: Path | None) -> None:
+    """Ask the child for its stack (stuck_stack.py) and give it a moment to write it."""
+    if stack_file is None or process.poll() is not None:
+        return
+    size = stack_file.stat().st_size if stack_file.exists() else 0
+    try:
+        os.kill(process.pid, STACK_SIGNAL)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + STACK_WAIT_S
+    while time.monotonic() < deadline:  # faulthandler writes in one go, from the signal handler
+        time.sleep(0.05)
+        if stack_file.exists() and stack_file.stat().st_size > size and process.poll() is None:
+            time.sleep(0.05)
+            return
+
+
+def _wait(process: subprocess.Popen, timeout_s: float | None, stack_file: Path | None) -> tuple[bool, bool]:
     """Wait for the child; (timed out, interrupted), the child's process groups stopped in either case."""
     timed_out = interrupted = False
     # A CI job being cancelled sends SIGTERM: stop the target and report what was captured, as for Ctrl-C.
@@ -147,6 +167,7 @@ def _wait(process: subprocess.Popen, timeout_s: float | None) -> tuple[bool, boo
         process.wait(timeout=timeout_s)
     except subprocess.TimeoutExpired:
         timed_out = True
+        _dump_stack(process, stack_file)
         _stop_group(process)
     except KeyboardInterrupt:
         interrupted = True
@@ -155,6 +176,35 @@ def _wait(process: subprocess.Popen, timeout_s: float | None) -> tuple[bool, boo
         if on_main_thread:
             signal.signal(signal.SIGTERM, previous)
     return timed_out, interrupted
+
+
+def _record_stuck_stack(artifacts: Path, stack_file: Path, timeout_s: float | None) -> None:
+    """After a timeout: the target's exit record, with the main thread's stack where it was stopped."""
+    try:
+        stack = main_thread_stack(stack_file.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return
+    if not stack:
+        return
+    where = stack[-1]
+    message = f"stopped by --timeout {timeout_s:g} s in {where['function']} at {where['file']}:{where['line']}"
+    channel = SideChannel(str(artifacts / SIDE_CHANNEL))
+    channel.write(EventName.TARGET_EXIT, status="timeout", exit_code=1, message=message, stack=stack)
+    channel.close()
+
+
+def _child_spec(spec: TargetSpec, artifacts: Path, owned: dict[str, str], options: dict) -> dict:
+    return {
+        **spec.as_json(),
+        **options,
+        "display": spec.display,
+        "dump_dir": str(options["dump_dir"]) if options.get("dump_dir") else None,
+        "side_channel": str(artifacts / SIDE_CHANNEL),
+        "entry": ENTRY,
+        "trace_dir": owned["TORCH_TRACE"],
+        "inductor_cache": owned.get("TORCHINDUCTOR_CACHE_DIR"),
+        "overridden_env": _overridden(owned),
+    }
 
 
 def run_capture(
@@ -171,31 +221,31 @@ def run_capture(
     check_torch_available()
     trace_dir = artifacts / TRACE_SUBDIR
     trace_dir.mkdir(parents=True, exist_ok=True)
-    child_spec = {
-        **spec.as_json(),
-        "display": spec.display,
-        "backend": backend,
-        "experiment": experiment,
-        "measure_guards": measure_guards,
-        "dump_dir": str(dump_dir) if dump_dir else None,
-        "side_channel": str(artifacts / SIDE_CHANNEL),
-        "side_channel_per_rank": nproc_per_node is not None,
-    }
-    env = _child_env(trace_dir, artifacts / "inductor_cache" if fresh_inductor_cache else None)
+    owned = {"TORCH_TRACE": str(trace_dir)}
+    if fresh_inductor_cache:  # cached graphs log no perf hints: compile everything afresh
+        owned["TORCHINDUCTOR_CACHE_DIR"] = str(artifacts / "inductor_cache")
+    # torchrun's ranks are stopped by torchrun; only a single target process is asked for its stack
+    stack_file = artifacts / STACK_FILE if nproc_per_node is None and timeout_s is not None else None
+    options = {"backend": backend, "experiment": experiment, "measure_guards": measure_guards, "dump_dir": dump_dir}
+    child_spec = _child_spec(spec, artifacts, owned, options)
+    child_spec["side_channel_per_rank"] = nproc_per_node is not None
+    child_spec["stack_file"] = str(stack_file) if stack_file else None
     if nproc_per_node is not None:
         command = torchrun_command(nproc_per_node, [json.dumps(child_spec)])
     else:
-        command = [sys.executable, "-m", BOOTSTRAP, json.dumps(child_spec)]
+        command = [sys.executable, ENTRY, json.dumps(child_spec)]
     process = subprocess.Popen(
         command,
         cwd=spec.cwd or None,
-        env=env,
+        env=_child_env(owned),
         stdin=subprocess.DEVNULL,
         stdout=sys.stderr.fileno(),
         stderr=sys.stderr.fileno(),
         start_new_session=True,
     )
-    timed_out, interrupted = _wait(process, timeout_s)
+    timed_out, interrupted = _wait(process, timeout_s, stack_file)
+    if timed_out and stack_file is not None:
+        _record_stuck_stack(artifacts, stack_file, timeout_s)
     returncode = process.returncode
     return CaptureResult(
         returncode=None if (timed_out or interrupted) else (returncode if returncode >= 0 else None),

@@ -143,6 +143,8 @@ class BootstrapInfo:
     library_roots: tuple[str, ...]  # site-packages and stdlib dirs: code the user does not own
     backend_override: str | None
     pid: int | None = None  # the process that ran the target (matches the pid in its TORCH_TRACE envelopes)
+    parent_pid: int | None = None
+    role: str = "target"  # "target": the process that ran the target; "spawned": a process it spawned
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ per event name, tolerant like the trace reader). The child imports it, so it imp
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 from collections.abc import Callable, Iterator
@@ -32,10 +33,16 @@ from torchcompile_doctor.events.model import (
 FILE_NAME = "doctor_events.jsonl"
 # Under torchrun every rank is a capture child: each writes its own file.
 RANK_FILE = re.compile(r"^doctor_events_rank_(\d+)\.jsonl$")
+# A process the target started through multiprocessing's spawn method writes its own file too.
+PROCESS_FILE = re.compile(r"^doctor_events_pid_(\d+)\.jsonl$")
 
 
 def rank_file_name(rank: int) -> str:
     return f"doctor_events_rank_{rank}.jsonl"
+
+
+def process_file_name(pid: int) -> str:
+    return f"doctor_events_pid_{pid}.jsonl"
 
 
 class EventName(StrEnum):
@@ -54,11 +61,29 @@ class EventName(StrEnum):
 class SideChannel:
     """The writer: append-only JSON lines, flushed per event so a crash loses nothing written before it."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, follow_forks: bool = False) -> None:
+        self._path = path
         self._file = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
         self._lock = threading.Lock()
+        self._bootstrap: dict | None = None
+        if follow_forks:  # a capture child: a process forked from it writes a channel of its own
+            os.register_at_fork(after_in_child=self._forked)
+
+    def _forked(self) -> None:
+        """In a forked child: its events go to its own file, which starts with the parent's bootstrap record."""
+        self._lock = threading.Lock()  # another thread may have held it at the fork
+        if self._file.closed:
+            return
+        self._file = open(  # noqa: SIM115 - closed in close(), or when the process ends
+            os.path.join(os.path.dirname(self._path), process_file_name(os.getpid())), "a", encoding="utf-8"
+        )
+        if self._bootstrap is not None:
+            forked = {"pid": os.getpid(), "parent_pid": os.getppid(), "role": "forked"}
+            self.write(EventName.BOOTSTRAP, **{**self._bootstrap, **forked})
 
     def write(self, event: EventName, **fields: object) -> None:
+        if event == EventName.BOOTSTRAP:
+            self._bootstrap = fields
         line = json.dumps({"event": str(event), **fields}, default=str)
         with self._lock:
             self._file.write(line + "\n")
@@ -90,6 +115,8 @@ _PARSERS: dict[str, Callable[[dict], object]] = {  # keyed by EventName (a str)
         library_roots=tuple(str(p) for p in d.get("library_roots") or [] if isinstance(p, str)),
         backend_override=_opt_str(d.get("backend_override")),
         pid=d["pid"] if isinstance(d.get("pid"), int) else None,
+        parent_pid=d["parent_pid"] if isinstance(d.get("parent_pid"), int) else None,
+        role=str(d.get("role") or "target"),
     ),
     EventName.BACKEND: lambda d: BackendUse(requested=str(d["requested"]), used=str(d["used"])),
     EventName.CALL_SITE: lambda d: CallSite(

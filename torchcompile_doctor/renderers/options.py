@@ -9,12 +9,12 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class RenderOptions:
     color: bool = False  # terminal: ANSI styles
-    width: int = 110  # terminal: the column lines wrap at
+    width: int | None = 110  # terminal: the column lines wrap at; None: not wrapped (output to a file or a pipe)
     base_dir: str | None = None  # sarif, junit, github: files under it are written relative to it, as CI expects
     show_guards: bool = False  # terminal: the guards of each compiled frame (`doctor guards`)
 
     def __post_init__(self) -> None:
-        if self.width < 1:
+        if self.width is not None and self.width < 1:
             raise ValueError(f"width must be at least 1, not {self.width}")
 
 

@@ -178,6 +178,9 @@ def _rank_table(console: Console, report: Report) -> None:
     console.print()
 
 
+UNWRAPPED_WIDTH = 10_000  # rich needs a width even when it does not wrap
+
+
 def _console(buffer: io.StringIO, options: RenderOptions) -> Console:
     """A console that asks the machine nothing: with every setting given, rich reads no environment (TERM,
     COLUMNS, NO_COLOR, FORCE_COLOR), no terminal size, no Windows console. The CLI fills the options."""
@@ -186,11 +189,11 @@ def _console(buffer: io.StringIO, options: RenderOptions) -> Console:
         force_terminal=options.color,
         no_color=not options.color,
         color_system="standard" if options.color else None,  # the styles below use the eight standard colours
-        width=options.width,
+        width=options.width or UNWRAPPED_WIDTH,
         height=25,  # never used (nothing pages), but unset rich would ask the terminal
         legacy_windows=False,
         highlight=False,
-        soft_wrap=False,
+        soft_wrap=options.width is None,  # a file or a pipe (`| less`, a CI log): lines as long as they are
         emoji=False,
     )
 

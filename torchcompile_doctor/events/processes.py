@@ -1,0 +1,136 @@
+"""A single-target capture, process by process: the target's own process and the Python processes it
+started (capture/children.py).
+
+Every process that imports torch writes its own TORCH_TRACE file (the directory is inherited), and each
+captured process its own side channel: the target's `doctor_events.jsonl`, each spawned child's
+`doctor_events_pid_<pid>.jsonl`. Trace files are matched to processes by the pid in their envelopes. A
+trace whose pid no side channel names came from a process that ran outside the capture (started with
+`subprocess`, a launcher such as torchrun, a fork server): torch traced it, but the doctor's hooks
+(backend override, backends used, call sites, perf hints) did not run there.
+
+`load_processes` gives one EventLog when at most one process compiled (everything merged, as one
+process), else one log per compiling process, to be reported like ranks (worst process, not the sum: a
+break traced in two processes is one break, seen twice). Notes on which processes compiled and which ran
+outside the capture go into the logs as warnings, so the report says them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from torchcompile_doctor.events.load import _envelope_pid, _side_channel_log, _trace_files
+from torchcompile_doctor.events.model import EventLog, Warning_
+from torchcompile_doctor.events.sidechannel import FILE_NAME as SIDE_CHANNEL
+from torchcompile_doctor.events.sidechannel import PROCESS_FILE
+
+TARGET, CHILD, OUTSIDE = "the target", "started by it with multiprocessing, captured", "outside the capture"
+
+
+@dataclass
+class _Process:
+    pid: int | None
+    role: str  # TARGET, CHILD or OUTSIDE
+    log: EventLog = field(default_factory=EventLog)
+
+    @property
+    def compiled(self) -> bool:
+        return bool(self.log.dynamo_starts or self.log.metrics)
+
+    @property
+    def label(self) -> str:
+        return f"pid {self.pid} ({self.role})" if self.pid is not None else f"a process ({self.role})"
+
+
+def _captured(path: Path) -> dict[int | None, _Process]:
+    """The processes that wrote a side channel, the target's first."""
+    processes: dict[int | None, _Process] = {}
+    main = path / SIDE_CHANNEL
+    if main.is_file():
+        log = _side_channel_log(main)
+        pid = next((info.pid for info in log.bootstrap if info.role == "target"), None)
+        processes[pid] = _Process(pid, TARGET, log)
+    for file in sorted(path.iterdir()):
+        match = PROCESS_FILE.match(file.name)
+        if match and file.is_file():
+            pid = int(match.group(1))
+            processes.setdefault(pid, _Process(pid, CHILD)).log.extend(_side_channel_log(file))
+    return processes
+
+
+def _with_traces(path: Path, processes: dict[int | None, _Process]) -> list[_Process]:
+    target = next(iter(processes.values()), None)
+    for trace in _trace_files(path):
+        pid = _envelope_pid(trace.path)
+        if pid not in processes and target is not None and target.pid is None:
+            pid = None  # an old capture with no pid recorded: its traces are the target's
+        processes.setdefault(pid, _Process(pid, OUTSIDE)).log.extend(trace.log)
+    return list(processes.values())
+
+
+def _notes(processes: list[_Process], compiling: list[_Process], backend: str | None) -> list[str]:
+    notes = []
+    if len(compiling) > 1:
+        notes.append(
+            f"{len(compiling)} processes compiled: "
+            + ", ".join(p.label for p in compiling)
+            + "; each is reported like a rank, in this order (a finding's figures are the worst process's, "
+            "not their sum)."
+        )
+    elif compiling and compiling[0].role == CHILD:
+        notes.append(f"the compiles ran in {compiling[0].label}, not in the target's own process.")
+    for outside in (p for p in compiling if p.role == OUTSIDE):
+        override = f" --backend {backend} did not apply to it," if backend else ""
+        notes.append(
+            f"{outside.label}: the target started it with subprocess, a launcher (torchrun) or a fork server, "
+            f"so it ran with the program's own settings:{override} its backend, call sites and perf hints were "
+            "not recorded; its compiles are in the report as torch's trace recorded them."
+        )
+    return notes
+
+
+def _without_override(log: EventLog) -> None:
+    """A process the doctor did not control: no backend is claimed for it."""
+    log.bootstrap[:] = [replace(info, backend_override=None) for info in log.bootstrap]
+
+
+def _shared(target: _Process | None, process: _Process) -> EventLog:
+    """One compiling process's log, with the target's record of the run (how it ended, versions, notes)."""
+    log = EventLog()
+    log.extend(process.log)
+    if target is not None and target is not process:
+        log.bootstrap[:0] = [info for info in target.log.bootstrap if not process.log.bootstrap]
+        log.target_exits.extend(target.log.target_exits)
+        log.warnings.extend(target.log.warnings)
+        log.explain.extend(target.log.explain)
+    if process.role == OUTSIDE:
+        _without_override(log)
+    return log
+
+
+def load_processes(path: Path) -> dict[int, EventLog]:
+    """A capture directory of one target: {0: log} when at most one process compiled, else one log per
+    compiling process (keyed 0, 1, ... in the order of `_notes`)."""
+    processes = _with_traces(path, _captured(path)) if path.is_dir() else []
+    target = next((p for p in processes if p.role == TARGET), None)
+    compiling = [p for p in processes if p.compiled]
+    backend = next((i.backend_override for i in target.log.bootstrap), None) if target else None
+    notes = [Warning_(text) for text in _notes(processes, compiling, backend)]
+    if len(compiling) <= 1:
+        merged = EventLog()
+        for process in processes:
+            merged.extend(process.log)
+        if compiling and compiling[0].role == OUTSIDE:
+            _without_override(merged)
+        merged.warnings.extend(notes)
+        return {0: merged}
+    logs = {}
+    for index, process in enumerate(compiling):
+        logs[index] = _shared(target, process)
+        logs[index].warnings.extend(notes)
+    return logs
+
+
+def is_target_capture(path: Path) -> bool:
+    """A capture directory of one target process (not torchrun's ranks): it has the target's side channel."""
+    return path.is_dir() and (path / SIDE_CHANNEL).is_file() and not any(path.glob("doctor_events_rank_*.jsonl"))
