@@ -125,6 +125,7 @@ class Finding:
     gb_id: str | None = None
     gb_type: str | None = None
     category: str | None = None
+    origin: str | None = None  # whose code the finding's line is: "user", "third_party" or "torch" (breaks)
     reason_class: str | None = None
     count: int = 1
     call_sites: tuple[str, ...] = ()
@@ -151,6 +152,7 @@ class Finding:
             "gb_id": self.gb_id,
             "gb_type": self.gb_type,
             "category": self.category,
+            "origin": self.origin,
             "reason_class": self.reason_class,
             "count": self.count,
             "call_sites": list(self.call_sites),

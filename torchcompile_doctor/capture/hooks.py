@@ -191,10 +191,14 @@ def perf_hint_capture(channel: SideChannel) -> Iterator[None]:
 
 
 def _resolve(dotted: str):
-    """`print` or `logging.Logger.info`: a builtin, or an attribute path from an importable module."""
+    """`print` or `logging.Logger.info`: a builtin, or an attribute path from an importable module;
+    `pkg:logging.Logger.warning_once` imports `pkg` first (it adds that method to Logger)."""
     import builtins
     import importlib
 
+    package, _, dotted = dotted.rpartition(":")
+    if package:
+        importlib.import_module(package)
     if hasattr(builtins, dotted):
         return getattr(builtins, dotted)
     module_name, _, attribute_path = dotted.partition(".")
@@ -214,7 +218,7 @@ def dynamo_config(settings: dict | None) -> Iterator[None]:
         if not hasattr(config, key):
             raise ValueError(f"torch._dynamo.config has no setting {key!r}")
         saved[key] = getattr(config, key)
-        if key == "reorderable_logging_functions":
+        if key in ("reorderable_logging_functions", "ignore_logging_functions"):
             value = set(saved[key]) | {_resolve(name) for name in value}
         setattr(config, key, value)
     try:
