@@ -41,20 +41,7 @@ class CodeMap:
         return self._installed_package_dir(file) is not None
 
     def _installed_package_dir(self, file: str) -> str | None:
-        """The install directory of `file` when it belongs to a package installed outside site-packages
-        (`pip install --target DIR`, a vendored tree on PYTHONPATH): a directory holding `*.dist-info`
-        folders beside the package's top-level folder. None for the user's own trees (no dist-info)."""
-        parent = os.path.dirname(file)
-        while parent and parent != os.path.dirname(parent):
-            if parent not in self._installed_dirs:
-                try:
-                    self._installed_dirs[parent] = any(n.endswith(".dist-info") for n in os.listdir(parent))
-                except OSError:
-                    self._installed_dirs[parent] = False
-            if self._installed_dirs[parent]:
-                return parent
-            parent = os.path.dirname(parent)
-        return None
+        return installed_package_dir(file, self._installed_dirs)
 
     def is_third_party(self, file: str) -> bool:
         """Installed packages other than torch: code the user can neither edit nor expect torch to fix."""
@@ -163,20 +150,7 @@ class CodeMap:
     def none_default_parameters(self, file: str, line: int) -> tuple[str, ...]:
         """The parameters defaulting to None of the innermost function around `line` (what a caller may
         leave out, such as `attention_mask=None`)."""
-        tree = self._tree(file)
-        around = [
-            node
-            for node in (ast.walk(tree) if tree is not None else ())
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and node.lineno <= line <= (node.end_lineno or node.lineno)
-        ]
-        if not around:
-            return ()
-        args = max(around, key=lambda node: node.lineno).args
-        positional = args.posonlyargs + args.args
-        pairs = list(zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True))
-        pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None]
-        return tuple(a.arg for a, d in pairs if isinstance(d, ast.Constant) and d.value is None)
+        return none_default_parameters(self._tree(file), line)
 
     def user_function_name(self, file: str, co_name: str, line: int) -> str:
         """The name a user knows: resume functions become `Block.forward (after line 20)`."""
@@ -187,27 +161,38 @@ class CodeMap:
         return self.qualified_name(file, co_name, line)
 
 
-def code_only(source: str) -> str:
-    """A source line without its trailing comment (`x = f(y)  # why` -> `x = f(y)`): prose quotes the code,
-    the user's comment stays theirs. A `#` inside a string literal is code."""
-    quote = ""
-    index = 0
-    while index < len(source):
-        char = source[index]
-        if quote:
-            if char == "\\":
-                index += 1
-            elif source.startswith(quote, index):
-                index += len(quote) - 1
-                quote = ""
-        elif char in "'\"":
-            triple = source[index : index + 3]
-            quote = triple if triple in ("'''", '"""') else char
-            index += len(quote) - 1
-        elif char == "#":
-            return source[:index].rstrip()
-        index += 1
-    return source.rstrip()
+def installed_package_dir(file: str, cache: dict[str, bool]) -> str | None:
+    """The install directory of `file` when it belongs to a package installed outside site-packages
+    (`pip install --target DIR`, a vendored tree on PYTHONPATH): a directory holding `*.dist-info`
+    folders beside the package's top-level folder. None for the user's own trees (no dist-info)."""
+    parent = os.path.dirname(file)
+    while parent and parent != os.path.dirname(parent):
+        if parent not in cache:
+            try:
+                cache[parent] = any(name.endswith(".dist-info") for name in os.listdir(parent))
+            except OSError:
+                cache[parent] = False
+        if cache[parent]:
+            return parent
+        parent = os.path.dirname(parent)
+    return None
+
+
+def none_default_parameters(tree: ast.Module | None, line: int) -> tuple[str, ...]:
+    """The parameters defaulting to None of the innermost function around `line` in `tree`."""
+    around = [
+        node
+        for node in (ast.walk(tree) if tree is not None else ())
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.lineno <= line <= (node.end_lineno or node.lineno)
+    ]
+    if not around:
+        return ()
+    args = max(around, key=lambda node: node.lineno).args
+    positional = args.posonlyargs + args.args
+    pairs = list(zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True))
+    pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None]
+    return tuple(a.arg for a, d in pairs if isinstance(d, ast.Constant) and d.value is None)
 
 
 def read_source_file(path: str) -> list[str] | None:

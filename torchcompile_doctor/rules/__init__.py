@@ -163,8 +163,8 @@ class Rule:
             rule = replace(rule, why=wording.why, fix=wording.fix, experiment=experiment)
         if rule.experiment:
             filled = _filled(rule.experiment, facts)
-            unfilled = not isinstance(filled, dict) or _PLACEHOLDER.search(str(filled))
-            rule = replace(rule, experiment=None if unfilled else filled)
+            known = isinstance(filled, dict) and not _PLACEHOLDER.search(str(filled))
+            rule = replace(rule, experiment=filled if known and isinstance(filled, dict) else None)
         return rule
 
 

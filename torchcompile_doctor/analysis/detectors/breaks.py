@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 
-from torchcompile_doctor.analysis.code import THIRD_PARTY, USER, CodeMap, code_only
+from torchcompile_doctor.analysis.code import THIRD_PARTY, USER, CodeMap
 from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.graph_break_registry import RegistryEntry
 from torchcompile_doctor.analysis.index import AnalysisIndex
@@ -19,6 +19,7 @@ from torchcompile_doctor.events.model import GraphBreak, StackFrame
 from torchcompile_doctor.finding_data import BreakEvidence, BreakImpact
 from torchcompile_doctor.report import Finding, Fix, Kind, Location
 from torchcompile_doctor.rules import Rule, rule_for_break
+from torchcompile_doctor.rules.fixes import code_only
 
 _POLYFILLS = "/torch/_dynamo/polyfills/"
 _TRACEBACK = "\nTraceback (most recent call last):"
@@ -64,6 +65,22 @@ def _logger_facts(text: str) -> dict:
         "logger_function_ref": f"{added_by}:{function}" if added_by else function,
         "logger_added_by": f" (a method `{added_by}` adds to `logging.Logger`)" if added_by else "",
     }
+
+
+def _call_sites(index: AnalysisIndex, records: list[GraphBreak], in_library: bool) -> tuple[str, ...]:
+    """The user's lines that reach the break site, first seen first."""
+    found = (index.call_site(r.user_stack, r.file, r.line, in_library) for r in records)
+    return tuple(dict.fromkeys(caller for caller in found if caller))
+
+
+def _owner(code: CodeMap, first: GraphBreak) -> tuple[StackFrame, str]:
+    """The frame of the code a break is in, and its origin: the break's own frame, or for a line in the
+    standard library or Dynamo's stand-ins the nearest caller that is the user's, a package's or torch's."""
+    frame = code.owner_frame(first.user_stack, first.file, first.line)
+    if frame is not None and (origin := code.origin(frame.file)):
+        return (frame, origin)
+    fallback = THIRD_PARTY if code.is_library(first.file) else USER
+    return (StackFrame(first.file, first.line, "?"), code.origin(first.file) or fallback)
 
 
 def _skipped_call(code: CodeMap, text: str) -> tuple[str, str | None, str | None]:
@@ -129,11 +146,7 @@ class _BreakSite:
         function = site_frame.function if site_frame else "?"
         code = index.code
         in_library = code.is_library(first.file)
-        call_sites: list[str] = []
-        for record in records:
-            caller = index.call_site(record.user_stack, record.file, record.line, in_library)
-            if caller and caller not in call_sites:
-                call_sites.append(caller)
+        call_sites = _call_sites(index, records, in_library)
         user_frame = None
         user_frames = [f for f in (code.last_user_frame(r.user_stack) for r in records) if f is not None]
         if in_library and user_frames:
@@ -148,7 +161,7 @@ class _BreakSite:
             function=function,
             location=index.location(first.file, first.line, code.user_function_name(first.file, function, first.line)),
             user_frame=user_frame,
-            call_sites=tuple(call_sites),
+            call_sites=call_sites,
         )
 
     @property
@@ -157,25 +170,22 @@ class _BreakSite:
         return self.user_frame or self.location
 
     @cached_property
-    def owner(self) -> StackFrame | None:
-        """The frame whose code the break is in (for a standard-library line, the code that called it)."""
-        return self.index.code.owner_frame(self.first.user_stack, self.first.file, self.first.line)
+    def owner(self) -> tuple[StackFrame, str]:
+        """The frame of the code the break is in, and its origin: `user`, `third_party` or `torch`."""
+        return _owner(self.index.code, self.first)
 
-    @cached_property
+    @property
     def origin(self) -> str:
-        """Whose code the break's line is: `user`, `third_party` or `torch`."""
-        code, file = self.index.code, self.first.file
-        owner_origin = code.origin(self.owner.file) if self.owner else None
-        return owner_origin or code.origin(file) or (THIRD_PARTY if code.is_library(file) else USER)
-
-    @cached_property
-    def skipped(self) -> tuple[str, str | None, str | None]:
-        return _skipped_call(self.index.code, self.text)
+        return self.owner[1]
 
     def facts(self) -> dict:
         first, entry, location = self.first, self.entry, self.location
+        owner = self.owner[0]
+        if (owner.file, owner.line) != (first.file, first.line):  # a stdlib line: speak of the code calling it
+            name = self.index.code.user_function_name(owner.file, owner.function, owner.line)
+            location = self.index.location(owner.file, owner.line, name)
         site_source = code_only(location.source or "")
-        owner = self.owner.file if self.owner else first.file
+        skipped = _skipped_call(self.index.code, self.text)
         return {
             "where": self.change_at.where,
             "source": code_only(self.change_at.source or ""),
@@ -184,15 +194,15 @@ class _BreakSite:
             "site_where": location.where,
             "site_function": location.function,
             "gb_type": first.gb_type,
-            "library": self.index.code.package_name(owner) if self.origin != USER else None,
+            "library": self.index.code.package_name(owner.file) if self.origin != USER else None,
             "caller": self.user_frame.where
             if self.user_frame
             else (self.call_sites[0] if self.call_sites else location.where),
             "torch_explanation": first.explanation or (entry.explanation if entry else ""),
             "torch_hints": " ".join(first.hints or (entry.hints if entry else ())) or "see the GB page",
             "hint_class": _HINT_CLASS_WORDS.get((entry.hint_class if entry else None) or "", "not classified by torch"),
-            "skipped_function": self.skipped[0] or None,
-            "skipped_library": self.skipped[2],
+            "skipped_function": skipped[0] or None,
+            "skipped_library": skipped[2],
             **_logger_facts(self.text),
             **_exception_facts(self.index.code, self.first, self.text, site_source),
         }
@@ -237,8 +247,8 @@ class _BreakSite:
             self.first.gb_type,
             self.text,
             origin=self.origin,
-            owner_file=self.owner.file if self.owner else self.first.file,
-            skipped_origin=self.skipped[1],
+            owner_file=self.owner[0].file,
+            skipped_origin=_skipped_call(self.index.code, self.text)[1],
         )
         return matched.worded_for(self.origin, self.facts())
 
