@@ -26,7 +26,12 @@ _TRACEBACK = "\nTraceback (most recent call last):"
 _LOGGER_METHOD = re.compile(r"method: <Logger (?P<logger>[\w.]+)[^>]*>\.(?P<method>\w+)")
 _STDLIB_LOGGER_METHODS = {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log"}
 _RAISED = re.compile(r"raised exception (?P<exception>\w+\(.*\))\s*$", re.MULTILINE)
-_SKIPPED = re.compile(r"the function `(?P<function>[^`]+)` in file `(?P<file>[^`]+)`")
+# A call to a function Dynamo skips (GB0007: "the function `f` in file `...`"; GB0008, inlining: "qualname: f,
+# name: ..., filename: `...`").
+_SKIPPED = (
+    re.compile(r"the function `(?P<function>[^`]+)` in file `(?P<file>[^`]+)`"),
+    re.compile(r"qualname: (?P<function>[^,\s]+), name: \w+, filename: `(?P<file>[^`]+)`"),
+)
 
 # torch/_dynamo/graph_break_hints.py's classes, in words.
 _HINT_CLASS_WORDS = {
@@ -85,7 +90,7 @@ def _owner(code: CodeMap, first: GraphBreak) -> tuple[StackFrame, str]:
 
 def _skipped_call(code: CodeMap, text: str) -> tuple[str, str | None, str | None]:
     """For a call Dynamo skips: (the skipped function, whose code it is, its package), from torch's text."""
-    found = _SKIPPED.search(text)
+    found = next((m for m in (pattern.search(text) for pattern in _SKIPPED) if m), None)
     if found is None:
         return ("", None, None)
     origin = code.origin(found["file"])
