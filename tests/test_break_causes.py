@@ -239,3 +239,14 @@ def test_preview_rules_do_not_fail_the_default_gate():
     assert [fp for fp, _ in default.gate.failures] == ["TCD104"]
     asked = apply_gate(report, GateCriteria(fail_on="low"))
     assert {fp for fp, _ in asked.gate.failures} == {"TCD213", "TCD104"}
+
+
+def test_a_compile_failure_carries_the_origin_and_category_of_its_break():
+    from torchcompile_doctor.analysis import AnalysisContext, analyze
+    from torchcompile_doctor.events.load import load_artifacts
+
+    log = load_artifacts(Path(__file__).parent / "data" / "traces" / "fullgraph_failure.log")
+    report = analyze(log, AnalysisContext(target="t.py", root="/work/main/tests/data/traces/scripts"))
+    (failure,) = [f for f in report.findings if f.kind == "compile_failure"]
+    as_break = rule_for_break(failure.gb_id, failure.gb_type or "", failure.evidence["torch_text"], origin="user")
+    assert failure.origin == "user" and failure.category == as_break.category == "print_or_logging"
