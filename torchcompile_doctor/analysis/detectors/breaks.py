@@ -24,6 +24,7 @@ from torchcompile_doctor.rules.fixes import code_only
 _POLYFILLS = "/torch/_dynamo/polyfills/"
 _TRACEBACK = "\nTraceback (most recent call last):"
 _LOGGER_METHOD = re.compile(r"method: <Logger (?P<logger>[\w.]+)[^>]*>\.(?P<method>\w+)")
+_LOGGING_MODULE = "/logging/__init__.py"
 _STDLIB_LOGGER_METHODS = {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log"}
 _RAISED = re.compile(r"raised exception (?P<exception>\w+\(.*\))\s*$", re.MULTILINE)
 # A call to a function Dynamo skips (GB0007: "the function `f` in file `...`"; GB0008, inlining: "qualname: f,
@@ -53,14 +54,18 @@ def outside_polyfills(record: GraphBreak) -> GraphBreak:
     return replace(record, file=frame.file, line=frame.line) if frame else record
 
 
-def _logger_facts(text: str) -> dict:
+def _logger_facts(text: str, inside_logging: str | None) -> dict:
     """For a `logging.Logger` break: the method, the logger, and how to name the method for
     `ignore_logging_functions` (a method a package adds to Logger, such as transformers' `warning_once`,
-    exists once that package is imported: the experiment imports it first)."""
+    exists once that package is imported: the experiment imports it first). `inside_logging`: the Logger
+    method whose frame the break is in, for a break inside the logging module itself (`Logger.info` calling
+    `self.isEnabledFor`): the method to ignore is the one called, not the one it calls (which returns a value)."""
     found = _LOGGER_METHOD.search(text)
     if found is None:
         return {}
-    method, package = found["method"], found["logger"].split(".")[0]
+    method, package = inside_logging or found["method"], found["logger"].split(".")[0]
+    if method not in _STDLIB_LOGGER_METHODS and method.startswith(("is", "get", "_")):
+        return {"logger": found["logger"]}  # not a call that logs: ignoring it would change the program
     function = f"logging.Logger.{method}"
     added_by = None if method in _STDLIB_LOGGER_METHODS else package
     return {
@@ -208,7 +213,7 @@ class _BreakSite:
             "hint_class": _HINT_CLASS_WORDS.get((entry.hint_class if entry else None) or "", "not classified by torch"),
             "skipped_function": skipped[0] or None,
             "skipped_library": skipped[2],
-            **_logger_facts(self.text),
+            **_logger_facts(self.text, self.function if first.file.endswith(_LOGGING_MODULE) else None),
             **_exception_facts(self.index.code, self.first, self.text, site_source),
         }
 
