@@ -66,4 +66,7 @@ def rule_page(code: str, catalogue: tuple[Rule, ...], *, with_detector: bool = F
         else:
             lines.append(str(body).strip())
     lines += ["", "## Fix", rule.fix]
+    for wording in rule.wordings:  # how the rule speaks about a line of another origin (a library's, torch's)
+        needs = f", when {', '.join(wording.needs)} is known" if wording.needs else ""
+        lines += ["", f"## Fix for {' or '.join(wording.origins)} code{needs}", wording.fix]
     return "\n".join(lines)
