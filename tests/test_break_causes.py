@@ -250,3 +250,18 @@ def test_a_compile_failure_carries_the_origin_and_category_of_its_break():
     (failure,) = [f for f in report.findings if f.kind == "compile_failure"]
     as_break = rule_for_break(failure.gb_id, failure.gb_type or "", failure.evidence["torch_text"], origin="user")
     assert failure.origin == "user" and failure.category == as_break.category == "print_or_logging"
+
+
+def test_every_cause_rule_speaks_about_library_code():
+    """A cause rule's own text quotes the user's line; on a library's line a wording says what the library does
+    and what the user can change from outside."""
+    from torchcompile_doctor.rules import load_catalogue
+
+    # the user's call into torch.optim / into a skipped package; a library's logging call is TCD102's
+    user_only = {"TCD110", "TCD123", "TCD103"}
+    for entry in load_catalogue():
+        if entry.kind != "graph_break" or entry.match.fallback or entry.match.origins or entry.code in user_only:
+            continue
+        assert any("third_party" in w.origins for w in entry.wordings), entry.code
+        for wording in entry.wordings:
+            assert "{library}" in wording.why and "{site_where}" in wording.why, entry.code
