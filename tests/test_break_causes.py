@@ -265,3 +265,11 @@ def test_every_cause_rule_speaks_about_library_code():
         assert any("third_party" in w.origins for w in entry.wordings), entry.code
         for wording in entry.wordings:
             assert "{library}" in wording.why and "{site_where}" in wording.why, entry.code
+
+
+def test_a_scheduler_wrapped_step_is_explained_not_moved_out():
+    optimizer = rule("TCD110")
+    facts = {"scheduler_wrapped_step": "Adam.step"}
+    worded = optimizer.worded_for("user", facts)
+    assert worded.transform is None and "expected" in worded.fix and "lr=torch.tensor" in worded.fix
+    assert optimizer.worded_for("user", {}).transform == "move_outside"  # opt.step() inside a training step

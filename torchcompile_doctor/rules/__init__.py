@@ -91,6 +91,7 @@ class Wording:
     needs: tuple[str, ...] = ()
     origins: tuple[str, ...] = ("third_party", "torch")
     experiment: dict | None = None
+    rewrite: bool = True  # keep the rule's rewrite of the user's line (on the user's own line only)
 
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
@@ -160,7 +161,8 @@ class Rule:
         wording = next(fits, None)
         if wording is not None:
             experiment = wording.experiment if wording.experiment is not None else self.experiment
-            rule = replace(rule, why=wording.why, fix=wording.fix, experiment=experiment)
+            transform = rule.transform if wording.rewrite else None
+            rule = replace(rule, why=wording.why, fix=wording.fix, experiment=experiment, transform=transform)
         if rule.experiment:
             filled = _filled(rule.experiment, facts)
             known = isinstance(filled, dict) and not _PLACEHOLDER.search(str(filled))
@@ -237,8 +239,8 @@ def _check_experiment(experiment: object, where: str) -> None:
 def _wordings(entry: dict, where: str) -> tuple[Wording, ...]:
     wordings = []
     for raw in _tuple(entry.get("wordings"), where):
-        if not isinstance(raw, dict) or set(raw) - {"why", "fix", "needs", "origins", "experiment"}:
-            raise CatalogueError(f"{where}: a wording maps why, fix and optional needs, origins, experiment")
+        if not isinstance(raw, dict) or set(raw) - {"why", "fix", "needs", "origins", "experiment", "rewrite"}:
+            raise CatalogueError(f"{where}: a wording maps why, fix and optional needs, origins, experiment, rewrite")
         if not all(isinstance(raw.get(key), str) and raw[key].strip() for key in ("why", "fix")):
             raise CatalogueError(f"{where}: a wording needs why and fix")
         origins = _tuple(raw.get("origins"), where) or Wording.origins
@@ -252,6 +254,7 @@ def _wordings(entry: dict, where: str) -> tuple[Wording, ...]:
                 needs=_tuple(raw.get("needs"), where),
                 origins=origins,
                 experiment=raw.get("experiment"),
+                rewrite=bool(raw.get("rewrite", True)),
             )
         )
     return tuple(wordings)
