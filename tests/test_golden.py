@@ -14,6 +14,7 @@ from conftest import REPO, SAMPLES
 
 from torchcompile_doctor.analysis import AnalysisContext, analyze
 from torchcompile_doctor.analysis.code import read_source_file
+from torchcompile_doctor.analysis.source_snapshot import FILE_NAME, snapshot_reader
 from torchcompile_doctor.events.load import load_artifacts
 from torchcompile_doctor.renderers import FORMATS, RenderOptions, render
 
@@ -39,6 +40,7 @@ def _read_from_checkout(path: str):
 
 def normalise(text: str) -> str:
     text = text.replace(RECORDED_ROOT, "<SAMPLES>")
+    text = re.sub(r"(/[^\s\"',:]*)?/tests/data/captures/", "<CAPTURES>/", text)  # a capture made in a checkout
     text = re.sub(r"(/[^\s\"',:]*)?/(site|dist)-packages/", "<SITE>/", text)
     text = re.sub(r"(compile_time_s|compile_seconds)\": [0-9.]+", r'\1": 0.0', text)
     text = re.sub(r"compile [0-9.]+ s", "compile 0.00 s", text)
@@ -54,7 +56,12 @@ def normalise(text: str) -> str:
 
 def _report(name: str):
     log = load_artifacts(CAPTURES / name)
-    context = AnalysisContext(target=f"{RECORDED_ROOT}/{name}.py", root=RECORDED_ROOT, read_source=_read_from_checkout)
+    kept = snapshot_reader(CAPTURES / name)  # a capture with its source snapshot reads the code as it was captured
+
+    def read(path: str):
+        return kept(path) if (CAPTURES / name / FILE_NAME).is_file() else _read_from_checkout(path)
+
+    context = AnalysisContext(target=f"{RECORDED_ROOT}/{name}.py", root=RECORDED_ROOT, read_source=read)
     return analyze(log, context)
 
 

@@ -29,6 +29,16 @@ def test_capture_scalar_outputs_removes_the_item_break():
     assert verified["after"]["graphs"] == 1
 
 
+def test_ignore_logging_functions_removes_a_logger_break():
+    # reorderable_logging_functions does not remove a logging.Logger break on torch 2.13; ignoring the method does
+    report = _explain("tcd103_logging.py", cwd=SAMPLES.parent / "tests" / "rule_cases")
+    for finding in [f for f in report["findings"] if f["code"] == "TCD103"]:  # the call, and Logger.info inside
+        verified = finding["fix"]["verified"]
+        assert verified["change"] == "torch._dynamo.config.ignore_logging_functions.update({logging.Logger.info})"
+        assert verified["effect"] == "fixed" and verified["ok"] is True
+        assert verified["before"]["graph_breaks"] == 2 and verified["after"]["graph_breaks"] == 0
+
+
 def test_allow_unspec_int_on_nn_module_for_a_counter():
     verified = _verified(_explain("module_counter.py"), "TCD204")
     assert verified["change"] == "torch._dynamo.config.allow_unspec_int_on_nn_module = True"

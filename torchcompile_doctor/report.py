@@ -125,6 +125,7 @@ class Finding:
     gb_id: str | None = None
     gb_type: str | None = None
     category: str | None = None
+    origin: str | None = None  # whose code the finding's line is: "user", "third_party" or "torch" (breaks)
     reason_class: str | None = None
     count: int = 1
     call_sites: tuple[str, ...] = ()
@@ -151,6 +152,7 @@ class Finding:
             "gb_id": self.gb_id,
             "gb_type": self.gb_type,
             "category": self.category,
+            "origin": self.origin,
             "reason_class": self.reason_class,
             "count": self.count,
             "call_sites": list(self.call_sites),
@@ -201,10 +203,11 @@ class GateCriteria:
     max_graph_breaks: int | None = None
     max_recompiles: int | None = None
     fail_on: str | None = None  # a severity: findings of it or worse fail
+    by_default: bool = False  # no criterion was given: findings of preview rules do not fail the gate
 
     def or_default(self) -> GateCriteria:
-        """These criteria, or `--fail-on low` when none is given."""
-        return self if self != GateCriteria() else GateCriteria(fail_on=DEFAULT_FAIL_ON)
+        """These criteria, or `--fail-on low` (preview rules left out) when none is given."""
+        return self if self != GateCriteria() else GateCriteria(fail_on=DEFAULT_FAIL_ON, by_default=True)
 
     def describe(self) -> tuple[str, ...]:
         """The criteria as the user would write them on the command line."""

@@ -1,4 +1,4 @@
-# triggers TCD110 at line 12
+# triggers TCD110 at line 9
 import torch
 
 model = torch.nn.Linear(4, 1)

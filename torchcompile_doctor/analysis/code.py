@@ -1,5 +1,6 @@
-"""Where code lives: the user's files vs libraries, display paths, source lines, and the names
-users know their functions by (resume functions mapped back, methods with their class)."""
+"""Where code lives: the user's files vs libraries (and whose code a line is: the user's, a third-party
+package's, torch's), display paths, source lines, and the names users know their functions by (resume
+functions mapped back, methods with their class)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,9 @@ SourceReader = Callable[[str], Sequence[str] | None]
 _RESUME = re.compile(r"^torch_dynamo_resume_in_(?P<function>.+)_at_(?P<line>\d+)$")
 _LIBRARY_MARKERS = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
 _DOCTOR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_TORCH_MARKER = f"{os.sep}torch{os.sep}"
+_DYNAMO_MARKER = f"{os.sep}torch{os.sep}_dynamo{os.sep}"
+USER, THIRD_PARTY, TORCH = "user", "third_party", "torch"  # a finding's `origin`: whose code the line is
 CONTEXT_LINES = 1  # source lines a location carries on either side of its own line
 
 
@@ -25,19 +29,47 @@ class CodeMap:
         self._read_source = read_source
         self._cache: dict[str, Sequence[str] | None] = {}
         self._trees: dict[str, ast.Module | None] = {}
+        self._installed_dirs: dict[str, bool] = {}
 
     def is_library(self, file: str) -> bool:
         if file.startswith("<") or file.startswith(_DOCTOR_DIR + os.sep):
             return True
         if self.root and file.startswith(self.root + os.sep):
             return False
-        return any(marker in file for marker in _LIBRARY_MARKERS) or file.startswith(self.library_roots)
+        if any(marker in file for marker in _LIBRARY_MARKERS) or file.startswith(self.library_roots):
+            return True
+        return self._installed_package_dir(file) is not None
+
+    def _installed_package_dir(self, file: str) -> str | None:
+        return installed_package_dir(file, self._installed_dirs)
 
     def is_third_party(self, file: str) -> bool:
         """Installed packages other than torch: code the user can neither edit nor expect torch to fix."""
-        if not self.is_library(file) or f"{os.sep}torch{os.sep}" in file:
+        if not self.is_library(file) or _TORCH_MARKER in file:
             return False
-        return any(marker in file for marker in _LIBRARY_MARKERS)
+        return any(marker in file for marker in _LIBRARY_MARKERS) or self._installed_package_dir(file) is not None
+
+    def origin(self, file: str) -> str | None:
+        """Whose code `file` is: USER, THIRD_PARTY or TORCH; None for the standard library, frozen modules
+        and Dynamo's own stand-ins, which act for whoever called them."""
+        if not self.is_library(file):
+            return USER
+        if file.startswith(_DOCTOR_DIR + os.sep) or _DYNAMO_MARKER in file:
+            return None  # the doctor's bootstrap, Dynamo's polyfills and wrappers: they act for their caller
+        if _TORCH_MARKER in file and any(marker in file for marker in _LIBRARY_MARKERS):
+            return TORCH
+        return THIRD_PARTY if self.is_third_party(file) else None
+
+    def owner_frame(self, stack: Sequence[StackFrame], file: str, line: int) -> StackFrame | None:
+        """The frame whose code owns a break at `file:line`: that frame itself, or, for a line in the standard
+        library (contextlib, logging), the nearest caller that is the user's, a package's or torch's."""
+        index = next((i for i in range(len(stack) - 1, -1, -1) if (stack[i].file, stack[i].line) == (file, line)), None)
+        frames = stack[: index + 1] if index is not None else stack
+        return next((f for f in reversed(frames) if self.origin(f.file) is not None), None)
+
+    def package_name(self, file: str) -> str:
+        """The top-level package of a library file: `transformers` for .../transformers/models/x.py."""
+        return self.display(file).split("/")[0].removesuffix(".py")
 
     def display(self, file: str) -> str:
         if self.root and file.startswith(self.root + os.sep):
@@ -45,6 +77,9 @@ class CodeMap:
         for marker in _LIBRARY_MARKERS:
             if marker in file:
                 return file.split(marker, 1)[1]
+        installed = self._installed_package_dir(file) if not file.startswith("<") else None
+        if installed:  # relative to its install dir, as for site-packages: transformers/models/...
+            return file[len(installed) + 1 :]
         for root in sorted(self.library_roots, key=len, reverse=True):  # the stdlib: logging/__init__.py
             if file.startswith(root):
                 return file[len(root) :]
@@ -112,6 +147,11 @@ class CodeMap:
                 self._trees[file] = None
         return self._trees[file]
 
+    def none_default_parameters(self, file: str, line: int) -> tuple[str, ...]:
+        """The parameters defaulting to None of the innermost function around `line` (what a caller may
+        leave out, such as `attention_mask=None`)."""
+        return none_default_parameters(self._tree(file), line)
+
     def user_function_name(self, file: str, co_name: str, line: int) -> str:
         """The name a user knows: resume functions become `Block.forward (after line 20)`."""
         resume = _RESUME.match(co_name)
@@ -119,6 +159,40 @@ class CodeMap:
             at = int(resume["line"])
             return f"{self.qualified_name(file, resume['function'], at)} (after line {at})"
         return self.qualified_name(file, co_name, line)
+
+
+def installed_package_dir(file: str, cache: dict[str, bool]) -> str | None:
+    """The install directory of `file` when it belongs to a package installed outside site-packages
+    (`pip install --target DIR`, a vendored tree on PYTHONPATH): a directory holding `*.dist-info`
+    folders beside the package's top-level folder. None for the user's own trees (no dist-info)."""
+    parent = os.path.dirname(file)
+    while parent and parent != os.path.dirname(parent):
+        if parent not in cache:
+            try:
+                cache[parent] = any(name.endswith(".dist-info") for name in os.listdir(parent))
+            except OSError:
+                cache[parent] = False
+        if cache[parent]:
+            return parent
+        parent = os.path.dirname(parent)
+    return None
+
+
+def none_default_parameters(tree: ast.Module | None, line: int) -> tuple[str, ...]:
+    """The parameters defaulting to None of the innermost function around `line` in `tree`."""
+    around = [
+        node
+        for node in (ast.walk(tree) if tree is not None else ())
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.lineno <= line <= (node.end_lineno or node.lineno)
+    ]
+    if not around:
+        return ()
+    args = max(around, key=lambda node: node.lineno).args
+    positional = args.posonlyargs + args.args
+    pairs = list(zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True))
+    pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None]
+    return tuple(a.arg for a, d in pairs if isinstance(d, ast.Constant) and d.value is None)
 
 
 def read_source_file(path: str) -> list[str] | None:

@@ -8,6 +8,7 @@ import hashlib
 from torchcompile_doctor.report import Finding, Fix, Location
 from torchcompile_doctor.rules import Rule
 from torchcompile_doctor.rules.fixes import apply as apply_transform
+from torchcompile_doctor.rules.fixes import code_only
 
 
 class _Template(dict):
@@ -39,7 +40,7 @@ def finding_from_rule(
     facts = {**facts}
     if location is not None:
         facts.setdefault("where", location.where)
-        facts.setdefault("source", location.source or "")
+        facts.setdefault("source", code_only(location.source or ""))  # prose quotes code, not its comment
         facts.setdefault("function", location.function)
     before, after = apply_transform(rule.transform, fix_line, facts)
     display = location.display_file if location else ""

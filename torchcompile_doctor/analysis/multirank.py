@@ -345,6 +345,7 @@ def _some_ranks_only(job: _Job, merged: Finding, rule: Rule) -> Finding | None:
         gb_id=merged.gb_id,
         gb_type=merged.gb_type,
         category=merged.category,
+        origin=merged.origin,
         reason_class=merged.reason_class,
         user_frame=merged.user_frame,
         changes=merged.changes,

@@ -191,10 +191,12 @@ def perf_hint_capture(channel: SideChannel) -> Iterator[None]:
 
 
 def _resolve(dotted: str):
-    """`print` or `logging.Logger.info`: a builtin, or an attribute path from an importable module."""
+    """`print` or `logging.Logger.info`: a builtin, or an attribute path from an importable module.
+    `pkg:logging.Logger.warning_once` names a method that package `pkg` adds to Logger when it is imported."""
     import builtins
     import importlib
 
+    dotted = dotted.rpartition(":")[2]
     if hasattr(builtins, dotted):
         return getattr(builtins, dotted)
     module_name, _, attribute_path = dotted.partition(".")
@@ -202,6 +204,32 @@ def _resolve(dotted: str):
     for part in attribute_path.split(".") if attribute_path else ():
         value = getattr(value, part)
     return value
+
+
+class _FunctionsByName(set):
+    """A set of functions for `ignore_logging_functions`/`reorderable_logging_functions` that also holds
+    dotted names, resolved when Dynamo first looks: a method a package adds to Logger (transformers'
+    `warning_once`) exists only once the program has imported that package, after the hooks went in."""
+
+    def __init__(self, functions, names) -> None:
+        super().__init__(functions)
+        self._pending = list(names)
+
+    def _resolve_pending(self) -> None:
+        for name in list(self._pending):
+            try:
+                self.add(_resolve(name))
+            except (ImportError, AttributeError):
+                continue  # not there yet: asked again on the next lookup
+            self._pending.remove(name)
+
+    def __contains__(self, item) -> bool:
+        self._resolve_pending()
+        return super().__contains__(item)
+
+    def __iter__(self):
+        self._resolve_pending()
+        return super().__iter__()
 
 
 @contextlib.contextmanager
@@ -214,8 +242,8 @@ def dynamo_config(settings: dict | None) -> Iterator[None]:
         if not hasattr(config, key):
             raise ValueError(f"torch._dynamo.config has no setting {key!r}")
         saved[key] = getattr(config, key)
-        if key == "reorderable_logging_functions":
-            value = set(saved[key]) | {_resolve(name) for name in value}
+        if key in ("reorderable_logging_functions", "ignore_logging_functions"):
+            value = _FunctionsByName(saved[key], value)
         setattr(config, key, value)
     try:
         yield

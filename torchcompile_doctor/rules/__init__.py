@@ -1,10 +1,11 @@
 """The rule catalogue: rules are data (catalogue.yaml), loaded and validated here, matched to
-findings by GB id, gb_type text, recompile reason class or perf-hint pattern."""
+findings by GB id, gb_type text, the construct a break happened in, whose code it is (origin),
+recompile reason class or perf-hint pattern; a rule's library wording is chosen here too."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -29,8 +30,11 @@ CATEGORIES = (
     "tensor_to_python",
     "inplace_or_mutation",
     "custom_autograd",
+    "data_dependent_operator",
+    "by_design",
     "other",
 )
+ORIGINS = ("user", "third_party", "torch")  # whose code a break's line is (analysis/code.py decides)
 REASON_CLASSES = (
     "dtype",
     "shape_or_rank",
@@ -57,9 +61,51 @@ class Match:
     gb_types: tuple[re.Pattern, ...] = ()
     text: tuple[re.Pattern, ...] = ()  # all must match the raw torch text
     reason_classes: tuple[str, ...] = ()
-    in_library: bool | None = None  # True: only breaks whose site is in a non-torch library
+    origins: tuple[str, ...] = ()  # only breaks in this code (`in_library: true` in the YAML: third_party)
+    owners: tuple[re.Pattern, ...] = ()  # the file of the frame that owns the break matches one
+    within: tuple[re.Pattern, ...] = ()  # the construct the break happened inside (torch's text): enough alone
+    skipped_origins: tuple[str, ...] = ()  # a call to a function Dynamo skips, defined in this code
     carried: bool = False  # a recompile of a value carried across a graph break (a resume function's guard)
     fallback: bool = False  # matches anything of its kind; used last
+
+
+@dataclass(frozen=True)
+class BreakSignature:
+    """What a break rule is matched on: torch's words for the break, and whose code it happened in."""
+
+    gb_id: str | None
+    gb_type: str
+    text: str  # torch's message
+    origin: str = "user"
+    owner_file: str = ""  # the file of the frame that owns the break (for a stdlib line: its caller)
+    skipped_origin: str | None = None  # for a call Dynamo skips: whose code the skipped function is
+
+
+@dataclass(frozen=True)
+class Wording:
+    """Another way a rule speaks, for breaks in `origins` code (by default a package's or torch's line, which
+    the user cannot edit): `needs` names the facts it uses; the first wording that fits is used."""
+
+    why: str
+    fix: str
+    needs: tuple[str, ...] = ()
+    origins: tuple[str, ...] = ("third_party", "torch")
+    experiment: dict | None = None
+    rewrite: bool = True  # keep the rule's rewrite of the user's line (on the user's own line only)
+
+
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def _filled(value: object, facts: dict) -> object:
+    """An experiment with its `{fact}` placeholders filled (a placeholder with no fact stays)."""
+    if isinstance(value, str):
+        return _PLACEHOLDER.sub(lambda m: str(facts[m[1]]) if facts.get(m[1]) else m[0], value)
+    if isinstance(value, list):
+        return [_filled(v, facts) for v in value]
+    if isinstance(value, dict):
+        return {k: _filled(v, facts) for k, v in value.items()}
+    return value
 
 
 @dataclass(frozen=True)
@@ -82,15 +128,46 @@ class Rule:
     detector: str = ""  # the detector that reports it (analysis/detectors/__init__.py lists them)
     params: dict = field(default_factory=dict)  # that detector's thresholds for this rule
     cold_severity: str | None = None  # the severity of a cold finding (a break traced once, causing no recompiles)
+    wordings: tuple[Wording, ...] = ()  # how it speaks about a package's or torch's line, first usable wins
 
-    def matches_break(self, gb_id: str | None, gb_type: str, text: str, in_library: bool) -> bool:
-        m = self.match
-        if m.in_library is not None and m.in_library != in_library:
+    def matches_break(self, signature: BreakSignature) -> bool:
+        m, b = self.match, signature
+        if m.origins and b.origin not in m.origins:
             return False
-        if m.fallback:
+        if m.owners and not any(p.search(b.owner_file) for p in m.owners):
+            return False
+        if m.skipped_origins and b.skipped_origin not in m.skipped_origins:
+            return False
+        if m.fallback or any(p.search(b.text) for p in m.within):
             return True
-        hit = (gb_id is not None and gb_id in m.gb_ids) or any(p.search(gb_type) for p in m.gb_types)
-        return hit and all(p.search(text) for p in m.text)
+        if not m.gb_ids and not m.gb_types:  # a rule on whose code it is (`owners`) fits any break there
+            return bool(m.owners or m.skipped_origins) and all(p.search(b.text) for p in m.text)
+        hit = (b.gb_id is not None and b.gb_id in m.gb_ids) or any(p.search(b.gb_type) for p in m.gb_types)
+        return hit and all(p.search(b.text) for p in m.text)
+
+    @property
+    def names_a_construct(self) -> bool:
+        """Matched on the construct around the break (a custom autograd.Function, torch's own deliberate
+        break, a skipped library call) rather than on the call that failed: such rules are tried first."""
+        m = self.match
+        return bool(m.within or m.owners or m.skipped_origins)
+
+    def worded_for(self, origin: str, facts: dict) -> Rule:
+        """The rule as it speaks about this break: the first wording for its origin whose facts are known
+        replaces why/fix; on a line that is not the user's no rewrite of the user's line applies; experiments
+        get their facts (one whose facts are unknown is dropped)."""
+        rule = self if origin == "user" else replace(self, transform=None)
+        fits = (w for w in self.wordings if origin in w.origins and all(facts.get(need) for need in w.needs))
+        wording = next(fits, None)
+        if wording is not None:
+            experiment = wording.experiment if wording.experiment is not None else self.experiment
+            transform = rule.transform if wording.rewrite else None
+            rule = replace(rule, why=wording.why, fix=wording.fix, experiment=experiment, transform=transform)
+        if rule.experiment:
+            filled = _filled(rule.experiment, facts)
+            known = isinstance(filled, dict) and not _PLACEHOLDER.search(str(filled))
+            rule = replace(rule, experiment=filled if known and isinstance(filled, dict) else None)
+        return rule
 
 
 def _tuple(value: object, where: str) -> tuple:
@@ -127,13 +204,21 @@ def _match(entry: dict, where: str) -> Match:
     for reason_class in reason_classes + ((entry["reason_class"],) if entry.get("reason_class") else ()):
         if reason_class not in REASON_CLASSES:
             raise CatalogueError(f"{where}: unknown reason class {reason_class}")
+    origins = _tuple(raw.get("origins"), where) + (("third_party",) if raw.get("in_library") else ())
+    skipped_origins = _tuple(raw.get("skipped_origins"), where)
+    for origin in origins + skipped_origins:
+        if origin not in ORIGINS:
+            raise CatalogueError(f"{where}: unknown origin {origin}")
     try:
         return Match(
             gb_ids=_tuple(raw.get("gb_ids"), where),
             gb_types=tuple(re.compile(p) for p in _tuple(raw.get("gb_types"), where)),
             text=tuple(re.compile(p) for p in _tuple(raw.get("text"), where)),
             reason_classes=reason_classes,
-            in_library=raw.get("in_library"),
+            origins=origins,
+            owners=tuple(re.compile(p) for p in _tuple(raw.get("owners"), where)),
+            within=tuple(re.compile(p) for p in _tuple(raw.get("within"), where)),
+            skipped_origins=skipped_origins,
             fallback=bool(raw.get("fallback", False)),
             carried=bool(raw.get("carried", False)),
         )
@@ -149,6 +234,30 @@ def _check_experiment(experiment: object, where: str) -> None:
     for part in experiment.values():
         if not isinstance(part, dict) or not part:
             raise CatalogueError(f"{where}: experiment settings must be a non-empty mapping")
+
+
+def _wordings(entry: dict, where: str) -> tuple[Wording, ...]:
+    wordings = []
+    for raw in _tuple(entry.get("wordings"), where):
+        if not isinstance(raw, dict) or set(raw) - {"why", "fix", "needs", "origins", "experiment", "rewrite"}:
+            raise CatalogueError(f"{where}: a wording maps why, fix and optional needs, origins, experiment, rewrite")
+        if not all(isinstance(raw.get(key), str) and raw[key].strip() for key in ("why", "fix")):
+            raise CatalogueError(f"{where}: a wording needs why and fix")
+        origins = _tuple(raw.get("origins"), where) or Wording.origins
+        if set(origins) - set(ORIGINS):
+            raise CatalogueError(f"{where}: unknown origin in a wording: {origins}")
+        _check_experiment(raw.get("experiment"), where)
+        wordings.append(
+            Wording(
+                why=" ".join(raw["why"].split()),
+                fix=" ".join(raw["fix"].split()),
+                needs=_tuple(raw.get("needs"), where),
+                origins=origins,
+                experiment=raw.get("experiment"),
+                rewrite=bool(raw.get("rewrite", True)),
+            )
+        )
+    return tuple(wordings)
 
 
 def _rule(entry: object, index: int) -> Rule:
@@ -189,6 +298,7 @@ def _rule(entry: object, index: int) -> Rule:
         detector=detector,
         params=params,
         cold_severity=entry.get("cold_severity"),
+        wordings=_wordings(entry, where),
     )
 
 
@@ -220,13 +330,34 @@ def load_catalogue() -> tuple[Rule, ...]:
     return parse_catalogue(CATALOGUE.read_text(encoding="utf-8"))
 
 
-def rule_for_break(gb_id: str | None, gb_type: str, text: str, in_library: bool) -> Rule:
-    """The graph-break rule whose `match` fits the break (fallback rules last)."""
+def rule_for_break(
+    gb_id: str | None,
+    gb_type: str,
+    text: str,
+    in_library: bool = False,
+    *,
+    origin: str | None = None,
+    owner_file: str = "",
+    skipped_origin: str | None = None,
+) -> Rule:
+    """The graph-break rule whose `match` fits the break: rules naming the construct around it first, then
+    the cause rules (whoever's code the line is), the fallbacks (a library's generic rule, torch's registry) last.
+    `in_library` is the short form of origin="third_party"."""
+    signature = BreakSignature(
+        gb_id, gb_type, text, origin or ("third_party" if in_library else "user"), owner_file, skipped_origin
+    )
+    return next(r for r in _break_rules_in_order() if r.matches_break(signature))
+
+
+@lru_cache(maxsize=1)
+def _break_rules_in_order() -> tuple[Rule, ...]:
     rules = [r for r in load_catalogue() if r.kind == Kind.GRAPH_BREAK]
-    ordered = [r for r in rules if not r.match.fallback] + [r for r in rules if r.match.fallback]
-    if in_library:  # a third-party library's own line: the library rules speak to what the user can change
-        ordered = [r for r in ordered if r.match.in_library] + [r for r in ordered if not r.match.in_library]
-    return next(r for r in ordered if r.matches_break(gb_id, gb_type, text, in_library))
+    causes = [r for r in rules if not r.match.fallback]
+    return tuple(
+        [r for r in causes if r.names_a_construct]
+        + [r for r in causes if not r.names_a_construct]
+        + [r for r in rules if r.match.fallback]
+    )
 
 
 def rule_for_recompile(reason_class: str, guard: str = "") -> Rule:

@@ -22,8 +22,9 @@ def describe(experiment: dict) -> str:
     """`torch._dynamo.config.capture_scalar_outputs = True`, `torch.compile(..., dynamic=True)`."""
     parts = []
     for key, value in (experiment.get("config") or {}).items():
-        if key == "reorderable_logging_functions":
-            parts.append(f"torch._dynamo.config.reorderable_logging_functions.update({{{', '.join(value)}}})")
+        if key in ("reorderable_logging_functions", "ignore_logging_functions"):
+            names = ", ".join(name.rpartition(":")[2] for name in value)  # `pkg:` only says what to import first
+            parts.append(f"torch._dynamo.config.{key}.update({{{names}}})")
         else:
             parts.append(f"torch._dynamo.config.{key} = {value!r}")
     if experiment.get("mark_dynamic"):

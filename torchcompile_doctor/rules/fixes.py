@@ -1,6 +1,8 @@
 """Before/after snippets built from the user's own source line. A rule names its transform;
-each transform takes the line (with its indentation) and the finding's facts, and returns the
-rewritten code, or None when the line does not have the shape it rewrites."""
+each transform takes the line's code (with its indentation, without its trailing comment) and the
+finding's facts, and returns the rewritten code, or None when the line does not have the shape it
+rewrites. The user's comment is put back on their line untouched; the doctor's own notes go on a
+comment line of their own. An "after" must not break the graph where the "before" did."""
 
 from __future__ import annotations
 
@@ -9,6 +11,29 @@ import textwrap
 from collections.abc import Callable
 
 Transform = Callable[[str, dict], "str | None"]
+
+
+def code_only(source: str) -> str:
+    """A source line without its trailing comment (`x = f(y)  # why` -> `x = f(y)`): prose quotes the code,
+    the user's comment stays theirs. A `#` inside a string literal is code."""
+    quote = ""
+    index = 0
+    while index < len(source):
+        char = source[index]
+        if quote:
+            if char == "\\":
+                index += 1
+            elif source.startswith(quote, index):
+                index += len(quote) - 1
+                quote = ""
+        elif char in "'\"":
+            triple = source[index : index + 3]
+            quote = triple if triple in ("'''", '"""') else char
+            index += len(quote) - 1
+        elif char == "#":
+            return source[:index].rstrip()
+        index += 1
+    return source.rstrip()
 
 
 def _indent(line: str) -> str:
@@ -20,16 +45,43 @@ def guard_is_compiling(line: str, facts: dict) -> str | None:
     return f"{pad}if not torch.compiler.is_compiling():\n{pad}    {line.strip()}"
 
 
+def _without_call(line: str, call: str, wrappers: tuple[str, ...]) -> str:
+    """`line` with every `call` (`.item()`) removed, and with the builtin conversion wrapped around it
+    (`int(h.norm().item())` -> `h.norm()`): the conversion of a tensor to a Python number breaks the graph
+    as `.item()` does."""
+    while (start := line.find(call)) != -1:
+        end = start + len(call)
+        opening = _opening_paren(line, end) if line[end : end + 1] == ")" else None
+        wrapper = re.search(rf"\b({'|'.join(wrappers)})\($", line[: opening + 1]) if opening is not None else None
+        if opening is not None and wrapper is not None:
+            line = line[: wrapper.start()] + line[opening + 1 : start] + line[end + 1 :]
+        else:
+            line = line[:start] + line[end:]
+    return line
+
+
+def _opening_paren(line: str, closing: int) -> int | None:
+    """The index of the `(` that the `)` at `closing` closes."""
+    depth = 0
+    for index in range(closing, -1, -1):
+        depth += {")": 1, "(": -1}.get(line[index], 0)
+        if depth == 0:
+            return index
+    return None
+
+
 def drop_item(line: str, facts: dict) -> str | None:
     if ".item()" not in line:
         return None
-    return line.replace(".item()", "") + "  # a 0-d tensor; call .item() after the compiled step"
+    note = f"{_indent(line)}# a 0-d tensor: no graph break; call .item() after the compiled step"
+    return f"{note}\n{_without_call(line, '.item()', ('int', 'float', 'bool'))}"
 
 
 def drop_tolist(line: str, facts: dict) -> str | None:
     if ".tolist()" not in line:
         return None
-    return line.replace(".tolist()", "") + "  # keep it a tensor inside the compiled region"
+    note = f"{_indent(line)}# keep it a tensor inside the compiled region"
+    return f"{note}\n{_without_call(line, '.tolist()', ('list', 'tuple'))}"
 
 
 def branchless_where(line: str, facts: dict) -> str | None:
@@ -112,7 +164,7 @@ def numpy_to_torch(line: str, facts: dict) -> str | None:
     after = re.sub(r"\bnp\.(\w+)\(", swap, after)
     if unknown or after == line:
         return None
-    return after + "  # the torch equivalent stays in the graph"
+    return f"{_indent(line)}# the torch equivalent stays in the graph\n{after}"
 
 
 def _replace_argument(line: str, variable: str, replacement: str) -> str | None:
@@ -162,9 +214,23 @@ TRANSFORMS: dict[str, Transform] = {
 }
 
 
+def _with_comment(after: str, comment: str) -> str:
+    """The user's comment back on the rewritten line: the last line of `after` that is code."""
+    lines = after.split("\n")
+    code_lines = [i for i, text in enumerate(lines) if text.strip() and not text.strip().startswith("#")]
+    if comment and code_lines:
+        lines[code_lines[-1]] += comment
+    return "\n".join(lines)
+
+
 def apply(transform: str | None, line: str | None, facts: dict) -> tuple[str | None, str | None]:
     """(before, after) for a finding, or (None, None) when there is nothing to rewrite."""
     if transform is None or not line:
         return None, None
-    after = TRANSFORMS[transform](line, facts)
-    return (line.strip(), textwrap.dedent(after).strip("\n")) if after else (None, None)
+    code = code_only(line)
+    if not code.strip():
+        return None, None
+    after = TRANSFORMS[transform](code, facts)
+    if not after:
+        return None, None
+    return line.strip(), textwrap.dedent(_with_comment(after, line[len(code) :])).strip("\n")

@@ -25,9 +25,7 @@ def find_rule(code: str, catalogue: tuple[Rule, ...]) -> Rule:
         by_id = [r for r in catalogue if code in r.match.gb_ids]
         if by_id:
             return by_id[0]
-        return next(
-            r for r in catalogue if r.kind == Kind.GRAPH_BREAK and r.match.fallback and r.match.in_library is None
-        )
+        return next(r for r in catalogue if r.kind == Kind.GRAPH_BREAK and r.match.fallback and not r.match.origins)
     raise DoctorError(f"no rule {code}; `doctor rules` lists them")
 
 
@@ -68,4 +66,7 @@ def rule_page(code: str, catalogue: tuple[Rule, ...], *, with_detector: bool = F
         else:
             lines.append(str(body).strip())
     lines += ["", "## Fix", rule.fix]
+    for wording in rule.wordings:  # how the rule speaks about a line of another origin (a library's, torch's)
+        needs = f", when {', '.join(wording.needs)} is known" if wording.needs else ""
+        lines += ["", f"## Fix for {' or '.join(wording.origins)} code{needs}", wording.fix]
     return "\n".join(lines)

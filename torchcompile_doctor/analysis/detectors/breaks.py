@@ -1,22 +1,38 @@
 """Graph breaks and the frames torch skipped because of one (TCD1xx, TCD403): breaks grouped by
-(gb_type, file, line), each worded by the catalogue rule its GB id or text matches."""
+(gb_type, file, line), each worded by the catalogue rule its GB id, text or construct matches, with
+whose code the line is (origin: the user's, a package's, torch's) and the facts the rule's library
+wording needs (what the library line does, the logger method, the argument left None, ...)."""
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 
+from torchcompile_doctor.analysis.code import THIRD_PARTY, USER, CodeMap
 from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.graph_break_registry import RegistryEntry
 from torchcompile_doctor.analysis.index import AnalysisIndex
-from torchcompile_doctor.events.model import GraphBreak
+from torchcompile_doctor.events.model import GraphBreak, StackFrame
 from torchcompile_doctor.finding_data import BreakEvidence, BreakImpact
 from torchcompile_doctor.report import Finding, Fix, Kind, Location
 from torchcompile_doctor.rules import Rule, rule_for_break
+from torchcompile_doctor.rules.fixes import code_only
 
 _POLYFILLS = "/torch/_dynamo/polyfills/"
 _TRACEBACK = "\nTraceback (most recent call last):"
+_LOGGER_METHOD = re.compile(r"method: <Logger (?P<logger>[\w.]+)[^>]*>\.(?P<method>\w+)")
+_LOGGING_MODULE = "/logging/__init__.py"
+_STDLIB_LOGGER_METHODS = {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log"}
+_RAISED = re.compile(r"raised exception (?P<exception>\w+\(.*\))\s*$", re.MULTILINE)
+# A call to a function Dynamo skips (GB0007: "the function `f` in file `...`"; GB0008, inlining: "qualname: f,
+# name: ..., filename: `...`").
+_SKIPPED = (
+    re.compile(r"the function `(?P<function>[^`]+)` in file `(?P<file>[^`]+)`"),
+    re.compile(r"qualname: (?P<function>[^,\s]+), name: \w+, filename: `(?P<file>[^`]+)`"),
+)
 
 # torch/_dynamo/graph_break_hints.py's classes, in words.
 _HINT_CLASS_WORDS = {
@@ -36,6 +52,68 @@ def outside_polyfills(record: GraphBreak) -> GraphBreak:
         return record
     frame = next((f for f in reversed(record.user_stack) if _POLYFILLS not in f.file), None)
     return replace(record, file=frame.file, line=frame.line) if frame else record
+
+
+def _logger_facts(text: str, inside_logging: str | None) -> dict:
+    """For a `logging.Logger` break: the method, the logger, and how to name the method for
+    `ignore_logging_functions` (a method a package adds to Logger, such as transformers' `warning_once`,
+    exists once that package is imported: the experiment imports it first). `inside_logging`: the Logger
+    method whose frame the break is in, for a break inside the logging module itself (`Logger.info` calling
+    `self.isEnabledFor`): the method to ignore is the one called, not the one it calls (which returns a value)."""
+    found = _LOGGER_METHOD.search(text)
+    if found is None:
+        return {}
+    method, package = inside_logging or found["method"], found["logger"].split(".")[0]
+    if method not in _STDLIB_LOGGER_METHODS and method.startswith(("is", "get", "_")):
+        return {"logger": found["logger"]}  # not a call that logs: ignoring it would change the program
+    function = f"logging.Logger.{method}"
+    added_by = None if method in _STDLIB_LOGGER_METHODS else package
+    return {
+        "logger": found["logger"],
+        "logger_method": method,
+        "logger_function": function,
+        "logger_function_ref": f"{added_by}:{function}" if added_by else function,
+        "logger_added_by": f" (a method `{added_by}` adds to `logging.Logger`)" if added_by else "",
+    }
+
+
+def _call_sites(index: AnalysisIndex, records: list[GraphBreak], in_library: bool) -> tuple[str, ...]:
+    """The user's lines that reach the break site, first seen first."""
+    found = (index.call_site(r.user_stack, r.file, r.line, in_library) for r in records)
+    return tuple(dict.fromkeys(caller for caller in found if caller))
+
+
+def _owner(code: CodeMap, first: GraphBreak) -> tuple[StackFrame, str]:
+    """The frame of the code a break is in, and its origin: the break's own frame, or for a line in the
+    standard library or Dynamo's stand-ins the nearest caller that is the user's, a package's or torch's."""
+    frame = code.owner_frame(first.user_stack, first.file, first.line)
+    if frame is not None and (origin := code.origin(frame.file)):
+        return (frame, origin)
+    fallback = THIRD_PARTY if code.is_library(first.file) else USER
+    return (StackFrame(first.file, first.line, "?"), code.origin(first.file) or fallback)
+
+
+def _skipped_call(code: CodeMap, text: str) -> tuple[str, str | None, str | None, str]:
+    """For a call Dynamo skips: (the skipped function, whose code it is, its package, its file), from torch's text."""
+    found = next((m for m in (pattern.search(text) for pattern in _SKIPPED) if m), None)
+    if found is None:
+        return ("", None, None, "")
+    origin = code.origin(found["file"])
+    return (found["function"], origin, code.package_name(found["file"]) if origin != USER else None, found["file"])
+
+
+def _exception_facts(code: CodeMap, first: GraphBreak, text: str, site_source: str) -> dict:
+    """The exception torch saw raised, and the argument the line used while it was None (left out by the
+    caller: `attention_mask[:, None]` with `attention_mask=None`)."""
+    raised = _RAISED.search(text)
+    if raised is None:
+        return {}
+    facts: dict = {"exception": raised["exception"]}
+    if "NoneType" in raised["exception"]:
+        parameters = code.none_default_parameters(first.file, first.line)
+        used = [p for p in parameters if re.search(rf"(?<![\w.]){re.escape(p)}\s*[\[.(]", site_source)]
+        facts["none_argument"] = used[0] if used else None
+    return facts
 
 
 def graph_breaks(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
@@ -78,11 +156,7 @@ class _BreakSite:
         function = site_frame.function if site_frame else "?"
         code = index.code
         in_library = code.is_library(first.file)
-        call_sites: list[str] = []
-        for record in records:
-            caller = index.call_site(record.user_stack, record.file, record.line, in_library)
-            if caller and caller not in call_sites:
-                call_sites.append(caller)
+        call_sites = _call_sites(index, records, in_library)
         user_frame = None
         user_frames = [f for f in (code.last_user_frame(r.user_stack) for r in records) if f is not None]
         if in_library and user_frames:
@@ -97,7 +171,7 @@ class _BreakSite:
             function=function,
             location=index.location(first.file, first.line, code.user_function_name(first.file, function, first.line)),
             user_frame=user_frame,
-            call_sites=tuple(call_sites),
+            call_sites=call_sites,
         )
 
     @property
@@ -105,22 +179,44 @@ class _BreakSite:
         """Inside library code the line to change is the user's call into it."""
         return self.user_frame or self.location
 
+    @cached_property
+    def owner(self) -> tuple[StackFrame, str]:
+        """The frame of the code the break is in, and its origin: `user`, `third_party` or `torch`."""
+        return _owner(self.index.code, self.first)
+
+    @property
+    def origin(self) -> str:
+        return self.owner[1]
+
     def facts(self) -> dict:
         first, entry, location = self.first, self.entry, self.location
-        in_library = self.index.code.is_library(first.file)
+        owner = self.owner[0]
+        if (owner.file, owner.line) != (first.file, first.line):  # a stdlib line: speak of the code calling it
+            name = self.index.code.user_function_name(owner.file, owner.function, owner.line)
+            location = self.index.location(owner.file, owner.line, name)
+        site_source = code_only(location.source or "")
+        skipped = _skipped_call(self.index.code, self.text)
         return {
             "where": self.change_at.where,
-            "source": self.change_at.source or "",
+            "source": code_only(self.change_at.source or ""),
             "function": self.change_at.function,
-            "site_source": location.source or "",
+            "site_source": site_source,
+            "site_where": location.where,
+            "site_function": location.function,
             "gb_type": first.gb_type,
-            "library": location.display_file.split("/")[0] if in_library else None,
+            "library": self.index.code.package_name(owner.file) if self.origin != USER else None,
             "caller": self.user_frame.where
             if self.user_frame
             else (self.call_sites[0] if self.call_sites else location.where),
             "torch_explanation": first.explanation or (entry.explanation if entry else ""),
             "torch_hints": " ".join(first.hints or (entry.hints if entry else ())) or "see the GB page",
             "hint_class": _HINT_CLASS_WORDS.get((entry.hint_class if entry else None) or "", "not classified by torch"),
+            "skipped_function": skipped[0] or None,
+            "skipped_library": skipped[2],
+            # an LR scheduler wraps `opt.step` in a function of lr_scheduler.py, which Dynamo skips
+            "scheduler_wrapped_step": skipped[0] if skipped[3].endswith("/torch/optim/lr_scheduler.py") else None,
+            **_logger_facts(self.text, self.function if first.file.endswith(_LOGGING_MODULE) else None),
+            **_exception_facts(self.index.code, self.first, self.text, site_source),
         }
 
     def fields(self, rule: Rule, facts: dict) -> dict:
@@ -134,6 +230,7 @@ class _BreakSite:
             gb_id=first.gb_id or (entry.gb_id if entry else None),
             gb_type=first.gb_type,
             category=rule.category,
+            origin=self.origin,
             count=len(records),
             call_sites=self.call_sites,
             user_frame=self.user_frame,
@@ -152,12 +249,20 @@ class _BreakSite:
             ),
         )
 
-    @property
+    @cached_property
     def rule(self) -> Rule:
-        """The catalogue rule the break matches (by GB id, gb_type and torch's text)."""
-        third_party = self.index.code.is_third_party(self.first.file)
+        """The catalogue rule the break matches (by GB id, gb_type, torch's text, the construct around it and
+        whose code it is), worded for where the line is."""
         gb_id = self.first.gb_id or (self.entry.gb_id if self.entry else None)
-        return rule_for_break(gb_id, self.first.gb_type, self.text, third_party)
+        matched = rule_for_break(
+            gb_id,
+            self.first.gb_type,
+            self.text,
+            origin=self.origin,
+            owner_file=self.owner[0].file,
+            skipped_origin=_skipped_call(self.index.code, self.text)[1],
+        )
+        return matched.worded_for(self.origin, self.facts())
 
     def finding(self) -> Finding:
         rule = self.rule

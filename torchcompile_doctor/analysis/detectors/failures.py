@@ -1,5 +1,7 @@
 """Compile failures (TCD401): compiles that ended in an error (fullgraph=True breaks, backend errors),
-grouped by where they failed and torch's first line; not the limit's, not a break's, not a benign skip."""
+grouped by where they failed and torch's first line; not the limit's, not a break's, not a benign skip.
+A failure that is a graph break raised under fullgraph=True carries the origin and category the break
+would have (the break rule its text matches)."""
 
 from __future__ import annotations
 
@@ -7,13 +9,14 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 
+from torchcompile_doctor.analysis.code import THIRD_PARTY, USER
 from torchcompile_doctor.analysis.detectors.recompiles import GB_LINK, LIMIT_MARKERS
 from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import CompilationMetrics
 from torchcompile_doctor.finding_data import CompilesImpact, FailureEvidence
 from torchcompile_doctor.report import Finding
-from torchcompile_doctor.rules import Rule
+from torchcompile_doctor.rules import Rule, rule_for_break
 
 # Compiles that end without a graph on purpose (nothing to trace, skipped files): not failures.
 _BENIGN_FAIL_TYPES = {"SkipFrame", "SkipCodeRecursiveException", "ResetRequired", "RecompileLimitExceeded"}
@@ -57,12 +60,18 @@ def _failure_finding(
         "; if graph breaks are acceptable there, drop `fullgraph=True`" if metrics.fail_type == "Unsupported" else ""
     )
     known = index.registry.lookup(gb_type)
+    gb_id = f"GB{ids[0]}" if ids else (known.gb_id if known else None)
+    code = index.code
+    origin = code.origin(file) or (THIRD_PARTY if code.is_library(file) else USER)
+    as_break = rule_for_break(gb_id, gb_type, metrics.fail_reason or "", origin=origin, owner_file=file)
     return finding_from_rule(
         rule,
         location=index.location(file, line, function),
         facts={"gb_type": gb_type, "fullgraph_hint": fullgraph_hint},
-        gb_id=f"GB{ids[0]}" if ids else (known.gb_id if known else None),
+        gb_id=gb_id,
         gb_type=gb_type,
+        category=as_break.category,
+        origin=origin,
         count=len(items),
         torch_says=explanation.group(1) if explanation else None,
         impact=CompilesImpact(compiles=len(items)),

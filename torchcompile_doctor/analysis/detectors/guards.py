@@ -1,6 +1,7 @@
 """Guard cost (TCD212-215), read from the guard frames (analysis/guards.py builds them into the index):
 frames whose cache entries check many Python values, measured guard overhead, module attributes
-pinned to values that never changed, and Python lambda guards on the user's own lines."""
+pinned to values that never changed, and Python lambda guards on values the user passes or reads
+on their own lines (not Dynamo's internal identity checks, which the user cannot change)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,11 @@ from torchcompile_doctor.report import Finding
 from torchcompile_doctor.rules import Rule
 
 _SHAPE_TERM = re.compile(r"\.(size|stride)\(\)\[\d+\]|\.storage_offset\(\)")
+# An identity check (`A is B`): Dynamo's own aliasing guards (two modules' `torch`/`F`, `self.__dict__[...] is ...`).
+_IDENTITY = re.compile(r"\sis\s")
+# A value the user passes or reads by name: an argument `L['alpha']`, a global `G['CONFIG']` (not Dynamo's
+# `___stack0`, `self`, or the `__import_...` aliases it makes for modules).
+_USER_VALUE = re.compile(r"\b[LG]\['(?!___|__import_|self'\])\w+'\]")
 
 
 def guard_heavy_frames(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
@@ -116,6 +122,13 @@ def _from_user(guard: Guard, user_files: set[str]) -> bool:
     return "L['" in guard.expression
 
 
+def _user_can_act(guard: Guard) -> bool:
+    """A guard on a value the user passes or reads (a float argument, a global), which they can turn into
+    a tensor; not Dynamo's identity checks between modules, nor a value carried across a graph break
+    (`not math.isnan(___stack0)`, whose cause is the break)."""
+    return not _IDENTITY.search(guard.expression) and bool(_USER_VALUE.search(guard.expression))
+
+
 def python_lambda_guards(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
     """Top-level Python lambda guards from the user's code in a user frame: each is Python run per call."""
     (rule,) = rules
@@ -125,6 +138,8 @@ def python_lambda_guards(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Fi
     for tree in index.log.guard_trees:
         for guard in tree.guards:
             if guard.kind != "LAMBDA_GUARD" or guard.depth > 1 or not _from_user(guard, user_files):
+                continue
+            if not _user_can_act(guard):
                 continue
             if _is_shape_guard(guard):
                 continue
