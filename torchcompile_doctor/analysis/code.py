@@ -81,10 +81,26 @@ class CodeMap:
 
     def qualified_name(self, file: str, function: str, line: int) -> str:
         """`forward` -> `Block.forward` when `line` is inside a method of class Block."""
+        found = self._find_def(file, function, line)
+        return found[0] if found else function
+
+    def function_node(self, file: str, co_name: str, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The `def` of torch's code object (co_name, co_firstlineno); for a resume function, the `def` it
+        resumes; None for comprehensions, lambdas and unreadable files."""
+        resume = _RESUME.match(co_name)
+        if resume:
+            co_name, line = resume["function"], int(resume["line"])
+        found = self._find_def(file, co_name, line)
+        return found[1] if found else None
+
+    def _find_def(
+        self, file: str, function: str, line: int
+    ) -> tuple[str, ast.FunctionDef | ast.AsyncFunctionDef] | None:
+        """The innermost `def function` whose lines (decorators included) hold `line`, with its qualified name."""
         tree = self._tree(file)
         if tree is None:
-            return function
-        best: tuple[int, str] | None = None
+            return None
+        best: tuple[int, str, ast.FunctionDef | ast.AsyncFunctionDef] | None = None
 
         def visit(node: ast.AST, prefix: str) -> None:
             nonlocal best
@@ -95,11 +111,11 @@ class CodeMap:
                     end = child.end_lineno or child.lineno
                     if not isinstance(child, ast.ClassDef) and child.name == function and start <= line <= end:
                         if best is None or start >= best[0]:
-                            best = (start, name)
+                            best = (start, name, child)
                     visit(child, f"{name}." if isinstance(child, ast.ClassDef) else f"{name}.<locals>.")
 
         visit(tree, "")
-        return best[1] if best else function
+        return (best[1], best[2]) if best else None
 
     def _tree(self, file: str) -> ast.Module | None:
         """Each file is parsed once per report (library files can be thousands of lines)."""
