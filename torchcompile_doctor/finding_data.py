@@ -232,6 +232,16 @@ class TargetEvidence(Evidence):
 
 
 @dataclass(frozen=True, eq=False)
+class CompileCallsEvidence(Evidence):
+    """The torch.compile calls of a run that compiled nothing: what each compiled, and what disabled Dynamo."""
+
+    compiled: list[str]
+    compiled_kinds: list[str]
+    dynamo_disabled_by: str | None
+    compiles_traced: int  # compilation_metrics records (frames Dynamo looked at)
+
+
+@dataclass(frozen=True, eq=False)
 class UnusedSuppressionEvidence(Evidence):
     code: str
 

@@ -93,6 +93,25 @@ class CodeMap:
         found = self._find_def(file, co_name, line)
         return found[1] if found else None
 
+    def enclosing_function(self, file: str, line: int) -> str | None:
+        """The qualified name of the innermost `def` whose body holds `line` (None at module level)."""
+        tree = self._tree(file)
+        best: tuple[int, str] | None = None
+
+        def visit(node: ast.AST, prefix: str) -> None:
+            nonlocal best
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    name = f"{prefix}{child.name}"
+                    inside = child.lineno <= line <= (child.end_lineno or child.lineno)
+                    if inside and not isinstance(child, ast.ClassDef) and (best is None or child.lineno >= best[0]):
+                        best = (child.lineno, name)
+                    visit(child, f"{name}." if isinstance(child, ast.ClassDef) else f"{name}.<locals>.")
+
+        if tree is not None:
+            visit(tree, "")
+        return best[1] if best else None
+
     def _find_def(
         self, file: str, function: str, line: int
     ) -> tuple[str, ast.FunctionDef | ast.AsyncFunctionDef] | None:

@@ -63,6 +63,8 @@ def _failing(new: list[Finding], criteria: GateCriteria) -> tuple[dict[str, list
         if criteria.fullgraph and finding.kind in _FULLGRAPH_KINDS:
             what = "a compile failure" if finding.kind == Kind.COMPILE_FAILURE else "a graph break"
             reasons[finding.fingerprint].append(f"{what} (--fullgraph)")
+        if finding.kind == Kind.NOTHING_COMPILED:  # whatever the criteria: a run that compiled nothing proves nothing
+            reasons[finding.fingerprint].append("nothing was compiled")
         if criteria.fail_on and SEVERITIES.index(finding.severity) <= SEVERITIES.index(criteria.fail_on):
             reasons[finding.fingerprint].append(f"severity {finding.severity} (--fail-on {criteria.fail_on})")
 

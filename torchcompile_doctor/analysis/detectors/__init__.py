@@ -26,6 +26,7 @@ DETECTORS: dict[str, Detector] = {
     "guard_overhead": guards.guard_overhead,
     "python_lambda_guard": guards.python_lambda_guards,
     "target_failed": outcome.target_failed,  # and, in a multi-rank run, the launcher's failure
+    "nothing_compiled": outcome.nothing_compiled,
 }
 
 # Rules reported after the detectors, over their findings rather than the index: where each one runs.

@@ -81,6 +81,9 @@ def _skips_by_site(index: AnalysisIndex, sites: dict[tuple, list[GraphBreak]]) -
 
 def _skipped_frame(index: AnalysisIndex, metrics: CompilationMetrics) -> SkippedFrame:
     file, line, co_name = metrics.co_filename or "?", metrics.co_firstlineno or 0, metrics.co_name or "?"
+    if co_name in _COMPREHENSIONS:  # Python's own qualified name: `Block.forward.<locals>.<listcomp>`
+        outer = index.code.enclosing_function(file, line)
+        return SkippedFrame(f"{outer}.<locals>.{co_name}" if outer else co_name, file, line)
     return SkippedFrame(index.function_name(file, co_name, line), file, line)
 
 

@@ -1,5 +1,6 @@
-"""How the target ended (its TargetStatus and exit code) and TCD405 when it failed: from the parent's
-view of the process (RunOutcome: timeout, Ctrl-C, signal, exit code) and the child's exit record."""
+"""How the run ended: the target's TargetStatus and exit code, TCD405 when it failed (from the parent's
+view of the process, RunOutcome: timeout, Ctrl-C, signal, exit code, and the child's exit record), and
+TCD407 when torch.compile was called but nothing was compiled."""
 
 from __future__ import annotations
 
@@ -7,10 +8,10 @@ import signal as signals
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from torchcompile_doctor.analysis.findings import finding_from_rule
+from torchcompile_doctor.analysis.findings import fill, finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex, RunOutcome
 from torchcompile_doctor.events.model import StackFrame, TargetExit
-from torchcompile_doctor.finding_data import TargetEvidence
+from torchcompile_doctor.finding_data import CompileCallsEvidence, TargetEvidence
 from torchcompile_doctor.report import Finding, TargetStatus
 from torchcompile_doctor.rules import Rule
 
@@ -93,6 +94,52 @@ def target_failed(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
                 exit_code=outcome.exit_code,
                 exception_type=exit_event.exception_type if exit_event else None,
                 torch_text=exit_event.message if exit_event else None,
+            ),
+        )
+    ]
+
+
+def nothing_compiled(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+    """TCD407: torch.compile was called (the side channel saw it) and the run finished, yet Dynamo traced no
+    graph and gave up on no frame: nothing ran compiled. Worded by the likely reason, from what was compiled."""
+    (rule,) = rules
+    log = index.log
+    calls = [b for b in log.backends if b.compiled_kind != "decorator" or b.compiled is not None] or log.backends
+    if not calls or log.output_graphs or any(m.fail_type for m in log.metrics):
+        return []
+    if target_outcome(index).status != TargetStatus.OK:
+        return []  # the target's own failure (TCD405) says why the compiled code never ran
+    call = next((b for b in calls if b.dynamo_disabled_by), calls[0])
+    if call.dynamo_disabled_by:
+        reason = "disabled"
+    elif log.metrics:
+        reason = "no_ops"
+    else:  # a capture made before the side channel said what was compiled: "unknown"
+        reason = call.compiled_kind if call.compiled_kind in ("module", "method", "function") else "unknown"
+    location = None
+    if call.file and call.line:
+        location = index.location(
+            call.file, call.line, index.code.enclosing_function(call.file, call.line) or "<module>"
+        )
+    templates = rule.params["reasons"][reason]
+    facts = {
+        "compiled": call.compiled or "the function",
+        "disabled_by": call.dynamo_disabled_by or "",
+        "frames": len({m.compile_id.frame_id for m in log.metrics if m.compile_id}),
+        "calls": len(calls),
+    }
+    facts |= {"reason": fill(templates["why"], facts), "instead": fill(templates["fix"], facts)}
+    return [
+        finding_from_rule(
+            rule,
+            location=location,
+            facts=facts,
+            identity="torch.compile",
+            evidence=CompileCallsEvidence(
+                compiled=[b.compiled or "?" for b in calls],
+                compiled_kinds=[b.compiled_kind or "?" for b in calls],
+                dynamo_disabled_by=call.dynamo_disabled_by,
+                compiles_traced=len(log.metrics),
             ),
         )
     ]
