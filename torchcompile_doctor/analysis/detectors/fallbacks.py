@@ -174,15 +174,10 @@ def _reason(index: AnalysisIndex, skip: _Skip, node: _Function | None, position:
     record = skip.record
     blocks = _enclosing(node, position.line) if node is not None and position is not None else []
     line = position.line if position else skip.frame.line
+    said = _said_by_torch(index, skip, blocks, line)
+    if said is not None:
+        return said
     code = index.code
-    if record is not None and _GRAPH_BREAK_IN_LOOP in (*record.secondary_gb_ids, record.gb_id):
-        loop = next((b for b in reversed(blocks) if isinstance(b, _LOOPS)), None)
-        if loop is None:
-            return "loop_after", {"line": line}
-        return "loop", {"line": loop.lineno, "statement": code.source_line(skip.frame.file, loop.lineno) or "for"}
-    if record is not None and record.gb_type.startswith(_OBSERVED_EXCEPTION):
-        raised = _RAISED.search(record.raw)
-        return "exception", {"exception": raised["exception"] if raised else "an exception"}
     block = next((b for b in reversed(blocks) if isinstance(b, _TRIES + _WITHS)), None)
     if block is not None:
         statement = code.source_line(skip.frame.file, block.lineno) or ""
@@ -192,6 +187,23 @@ def _reason(index: AnalysisIndex, skip: _Skip, node: _Function | None, position:
         merged = record is not None and any(f.function == skip.co_name for f in record.user_stack)
         return ("merged" if merged else "unknown"), {"name": skip.co_name}
     return _reached_through(index, skip, node, position)
+
+
+def _said_by_torch(index: AnalysisIndex, skip: _Skip, blocks: list[ast.stmt], line: int) -> tuple[str, dict] | None:
+    """Torch's own word on the record: GB7000 (a graph break in a loop), or an exception leaving the frame."""
+    record = skip.record
+    if record is None:
+        return None
+    if _GRAPH_BREAK_IN_LOOP in (*record.secondary_gb_ids, record.gb_id):
+        loop = next((b for b in reversed(blocks) if isinstance(b, _LOOPS)), None)
+        if loop is None:
+            return "loop_after", {"line": line}
+        statement = index.code.source_line(skip.frame.file, loop.lineno) or "for"
+        return "loop", {"line": loop.lineno, "statement": statement}
+    if record.gb_type.startswith(_OBSERVED_EXCEPTION):
+        raised = _RAISED.search(record.raw)
+        return "exception", {"exception": raised["exception"] if raised else "an exception"}
+    return None
 
 
 def _reached_through(
