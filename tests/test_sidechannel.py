@@ -35,6 +35,19 @@ WRITTEN = [
     ),
     (EventName.BACKEND, {"requested": "inductor", "used": "eager"}, BackendUse("inductor", "eager")),
     (
+        EventName.BACKEND,
+        {
+            "requested": "inductor",
+            "used": "eager",
+            "compiled": "LlamaForCausalLM",
+            "compiled_kind": "module",
+            "file": "/t.py",
+            "line": 30,
+            "dynamo_disabled_by": "TORCHDYNAMO_DISABLE=1",
+        },
+        BackendUse("inductor", "eager", "LlamaForCausalLM", "module", "/t.py", 30, "TORCHDYNAMO_DISABLE=1"),
+    ),
+    (
         EventName.CALL_SITE,
         {"function_file": "/m.py", "function_line": 3, "function": "f", "file": "/t.py", "line": 9, "caller": "main"},
         CallSite("/m.py", 3, "f", "/t.py", 9, "main"),

@@ -43,6 +43,15 @@ class BreakImpact(Record):
 
 
 @dataclass(frozen=True, eq=False)
+class FallbackImpact(BreakImpact):
+    """A break that made torch skip frames: the break's figures, how many frames now run eagerly and
+    how many source lines they hold (what runs without compilation)."""
+
+    frames_skipped: int
+    eager_lines: int
+
+
+@dataclass(frozen=True, eq=False)
 class RecompileImpact(Record):
     recompiles: int
     compiles: int
@@ -107,6 +116,20 @@ class DivergenceImpact(Record):
         if key in ("ranks_with", "ranks_without"):
             return getattr(self, key)
         return self.of[key]
+
+
+# -- the frames a fallback finding names
+@dataclass(frozen=True)
+class SkippedFrame:
+    """A frame torch fell back to eager on (`compilation_metrics` with a `fail_type`): the function as
+    the user writes it (`MBartModel.forward`), its file and the line where it is defined."""
+
+    function: str
+    file: str
+    line: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"function": self.function, "file": self.file, "line": self.line}
 
 
 # -- verification: what --try-fixes measured
@@ -206,6 +229,16 @@ class TargetEvidence(Evidence):
     exit_code: int | None
     exception_type: str | None
     torch_text: str | None
+
+
+@dataclass(frozen=True, eq=False)
+class CompileCallsEvidence(Evidence):
+    """The torch.compile calls of a run that compiled nothing: what each compiled, and what disabled Dynamo."""
+
+    compiled: list[str]
+    compiled_kinds: list[str]
+    dynamo_disabled_by: str | None
+    compiles_traced: int  # compilation_metrics records (frames Dynamo looked at)
 
 
 @dataclass(frozen=True, eq=False)

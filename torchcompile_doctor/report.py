@@ -8,7 +8,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from torchcompile_doctor.finding_data import Verification
+    from torchcompile_doctor.finding_data import SkippedFrame, Verification
 
 SCHEMA_VERSION = 1
 
@@ -30,6 +30,7 @@ class Kind(StrEnum):
     GUARD_COST = "guard_cost"
     RANK_DIVERGENCE = "rank_divergence"
     DDP_SPLIT = "ddp_split"
+    NOTHING_COMPILED = "nothing_compiled"
 
     @property
     def is_break(self) -> bool:
@@ -138,6 +139,7 @@ class Finding:
     docs_url: str | None = None
     rank: int = 0
     ranks: tuple[int, ...] = (0,)  # the distributed ranks it occurred on; (0,) for a single process
+    skipped_frames: tuple[SkippedFrame, ...] = ()  # a fallback: the frames its break made torch run eagerly
 
     def as_dict(self) -> dict:
         return {
@@ -165,6 +167,7 @@ class Finding:
             "docs_url": self.docs_url,
             "fingerprint": self.fingerprint,
             "ranks": list(self.ranks),
+            "skipped_frames": [frame.as_dict() for frame in self.skipped_frames],
         }
 
 

@@ -116,10 +116,45 @@ class CodeMap:
 
     def qualified_name(self, file: str, function: str, line: int) -> str:
         """`forward` -> `Block.forward` when `line` is inside a method of class Block."""
+        found = self._find_def(file, function, line)
+        return found[0] if found else function
+
+    def function_node(self, file: str, co_name: str, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The `def` of torch's code object (co_name, co_firstlineno); for a resume function, the `def` it
+        resumes; None for comprehensions, lambdas and unreadable files."""
+        resume = _RESUME.match(co_name)
+        if resume:
+            co_name, line = resume["function"], int(resume["line"])
+        found = self._find_def(file, co_name, line)
+        return found[1] if found else None
+
+    def enclosing_function(self, file: str, line: int) -> str | None:
+        """The qualified name of the innermost `def` whose body holds `line` (None at module level)."""
+        tree = self._tree(file)
+        best: tuple[int, str] | None = None
+
+        def visit(node: ast.AST, prefix: str) -> None:
+            nonlocal best
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    name = f"{prefix}{child.name}"
+                    inside = child.lineno <= line <= (child.end_lineno or child.lineno)
+                    if inside and not isinstance(child, ast.ClassDef) and (best is None or child.lineno >= best[0]):
+                        best = (child.lineno, name)
+                    visit(child, f"{name}." if isinstance(child, ast.ClassDef) else f"{name}.<locals>.")
+
+        if tree is not None:
+            visit(tree, "")
+        return best[1] if best else None
+
+    def _find_def(
+        self, file: str, function: str, line: int
+    ) -> tuple[str, ast.FunctionDef | ast.AsyncFunctionDef] | None:
+        """The innermost `def function` whose lines (decorators included) hold `line`, with its qualified name."""
         tree = self._tree(file)
         if tree is None:
-            return function
-        best: tuple[int, str] | None = None
+            return None
+        best: tuple[int, str, ast.FunctionDef | ast.AsyncFunctionDef] | None = None
 
         def visit(node: ast.AST, prefix: str) -> None:
             nonlocal best
@@ -130,11 +165,11 @@ class CodeMap:
                     end = child.end_lineno or child.lineno
                     if not isinstance(child, ast.ClassDef) and child.name == function and start <= line <= end:
                         if best is None or start >= best[0]:
-                            best = (start, name)
+                            best = (start, name, child)
                     visit(child, f"{name}." if isinstance(child, ast.ClassDef) else f"{name}.<locals>.")
 
         visit(tree, "")
-        return best[1] if best else function
+        return (best[1], best[2]) if best else None
 
     def _tree(self, file: str) -> ast.Module | None:
         """Each file is parsed once per report (library files can be thousands of lines)."""

@@ -71,6 +71,8 @@ def _failing(new: list[Finding], criteria: GateCriteria) -> tuple[dict[str, list
         if criteria.fullgraph and finding.kind in _FULLGRAPH_KINDS:
             what = "a compile failure" if finding.kind == Kind.COMPILE_FAILURE else "a graph break"
             reasons[finding.fingerprint].append(f"{what} (--fullgraph)")
+        if finding.kind == Kind.NOTHING_COMPILED:  # whatever the criteria: a run that compiled nothing proves nothing
+            reasons[finding.fingerprint].append("nothing was compiled")
         if criteria.by_default and _is_preview(finding):
             continue  # a preview rule is still being tuned: it fails only a gate that asks for it
         if criteria.fail_on and SEVERITIES.index(finding.severity) <= SEVERITIES.index(criteria.fail_on):

@@ -38,7 +38,16 @@ class Measured:
         return cls(**{name: max(getattr(s, name) for s in summaries) for name in cls.__dataclass_fields__})
 
 
+def frames_run_eagerly(finding: Finding) -> int:
+    """How many frames a fallback finding stands for: each frame its break made torch skip (at least
+    one), or the one function a recompile-limit hit sends to eager; 0 for other findings."""
+    if not Kind(finding.kind).is_fallback:
+        return 0
+    return max(1, len(finding.skipped_frames))
+
+
 def summarize(findings: Iterable[Finding], measured: Measured) -> Summary:
+    findings = list(findings)
     kinds = [Kind(f.kind) for f in findings]
     return Summary(
         graphs=measured.graphs,
@@ -47,6 +56,6 @@ def summarize(findings: Iterable[Finding], measured: Measured) -> Summary:
         recompiles=measured.recompiles,
         recompile_limit_hits=sum(1 for kind in kinds if kind == Kind.RECOMPILE_LIMIT),
         compile_failures=measured.compile_failures,
-        fallbacks_to_eager=sum(1 for kind in kinds if kind.is_fallback),
+        fallbacks_to_eager=sum(map(frames_run_eagerly, findings)),
         compile_time_s=measured.compile_time_s,
     )

@@ -88,6 +88,30 @@ def _backend_name(backend: object) -> str:
     return getattr(backend, "__name__", None) or type(backend).__name__
 
 
+def compile_call(model: object, caller: types.FrameType) -> dict:
+    """What a torch.compile call compiles, from which line, and what disables Dynamo now: the trace records
+    none of it, and a run that compiles nothing needs it to say why."""
+    import torch
+
+    if isinstance(model, torch.nn.Module):
+        kind, name = "module", type(model).__name__
+    elif isinstance(model, types.MethodType):
+        kind, name = "method", f"{type(model.__self__).__name__}.{model.__func__.__name__}"
+    elif isinstance(model, types.FunctionType):
+        kind, name = "function", model.__qualname__
+    else:
+        kind, name = "other", type(model).__name__
+    disabled_by = None
+    if os.environ.get("TORCHDYNAMO_DISABLE", "") == "1":
+        disabled_by = "TORCHDYNAMO_DISABLE=1"
+    elif os.environ.get("TORCH_COMPILE_DISABLE", "") == "1":
+        disabled_by = "TORCH_COMPILE_DISABLE=1"
+    elif torch._dynamo.config.disable:
+        disabled_by = "torch._dynamo.config.disable"
+    file, line = caller.f_code.co_filename, caller.f_lineno
+    return {"compiled": name, "compiled_kind": kind, "file": file, "line": line, "dynamo_disabled_by": disabled_by}
+
+
 def _recording_module_calls(compiled, recorder, mark: dict | None) -> None:
     """Give a compiled module (OptimizedModule) a subclass whose __call__ notes its last arguments
     (for `doctor guards`, which times that call afterwards) or marks an input dynamic (a --try-fixes
@@ -123,15 +147,20 @@ def compile_hook(
 
     def compile_and_record(model=None, **kwargs):
         if model is None:  # `@torch.compile(...)`: recorded once, when the decorator gets the function
-            return lambda function: compile_and_record(function, **kwargs)
-        kwargs.update(forced or {})
+            caller = sys._getframe(1)
+            return lambda function: compile_with(function, caller, kwargs)
+        return compile_with(model, sys._getframe(1), kwargs)
+
+    def compile_with(model, caller: types.FrameType, kwargs: dict):
+        kwargs = {**kwargs, **(forced or {})}
         requested = _backend_name(kwargs.get("backend", "inductor"))
         if override:
             kwargs["backend"] = override
             if override != "inductor":  # mode/options are inductor settings other backends reject
                 kwargs.pop("mode", None)
                 kwargs.pop("options", None)
-        channel.write(EventName.BACKEND, requested=requested, used=_backend_name(kwargs.get("backend", "inductor")))
+        used = _backend_name(kwargs.get("backend", "inductor"))
+        channel.write(EventName.BACKEND, requested=requested, used=used, **compile_call(model, caller))
         compiled = original(model, **kwargs)
         if isinstance(model, types.FunctionType) and isinstance(compiled, types.FunctionType):
             return _recording_callers(compiled, model, channel, recorder, mark)

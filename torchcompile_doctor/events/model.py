@@ -149,10 +149,16 @@ class BootstrapInfo:
 
 @dataclass(frozen=True)
 class BackendUse:
-    """A torch.compile call the bootstrap saw: the backend asked for and the one that ran."""
+    """A torch.compile call the bootstrap saw: the backend asked for and the one that ran, what it compiled
+    and from which line, and what disabled Dynamo at that moment (None: nothing did)."""
 
     requested: str
     used: str
+    compiled: str | None = None  # `LlamaForCausalLM`, `step`, `LlamaForCausalLM.forward`; None: `torch.compile(**kw)`
+    compiled_kind: str | None = None  # "module", "method", "function", "decorator" (no target yet), "other"
+    file: str | None = None  # the line that called torch.compile
+    line: int | None = None
+    dynamo_disabled_by: str | None = None  # "TORCHDYNAMO_DISABLE=1", "torch._dynamo.config.disable"
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,7 @@ class EventName(StrEnum):
     """The `"event"` of each side-channel line, and the model event it is read back as."""
 
     BOOTSTRAP = "bootstrap"  # BootstrapInfo: versions, target, library roots, pid
-    BACKEND = "backend"  # BackendUse: a torch.compile call's requested and used backend
+    BACKEND = "backend"  # BackendUse: a torch.compile call: backend requested and used, what it compiled, from where
     CALL_SITE = "call_site"  # CallSite: a user line that called a compiled plain function
     GUARD_OVERHEAD = "guard_overhead"  # GuardOverhead: measured per-call time (doctor guards)
     WARNING = "warning"  # Warning_: something the capture could not do
@@ -118,7 +118,15 @@ _PARSERS: dict[str, Callable[[dict], object]] = {  # keyed by EventName (a str)
         parent_pid=d["parent_pid"] if isinstance(d.get("parent_pid"), int) else None,
         role=str(d.get("role") or "target"),
     ),
-    EventName.BACKEND: lambda d: BackendUse(requested=str(d["requested"]), used=str(d["used"])),
+    EventName.BACKEND: lambda d: BackendUse(
+        requested=str(d["requested"]),
+        used=str(d["used"]),
+        compiled=_opt_str(d.get("compiled")),
+        compiled_kind=_opt_str(d.get("compiled_kind")),
+        file=_opt_str(d.get("file")),
+        line=d["line"] if isinstance(d.get("line"), int) else None,
+        dynamo_disabled_by=_opt_str(d.get("dynamo_disabled_by")),
+    ),
     EventName.CALL_SITE: lambda d: CallSite(
         function_file=str(d["function_file"]),
         function_line=int(d["function_line"]),

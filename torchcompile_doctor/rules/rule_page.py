@@ -29,11 +29,16 @@ def find_rule(code: str, catalogue: tuple[Rule, ...]) -> Rule:
     raise DoctorError(f"no rule {code}; `doctor rules` lists them")
 
 
+def _param(value: object) -> object:
+    """A parameter as the page shows it: texts per case (a mapping) by their case names only."""
+    return ", ".join(map(str, value)) if isinstance(value, dict) else value
+
+
 def detector_line(rule: Rule) -> str:
     """How the doctor finds the rule: its detector, that detector's parameters, a cold severity."""
     line = f"Detector: {rule.detector}"
     if rule.params:
-        line += " (" + ", ".join(f"{name}: {value}" for name, value in rule.params.items()) + ")"
+        line += " (" + ", ".join(f"{name}: {_param(value)}" for name, value in rule.params.items()) + ")"
     if rule.cold_severity:
         line += f" · cold severity: {rule.cold_severity} (traced once, causing no recompiles)"
     return line

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from torchcompile_doctor.analysis.detectors import breaks, failures, guards, hints, outcome, recompiles
+from torchcompile_doctor.analysis.detectors import breaks, failures, fallbacks, guards, hints, outcome, recompiles
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.report import Finding
 from torchcompile_doctor.rules import Rule
@@ -14,7 +14,8 @@ from torchcompile_doctor.rules import Rule
 Detector = Callable[[AnalysisIndex, Sequence[Rule]], list[Finding]]
 
 DETECTORS: dict[str, Detector] = {
-    "graph_break": breaks.graph_breaks,  # and the frame it made torch skip
+    "graph_break": breaks.graph_breaks,
+    "fallback": fallbacks.fallbacks,  # the frames a break made torch skip (FRAME_SKIPPED)
     "compile_failure": failures.compile_failures,
     "recompile": recompiles.recompiles,  # and the carried-value wording of a resume function's recompile
     "recompile_limit": recompiles.recompile_limit,
@@ -25,6 +26,7 @@ DETECTORS: dict[str, Detector] = {
     "guard_overhead": guards.guard_overhead,
     "python_lambda_guard": guards.python_lambda_guards,
     "target_failed": outcome.target_failed,  # and, in a multi-rank run, the launcher's failure
+    "nothing_compiled": outcome.nothing_compiled,
 }
 
 # Rules reported after the detectors, over their findings rather than the index: where each one runs.

@@ -1,7 +1,8 @@
-"""Graph breaks and the frames torch skipped because of one (TCD1xx, TCD403): breaks grouped by
-(gb_type, file, line), each worded by the catalogue rule its GB id, text or construct matches, with
-whose code the line is (origin: the user's, a package's, torch's) and the facts the rule's library
-wording needs (what the library line does, the logger method, the argument left None, ...)."""
+"""Graph breaks (TCD1xx): breaks grouped by (gb_type, file, line), each worded by the catalogue rule its
+GB id, text or construct matches, with whose code the line is (origin: the user's, a package's, torch's)
+and the facts the rule's library wording needs (what the library line does, the logger method, the
+argument left None, ...). A site whose break made torch skip a frame is the fallback detector's
+(detectors/fallbacks.py), which builds on the same BreakSite."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from torchcompile_doctor.analysis.graph_break_registry import RegistryEntry
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import GraphBreak, StackFrame
 from torchcompile_doctor.finding_data import BreakEvidence, BreakImpact
-from torchcompile_doctor.report import Finding, Fix, Kind, Location
+from torchcompile_doctor.report import Finding, Location
 from torchcompile_doctor.rules import Rule, rule_for_break
 from torchcompile_doctor.rules.fixes import code_only
 
@@ -116,24 +117,28 @@ def _exception_facts(code: CodeMap, first: GraphBreak, text: str, site_source: s
     return facts
 
 
-def graph_breaks(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
-    """One finding per break site; a site whose break made torch skip the frame is reported as the skip."""
+def break_sites(index: AnalysisIndex) -> dict[tuple[str, str, int], list[GraphBreak]]:
+    """The break records grouped by site: (gb_type, file, line), polyfills mapped to their caller."""
     groups: dict[tuple[str, str, int], list[GraphBreak]] = defaultdict(list)
     for record in map(outside_polyfills, index.log.graph_breaks):
         groups[(record.gb_type, record.file, record.line)].append(record)
-    skip_rule = next(r for r in rules if r.kind == Kind.FRAME_SKIPPED)
-    findings = []
-    for records in groups.values():
-        site = _BreakSite.of(index, records)
-        finding = site.finding()
-        if any(r.frame_skipped for r in records):
-            finding = site.skip_finding(skip_rule, finding)
-        findings.append(finding)
-    return findings
+    return groups
+
+
+def caused_skip(records: list[GraphBreak]) -> bool:
+    """Torch says the break made it skip a frame: the fallback detector reports the site."""
+    return any(r.frame_skipped for r in records)
+
+
+def graph_breaks(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+    """One finding per break site, but for sites that made torch skip a frame (detectors/fallbacks.py)."""
+    return [
+        BreakSite.of(index, records).finding() for records in break_sites(index).values() if not caused_skip(records)
+    ]
 
 
 @dataclass(frozen=True)
-class _BreakSite:
+class BreakSite:
     """What is known about one break site: where it is, where the user's code reaches it, torch's words."""
 
     index: AnalysisIndex
@@ -147,7 +152,7 @@ class _BreakSite:
     call_sites: tuple[str, ...]
 
     @classmethod
-    def of(cls, index: AnalysisIndex, records: list[GraphBreak]) -> _BreakSite:
+    def of(cls, index: AnalysisIndex, records: list[GraphBreak]) -> BreakSite:
         first = outside_polyfills(records[0])
         text = first.raw.split(_TRACEBACK)[0]
         site_frame = next(
@@ -267,20 +272,3 @@ class _BreakSite:
     def finding(self) -> Finding:
         rule = self.rule
         return finding_from_rule(rule, **self.fields(rule, self.facts()))
-
-    def skip_finding(self, skip_rule: Rule, break_finding: Finding) -> Finding:
-        """The frame torch skipped: worded by the skip rule, fixed the way the break is."""
-        break_rule = self.rule
-        facts = self.facts()
-        facts["break_fix"] = break_finding.fix.summary if break_finding.fix else ""
-        frame = self.first.user_stack[-1] if self.first.user_stack else None
-        code = self.index.code
-        facts["function"] = code.user_function_name(frame.file, frame.function, frame.line) if frame else self.function
-        finding = finding_from_rule(skip_rule, **self.fields(break_rule, facts))
-        assert finding.fix is not None and break_finding.fix is not None  # every rule has a fix
-        fix = break_finding.fix
-        return replace(
-            finding,
-            fix=Fix(finding.fix.summary, fix.before, fix.after, fix.experiment),
-            why=finding.why + " " + break_finding.why,
-        )

@@ -1,5 +1,6 @@
-"""How the target ended (its TargetStatus and exit code) and TCD405 when it failed: from the parent's
-view of the process (RunOutcome: timeout, Ctrl-C, signal, exit code) and the child's exit record."""
+"""How the run ended: the target's TargetStatus and exit code, TCD405 when it failed (from the parent's
+view of the process, RunOutcome: timeout, Ctrl-C, signal, exit code, and the child's exit record), and
+TCD407 when torch.compile was called but nothing was compiled."""
 
 from __future__ import annotations
 
@@ -7,10 +8,10 @@ import signal as signals
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from torchcompile_doctor.analysis.findings import finding_from_rule
+from torchcompile_doctor.analysis.findings import fill, finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex, RunOutcome
-from torchcompile_doctor.events.model import StackFrame, TargetExit
-from torchcompile_doctor.finding_data import TargetEvidence
+from torchcompile_doctor.events.model import BackendUse, StackFrame, TargetExit
+from torchcompile_doctor.finding_data import CompileCallsEvidence, TargetEvidence
 from torchcompile_doctor.report import Finding, TargetStatus
 from torchcompile_doctor.rules import Rule
 
@@ -96,3 +97,54 @@ def target_failed(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
             ),
         )
     ]
+
+
+def nothing_compiled(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+    """TCD407: torch.compile was called (the side channel saw it) and the run finished, yet Dynamo traced no
+    graph and gave up on no frame: nothing ran compiled. Worded by the likely reason, from what was compiled."""
+    (rule,) = rules
+    log = index.log
+    calls = _calls_that_compiled_nothing(index)
+    if not calls:
+        return []
+    call = next((b for b in calls if b.dynamo_disabled_by), calls[0])
+    templates = rule.params["reasons"][_likely_reason(index, call)]
+    facts = {
+        "compiled": call.compiled or "the function",
+        "disabled_by": call.dynamo_disabled_by or "",
+        "frames": len({m.compile_id.frame_id for m in log.metrics if m.compile_id}),
+    }
+    facts |= {"reason": fill(templates["why"], facts), "instead": fill(templates["fix"], facts)}
+    location = None
+    if call.file and call.line:
+        function = index.code.enclosing_function(call.file, call.line) or "<module>"
+        location = index.location(call.file, call.line, function)
+    evidence = CompileCallsEvidence(
+        compiled=[b.compiled or "?" for b in calls],
+        compiled_kinds=[b.compiled_kind or "?" for b in calls],
+        dynamo_disabled_by=call.dynamo_disabled_by,
+        compiles_traced=len(log.metrics),
+    )
+    return [finding_from_rule(rule, location=location, facts=facts, identity="torch.compile", evidence=evidence)]
+
+
+def _calls_that_compiled_nothing(index: AnalysisIndex) -> list[BackendUse]:
+    """The torch.compile calls of a finished run in which Dynamo traced no graph and gave up on no frame
+    (empty when something was compiled, a compile failed, or the target did not finish well)."""
+    log = index.log
+    calls = [b for b in log.backends if b.compiled_kind != "decorator" or b.compiled is not None] or log.backends
+    if not calls or log.output_graphs or any(m.fail_type for m in log.metrics):
+        return []
+    if target_outcome(index).status != TargetStatus.OK:
+        return []  # the target's own failure (TCD405) says why the compiled code never ran
+    return calls
+
+
+def _likely_reason(index: AnalysisIndex, call: BackendUse) -> str:
+    """Why nothing was compiled, as a key of the rule's reasons."""
+    if call.dynamo_disabled_by:
+        return "disabled"
+    if index.log.metrics:
+        return "no_ops"  # Dynamo looked at frames and found nothing to put in a graph
+    # a capture made before the side channel said what was compiled: "unknown"
+    return call.compiled_kind if call.compiled_kind in ("module", "method", "function") else "unknown"

@@ -1,0 +1,268 @@
+"""Fallbacks to eager (TCD403): the frames torch skipped (`compilation_metrics` records with a
+`fail_type`), grouped by the graph break that made torch skip them. One finding per break site: it names
+every frame that now runs eagerly, says why torch could not resume there (a loop, a `try` or `with`
+block, an attribute access into code Dynamo inlined, a comprehension, ...), and keeps the break's own
+location, GB id, category and fix."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from torchcompile_doctor.analysis.detectors.breaks import BreakSite, break_sites, caused_skip
+from torchcompile_doctor.analysis.findings import fill, finding_from_rule
+from torchcompile_doctor.analysis.index import AnalysisIndex
+from torchcompile_doctor.events.model import CompilationMetrics, GraphBreak, StackFrame
+from torchcompile_doctor.finding_data import FallbackImpact, SkippedFrame
+from torchcompile_doctor.report import Finding, Fix
+from torchcompile_doctor.rules import Rule
+
+# What torch raises when it gives up on a whole frame at a graph break (not a backend error, not the limit).
+_SKIP_FAIL_TYPES = frozenset({"Unsupported", "UserError"})
+_COMPREHENSIONS = frozenset({"<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>"})
+_GRAPH_BREAK_IN_LOOP = "GB7000"  # torch's "graph break in loop": the frame is skipped because the break is in a loop
+# The frame torch names in its own words (GB7000's context, convert_frame's skip message).
+_NAMED_BY_TORCH = re.compile(
+    r"(?:frame skipped: |skip tracing the frame )(?P<name>[^\s(]+) \((?P<file>.+?) line (?P<line>\d+)\)"
+)
+_OBSERVED_EXCEPTION = "Observed exception"  # torch traced an exception that leaves the frame
+_RAISED = re.compile(r"raised exception (?P<exception>[^\n]+)")
+_RESUME = re.compile(r"^torch_dynamo_resume_in_.+_at_(?P<line>\d+)$")
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_TRIES = (ast.Try,) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
+_WITHS = (ast.With, ast.AsyncWith)
+
+
+@dataclass(frozen=True)
+class _Skip:
+    """One frame torch skipped, and the break record (in the same compile) that made it."""
+
+    frame: SkippedFrame
+    co_name: str
+    record: GraphBreak | None
+
+
+def fallbacks(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+    """One finding per break site that made torch skip frames, naming each frame it skipped."""
+    (rule,) = rules
+    sites = {key: records for key, records in break_sites(index).items() if caused_skip(records)}
+    skips = _skips_by_site(index, sites)
+    return [
+        _fallback_finding(index, rule, records, skips.get(key) or _named_by_torch(index, records))
+        for key, records in sites.items()
+    ]
+
+
+def _skips_by_site(index: AnalysisIndex, sites: dict[tuple, list[GraphBreak]]) -> dict[tuple, list[_Skip]]:
+    """Each frame a compile gave up on, under the break site whose record (same compile id) says so."""
+    in_compile: dict = defaultdict(list)
+    for key, records in sites.items():
+        for record in records:
+            in_compile[record.compile_id].append((key, record))
+    found: dict[tuple, list[_Skip]] = defaultdict(list)
+    for metrics in index.log.metrics:
+        if metrics.fail_type not in _SKIP_FAIL_TYPES or metrics.compile_id not in in_compile:
+            continue
+        candidates = in_compile[metrics.compile_id]
+        key, record = next(
+            ((k, r) for k, r in candidates if r.frame_skipped),
+            next(((k, r) for k, r in candidates if (r.file, r.line) == (metrics.fail_file, metrics.fail_line)), None)
+            or candidates[-1],
+        )
+        skip = _Skip(_skipped_frame(index, metrics), metrics.co_name or "?", record)
+        if all(s.frame != skip.frame for s in found[key]):  # the same frame again after a reset
+            found[key].append(skip)
+    return found
+
+
+def _skipped_frame(index: AnalysisIndex, metrics: CompilationMetrics) -> SkippedFrame:
+    file, line, co_name = metrics.co_filename or "?", metrics.co_firstlineno or 0, metrics.co_name or "?"
+    if co_name in _COMPREHENSIONS:  # Python's own qualified name: `Block.forward.<locals>.<listcomp>`
+        outer = index.code.enclosing_function(file, line)
+        return SkippedFrame(f"{outer}.<locals>.{co_name}" if outer else co_name, file, line)
+    return SkippedFrame(index.function_name(file, co_name, line), file, line)
+
+
+def _named_by_torch(index: AnalysisIndex, records: list[GraphBreak]) -> list[_Skip]:
+    """A log without compilation_metrics: the frames torch's skip messages name."""
+    skips: list[_Skip] = []
+    for record in records:
+        for match in _NAMED_BY_TORCH.finditer(record.raw):
+            file, line, name = match["file"], int(match["line"]), match["name"]
+            frame = SkippedFrame(index.function_name(file, name, line), file, line)
+            if all(s.frame != frame for s in skips):
+                skips.append(_Skip(frame, name, record))
+    return skips
+
+
+def _fallback_finding(index: AnalysisIndex, rule: Rule, records: list[GraphBreak], skips: list[_Skip]) -> Finding:
+    """The skip rule's finding at the break's own line, fixed the way the break is."""
+    site = BreakSite.of(index, records)
+    break_finding = site.finding()
+    featured = next((s for s in skips if "<locals>" not in s.frame.function), skips[0] if skips else None)
+    facts = site.facts()
+    facts.update(
+        frame=featured.frame.function if featured else site.location.function,
+        and_more=f" (and {len(skips) - 1} more frame{'s' if len(skips) > 2 else ''})" if len(skips) > 1 else "",
+        frames=", ".join(f"`{s.frame.function}` ({index.code.display(s.frame.file)}:{s.frame.line})" for s in skips)
+        or f"`{site.location.function}`",
+        whole="each whole function" if len(skips) > 1 else "the whole function",
+        break_where=site.location.where,
+        reasons=_reasons(index, rule.params["reasons"], skips),
+        break_fix=break_finding.fix.summary if break_finding.fix else "",
+    )
+    fields = site.fields(site.rule, facts)
+    impact = fields.pop("impact")
+    eager_lines = sum(_size(index, s) for s in skips)
+    fields["impact"] = FallbackImpact(**impact, frames_skipped=len(skips), eager_lines=eager_lines)
+    finding = finding_from_rule(rule, skipped_frames=tuple(s.frame for s in skips), **fields)
+    assert finding.fix is not None and break_finding.fix is not None  # every rule has a fix
+    fix = break_finding.fix
+    return replace(
+        finding,
+        fix=Fix(finding.fix.summary, fix.before, fix.after, fix.experiment),
+        why=finding.why + " " + break_finding.why,
+    )
+
+
+def _size(index: AnalysisIndex, skip: _Skip) -> int:
+    """Source lines of the skipped function (what now runs without compilation)."""
+    node = index.code.function_node(skip.frame.file, skip.co_name, skip.frame.line)
+    if node is None:
+        return 1
+    resume = _RESUME.match(skip.co_name)
+    start = int(resume["line"]) if resume else node.lineno
+    return max(1, (node.end_lineno or node.lineno) - start + 1)
+
+
+def _reasons(index: AnalysisIndex, templates: dict, skips: list[_Skip]) -> str:
+    """Why torch could not resume inside each skipped frame, one sentence per reason (frames that share
+    one are named together)."""
+    grouped: dict[tuple, list[str]] = {}
+    for skip in skips:
+        key, facts = _why_skipped(index, skip)
+        grouped.setdefault((key, tuple(sorted(facts.items()))), []).append(f"`{skip.frame.function}`")
+    sentences = []
+    for (key, facts), names in grouped.items():
+        frame = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+        resume = dict(facts).get("resume")
+        prefix = fill(templates["resume"], {"frame": frame, "line": resume}) + " " if resume else ""
+        sentences.append(prefix + fill(templates[key], {**dict(facts), "frame": frame}))
+    return " ".join(sentences) or fill(templates["unknown"], {"frame": "the frame"})
+
+
+def _why_skipped(index: AnalysisIndex, skip: _Skip) -> tuple[str, dict]:
+    """Why torch could not resume inside this frame: a reason's key and its facts, from the trace (GB7000,
+    torch's exception, the stack) and the frame's code."""
+    resume = _RESUME.match(skip.co_name)
+    facts = {"resume": resume["line"]} if resume else {}
+    if skip.co_name in _COMPREHENSIONS:
+        return "comprehension", facts
+    node = index.code.function_node(skip.frame.file, skip.co_name, skip.frame.line)
+    key, found = _reason(index, skip, node, _position(skip.record, skip.frame.file, node))
+    return key, {**facts, **found}
+
+
+def _reason(index: AnalysisIndex, skip: _Skip, node: _Function | None, position: StackFrame | None) -> tuple[str, dict]:
+    """The reason's key in the rule's params and the facts its sentence names: torch's own word first
+    (GB7000: a loop; an exception leaving the frame), then where the frame was (a `try`/`with` block),
+    then how it reached the break (an attribute access, a call)."""
+    record = skip.record
+    blocks = _enclosing(node, position.line) if node is not None and position is not None else []
+    line = position.line if position else skip.frame.line
+    said = _said_by_torch(index, skip, blocks, line)
+    if said is not None:
+        return said
+    code = index.code
+    block = next((b for b in reversed(blocks) if isinstance(b, _TRIES + _WITHS)), None)
+    if block is not None:
+        statement = code.source_line(skip.frame.file, block.lineno) or ""
+        key = "try_block" if isinstance(block, _TRIES) else "with_block"
+        return key, {"line": block.lineno, "statement": statement, "call_line": line}
+    if record is None or position is None:
+        merged = record is not None and any(f.function == skip.co_name for f in record.user_stack)
+        return ("merged" if merged else "unknown"), {"name": skip.co_name}
+    return _reached_through(index, skip, node, position)
+
+
+def _said_by_torch(index: AnalysisIndex, skip: _Skip, blocks: list[ast.stmt], line: int) -> tuple[str, dict] | None:
+    """Torch's own word on the record: GB7000 (a graph break in a loop), or an exception leaving the frame."""
+    record = skip.record
+    if record is None:
+        return None
+    if _GRAPH_BREAK_IN_LOOP in (*record.secondary_gb_ids, record.gb_id):
+        loop = next((b for b in reversed(blocks) if isinstance(b, _LOOPS)), None)
+        if loop is None:
+            return "loop_after", {"line": line}
+        statement = index.code.source_line(skip.frame.file, loop.lineno) or "for"
+        return "loop", {"line": loop.lineno, "statement": statement}
+    if record.gb_type.startswith(_OBSERVED_EXCEPTION):
+        raised = _RAISED.search(record.raw)
+        return "exception", {"exception": raised["exception"] if raised else "an exception"}
+    return None
+
+
+def _reached_through(
+    index: AnalysisIndex, skip: _Skip, node: _Function | None, position: StackFrame
+) -> tuple[str, dict]:
+    """Neither a loop nor a block: the break is at the frame's own line, or in code Dynamo inlined from it
+    (through an attribute access, or a call)."""
+    assert skip.record is not None
+    stack = skip.record.user_stack
+    callees = stack[stack.index(position) + 1 :]
+    code, line = index.code, position.line
+    if not callees:
+        return "at_line", {"line": line, "source": code.source_line(skip.frame.file, line) or ""}
+    attributes, calls = _names_at(node, line) if node is not None else (set(), set())
+    attribute = next((f.function for f in callees if f.function in attributes and f.function not in calls), None)
+    if attribute is not None:
+        return "attribute", {"line": line, "attribute": attribute}
+    callee = code.user_function_name(callees[0].file, callees[0].function, callees[0].line)
+    return ("inlined_call" if calls else "implicit"), {"line": line, "callee": callee}
+
+
+def _position(record: GraphBreak | None, file: str, node: _Function | None) -> StackFrame | None:
+    """The skipped frame's own line on the break's stack: where it was when the break happened."""
+    if record is None or node is None:
+        return None
+    start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+    end = node.end_lineno or node.lineno
+    return next((f for f in record.user_stack if f.file == file and start <= f.line <= end), None)
+
+
+def _enclosing(node: _Function, line: int) -> list[ast.stmt]:
+    """The loops, `try` and `with` statements of the function (not of nested ones) whose body holds
+    `line`, outermost first."""
+    found: list[ast.stmt] = []
+
+    def visit(parent: ast.AST) -> None:
+        for child in ast.iter_child_nodes(parent):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue
+            if isinstance(child, ast.stmt) and child.lineno <= line <= (child.end_lineno or child.lineno):
+                # a loop's own header runs on every iteration; a `try:` or `with ...:` line is not in its block
+                if isinstance(child, _LOOPS) or (isinstance(child, _TRIES + _WITHS) and line > child.lineno):
+                    found.append(child)
+                visit(child)
+
+    visit(node)
+    return found
+
+
+def _names_at(node: _Function, line: int) -> tuple[set[str], set[str]]:
+    """(attribute names read, function names called) by the expressions on `line` of the function."""
+    attributes: set[str] = set()
+    calls: set[str] = set()
+    for child in ast.walk(node):
+        if not isinstance(child, (ast.Attribute, ast.Call)) or not child.lineno <= line <= (child.end_lineno or 0):
+            continue
+        if isinstance(child, ast.Call):
+            func = child.func
+            calls.add(func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", ""))
+        else:
+            attributes.add(child.attr)
+    return attributes, calls
