@@ -130,13 +130,18 @@ class Rule:
     cold_severity: str | None = None  # the severity of a cold finding (a break traced once, causing no recompiles)
     wordings: tuple[Wording, ...] = ()  # how it speaks about a package's or torch's line, first usable wins
 
+    def _fits_whose_code(self, b: BreakSignature) -> bool:
+        """The break is in code this rule speaks about (origins, owning file, the skipped function's code)."""
+        m = self.match
+        return (
+            (not m.origins or b.origin in m.origins)
+            and (not m.owners or any(p.search(b.owner_file) for p in m.owners))
+            and (not m.skipped_origins or b.skipped_origin in m.skipped_origins)
+        )
+
     def matches_break(self, signature: BreakSignature) -> bool:
         m, b = self.match, signature
-        if m.origins and b.origin not in m.origins:
-            return False
-        if m.owners and not any(p.search(b.owner_file) for p in m.owners):
-            return False
-        if m.skipped_origins and b.skipped_origin not in m.skipped_origins:
+        if not self._fits_whose_code(b):
             return False
         if m.fallback or any(p.search(b.text) for p in m.within):
             return True

@@ -95,7 +95,8 @@ def _owner(code: CodeMap, first: GraphBreak) -> tuple[StackFrame, str]:
 
 
 def _skipped_call(code: CodeMap, text: str) -> tuple[str, str | None, str | None, str]:
-    """For a call Dynamo skips: (the skipped function, whose code it is, its package, its file), from torch's text."""
+    """For a call Dynamo skips: (the skipped function, whose code it is, its package, its file), from torch's text.
+    A step called through an LR scheduler's wrapper names the wrapper's file, torch/optim/lr_scheduler.py."""
     found = next((m for m in (pattern.search(text) for pattern in _SKIPPED) if m), None)
     if found is None:
         return ("", None, None, "")
@@ -218,7 +219,6 @@ class BreakSite:
             "hint_class": _HINT_CLASS_WORDS.get((entry.hint_class if entry else None) or "", "not classified by torch"),
             "skipped_function": skipped[0] or None,
             "skipped_library": skipped[2],
-            # an LR scheduler wraps `opt.step` in a function of lr_scheduler.py, which Dynamo skips
             "scheduler_wrapped_step": skipped[0] if skipped[3].endswith("/torch/optim/lr_scheduler.py") else None,
             **_logger_facts(self.text, self.function if first.file.endswith(_LOGGING_MODULE) else None),
             **_exception_facts(self.index.code, self.first, self.text, site_source),
