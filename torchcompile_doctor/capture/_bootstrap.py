@@ -16,6 +16,7 @@ import sys
 import sysconfig
 import traceback
 
+from torchcompile_doctor.capture.compile_experiments import persistent_cache
 from torchcompile_doctor.capture.guard_timing import CallRecorder, measure
 from torchcompile_doctor.capture.hooks import compile_hook, dynamo_config, perf_hint_capture, trace_paused
 from torchcompile_doctor.events.sidechannel import EventName, SideChannel, rank_file_name
@@ -192,8 +193,14 @@ def main() -> None:
         with (
             dynamo_config(experiment.get("config")),
             compile_hook(
-                channel, spec.get("backend"), experiment.get("compile"), recorder, experiment.get("mark_dynamic")
+                channel,
+                spec.get("backend"),
+                experiment.get("compile"),
+                recorder,
+                experiment.get("mark_dynamic"),
+                experiment.get("regional"),
             ),
+            persistent_cache(experiment.get("cache_artifacts")),
             perf_hint_capture(channel),
             _depyf_dump(spec.get("dump_dir"), channel),
         ):

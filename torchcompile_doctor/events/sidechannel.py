@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator
 from enum import StrEnum
 from typing import BinaryIO
@@ -59,7 +60,8 @@ class SideChannel:
         self._lock = threading.Lock()
 
     def write(self, event: EventName, **fields: object) -> None:
-        line = json.dumps({"event": str(event), **fields}, default=str)
+        # "t": when it happened (the run's start and end place compiles on the wall-clock axis)
+        line = json.dumps({"event": str(event), "t": time.time(), **fields}, default=str)
         with self._lock:
             self._file.write(line + "\n")
             self._file.flush()
@@ -82,6 +84,10 @@ def _opt_str(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _opt_float(value: object) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 _PARSERS: dict[str, Callable[[dict], object]] = {  # keyed by EventName (a str)
     EventName.BOOTSTRAP: lambda d: BootstrapInfo(
         torch_version=str(d.get("torch_version", "")),
@@ -90,6 +96,7 @@ _PARSERS: dict[str, Callable[[dict], object]] = {  # keyed by EventName (a str)
         library_roots=tuple(str(p) for p in d.get("library_roots") or [] if isinstance(p, str)),
         backend_override=_opt_str(d.get("backend_override")),
         pid=d["pid"] if isinstance(d.get("pid"), int) else None,
+        wall_time=_opt_float(d.get("t")),
     ),
     EventName.BACKEND: lambda d: BackendUse(requested=str(d["requested"]), used=str(d["used"])),
     EventName.CALL_SITE: lambda d: CallSite(
@@ -129,6 +136,7 @@ _PARSERS: dict[str, Callable[[dict], object]] = {  # keyed by EventName (a str)
         exception_type=_opt_str(d.get("exception_type")),
         message=_opt_str(d.get("message")),
         stack=_frames(d.get("stack")),
+        wall_time=_opt_float(d.get("t")),
     ),
 }
 

@@ -1,0 +1,218 @@
+"""The HTML page's view model: plain dicts and numbers computed from a Report (the pictures' geometry
+included), so the template only lays them out. Pure: nothing here reads files or the clock."""
+
+from __future__ import annotations
+
+import re
+
+from markupsafe import Markup, escape
+
+from torchcompile_doctor.compile_time import PHASE_LABELS, PHASES, CompileTime
+from torchcompile_doctor.renderers._text import clean_for_display
+from torchcompile_doctor.report import Finding, Kind, Location, Report
+
+PHASE_COLORS = {"dynamo": "#4e79a7", "aot_autograd": "#f28e2b", "inductor": "#59a14f", "cpp_compile": "#b07aa1"}
+MARKERS = {"break": "#e15759", "recompile": "#edc948", "fallback": "#9c1d1d", "failure": "#000000"}
+CHART_WIDTH = 760  # px of the drawing area of the bars and the timeline
+LABEL_WIDTH = 220
+
+
+_CODE_SPAN = re.compile(r"`([^`]+)`")
+
+
+def prose(text: str) -> Markup:
+    """Our prose with its `code` spans set as <code>; everything else escaped (the span's text too)."""
+    text = clean_for_display(text)
+    parts, last = [], 0
+    for span in _CODE_SPAN.finditer(text):
+        parts += [escape(text[last : span.start()]), Markup("<code>%s</code>") % span.group(1)]
+        last = span.end()
+    parts.append(escape(text[last:]))
+    return Markup("").join(parts)
+
+
+def _marker_kind(finding: Finding) -> str | None:
+    if finding.kind in (Kind.FRAME_SKIPPED, Kind.RECOMPILE_LIMIT):
+        return "fallback"
+    if finding.kind == Kind.GRAPH_BREAK:
+        return "break"
+    if finding.kind == Kind.RECOMPILE:
+        return "recompile"
+    if finding.kind == Kind.COMPILE_FAILURE:
+        return "failure"
+    return None
+
+
+def finding_view(finding: Finding) -> dict:
+    location = finding.location
+    verified = finding.fix.verified if finding.fix else None
+    return {
+        "rank": finding.rank,
+        "code": finding.code,
+        "severity": finding.severity,
+        "title": prose(finding.title),
+        "where": location.where if location else None,
+        "function": location.function if location else None,
+        "context": _context(location),
+        "source": clean_for_display(location.source or "") if location else "",
+        "user_frame": finding.user_frame.where if finding.user_frame else None,
+        "why": prose(finding.why),
+        "torch_says": clean_for_display(finding.torch_says) if finding.torch_says else None,
+        "changes": [clean_for_display(c) for c in finding.changes],
+        "fix": prose(finding.fix.summary) if finding.fix else None,
+        "before": finding.fix.before if finding.fix else None,
+        "after": finding.fix.after if finding.fix else None,
+        "verified": _verified_line(verified) if verified is not None else None,
+        "verified_effect": verified.effect if verified is not None else None,
+        "ranks": list(finding.ranks),
+        "docs_url": finding.docs_url if finding.docs_url and finding.docs_url.startswith("https://") else None,
+        "count": finding.count,
+    }
+
+
+def _context(location: Location | None) -> list[dict]:
+    """The source lines around the finding's line, that line marked."""
+    if location is None:
+        return []
+    return [
+        {"number": number, "text": clean_for_display(text), "marked": number == location.line}
+        for number, text in location.context
+    ]
+
+
+def _verified_line(verified) -> str:
+    from torchcompile_doctor.rules.experiments import summary_line
+
+    return clean_for_display(summary_line(verified))
+
+
+def phase_bars(data: CompileTime | None) -> dict:
+    """Compile time per frame as stacked horizontal bars by phase, on one scale."""
+    if data is None or not data.frames:
+        return {"rows": [], "legend": [], "width": CHART_WIDTH, "height": 0}
+    longest = max(frame.seconds for frame in data.frames) or 1.0
+    rows = []
+    for number, frame in enumerate(data.frames):
+        x, segments = 0.0, []
+        for phase in PHASES:
+            seconds = frame.phases[phase]
+            width = seconds / longest * CHART_WIDTH
+            if width > 0:
+                segments.append(
+                    {
+                        "x": round(x, 1),
+                        "width": round(width, 1),
+                        "color": PHASE_COLORS[phase],
+                        "title": f"{PHASE_LABELS[phase]}: {seconds:.2f} s",
+                    }
+                )
+            x += width
+        rows.append(
+            {
+                "y": number * 26,
+                "label": f"{frame.function} ({frame.where})",
+                "segments": segments,
+                "seconds": f"{frame.seconds:.2f} s",
+                "end": round(x, 1),
+                "compiles": len(frame.compiles),
+            }
+        )
+    legend = [{"label": PHASE_LABELS[p], "color": PHASE_COLORS[p], "seconds": f"{data.phases[p]:.2f}"} for p in PHASES]
+    return {"rows": rows, "legend": legend, "width": CHART_WIDTH, "height": len(rows) * 26}
+
+
+def _ticks(span: float) -> list[dict]:
+    step = next((s for s in (0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600) if span / s <= 8), 1200)
+    ticks, value = [], 0.0
+    while value <= span + 1e-9:
+        ticks.append({"x": round(value / span * CHART_WIDTH, 1), "label": f"{value:g} s"})
+        value += step
+    return ticks
+
+
+def timeline(report: Report) -> dict:
+    """Each compile on the wall-clock axis (seconds after the run started), and the findings' breaks,
+    recompiles, fallbacks and failures marked at the compile they happened in."""
+    data = report.compile_time
+    compiles = [(f, c, c.start_s) for f in (data.frames if data else ()) for c in f.compiles if c.start_s is not None]
+    if data is None or not compiles:
+        return {"lanes": [], "ticks": [], "width": CHART_WIDTH}
+    span = max([start + c.seconds for _, c, start in compiles] + [data.run_s or 0.0]) or 1.0
+    scale = CHART_WIDTH / span
+    at = {c.compile_id: start for _, c, start in compiles}
+    bars = [
+        {
+            "x": round(start * scale, 1),
+            "width": max(round(c.seconds * scale, 1), 1.5),
+            "title": f"{f.function} compile {c.compile_id}: {c.seconds:.2f} s at +{start:.2f} s",
+            "failed": c.failed,
+        }
+        for f, c, start in compiles
+    ]
+    marks = []
+    for finding in report.findings:
+        kind = _marker_kind(finding)
+        for compile_id in (finding.evidence.get("compile_ids") or []) if kind else []:
+            if isinstance(compile_id, str) and compile_id in at:
+                marks.append(
+                    {
+                        "x": round(at[compile_id] * scale, 1),
+                        "color": MARKERS[kind or "break"],
+                        "title": f"#{finding.rank} {finding.code} {kind} ({compile_id})",
+                        "kind": kind,
+                    }
+                )
+    run_end = round(data.run_s * scale, 1) if data.run_s else None
+    lane = {"label": "process", "bars": bars, "marks": marks, "run_end": run_end}
+    return {"lanes": [lane], "ticks": _ticks(span), "width": CHART_WIDTH}
+
+
+def graph_map(report: Report) -> list[dict]:
+    """Where the graphs are: each compiled user function, its graphs (compiles), and the lines where it split
+    (graph-break findings inside it); resume functions listed under the function they continue."""
+    data = report.compile_time
+    if data is None:
+        return []
+    breaks = [f for f in report.findings if Kind(f.kind).is_break and f.location is not None]
+    rows = []
+    for frame in sorted(data.frames, key=lambda f: (f.file, f.line, f.function)):
+        resume = frame.function.startswith("torch_dynamo_resume_in_")
+        splits = [
+            {"line": f.location.line, "code": f.code, "title": clean_for_display(f.title), "rank": f.rank}
+            for f in breaks
+            if f.location
+            and f.location.file == frame.file
+            and f.location.function.split(".")[-1] == frame.function.split(".")[-1]
+        ]
+        rows.append(
+            {
+                "function": frame.function,
+                "where": frame.where,
+                "graphs": len(frame.compiles),
+                "compile_ids": [c.compile_id for c in frame.compiles],
+                "splits": splits,
+                "resume": resume,
+            }
+        )
+    return rows
+
+
+def guard_rows(report: Report) -> list[dict]:
+    """Guard counts and cost per compiled frame: torch's counts per cache entry and the measured overhead."""
+    rows = []
+    for frame in report.guards:
+        counts = [e.guard_count if e.guard_count is not None else e.tree_guards for e in frame.entries]
+        latency = [e.latency_us for e in frame.entries if e.latency_us is not None]
+        overhead = frame.overhead or {}
+        rows.append(
+            {
+                "function": frame.function,
+                "where": f"{frame.display_file or frame.file}:{frame.line}",
+                "entries": len(frame.entries),
+                "guards": max(counts) if counts else 0,
+                "latency_us": f"{max(latency):.0f}" if latency else "-",
+                "compiled_us": overhead.get("compiled_us"),
+                "skip_guards_us": overhead.get("skip_guards_us"),
+            }
+        )
+    return rows
