@@ -64,13 +64,20 @@ def _drop(meta: dict, payload: list[str]) -> bool:
     return kind.startswith("artifact:") and bool(DROPPED_ARTIFACTS.search(kind.removeprefix("artifact:")))
 
 
+def _moved(text: str, old: str, new: str) -> str:
+    """The root moved, and torch's shortened form of it too (guard comments name `dir/sample_models/x.py:3`)."""
+    short_old = "/".join(Path(old).parts[-2:])
+    short_new = "/".join(Path(new).parts[-2:])
+    return text.replace(old, new).replace(short_old, short_new)
+
+
 def shrink_trace(text: str, old: str, new: str) -> str:
     out = []
     for envelope, meta, payload in _records(text):
         if _drop(meta, payload):
             continue
-        meta = json.loads(json.dumps(meta).replace(old, new))
-        lines = [line.replace(old, new) for line in payload]
+        meta = json.loads(_moved(json.dumps(meta), old, new))
+        lines = [_moved(line, old, new) for line in payload]
         if "has_payload" in meta:
             meta["has_payload"] = hashlib.md5("\n".join(lines).encode()).hexdigest()
         out.append(envelope + json.dumps(meta))
@@ -91,7 +98,7 @@ def main() -> None:
         (args.dest / "trace" / log.name).write_text(shrink_trace(text, args.old, args.new), encoding="utf-8")
     for name in ("doctor_events.jsonl", "doctor_sources.json"):
         if (args.src / name).is_file():
-            (args.dest / name).write_text((args.src / name).read_text().replace(args.old, args.new))
+            (args.dest / name).write_text(_moved((args.src / name).read_text(), args.old, args.new))
     shutil.rmtree(args.dest / "inductor_cache", ignore_errors=True)
 
 
