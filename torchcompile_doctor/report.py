@@ -380,6 +380,8 @@ class Report:
     rank_table: tuple[RankRow, ...] = ()  # one row per distributed rank (empty for one process)
     gate: GateResult | None = None  # set by `doctor check`
     compile_time: CompileTime | None = None  # where the compile time went (None: no compile was logged)
+    # each rank's compile time in a multi-rank report (the HTML page's timeline lanes); not in the JSON schema
+    rank_compile_times: tuple[tuple[int, CompileTime], ...] = ()
     schema_version: int = SCHEMA_VERSION
 
     @property

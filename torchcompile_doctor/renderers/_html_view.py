@@ -130,15 +130,27 @@ def _ticks(span: float) -> list[dict]:
     return ticks
 
 
-def timeline(report: Report) -> dict:
-    """Each compile on the wall-clock axis (seconds after the run started), and the findings' breaks,
-    recompiles, fallbacks and failures marked at the compile they happened in."""
-    data = report.compile_time
-    compiles = [(f, c, c.start_s) for f in (data.frames if data else ()) for c in f.compiles if c.start_s is not None]
-    if data is None or not compiles:
-        return {"lanes": [], "ticks": [], "width": CHART_WIDTH}
-    span = max([start + c.seconds for _, c, start in compiles] + [data.run_s or 0.0]) or 1.0
-    scale = CHART_WIDTH / span
+def _lanes_data(report: Report) -> list[tuple[str, int | None, CompileTime]]:
+    """(label, rank, compile time) per lane: one per rank of a multi-rank report, else the one process."""
+    if report.rank_compile_times:
+        return [(f"rank {rank}", rank, data) for rank, data in report.rank_compile_times]
+    return [("process", None, report.compile_time)] if report.compile_time is not None else []
+
+
+def _compile_ids(finding: Finding, rank: int | None) -> list[str]:
+    """The compile ids of a finding on one rank (its per-rank evidence), or on the one process."""
+    per_rank = finding.evidence.get("per_rank") if rank is not None else None
+    if isinstance(per_rank, dict) and isinstance(per_rank.get(str(rank)), dict):
+        ids = per_rank[str(rank)].get("compile_ids") or []
+    elif rank is None or rank in finding.ranks:
+        ids = finding.evidence.get("compile_ids") or []
+    else:
+        ids = []
+    return [i for i in ids if isinstance(i, str)]
+
+
+def _lane(report: Report, label: str, rank: int | None, data: CompileTime, scale: float) -> dict:
+    compiles = [(f, c, c.start_s) for f in data.frames for c in f.compiles if c.start_s is not None]
     at = {c.compile_id: start for _, c, start in compiles}
     bars = [
         {
@@ -152,25 +164,52 @@ def timeline(report: Report) -> dict:
     marks = []
     for finding in report.findings:
         kind = _marker_kind(finding)
-        for compile_id in (finding.evidence.get("compile_ids") or []) if kind else []:
-            if isinstance(compile_id, str) and compile_id in at:
+        for compile_id in _compile_ids(finding, rank) if kind else []:
+            if compile_id in at:
                 marks.append(
                     {
                         "x": round(at[compile_id] * scale, 1),
                         "color": MARKERS[kind or "break"],
                         "title": f"#{finding.rank} {finding.code} {kind} ({compile_id})",
-                        "kind": kind,
                     }
                 )
     run_end = round(data.run_s * scale, 1) if data.run_s else None
-    lane = {"label": "process", "bars": bars, "marks": marks, "run_end": run_end}
-    return {"lanes": [lane], "ticks": _ticks(span), "width": CHART_WIDTH}
+    return {"label": label, "bars": bars, "marks": marks, "run_end": run_end}
+
+
+def timeline(report: Report) -> dict:
+    """Each compile on the wall-clock axis (seconds after the run started), one lane per process or rank,
+    and the findings' breaks, recompiles, fallbacks and failures marked at the compile they happened in."""
+    lanes = _lanes_data(report)
+    ends = [
+        (c.start_s or 0.0) + c.seconds
+        for _, _, data in lanes
+        for f in data.frames
+        for c in f.compiles
+        if c.start_s is not None
+    ] + [data.run_s or 0.0 for _, _, data in lanes]
+    if not lanes or not any(ends):
+        return {"lanes": [], "ticks": [], "width": CHART_WIDTH}
+    span = max(ends)
+    scale = CHART_WIDTH / span
+    return {
+        "lanes": [_lane(report, label, rank, data, scale) for label, rank, data in lanes],
+        "ticks": _ticks(span),
+        "width": CHART_WIDTH,
+    }
+
+
+def primary_compile_time(report: Report) -> CompileTime | None:
+    """The compile time the per-frame pictures show: the process's, or the first rank's."""
+    if report.compile_time is not None:
+        return report.compile_time
+    return report.rank_compile_times[0][1] if report.rank_compile_times else None
 
 
 def graph_map(report: Report) -> list[dict]:
     """Where the graphs are: each compiled user function, its graphs (compiles), and the lines where it split
     (graph-break findings inside it); resume functions listed under the function they continue."""
-    data = report.compile_time
+    data = primary_compile_time(report)
     if data is None:
         return []
     breaks = [f for f in report.findings if Kind(f.kind).is_break and f.location is not None]

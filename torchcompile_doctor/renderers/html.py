@@ -14,6 +14,7 @@ from torchcompile_doctor.renderers._html_view import (
     graph_map,
     guard_rows,
     phase_bars,
+    primary_compile_time,
     timeline,
 )
 from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
@@ -73,7 +74,10 @@ def page_context(report: Report) -> dict:
         "cards": _summary(report),
         "findings": [finding_view(f) for f in report.findings],
         "divergence": [finding_view(f) for f in report.findings if f.kind == "rank_divergence"],
-        "bars": phase_bars(report.compile_time),
+        "bars": phase_bars(primary_compile_time(report)),
+        "bars_of": f"rank {report.rank_compile_times[0][0]}"
+        if report.compile_time is None and report.rank_compile_times
+        else "",
         "timeline": timeline(report),
         "graphs": graph_map(report),
         "guards": guard_rows(report),
