@@ -9,7 +9,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
 
-from torchcompile_doctor.analysis.findings import finding_from_rule
+from torchcompile_doctor.analysis.findings import finding_from_rule, unique
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.compile_time import PHASE_LABELS, CompileTime, FrameCompileTime
 from torchcompile_doctor.events.model import CompileId, OutputGraph
@@ -32,73 +32,79 @@ def _frame_of(data: CompileTime, index: AnalysisIndex, compile_id: CompileId) ->
     return next((f for f in data.frames if (f.file, f.line) == (file, line)), None)
 
 
-def _repeated_blocks(graph: OutputGraph, frame_file: str, frame_line: int, index: AnalysisIndex):
-    """(file, function, lines, repeats) of each user function inlined more than once into the graph: the
-    lines of one function grouped, and the count most of its lines share (a line can be split or fused)."""
+def _repeated_functions(graph: OutputGraph, frame: FrameCompileTime, index: AnalysisIndex):
+    """(file, function, lines, repeats) of each function inlined more than once into the graph (not the compiled
+    frame's own): its lines grouped, and the count most of them share (a line can be split or fused)."""
     by_function: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)
     for file, line, function, times in graph.inlined:
-        if index.code.is_library(file):
-            continue
         by_function[(file, function)].append((line, times))
     for (file, function), lines in by_function.items():
         repeats = Counter(times for _, times in lines).most_common(1)[0][0]
-        own = file == frame_file and any(line == frame_line for line, _ in lines)
-        if repeats > 1 and not own:
+        own = file == frame.file and any(line == frame.line for line, _ in lines)
+        if repeats > 1 and not own and "/torch/" not in file:  # torch.nn modules are not the block
             yield file, function, sorted(lines), repeats
 
 
+def _block_of(graph: OutputGraph, frame: FrameCompileTime, index: AnalysisIndex, min_repeats: int):
+    """(module list, children, the block's functions) for a module list whose children's code the graph holds
+    once per child; the block's own forward first: of the functions repeated once per child, the one with the
+    fewest lines (a layer's forward delegates to the attention and MLP code it calls)."""
+    for path, children in sorted(graph.module_lists, key=lambda item: -item[1]):
+        if children < min_repeats:
+            continue
+        functions = [f for f in _repeated_functions(graph, frame, index) if f[3] == children]
+        if functions:
+            return path, children, sorted(functions, key=lambda f: (len(f[2]), f[2][0][0]))
+    return None
+
+
 def repeated_blocks(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
-    """TCD601: one compiled graph holding many copies of the same user function (N identical layers
-    traced into one graph): the compile pays for every copy."""
+    """TCD601: one compiled graph holding a copy of the same block for each child of a module list (N
+    identical layers traced into one graph): the compile pays for every copy."""
     (rule,) = rules
     data = index.compile_time
     if data is None:
         return []
     findings = []
     for graph in index.log.output_graphs:
-        if graph.compile_id is None:
-            continue
-        frame = _frame_of(data, index, graph.compile_id)
+        frame = _frame_of(data, index, graph.compile_id) if graph.compile_id is not None else None
         compile_ = next((c for c in frame.compiles if c.compile_id == str(graph.compile_id)), None) if frame else None
         if frame is None or compile_ is None or compile_.seconds < rule.params.get("min_compile_s", 1.0):
             continue
-        for file, function, lines, repeats in _repeated_blocks(graph, frame.file, frame.line, index):
-            if repeats < rule.params.get("min_repeats", 4):
-                continue
-            findings.append(
-                _repeated_block_finding(rule, index, frame, compile_, graph, (file, function, lines, repeats))
-            )
-    return findings
+        block = _block_of(graph, frame, index, rule.params.get("min_repeats", 4))
+        if block is not None:
+            findings.append(_repeated_block_finding(rule, index, frame, compile_, block))
+    return unique(findings)
 
 
-def _repeated_block_finding(rule, index, frame, compile_, graph, block) -> Finding:
-    file, function, lines, repeats = block
+def _repeated_block_finding(rule, index, frame, compile_, block) -> Finding:
+    module_list, repeats, functions = block
+    file, function, lines, _ = functions[0]
     first_line = lines[0][0]
     block_name = index.code.user_function_name(file, function, first_line)
-    module_list = next((path for path, count in graph.module_lists if count == repeats), None)
-    location = index.location(file, first_line, block_name)
-    loop = f"model.{module_list}" if module_list else "the model's repeated blocks"
     finding = finding_from_rule(
         rule,
-        location=location,
+        location=index.location(file, first_line, block_name),
         facts={
             "block": block_name,
             "repeats": repeats,
             "frame": frame.function,
             "frame_where": frame.where,
             "seconds": f"{compile_.seconds:.1f}",
-            "module_list": loop,
+            "module_list": f"model.{module_list}",
         },
         count=repeats,
         impact=CompileTimeImpact(compile_seconds=round(compile_.seconds, 3), share=1.0),
         evidence=RepeatedBlockEvidence(
             compile_ids=[compile_.compile_id],
-            block_lines=[f"{index.code.display(file)}:{line} x{times}" for line, times in lines],
+            block_lines=[
+                f"{index.code.display(f)}:{line} x{times}" for f, _, lines_, _ in functions for line, times in lines_
+            ],
             module_list=module_list,
             phases={k: round(v, 3) for k, v in compile_.phases.items()},
         ),
     )
-    if module_list is None or finding.fix is None:
+    if finding.fix is None:
         return finding
     # measured by --try-fixes: each block compiled on its own instead of the whole model
     experiment = {"regional": {"module_list": module_list, "block": block_name}}

@@ -13,17 +13,27 @@ from torchcompile_doctor.events.parsers.common import compile_id_of
 from torchcompile_doctor.events.reader import Record
 
 _FILE_COMMENT = re.compile(r"# File: (.+?):(\d+) in (\S+), code: ")
-# a parameter or buffer input of a numbered child: L_self_modules_blocks_modules_3_modules_norm_parameters_weight_
-_NUMBERED_CHILD = re.compile(
-    r"\b[Ll]_self_((?:modules_\w+?_)*?modules_\w+?)_modules_(\d+)_(?:modules|parameters|buffers)_"
-)
+_INPUT_NAME = re.compile(r"\b[Ll]_\w+")
 
 
-def _module_lists(signature: str) -> tuple[tuple[str, int], ...]:
+def _numbered_child(name: str) -> tuple[str, str] | None:
+    """("model.layers", "3") for the graph input of a numbered child's parameter or buffer,
+    `l_self_modules_model_modules_layers_modules_3_modules_norm_parameters_weight_` (the root may be any local:
+    self, args_0, ...); None for an input of no numbered child."""
+    parts = name.split("_modules_")
+    for index in range(2, len(parts)):
+        number = parts[index].split("_", 1)[0]
+        if number.isdecimal() and (parts[index] == number or parts[index][len(number)] == "_"):
+            return ".".join(parts[1:index]), number
+    return None
+
+
+def _module_lists(inputs: str) -> tuple[tuple[str, int], ...]:
     children: dict[str, set[str]] = {}
-    for match in _NUMBERED_CHILD.finditer(signature):
-        path = match.group(1).removeprefix("modules_").replace("_modules_", ".")
-        children.setdefault(path, set()).add(match.group(2))
+    for match in _INPUT_NAME.finditer(inputs):
+        found = _numbered_child(match.group(0))
+        if found is not None:
+            children.setdefault(found[0], set()).add(found[1])
     return tuple(sorted((path, len(numbers)) for path, numbers in children.items()))
 
 
