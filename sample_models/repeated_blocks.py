@@ -1,7 +1,7 @@
 # A small pre-norm transformer encoder: sixteen identical blocks in an nn.ModuleList, the whole model compiled
-# with the default inductor backend and run for a few steps.
+# with the default inductor backend and run for a few steps (`-- --layers N` for another depth).
 # Expected findings (torch 2.13, CPU, inductor):
-#   - TCD601: the block `Block.forward` (repeated_blocks.py:21) is traced and compiled 16 times inside one graph;
+#   - TCD601: the block `Block.forward` (repeated_blocks.py:22) is traced and compiled 16 times inside one graph;
 #     compiling the block instead (regional compilation) compiles it once
 #   - TCD603: the compile ran with an empty inductor cache; a fresh machine pays it on every start
 import torch
@@ -37,11 +37,14 @@ class Encoder(nn.Module):
 
 
 def main():
+    import sys
+
+    layers = int(sys.argv[sys.argv.index("--layers") + 1]) if "--layers" in sys.argv else LAYERS
     torch.manual_seed(0)
-    model = Encoder().eval()
+    model = Encoder(layers).eval()
     compiled = torch.compile(model)
     with torch.no_grad():
-        for step in range(3):
+        for _ in range(3):
             out = compiled(torch.randn(4, 16, WIDTH))
         x = torch.randn(4, 16, WIDTH)
         print("logits:", tuple(out.shape), "matches eager:", torch.allclose(compiled(x), model(x), atol=1e-5))

@@ -143,12 +143,14 @@ def test_a_compile_time_fix_is_judged_by_compile_time(cold, warm):
 
 @pytest.mark.inductor
 def test_explain_on_the_sample_reports_compile_time(tmp_path):
-    """The one live run: the sample under inductor on an empty cache."""
-    result = run_doctor(
-        "explain", "repeated_blocks.py", "--fresh-inductor-cache", "--format", "json", cwd=SAMPLES, timeout=600
-    )
+    """The one live run: the sample (4 blocks, the fewest TCD601 reports) under inductor on an empty cache."""
+    args = ("explain", "repeated_blocks.py", "--fresh-inductor-cache", "--format", "json", "--", "--layers", "4")
+    result = run_doctor(*args, cwd=SAMPLES, timeout=600)
     document = json.loads(result.stdout)
     codes = [f["code"] for f in document["findings"]]
     assert "TCD601" in codes and "TCD603" in codes
+    (block,) = [f for f in document["findings"] if f["code"] == "TCD601"]
+    assert block["location"]["function"] == "Block.forward" and block["evidence"]["module_list"] == "blocks"
+    assert "4 times" in block["title"]
     data = document["compile_time"]
     assert data["total_s"] > 0 and data["phases"]["cpp_compile"] > 0 and data["run_s"] > data["total_s"]
