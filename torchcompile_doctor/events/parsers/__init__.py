@@ -82,6 +82,7 @@ def default_parsers() -> list[Parser]:
         recompile_reasons.PARSER,
         output_graph.PARSER,
         inductor_cache.PARSER,
+        inductor_cache.PARSER_NO_PAYLOAD,
         guards_tree.PARSER,
         torch_version.PARSER,
         ddp_split.PARSER,

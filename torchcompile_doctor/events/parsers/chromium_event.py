@@ -13,7 +13,10 @@ KEPT_SPANS = frozenset({"compile_file", "async_compile.wait"})
 
 
 def parse(record: Record, strings: dict[int, str]) -> object | None:
-    body = json_or_none(record.payload or "")
+    payload = record.payload or ""
+    if not any(name in payload for name in KEPT_SPANS):  # most spans: not decoded at all
+        return NOT_AN_EVENT
+    body = json_or_none(payload)
     if not isinstance(body, dict):
         return None
     name, phase, ts = as_str(body.get("name")), as_str(body.get("ph")), as_float(body.get("ts"))

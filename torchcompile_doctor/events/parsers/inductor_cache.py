@@ -32,8 +32,17 @@ def parse(record: Record, strings: dict[int, str]) -> InductorCacheEvent:
     )
 
 
+# A miss's payload is the cache key's parts (the whole graph): only hits (time saved) and bypasses (the reason)
+# are worth decoding; an FX-graph hit says nothing the AOT-autograd hit does not.
 PARSER = Parser(
-    frozenset(f"artifact:{cache}_{outcome}" for cache in _CACHES for outcome in ("hit", "miss", "bypass")),
+    frozenset(
+        {"artifact:aotautograd_cache_hit", "artifact:fx_graph_cache_bypass", "artifact:aotautograd_cache_bypass"}
+    ),
     needs_payload=True,
+    parse=parse,
+)
+PARSER_NO_PAYLOAD = Parser(
+    frozenset({"artifact:fx_graph_cache_hit", "artifact:fx_graph_cache_miss", "artifact:aotautograd_cache_miss"}),
+    needs_payload=False,
     parse=parse,
 )
