@@ -154,3 +154,41 @@ def test_explain_on_the_sample_reports_compile_time(tmp_path):
     assert "4 times" in block["title"]
     data = document["compile_time"]
     assert data["total_s"] > 0 and data["phases"]["cpp_compile"] > 0 and data["run_s"] > data["total_s"]
+
+
+def test_module_lists_are_found_under_any_root_local():
+    from torchcompile_doctor.events.parsers.output_graph import _module_lists, _numbered_child
+
+    assert _numbered_child("l_self_modules_model_modules_layers_modules_3_modules_norm_parameters_weight_") == (
+        "model.layers",
+        "3",
+    )
+    assert _numbered_child("l_args_0_modules_blocks_modules_12_parameters_weight_") == ("blocks", "12")
+    assert _numbered_child("l_self_modules_head_parameters_weight_") is None
+    names = " ".join(f"l_self_modules_h_modules_{i}_modules_attn_parameters_weight_" for i in range(3))
+    assert _module_lists(names + " l_x_") == (("h", 3),)
+
+
+def test_the_regional_experiment_compiles_each_block_in_place():
+    """What the child does for `{"regional": ...}`: each child of the module list compiled, the model not."""
+    import importlib.util
+
+    import torch
+
+    from torchcompile_doctor.capture.compile_experiments import compile_blocks, persistent_cache
+
+    spec = importlib.util.spec_from_file_location("repeated_blocks", SAMPLES / "repeated_blocks.py")
+    sample = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sample)
+    model = sample.Encoder(4).eval()
+    x = torch.randn(2, 3, sample.WIDTH)
+    expected = model(x)
+    assert not compile_blocks(model, {"module_list": "no_such_list"}, {"backend": "eager"})
+    assert compile_blocks(model, {"module_list": "blocks"}, {"backend": "eager"})
+    assert all(getattr(block, "_compiled_call_impl", None) is not None for block in model.blocks)
+    assert getattr(model, "_compiled_call_impl", None) is None
+    torch.testing.assert_close(model(x), expected)
+    with persistent_cache({"cache_dir": "/tmp/some-cache"}):
+        import os
+
+        assert os.environ["TORCHINDUCTOR_CACHE_DIR"] == "/tmp/some-cache"
