@@ -206,22 +206,37 @@ def primary_compile_time(report: Report) -> CompileTime | None:
     return report.rank_compile_times[0][1] if report.rank_compile_times else None
 
 
+_RESUME = re.compile(r"\(after line (\d+)\)$|^torch_dynamo_resume_in_\w+?_at_(\d+)$")  # how the index names one
+
+
+def _span(function: str, line: int, splits: list[dict]) -> str:
+    """The code a frame's graphs hold: a resume function's from the break it resumes after, the function's own
+    from its first line up to its first break."""
+    resume = _RESUME.search(function)
+    if resume:
+        return f"after the break at line {resume.group(1) or resume.group(2)}"
+    return f"lines {line}–{min(s['line'] for s in splits)}" if splits else f"from line {line}, whole"
+
+
 def graph_map(report: Report) -> list[dict]:
-    """Where the graphs are: each compiled user function, its graphs (compiles), and the lines where it split
-    (graph-break findings inside it); resume functions listed under the function they continue."""
+    """Where the graphs are: each compiled user function, its graphs (compiles), the code they hold and the
+    lines where it split (graph-break findings inside it); resume functions listed after the function."""
     data = primary_compile_time(report)
     if data is None:
         return []
     breaks = [f for f in report.findings if Kind(f.kind).is_break and f.location is not None]
     rows = []
-    for frame in sorted(data.frames, key=lambda f: (f.file, f.line, f.function)):
-        resume = frame.function.startswith("torch_dynamo_resume_in_")
+    for frame in sorted(data.frames, key=lambda f: (f.file, f.line, bool(_RESUME.search(f.function)))):
+        name = frame.function.split(" (after line")[0].split(".")[-1]
+        resume = _RESUME.search(frame.function)
+        after = int(resume.group(1) or resume.group(2)) if resume else 0  # a resume function holds what follows
         splits = [
-            {"line": f.location.line, "code": f.code, "title": clean_for_display(f.title), "rank": f.rank}
+            {"line": f.location.line, "code": f.code, "rank": f.rank}
             for f in breaks
             if f.location
             and f.location.file == frame.file
-            and f.location.function.split(".")[-1] == frame.function.split(".")[-1]
+            and f.location.function.split(".")[-1] == name
+            and f.location.line > after
         ]
         rows.append(
             {
@@ -230,7 +245,8 @@ def graph_map(report: Report) -> list[dict]:
                 "graphs": len(frame.compiles),
                 "compile_ids": [c.compile_id for c in frame.compiles],
                 "splits": splits,
-                "resume": resume,
+                "span": _span(frame.function, frame.line, splits),
+                "resume": resume is not None,
             }
         )
     return rows
