@@ -93,7 +93,6 @@ class CompilationMetrics:
     async_compile_s: float | None = None  # waiting for kernels compiled in worker processes
     fx_cache: tuple[int, int] = (0, 0)  # local FX-graph cache (hits, misses)
     aot_cache: tuple[int, int] = (0, 0)  # local AOT-autograd cache (hits, misses)
-    max_autotune: bool | None = None  # inductor_config's max_autotune (mode="max-autotune")
 
 
 @dataclass(frozen=True)

@@ -218,6 +218,22 @@ def _span(function: str, line: int, splits: list[dict]) -> str:
     return f"lines {line}–{min(s['line'] for s in splits)}" if splits else f"from line {line}, whole"
 
 
+def _split_lines(finding: Finding, frame, name: str) -> list[int]:
+    """The lines of `frame` where the break splits it: the break's own line, or for a break inside code the
+    frame calls (a helper, a library), the frame's lines that called it."""
+    location = finding.location
+    if location is None:
+        return []
+    if location.file == frame.file and location.function.split(".")[-1] == name:
+        return [location.line]
+    lines = []
+    for site in finding.call_sites:
+        file, _, line = site.rpartition(":")
+        if line.isdecimal() and file and frame.where.startswith(file + ":"):
+            lines.append(int(line))
+    return sorted(set(lines))
+
+
 def graph_map(report: Report) -> list[dict]:
     """Where the graphs are: each compiled user function, its graphs (compiles), the code they hold and the
     lines where it split (graph-break findings inside it); resume functions listed after the function."""
@@ -231,12 +247,10 @@ def graph_map(report: Report) -> list[dict]:
         resume = _RESUME.search(frame.function)
         after = int(resume.group(1) or resume.group(2)) if resume else 0  # a resume function holds what follows
         splits = [
-            {"line": f.location.line, "code": f.code, "rank": f.rank}
+            {"line": line, "code": f.code, "rank": f.rank}
             for f in breaks
-            if f.location
-            and f.location.file == frame.file
-            and f.location.function.split(".")[-1] == name
-            and f.location.line > after
+            for line in _split_lines(f, frame, name)
+            if line > after
         ]
         rows.append(
             {

@@ -28,7 +28,6 @@ DETECTORS: dict[str, Detector] = {
     "compile_phase": compile_time.dominant_phase,
     "cold_cache": compile_time.cold_cache,
     "warm_cache": compile_time.warm_cache,
-    "max_autotune_short_run": compile_time.max_autotune_short_run,
     "target_failed": outcome.target_failed,  # and, in a multi-rank run, the launcher's failure
 }
 

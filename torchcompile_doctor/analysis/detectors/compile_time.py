@@ -1,7 +1,7 @@
 """Compile time as a finding family (TCD6xx): a block compiled many times inside one graph (regional
 compilation compiles it once), one phase taking most of the compile time, a run that compiled everything
-with an empty cache (what a fresh machine pays at every start), a warm cache hiding that work, and
-max-autotune on a run too short to pay it back. Figures come from the report's `compile_time` data."""
+with an empty cache (what a fresh machine pays at every start), and a warm cache hiding that work.
+Figures come from the report's `compile_time` data."""
 
 from __future__ import annotations
 
@@ -206,24 +206,3 @@ def warm_cache(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
             evidence=_cache_evidence(data),
         )
     ]
-
-
-def max_autotune_short_run(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
-    """TCD605: mode="max-autotune" compiled a run that spent most of its time compiling."""
-    (rule,) = rules
-    data = index.compile_time
-    tuned = {m.compile_id for m in index.log.metrics if m.max_autotune and m.compile_id is not None}
-    if data is None or not tuned or data.share_of_run is None:
-        return []
-    if data.share_of_run < rule.params.get("min_share_of_run", 0.5):
-        return []
-    finding = finding_from_rule(
-        rule,
-        location=_heaviest(index, data),
-        facts={"share": _percent(data.share_of_run), "seconds": f"{data.total_s:.1f}", "run": f"{data.run_s:.1f}"},
-        identity="run",
-        count=len(tuned),
-        impact=CompileTimeImpact(compile_seconds=round(data.total_s, 3), share=data.share_of_run),
-        evidence=CompilePhaseEvidence(compile_ids=sorted(str(c) for c in tuned), phases=data.phases),
-    )
-    return [finding]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId
 from torchcompile_doctor.events.parsers import Parser
-from torchcompile_doctor.events.parsers.common import as_float, as_int, as_str, compile_id_of, json_or_none
+from torchcompile_doctor.events.parsers.common import as_float, as_int, as_str, compile_id_of
 from torchcompile_doctor.events.reader import Record
 
 
@@ -42,7 +42,6 @@ def parse(record: Record, strings: dict[int, str]) -> CompilationMetrics | None:
             _count(body, "aotautograd_local_cache_hit_count"),
             _count(body, "aotautograd_local_cache_miss_count"),
         ),
-        max_autotune=_max_autotune(body.get("inductor_config")),
     )
 
 
@@ -53,14 +52,6 @@ def _micros(value: object) -> float | None:
 
 def _count(body: dict, key: str) -> int:
     return as_int(body.get(key)) or 0
-
-
-def _max_autotune(config: object) -> bool | None:
-    """inductor_config is a JSON string of inductor's settings (None when inductor did not run)."""
-    settings = json_or_none(config) if isinstance(config, str) else None
-    if not isinstance(settings, dict):
-        return None
-    return any(settings.get(key) is True for key in ("max_autotune", "max_autotune_pointwise", "max_autotune_gemm"))
 
 
 def _compile_seconds(body: dict) -> float:
