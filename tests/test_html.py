@@ -153,3 +153,13 @@ def test_headless_chromium_renders_the_page(tmp_path):
     for finding in report.findings:
         assert f'id="finding-{finding.rank}"' in dom and finding.code in dom
     assert "is traced and compiled 16 times inside" in dom
+
+
+def test_the_timeline_marks_recompiles_and_the_fallback_at_their_compiles():
+    report = capture_report("int_arg_recompile_limit")
+    page = render(report, "html")
+    for finding in report.findings:
+        if finding.kind in ("recompile", "recompile_limit"):
+            kind = "recompile" if finding.kind == "recompile" else "fallback"
+            for compile_id in finding.evidence["compile_ids"]:
+                assert f"<title>#{finding.rank} {finding.code} {kind} ({compile_id})</title>" in page

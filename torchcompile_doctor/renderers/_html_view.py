@@ -171,6 +171,7 @@ def _lane(report: Report, label: str, rank: int | None, data: CompileTime, scale
                         "x": round(at[compile_id] * scale, 1),
                         "color": MARKERS[kind or "break"],
                         "title": f"#{finding.rank} {finding.code} {kind} ({compile_id})",
+                        "below": kind in ("fallback", "failure"),  # apart from a recompile of the same compile
                     }
                 )
     run_end = round(data.run_s * scale, 1) if data.run_s else None
