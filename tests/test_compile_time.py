@@ -192,3 +192,10 @@ def test_the_regional_experiment_compiles_each_block_in_place():
         import os
 
         assert os.environ["TORCHINDUCTOR_CACHE_DIR"] == "/tmp/some-cache"
+
+
+def test_no_dominant_phase_where_the_backend_did_nothing():
+    """Under an eager backend Dynamo is the whole compile: one phase, nothing to compare (TCD602 stays silent)."""
+    report = capture_report("int_arg_recompile_limit")  # captured with --backend eager
+    assert report.compile_time.phases["inductor"] == 0.0
+    assert "TCD602" not in _codes(report)

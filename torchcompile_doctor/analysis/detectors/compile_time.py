@@ -122,6 +122,8 @@ def dominant_phase(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]
     for frame in data.frames:
         if frame.seconds < rule.params.get("min_compile_s", 5.0):
             continue
+        if 1 - frame.phases["dynamo"] / frame.seconds < rule.params.get("min_backend_share", 0.05):
+            continue
         phase, seconds = max(frame.phases.items(), key=lambda item: item[1])
         share = seconds / frame.seconds
         if share < rule.params.get("min_share", 0.5) or phase not in advice:
