@@ -11,8 +11,8 @@ def compile_time_lines(data: CompileTime | None) -> list[str]:
     if data is None or data.total_s < SHOWN_FROM_S:
         return []
     share = f" ({data.share_of_run:.0%} of the {data.run_s:.1f} s run)" if data.share_of_run is not None else ""
-    phases = " · ".join(f"{PHASE_LABELS[p]} {data.phases[p]:.2f} s" for p in PHASES)
-    lines = [f"compile time: {data.total_s:.2f} s{share}: {phases}"]
+    phases = " · ".join(f"{PHASE_LABELS[p]}: {data.phases[p]:.2f} s" for p in PHASES)
+    lines = [f"compile time: {data.total_s:.2f} s{share}; {phases}"]
     warm_up = f"warm-up: {data.late_s:.2f} s compiling after each function's first compile (recompiles)"
     if data.last_compile_end_s is not None:
         warm_up += f"; the last compile ended {data.last_compile_end_s:.2f} s into the run"
