@@ -20,8 +20,6 @@ from test_multirank import _merged as multirank_report
 
 from torchcompile_doctor.renderers import render
 
-html5lib = pytest.importorskip("html5lib", reason="html5lib is a test dependency (pyproject [test])")
-
 CAPTURE_NAMES = sorted(p.name for p in CAPTURES.iterdir() if p.is_dir())
 URL_ATTRIBUTES = {"src", "href", "xlink:href", "action", "formaction", "poster", "srcset", "data", "background"}
 FETCHING_TAGS = {"script", "link", "img", "iframe", "object", "embed", "video", "audio", "source", "base"}
@@ -59,6 +57,8 @@ def _collect(page: str) -> _Collector:
 
 
 def _strict_parse(page: str) -> None:
+    """html5lib in strict mode raises on the first parse error (a test dependency: pyproject [test])."""
+    html5lib = pytest.importorskip("html5lib", reason="html5lib is not installed (pip install -e '.[test]')")
     html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(page)
 
 
