@@ -92,6 +92,10 @@ out["analyze"] = (time.perf_counter() - t, rss())
 t = time.perf_counter()
 render(report, "json")
 out["render"] = (time.perf_counter() - t, rss())
+t = time.perf_counter()
+page = render(report, "html")
+out["render_html"] = (time.perf_counter() - t, rss())
+out["html_bytes"] = (len(page.encode()), 0)
 print(json.dumps(out))
 """
 
@@ -110,10 +114,12 @@ def describe_phases(found: dict[str, tuple[float, float]], size: int) -> str:
         return "(the stage timing failed)"
     (t_import, m_import), (t_load, m_load) = found["import"], found["load"]
     (t_analyze, m_analyze), (t_render, m_render) = found["analyze"], found["render"]
+    (t_html, m_html), (html_bytes, _) = found.get("render_html", (0.0, 0.0)), found.get("html_bytes", (0, 0))
     return (
         f"imports {t_import:.2f} s ({m_import:.0f} MB), reading and parsing {t_load:.2f} s "
         f"({size / 1e6 / t_load:.0f} MB/s; RSS {m_load:.0f} MB after), analysis {t_analyze:.2f} s "
-        f"({m_analyze:.0f} MB), JSON rendering {t_render:.2f} s ({m_render:.0f} MB)"
+        f"({m_analyze:.0f} MB), JSON rendering {t_render:.2f} s ({m_render:.0f} MB), "
+        f"HTML rendering {t_html:.2f} s ({m_html:.0f} MB; a {html_bytes / 1e6:.1f} MB page)"
     )
 
 
@@ -342,6 +348,11 @@ def main() -> int:
     out_dir = Path(tempfile.mkdtemp(prefix="tcd-ingest-tlparse-"))
     tools = [
         Tool("doctor", "doctor report BIG --format json", doctor_cmd() + ["report", str(big_path), "--format", "json"]),
+        Tool(
+            "doctor-html",
+            "doctor report BIG --format html",
+            doctor_cmd() + ["report", str(big_path), "--format", "html"],
+        ),
         Tool("plain", "plain Python pass (envelopes only)", [PYTHON, "-c", PLAIN_PASS, str(big_path)]),
     ]
     tlparse = tlparse_cmd(not opts.no_install, log)
@@ -403,6 +414,13 @@ def main() -> int:
             f"- doctor/tlparse wall time = {ratio:.2f} (goal <= {GOAL_WALL_RATIO:.2f}: "
             f"{'met' if ratio <= GOAL_WALL_RATIO else '**not met**'}); tlparse writes an HTML report per compile, "
             "the doctor one JSON report."
+        )
+    if "tlparse" in by_key and "doctor-html" in by_key:
+        ratio = by_key["doctor-html"].wall / by_key["tlparse"].wall
+        notes.append(
+            f"- doctor (HTML page)/tlparse wall time = {ratio:.2f} (goal <= {GOAL_WALL_RATIO:.2f}: "
+            f"{'met' if ratio <= GOAL_WALL_RATIO else '**not met**'}): the whole `doctor report --format html`, "
+            "one self-contained page, against tlparse's HTML."
         )
     notes.append(
         f"- doctor peak RSS {doctor.peak:.0f} MB (goal < {GOAL_PEAK_MB} MB: "

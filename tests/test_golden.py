@@ -28,6 +28,7 @@ EXTENSIONS = {
     "sarif": "sarif.json",
     "junit": "junit.xml",
     "github": "github.txt",
+    "html": "html",
 }
 
 

@@ -273,3 +273,32 @@ class LauncherEvidence(Evidence):
     status: str
     exit_code: int | None
     target: str
+
+
+# -- compile time (analysis/detectors/compile_time.py)
+@dataclass(frozen=True, eq=False)
+class CompileTimeImpact(Record):
+    compile_seconds: float  # the compile time the finding is about
+    share: float  # of that frame's (or the run's) compile time
+
+
+@dataclass(frozen=True, eq=False)
+class RepeatedBlockEvidence(Evidence):
+    compile_ids: list[str]
+    block_lines: list[str]  # "file:line" of the block's lines and how often each was inlined
+    module_list: str | None
+    phases: dict[str, float]
+
+
+@dataclass(frozen=True, eq=False)
+class CompilePhaseEvidence(Evidence):
+    compile_ids: list[str]
+    phases: dict[str, float]
+
+
+@dataclass(frozen=True, eq=False)
+class CacheEvidence(Evidence):
+    compile_ids: list[str]
+    cache: dict[str, dict[str, int]]
+    saved_s: float
+    miss_reasons: list[str]

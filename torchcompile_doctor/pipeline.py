@@ -333,7 +333,7 @@ def try_fixes(run: Run, options: RunOptions, progress: Progress = _quiet) -> Run
     one's measured effect on the fixes that suggested it. An interrupted run is returned as it is."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from torchcompile_doctor.rules import experiments
+    from torchcompile_doctor.rules import compile_experiments, experiments
 
     if run.interrupted:
         return run
@@ -345,10 +345,12 @@ def try_fixes(run: Run, options: RunOptions, progress: Progress = _quiet) -> Run
     planned = experiments.plan(report)
     kept = options.artifacts / "experiments" if options.artifacts is not None else None
 
-    def run_one(numbered: tuple[int, dict]) -> tuple[str, Report | str]:
+    def run_one(numbered: tuple[int, dict]) -> tuple[str, Report | str | tuple[Report, Report]]:
         index, experiment = numbered
         try:
             with _workdir(kept / str(index) if kept is not None else None) as workdir:
+                if compile_experiments.carries_cache(experiment):
+                    return experiments.experiment_key(experiment), _carried_cache_runs(target, options, workdir)
                 return experiments.experiment_key(experiment), _capture_and_analyze(
                     target, options, workdir, experiment
                 )[1]
@@ -359,6 +361,21 @@ def try_fixes(run: Run, options: RunOptions, progress: Progress = _quiet) -> Run
         with ThreadPoolExecutor(max_workers=options.jobs) as pool:
             results = dict(pool.map(run_one, enumerate(planned)))
     return replace(run, reports=(experiments.attach(report, results),))
+
+
+def _carried_cache_runs(target: TargetSpec, options: RunOptions, workdir: Path) -> tuple[Report, Report]:
+    """Two runs sharing one inductor cache directory that starts empty: a fresh machine, then the same start
+    with a persistent TORCHINDUCTOR_CACHE_DIR."""
+    from torchcompile_doctor.rules import compile_experiments
+
+    cache_dir = workdir / "persistent_inductor_cache"
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    step = compile_experiments.cache_step(str(cache_dir))
+    runs = []
+    for name in ("first", "second"):
+        (workdir / name).mkdir(parents=True, exist_ok=True)
+        runs.append(_capture_and_analyze(target, options, workdir / name, step)[1])
+    return runs[0], runs[1]
 
 
 # ---------------------------------------------------------------------------------------------- the gate

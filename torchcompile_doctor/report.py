@@ -8,6 +8,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from torchcompile_doctor.compile_time import CompileTime
     from torchcompile_doctor.finding_data import SkippedFrame, Verification
 
 SCHEMA_VERSION = 1
@@ -21,6 +22,7 @@ class Kind(StrEnum):
 
     GRAPH_BREAK = "graph_break"
     COMPILE_FAILURE = "compile_failure"
+    COMPILE_TIME = "compile_time"
     FRAME_SKIPPED = "frame_skipped"
     RECOMPILE = "recompile"
     RECOMPILE_LIMIT = "recompile_limit"
@@ -383,6 +385,9 @@ class Report:
     guards: tuple[CompiledFunctionGuards, ...] = ()  # per compiled function (`doctor guards`)
     rank_table: tuple[RankRow, ...] = ()  # one row per distributed rank (empty for one process)
     gate: GateResult | None = None  # set by `doctor check`
+    compile_time: CompileTime | None = None  # where the compile time went (None: no compile was logged)
+    # each rank's compile time in a multi-rank report (the HTML page's timeline lanes); not in the JSON schema
+    rank_compile_times: tuple[tuple[int, CompileTime], ...] = ()
     schema_version: int = SCHEMA_VERSION
 
     @property
@@ -406,6 +411,7 @@ class Report:
             "guards": [frame.as_dict() for frame in self.guards],
             "ranks": [row.as_dict() for row in self.rank_table],
             "gate": self.gate.as_dict() if self.gate else None,
+            "compile_time": self.compile_time.as_dict() if self.compile_time else None,
             "suppressed": [
                 {"code": f.code, "location": f.location.as_dict() if f.location else None} for f in self.suppressed
             ],

@@ -104,7 +104,7 @@ def registry_note(registry: GraphBreakRegistry) -> str:
 def _notes(log: EventLog, index: AnalysisIndex, summary: Summary, ranked: list[Finding], suppressed: list) -> tuple:
     """(explain's result, the report's notes)."""
     explain, notes = _explain_notes(log, summary, ranked)
-    cache_hits = sum(1 for e in log.inductor_cache if e.outcome == "hit")
+    cache_hits = sum(1 for e in log.inductor_cache if e.outcome == "hit" and e.cache == "fx_graph")
     if cache_hits and not log.perf_hints:
         notes.append(
             f"inductor loaded {cache_hits} graph(s) from its FX-graph cache and logs no perf hints for those; "
@@ -146,4 +146,5 @@ def analyze(log: EventLog, context: AnalysisContext) -> Report:
         log_health=log.health.as_dict(),
         suppressed=tuple(suppressed),
         guards=index.guard_frames,
+        compile_time=index.compile_time,
     )

@@ -10,6 +10,7 @@ from functools import cached_property
 
 from torchcompile_doctor.analysis.code import CodeMap, SourceReader, read_source_file
 from torchcompile_doctor.analysis.graph_break_registry import GraphBreakRegistry, load_registry
+from torchcompile_doctor.compile_time import CompileTime
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId, EventLog, StackFrame
 from torchcompile_doctor.report import CompiledFunctionGuards, Location
 
@@ -74,6 +75,13 @@ class AnalysisIndex:
         from torchcompile_doctor.analysis.guards import guard_frames
 
         return tuple(guard_frames(self))
+
+    @cached_property
+    def compile_time(self) -> CompileTime | None:
+        """Where the compile time went (part of the report, and what the compile-time detector reads)."""
+        from torchcompile_doctor.analysis.compile_time import compile_time
+
+        return compile_time(self)
 
     # -- where things are
     def location(self, file: str, line: int, function: str) -> Location:

@@ -11,6 +11,7 @@ import sys
 import types
 from collections.abc import Callable, Iterator
 
+from torchcompile_doctor.capture.compile_experiments import compile_blocks
 from torchcompile_doctor.events.sidechannel import EventName, SideChannel
 
 # Modules of torch 2.13 that log the `perf_hints` artifact (grep 'getArtifactLogger(__name__, "perf_hints")').
@@ -136,7 +137,12 @@ def _recording_module_calls(compiled, recorder, mark: dict | None) -> None:
 
 @contextlib.contextmanager
 def compile_hook(
-    channel: SideChannel, override: str | None, forced: dict | None = None, recorder=None, mark: dict | None = None
+    channel: SideChannel,
+    override: str | None,
+    forced: dict | None = None,
+    recorder=None,
+    mark: dict | None = None,
+    regional: dict | None = None,
 ) -> Iterator[None]:
     """Record every torch.compile call's backend; with `override`, compile with it instead; `forced`
     kwargs (a --try-fixes experiment such as dynamic=True) replace the user's; with a `recorder`
@@ -161,6 +167,8 @@ def compile_hook(
                 kwargs.pop("options", None)
         used = _backend_name(kwargs.get("backend", "inductor"))
         channel.write(EventName.BACKEND, requested=requested, used=used, **compile_call(model, caller))
+        if compile_blocks(model, regional, kwargs):  # a regional-compilation experiment
+            return model
         compiled = original(model, **kwargs)
         if isinstance(model, types.FunctionType) and isinstance(compiled, types.FunctionType):
             return _recording_callers(compiled, model, channel, recorder, mark)

@@ -12,6 +12,7 @@ import contextlib
 import os
 from types import ModuleType
 
+from torchcompile_doctor.capture.compile_experiments import persistent_cache
 from torchcompile_doctor.capture.hooks import compile_hook, dynamo_config, perf_hint_capture
 from torchcompile_doctor.capture.torch_import import TorchImportWatcher, on_torch_import, stop_watching
 from torchcompile_doctor.events.sidechannel import EventName, SideChannel
@@ -95,8 +96,10 @@ class CaptureHooks:
                     experiment.get("compile"),
                     self._recorder,
                     experiment.get("mark_dynamic"),
+                    experiment.get("regional"),
                 )
             )
+            self._stack.enter_context(persistent_cache(experiment.get("cache_artifacts")))
             self._stack.enter_context(perf_hint_capture(channel))
             self._stack.enter_context(_depyf_dump(spec.get("dump_dir"), channel))
         except Exception as error:  # a hook that cannot go in must not stop the program importing torch

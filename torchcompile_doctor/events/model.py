@@ -85,6 +85,14 @@ class CompilationMetrics:
     fail_reason: str | None
     fail_file: str | None
     fail_line: int | None
+    # where the compile time went (torch's own phase timers; None in logs that lack them)
+    start_time_us: int | None = None
+    backend_compile_s: float | None = None  # AOT autograd + the backend (inductor), from entire_frame
+    inductor_compile_s: float | None = None  # inductor's part of backend_compile_s
+    code_gen_s: float | None = None  # inductor's code generation, C++/Triton compile included
+    async_compile_s: float | None = None  # waiting for kernels compiled in worker processes
+    fx_cache: tuple[int, int] = (0, 0)  # local FX-graph cache (hits, misses)
+    aot_cache: tuple[int, int] = (0, 0)  # local AOT-autograd cache (hits, misses)
 
 
 @dataclass(frozen=True)
@@ -106,15 +114,34 @@ class GuardTree:
 
 @dataclass(frozen=True)
 class OutputGraph:
-    """A graph Dynamo handed to the backend."""
+    """A graph Dynamo handed to the backend.
+
+    `inlined`: (file, line, function, times) of each user line the graph's nodes came from, as torch's
+    `# File:` comments name them; `module_lists`: (attribute path, numbered children) of each nn.ModuleList
+    (or Sequential) whose children's parameters are graph inputs, e.g. ("blocks", 8)."""
 
     compile_id: CompileId | None
+    inlined: tuple[tuple[str, int, str, int], ...] = ()
+    module_lists: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
 class InductorCacheEvent:
     compile_id: CompileId | None
     outcome: str  # "hit" | "miss" | "bypass"
+    cache: str = "fx_graph"  # "fx_graph" | "aot_autograd"
+    detail: str | None = None  # torch's cache_status_detailed, or its bypass reason
+    time_saved_s: float | None = None  # what a hit saved, as torch measured the compile it replaced
+
+
+@dataclass(frozen=True)
+class CompileSpan:
+    """A `chromium_event` span of a compile: (name, begin/end) for the phases the report splits out."""
+
+    compile_id: CompileId | None
+    name: str  # compile_file (one C++ kernel compiled in this process), async_compile.wait
+    phase: str  # "B" | "E"
+    ts_us: float
 
 
 @dataclass(frozen=True)
@@ -145,6 +172,7 @@ class BootstrapInfo:
     pid: int | None = None  # the process that ran the target (matches the pid in its TORCH_TRACE envelopes)
     parent_pid: int | None = None
     role: str = "target"  # "target": the process that ran the target; "spawned": a process it spawned
+    wall_time: float | None = None  # time.time() when the bootstrap started (the run's start)
 
 
 @dataclass(frozen=True)
@@ -230,6 +258,7 @@ class TargetExit:
     exception_type: str | None = None
     message: str | None = None
     stack: tuple[StackFrame, ...] = ()
+    wall_time: float | None = None  # time.time() when the target ended
 
 
 @dataclass
@@ -293,6 +322,7 @@ class EventLog:
     output_graphs: list[OutputGraph] = field(default_factory=list)
     guard_trees: list[GuardTree] = field(default_factory=list)
     inductor_cache: list[InductorCacheEvent] = field(default_factory=list)
+    compile_spans: list[CompileSpan] = field(default_factory=list)
     torch_versions: list[TorchVersion] = field(default_factory=list)
     ddp_splits: list[DdpSplit] = field(default_factory=list)
     bootstrap: list[BootstrapInfo] = field(default_factory=list)
@@ -323,6 +353,7 @@ _LIST_FOR = {
     OutputGraph: "output_graphs",
     GuardTree: "guard_trees",
     InductorCacheEvent: "inductor_cache",
+    CompileSpan: "compile_spans",
     TorchVersion: "torch_versions",
     DdpSplit: "ddp_splits",
     BootstrapInfo: "bootstrap",

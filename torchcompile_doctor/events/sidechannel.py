@@ -12,6 +12,7 @@ import json
 import os
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator
 from enum import StrEnum
 from typing import BinaryIO
@@ -84,7 +85,8 @@ class SideChannel:
     def write(self, event: EventName, **fields: object) -> None:
         if event == EventName.BOOTSTRAP:
             self._bootstrap = fields
-        line = json.dumps({"event": str(event), **fields}, default=str)
+        # "t": when it happened (the run's start and end place compiles on the wall-clock axis)
+        line = json.dumps({"event": str(event), "t": time.time(), **fields}, default=str)
         with self._lock:
             self._file.write(line + "\n")
             self._file.flush()
@@ -107,6 +109,10 @@ def _opt_str(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _opt_float(value: object) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 _PARSERS: dict[str, Callable[[dict], object]] = {  # keyed by EventName (a str)
     EventName.BOOTSTRAP: lambda d: BootstrapInfo(
         torch_version=str(d.get("torch_version", "")),
@@ -117,6 +123,7 @@ _PARSERS: dict[str, Callable[[dict], object]] = {  # keyed by EventName (a str)
         pid=d["pid"] if isinstance(d.get("pid"), int) else None,
         parent_pid=d["parent_pid"] if isinstance(d.get("parent_pid"), int) else None,
         role=str(d.get("role") or "target"),
+        wall_time=_opt_float(d.get("t")),
     ),
     EventName.BACKEND: lambda d: BackendUse(
         requested=str(d["requested"]),
@@ -164,6 +171,7 @@ _PARSERS: dict[str, Callable[[dict], object]] = {  # keyed by EventName (a str)
         exception_type=_opt_str(d.get("exception_type")),
         message=_opt_str(d.get("message")),
         stack=_frames(d.get("stack")),
+        wall_time=_opt_float(d.get("t")),
     ),
 }
 

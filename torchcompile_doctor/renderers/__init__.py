@@ -25,6 +25,7 @@ class Format(StrEnum):
     SARIF = "sarif"
     JUNIT = "junit"
     GITHUB = "github"
+    HTML = "html"
 
 
 # format -> the module that renders it (imported lazily: rich is only loaded for the terminal)
@@ -35,6 +36,7 @@ _MODULES: dict[Format, str] = {
     Format.SARIF: "torchcompile_doctor.renderers.sarif",
     Format.JUNIT: "torchcompile_doctor.renderers.junit",
     Format.GITHUB: "torchcompile_doctor.renderers.github",
+    Format.HTML: "torchcompile_doctor.renderers.html",
 }
 FORMATS = tuple(fmt.value for fmt in Format)
 

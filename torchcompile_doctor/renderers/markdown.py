@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import re
 
+from torchcompile_doctor.renderers._compile_time_text import compile_time_lines
 from torchcompile_doctor.renderers._text import NO_FINDINGS, clean_for_display
 from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
 from torchcompile_doctor.report import Finding, GateResult, Report, rank_list
@@ -126,6 +127,9 @@ def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
         f"backend `{report.backend}`, torch `{report.torch_version}`, target exit `{report.target_exit_code}`",
         "",
     ]
+    compile_time = compile_time_lines(report.compile_time)
+    if compile_time:
+        lines += [f"- {_escape(line)}" for line in compile_time] + [""]
     all_ranks = tuple(row.get("rank") for row in report.rank_table)
     if len(all_ranks) > 1:
         lines += _rank_table(report)

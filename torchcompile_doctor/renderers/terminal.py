@@ -7,6 +7,7 @@ import io
 from rich.console import Console
 from rich.text import Text as _RichText
 
+from torchcompile_doctor.renderers._compile_time_text import compile_time_lines
 from torchcompile_doctor.renderers._text import NO_FINDINGS, clean_for_display
 from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
 from torchcompile_doctor.report import Finding, Fix, GateResult, Location, Report, rank_list
@@ -211,6 +212,8 @@ def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
             f"compile {s.compile_time_s:.2f} s · backend {report.backend} · torch {report.torch_version}"
         )
     )
+    for line in compile_time_lines(report.compile_time):
+        console.print(Text(line, style="dim"))
     console.print()
     all_ranks = tuple(row.get("rank") for row in report.rank_table)
     if len(all_ranks) > 1:

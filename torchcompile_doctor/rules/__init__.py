@@ -14,7 +14,7 @@ import yaml
 from torchcompile_doctor.report import KINDS, SEVERITIES, Kind
 
 CATALOGUE = Path(__file__).resolve().parent / "catalogue.yaml"
-_CODE = re.compile(r"^TCD[1-5]\d\d$")
+_CODE = re.compile(r"^TCD[1-6]\d\d$")
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 SECTIONS = ("what_it_does", "why_is_this_bad", "example", "use_instead", "references")
 CATEGORIES = (

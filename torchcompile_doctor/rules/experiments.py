@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from torchcompile_doctor.finding_data import Verification
 from torchcompile_doctor.report import Finding, Report
+from torchcompile_doctor.rules import compile_experiments
 
 FIGURES = ("graph_breaks", "recompiles", "graphs", "recompile_limit_hits", "compile_failures", "compile_time_s")
 
@@ -35,6 +36,7 @@ def describe(experiment: dict) -> str:
     if experiment.get("compile"):
         kwargs = ", ".join(f"{k}={v!r}" for k, v in experiment["compile"].items())
         parts.append(f"torch.compile(..., {kwargs})")
+    parts += compile_experiments.describe_parts(experiment)
     return "; ".join(parts)
 
 
@@ -73,10 +75,11 @@ def _effect(finding: Finding, before: dict, after: dict, after_report: Report, o
     return "no effect"
 
 
-def attach(report: Report, results: dict[str, Report | str]) -> Report:
+def attach(report: Report, results: dict[str, Report | str | tuple[Report, Report]]) -> Report:
     """Put each experiment's measured effect on the fixes that suggested it.
 
-    `results` maps experiment_key -> the report of the re-run, or an error message when it could not run.
+    `results` maps experiment_key -> the report of the re-run (or the reports of its two runs, before and
+    after, for a fix measured between two fresh runs), or an error message when it could not run.
     """
     before = figures(report)
     findings = []
@@ -89,10 +92,15 @@ def attach(report: Report, results: dict[str, Report | str]) -> Report:
         if isinstance(result, str):
             verified = Verification(describe(experiment), before, None, ok=False, effect="not measured", error=result)
         else:
+            baseline, result = result if isinstance(result, tuple) else (None, result)  # (first run, second run)
+            start = figures(baseline) if baseline is not None else before
             ok = result.target_succeeded
             after = figures(result)
-            effect = _effect(finding, before, after, result, ok)
-            verified = Verification(describe(experiment), before, after, ok=ok, effect=effect)
+            if compile_experiments.is_compile_time(experiment):
+                effect = compile_experiments.effect(start, after, ok)
+            else:
+                effect = _effect(finding, start, after, result, ok)
+            verified = Verification(describe(experiment), start, after, ok=ok, effect=effect)
         findings.append(replace(finding, fix=replace(finding.fix, verified=verified)))
     return replace(report, findings=tuple(findings))
 

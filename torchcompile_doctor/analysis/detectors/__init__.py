@@ -6,7 +6,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from torchcompile_doctor.analysis.detectors import breaks, failures, fallbacks, guards, hints, outcome, recompiles
+from torchcompile_doctor.analysis.detectors import (
+    breaks,
+    compile_time,
+    failures,
+    fallbacks,
+    guards,
+    hints,
+    outcome,
+    recompiles,
+)
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.report import Finding
 from torchcompile_doctor.rules import Rule
@@ -25,6 +34,10 @@ DETECTORS: dict[str, Detector] = {
     "steady_module_values": guards.steady_module_values,
     "guard_overhead": guards.guard_overhead,
     "python_lambda_guard": guards.python_lambda_guards,
+    "repeated_block": compile_time.repeated_blocks,
+    "compile_phase": compile_time.dominant_phase,
+    "cold_cache": compile_time.cold_cache,
+    "warm_cache": compile_time.warm_cache,
     "target_failed": outcome.target_failed,  # and, in a multi-rank run, the launcher's failure
     "nothing_compiled": outcome.nothing_compiled,
 }

@@ -26,7 +26,6 @@ class Parser:
 # Kinds we read past on purpose (graphs, timings, tensors): not "unknown".
 IGNORED_KINDS = frozenset(
     {
-        "chromium_event",
         "describe_storage",
         "describe_tensor",
         "describe_source",
@@ -64,6 +63,7 @@ IGNORED_KINDS = frozenset(
 
 def default_parsers() -> list[Parser]:
     from torchcompile_doctor.events.parsers import (
+        chromium_event,
         compilation_metrics,
         ddp_split,
         dynamo_start,
@@ -82,9 +82,11 @@ def default_parsers() -> list[Parser]:
         recompile_reasons.PARSER,
         output_graph.PARSER,
         inductor_cache.PARSER,
+        inductor_cache.PARSER_NO_PAYLOAD,
         guards_tree.PARSER,
         torch_version.PARSER,
         ddp_split.PARSER,
+        chromium_event.PARSER,
     ]
 
 

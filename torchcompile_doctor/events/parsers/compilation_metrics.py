@@ -29,7 +29,29 @@ def parse(record: Record, strings: dict[int, str]) -> CompilationMetrics | None:
         fail_reason=as_str(body.get("fail_reason")),
         fail_file=as_str(body.get("fail_user_frame_filename")),
         fail_line=as_int(body.get("fail_user_frame_lineno")),
+        start_time_us=as_int(body.get("start_time_us")),
+        backend_compile_s=as_float(body.get("backend_compile_time_s")),
+        inductor_compile_s=as_float(body.get("inductor_compile_time_s")),
+        code_gen_s=as_float(body.get("code_gen_time_s")),
+        async_compile_s=_micros(body.get("triton_compile_time_us")),
+        fx_cache=(
+            _count(body, "inductor_fx_local_cache_hit_count"),
+            _count(body, "inductor_fx_local_cache_miss_count"),
+        ),
+        aot_cache=(
+            _count(body, "aotautograd_local_cache_hit_count"),
+            _count(body, "aotautograd_local_cache_miss_count"),
+        ),
     )
+
+
+def _micros(value: object) -> float | None:
+    micros = as_float(value)
+    return micros / 1e6 if micros is not None else None
+
+
+def _count(body: dict, key: str) -> int:
+    return as_int(body.get(key)) or 0
 
 
 def _compile_seconds(body: dict) -> float:

@@ -1,15 +1,56 @@
-"""`dynamo_output_graph`: a graph handed to the backend (we count them; the graph text is not kept)."""
+"""`dynamo_output_graph`: a graph handed to the backend. The graph text is not kept: only which user lines
+its nodes came from (torch's `# File: path:line in fn` comments, counted) and which numbered module
+children (`self.blocks[0..7]`) its parameters came from, which tell a block inlined many times."""
 
 from __future__ import annotations
+
+import re
+from collections import Counter
 
 from torchcompile_doctor.events.model import OutputGraph
 from torchcompile_doctor.events.parsers import Parser
 from torchcompile_doctor.events.parsers.common import compile_id_of
 from torchcompile_doctor.events.reader import Record
 
+_FILE_COMMENT = re.compile(r"# File: (.+?):(\d+) in (\S+), code: ")
+_INPUT_NAME = re.compile(r"\b[Ll]_\w+")
+
+
+def _numbered_child(name: str) -> tuple[str, str] | None:
+    """("model.layers", "3") for the graph input of a numbered child's parameter or buffer,
+    `l_self_modules_model_modules_layers_modules_3_modules_norm_parameters_weight_` (the root may be any local:
+    self, args_0, ...); None for an input of no numbered child."""
+    parts = name.split("_modules_")
+    for index in range(2, len(parts)):
+        number = parts[index].split("_", 1)[0]
+        if number.isdecimal() and (parts[index] == number or parts[index][len(number)] == "_"):
+            return ".".join(parts[1:index]), number
+    return None
+
+
+def _module_lists(inputs: str) -> tuple[tuple[str, int], ...]:
+    children: dict[str, set[str]] = {}
+    for match in _INPUT_NAME.finditer(inputs):
+        found = _numbered_child(match.group(0))
+        if found is not None:
+            children.setdefault(found[0], set()).add(found[1])
+    return tuple(sorted((path, len(numbers)) for path, numbers in children.items()))
+
 
 def parse(record: Record, strings: dict[int, str]) -> OutputGraph:
-    return OutputGraph(compile_id_of(record.meta))
+    payload = record.payload or ""
+    lines = Counter(
+        (m.group(1), int(m.group(2)), m.group(3)) for m in _FILE_COMMENT.finditer(payload) if m.group(2).isdecimal()
+    )
+    body = record.meta.get("dynamo_output_graph")
+    sizes = body.get("sizes") if isinstance(body, dict) else None
+    # the graph's inputs: the metadata's `sizes` names them, else the forward signature of the payload
+    inputs = " ".join(sizes) if isinstance(sizes, dict) else payload.partition("):")[0]
+    return OutputGraph(
+        compile_id_of(record.meta),
+        inlined=tuple((file, line, function, n) for (file, line, function), n in lines.items()),
+        module_lists=_module_lists(inputs),
+    )
 
 
-PARSER = Parser(frozenset({"dynamo_output_graph"}), needs_payload=False, parse=parse)
+PARSER = Parser(frozenset({"dynamo_output_graph"}), needs_payload=True, parse=parse)

@@ -1,0 +1,130 @@
+"""Builds the report's `compile_time` (torchcompile_doctor/compile_time.py) from the index: each compile's
+phases from torch's own timers in `compilation_metrics`, the C++ compile from the `chromium_event` spans of
+the kernels it compiled, the caches from their hit/miss/bypass artifacts, and when each compile ran from
+its start time against the run's start in the side channel."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from torchcompile_doctor.analysis.index import AnalysisIndex
+from torchcompile_doctor.compile_time import CACHES, CacheCounts, CompileRecord, CompileTime, FrameCompileTime
+from torchcompile_doctor.events.model import CompilationMetrics, CompileId, CompileSpan, EventLog
+
+
+def cpp_compile_seconds(spans: list[CompileSpan]) -> dict[CompileId, float]:
+    """Per compile: the C++ kernel compiles it ran itself and its waits for worker processes (spans of one
+    name paired in order; a span left open by a crash counts nothing)."""
+    open_spans: dict[tuple[CompileId, str], list[float]] = defaultdict(list)
+    seconds: dict[CompileId, float] = defaultdict(float)
+    for span in spans:
+        if span.compile_id is None:  # compiled in a worker process: its time is in the wait
+            continue
+        key = (span.compile_id, span.name)
+        if span.phase == "B":
+            open_spans[key].append(span.ts_us)
+        elif open_spans[key]:
+            begin = open_spans[key].pop()
+            if not open_spans[key]:  # nested spans of one name: the outer one holds the inner
+                seconds[span.compile_id] += max(span.ts_us - begin, 0.0) / 1e6
+    return seconds
+
+
+def phases_of(metrics: CompilationMetrics, cpp_s: float | None) -> dict[str, float]:
+    """The compile's seconds by phase, summing to its entire_frame_compile_time_s."""
+    total = metrics.compile_time_s
+    backend = min(metrics.backend_compile_s or 0.0, total)
+    inductor = min(metrics.inductor_compile_s or 0.0, backend)
+    cpp = cpp_s if cpp_s is not None else (metrics.async_compile_s or 0.0)
+    cpp = min(cpp, inductor or backend)
+    if inductor:
+        return {"dynamo": total - backend, "aot_autograd": backend - inductor, "inductor": inductor - cpp,
+                "cpp_compile": cpp}  # fmt: skip
+    return {"dynamo": total - backend, "aot_autograd": backend - cpp, "inductor": 0.0, "cpp_compile": cpp}
+
+
+def _run_span(log: EventLog) -> tuple[float | None, float | None]:
+    """(start, end) of the run in time.time() seconds, from the side channel (None: not recorded)."""
+    start = next((b.wall_time for b in log.bootstrap if b.wall_time is not None), None)
+    end = next((e.wall_time for e in reversed(log.target_exits) if e.wall_time is not None), None)
+    return start, end
+
+
+def _cache_counts(log: EventLog) -> tuple[dict[CompileId, dict[str, CacheCounts]], float, tuple[str, ...]]:
+    counts: dict[CompileId, dict[str, list[int]]] = defaultdict(lambda: {c: [0, 0, 0] for c in CACHES})
+    saved, reasons = 0.0, []
+    for event in log.inductor_cache:
+        if event.compile_id is None or event.cache not in CACHES:
+            continue
+        slot = ("hit", "miss", "bypass").index(event.outcome) if event.outcome in ("hit", "miss", "bypass") else None
+        if slot is not None:
+            counts[event.compile_id][event.cache][slot] += 1
+        saved += event.time_saved_s or 0.0
+        if event.outcome == "bypass" and event.detail and event.detail not in reasons:
+            reasons.append(f"{event.cache}: {event.detail}")
+    result = {cid: {c: CacheCounts(*n) for c, n in by_cache.items()} for cid, by_cache in counts.items()}
+    return result, saved, tuple(reasons)
+
+
+def _merged(parts: list[dict[str, CacheCounts]]) -> dict[str, CacheCounts]:
+    return {
+        name: CacheCounts(
+            *(sum(getattr(p.get(name, CacheCounts()), f) for p in parts) for f in ("hits", "misses", "bypasses"))
+        )
+        for name in CACHES
+    }
+
+
+def compile_time(index: AnalysisIndex) -> CompileTime | None:
+    """Where the run's compile time went; None when the log has no compile."""
+    log = index.log
+    compiles = [m for m in log.metrics if m.compile_id is not None]
+    if not compiles:
+        return None
+    cpp = cpp_compile_seconds(log.compile_spans)
+    cache, saved, reasons = _cache_counts(log)
+    run_start, run_end = _run_span(log)
+    origin = run_start if run_start is not None else min((m.start_time_us or 0) / 1e6 for m in compiles) or None
+    by_frame: dict[tuple[str, int, str], list[CompilationMetrics]] = defaultdict(list)
+    for metrics in compiles:
+        by_frame[index.frame_key(metrics.compile_id)].append(metrics)
+    frames = [_frame(index, key, items, cpp, cache, origin) for key, items in by_frame.items()]
+    frames.sort(key=lambda f: (-f.seconds, f.file, f.line))
+    ends = [c.start_s + c.seconds for f in frames for c in f.compiles if c.start_s is not None]
+    late = sum(m.compile_time_s for m in compiles if m.compile_id and m.compile_id.frame_compile_id > 0)
+    return CompileTime(
+        frames=tuple(frames),
+        run_s=(run_end - run_start) if run_start is not None and run_end is not None else None,
+        late_s=float(late),
+        last_compile_end_s=max(ends) if ends else None,
+        cache_saved_s=saved,
+        miss_reasons=reasons,
+    )
+
+
+def _frame(index, key, items, cpp, cache, origin) -> FrameCompileTime:
+    file, line, co_name = key
+    records = []
+    for metrics in sorted(items, key=lambda m: m.compile_id or CompileId(0, 0)):
+        start = metrics.start_time_us / 1e6 - origin if metrics.start_time_us and origin is not None else None
+        records.append(
+            CompileRecord(
+                compile_id=str(metrics.compile_id),
+                start_s=start,
+                seconds=metrics.compile_time_s,
+                phases=phases_of(metrics, cpp.get(metrics.compile_id) if metrics.compile_id in cpp else None),
+                failed=metrics.fail_type is not None,
+            )
+        )
+    guarded = [m for m in items if m.guard_count is not None]
+    heaviest = max(guarded, key=lambda m: m.guard_count or 0) if guarded else None
+    return FrameCompileTime(
+        function=index.function_name(file, co_name, line),
+        file=file,
+        line=line,
+        display_file=index.code.display(file) if file != "?" else file,
+        compiles=tuple(records),
+        cache=_merged([cache[m.compile_id] for m in items if m.compile_id in cache]),
+        guard_count=heaviest.guard_count if heaviest else None,
+        guard_latency_us=heaviest.guard_latency_us if heaviest else None,
+    )

@@ -1,0 +1,210 @@
+"""Compile time as a finding family (TCD6xx): a block compiled many times inside one graph (regional
+compilation compiles it once), one phase taking most of the compile time, a run that compiled everything
+with an empty cache (what a fresh machine pays at every start), and a warm cache hiding that work.
+Figures come from the report's `compile_time` data."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import replace
+
+from torchcompile_doctor.analysis.findings import finding_from_rule, unique
+from torchcompile_doctor.analysis.index import AnalysisIndex
+from torchcompile_doctor.compile_time import PHASE_LABELS, CompileTime, FrameCompileTime
+from torchcompile_doctor.events.model import CompileId, OutputGraph
+from torchcompile_doctor.finding_data import (
+    CacheEvidence,
+    CompilePhaseEvidence,
+    CompileTimeImpact,
+    RepeatedBlockEvidence,
+)
+from torchcompile_doctor.report import Finding
+from torchcompile_doctor.rules import Rule
+
+
+def _percent(share: float) -> str:
+    return f"{share:.0%}"
+
+
+def _frame_of(data: CompileTime, index: AnalysisIndex, compile_id: CompileId) -> FrameCompileTime | None:
+    file, line, _ = index.frame_key(compile_id)
+    return next((f for f in data.frames if (f.file, f.line) == (file, line)), None)
+
+
+def _repeated_functions(graph: OutputGraph, frame: FrameCompileTime, index: AnalysisIndex):
+    """(file, function, lines, repeats) of each function inlined more than once into the graph (not the compiled
+    frame's own): its lines grouped, and the count most of them share (a line can be split or fused)."""
+    by_function: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)
+    for file, line, function, times in graph.inlined:
+        by_function[(file, function)].append((line, times))
+    for (file, function), lines in by_function.items():
+        repeats = Counter(times for _, times in lines).most_common(1)[0][0]
+        own = file == frame.file and any(line == frame.line for line, _ in lines)
+        if repeats > 1 and not own and "/torch/" not in file:  # torch.nn modules are not the block
+            yield file, function, sorted(lines), repeats
+
+
+def _block_of(graph: OutputGraph, frame: FrameCompileTime, index: AnalysisIndex, min_repeats: int):
+    """(module list, children, the block's functions) for a module list whose children's code the graph holds
+    once per child; the block's own forward first: of the functions repeated once per child, the one with the
+    fewest lines (a layer's forward delegates to the attention and MLP code it calls)."""
+    for path, children in sorted(graph.module_lists, key=lambda item: -item[1]):
+        if children < min_repeats:
+            continue
+        functions = [f for f in _repeated_functions(graph, frame, index) if f[3] == children]
+        if functions:
+            return path, children, sorted(functions, key=lambda f: (len(f[2]), f[2][0][0]))
+    return None
+
+
+def repeated_blocks(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+    """TCD601: one compiled graph holding a copy of the same block for each child of a module list (N
+    identical layers traced into one graph): the compile pays for every copy."""
+    (rule,) = rules
+    data = index.compile_time
+    if data is None:
+        return []
+    findings = []
+    for graph in index.log.output_graphs:
+        frame = _frame_of(data, index, graph.compile_id) if graph.compile_id is not None else None
+        compile_ = next((c for c in frame.compiles if c.compile_id == str(graph.compile_id)), None) if frame else None
+        if frame is None or compile_ is None or compile_.seconds < rule.params.get("min_compile_s", 1.0):
+            continue
+        block = _block_of(graph, frame, index, rule.params.get("min_repeats", 4))
+        if block is not None:
+            findings.append(_repeated_block_finding(rule, index, frame, compile_, block))
+    return unique(findings)
+
+
+def _repeated_block_finding(rule, index, frame, compile_, block) -> Finding:
+    module_list, repeats, functions = block
+    file, function, lines, _ = functions[0]
+    first_line = lines[0][0]
+    block_name = index.code.user_function_name(file, function, first_line)
+    finding = finding_from_rule(
+        rule,
+        location=index.location(file, first_line, block_name),
+        facts={
+            "block": block_name,
+            "repeats": repeats,
+            "frame": frame.function,
+            "frame_where": frame.where,
+            "seconds": f"{compile_.seconds:.1f}",
+            "module_list": f"model.{module_list}",
+        },
+        count=repeats,
+        impact=CompileTimeImpact(compile_seconds=round(compile_.seconds, 3), share=1.0),
+        evidence=RepeatedBlockEvidence(
+            compile_ids=[compile_.compile_id],
+            block_lines=[
+                f"{index.code.display(f)}:{line} x{times}" for f, _, lines_, _ in functions for line, times in lines_
+            ],
+            module_list=module_list,
+            phases={k: round(v, 3) for k, v in compile_.phases.items()},
+        ),
+    )
+    if finding.fix is None:
+        return finding
+    # measured by --try-fixes: each block compiled on its own instead of the whole model
+    experiment = {"regional": {"module_list": module_list, "block": block_name}}
+    return replace(finding, fix=replace(finding.fix, experiment=experiment))
+
+
+def dominant_phase(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+    """TCD602: one phase taking most of a frame's compile time, with what controls that phase."""
+    (rule,) = rules
+    data = index.compile_time
+    if data is None:
+        return []
+    findings = []
+    advice = rule.params.get("advice") or {}
+    for frame in data.frames:
+        if frame.seconds < rule.params.get("min_compile_s", 5.0):
+            continue
+        if 1 - frame.phases["dynamo"] / frame.seconds < rule.params.get("min_backend_share", 0.05):
+            continue
+        phase, seconds = max(frame.phases.items(), key=lambda item: item[1])
+        share = seconds / frame.seconds
+        if share < rule.params.get("min_share", 0.5) or phase not in advice:
+            continue
+        findings.append(
+            finding_from_rule(
+                rule,
+                location=index.location(frame.file, frame.line, frame.function),
+                facts={
+                    "phase": PHASE_LABELS[phase],
+                    "share": _percent(share),
+                    "seconds": f"{seconds:.1f}",
+                    "total": f"{frame.seconds:.1f}",
+                    "frame": frame.function,
+                    "advice": advice[phase],
+                },
+                count=len(frame.compiles),
+                impact=CompileTimeImpact(compile_seconds=round(seconds, 3), share=round(share, 3)),
+                evidence=CompilePhaseEvidence(
+                    compile_ids=[c.compile_id for c in frame.compiles],
+                    phases={k: round(v, 3) for k, v in frame.phases.items()},
+                ),
+            )
+        )
+    return findings
+
+
+def _cache_evidence(data: CompileTime) -> CacheEvidence:
+    return CacheEvidence(
+        compile_ids=[c.compile_id for f in data.frames for c in f.compiles],
+        cache={name: counts.as_dict() for name, counts in data.cache_totals().items()},
+        saved_s=round(data.cache_saved_s, 3),
+        miss_reasons=list(data.miss_reasons),
+    )
+
+
+def _heaviest(index: AnalysisIndex, data: CompileTime):
+    frame = data.frames[0]
+    return index.location(frame.file, frame.line, frame.function) if frame.file != "?" else None
+
+
+def cold_cache(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+    """TCD603: the run compiled every graph from scratch (no cache hit): what a fresh machine pays at
+    every start, and what carrying the cache (save/load_cache_artifacts) saves."""
+    (rule,) = rules
+    data = index.compile_time
+    if data is None or data.total_s < rule.params.get("min_compile_s", 5.0):
+        return []
+    totals = data.cache_totals()
+    if totals["fx_graph"].hits or totals["aot_autograd"].hits or not totals["fx_graph"].misses:
+        return []
+    finding = finding_from_rule(
+        rule,
+        location=_heaviest(index, data),
+        facts={"seconds": f"{data.total_s:.1f}", "graphs": totals["fx_graph"].misses},
+        identity="run",
+        count=totals["fx_graph"].misses,
+        impact=CompileTimeImpact(compile_seconds=round(data.total_s, 3), share=1.0),
+        evidence=_cache_evidence(data),
+    )
+    if finding.fix is None:
+        return [finding]
+    # measured by --try-fixes: a first run saves the artifacts, a second one on an empty cache loads them
+    return [replace(finding, fix=replace(finding.fix, experiment={"cache_artifacts": {"carry": True}}))]
+
+
+def warm_cache(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+    """TCD604: cache hits made this run's compile cheaper than a fresh machine's."""
+    (rule,) = rules
+    data = index.compile_time
+    if data is None or data.cache_saved_s < rule.params.get("min_saved_s", 1.0):
+        return []
+    hits = sum(counts.hits for counts in data.cache_totals().values())
+    return [
+        finding_from_rule(
+            rule,
+            location=_heaviest(index, data),
+            facts={"saved": f"{data.cache_saved_s:.1f}", "seconds": f"{data.total_s:.1f}", "hits": hits},
+            identity="run",
+            count=hits,
+            impact=CompileTimeImpact(compile_seconds=round(data.cache_saved_s, 3), share=0.0),
+            evidence=_cache_evidence(data),
+        )
+    ]
