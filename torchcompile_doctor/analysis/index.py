@@ -75,6 +75,19 @@ class AnalysisIndex:
 
         return tuple(guard_frames(self))
 
+    @cached_property
+    def _guards_by_id(self) -> dict[CompileId, tuple[str, ...]]:
+        return {t.compile_id: tuple(g.expression for g in t.guards) for t in self.log.guard_trees if t.compile_id}
+
+    def guard_expressions(self, compile_id: CompileId) -> tuple[str, ...]:
+        """The guard expressions of one cache entry (its `dynamo_cpp_guards_str` tree), () when not logged."""
+        return self._guards_by_id.get(compile_id, ())
+
+    @cached_property
+    def sessions(self) -> int:
+        """How many Dynamo sessions the log holds: 1, plus one per `torch._dynamo.reset()` seen."""
+        return 1 + max((s.compile_id.session for s in self.log.dynamo_starts), default=0)
+
     # -- where things are
     def location(self, file: str, line: int, function: str) -> Location:
         return self.code.location(file, line, function)

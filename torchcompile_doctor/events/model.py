@@ -10,13 +10,17 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True, order=True)
 class CompileId:
-    """Dynamo's `frame_id/frame_compile_id` (attempts are restarts of the same compile)."""
+    """Dynamo's `frame_id/frame_compile_id` (attempts are restarts of the same compile). `session` counts
+    the `torch._dynamo.reset()` calls before it: ids restart at 0/0 after a reset, so 0/0 of the second
+    session is another compile than 0/0 of the first."""
 
     frame_id: int
     frame_compile_id: int
+    session: int = 0
 
     def __str__(self) -> str:
-        return f"{self.frame_id}/{self.frame_compile_id}"
+        text = f"{self.frame_id}/{self.frame_compile_id}"
+        return f"{text} (session {self.session + 1})" if self.session else text
 
     @classmethod
     def parse(cls, text: str) -> CompileId | None:
