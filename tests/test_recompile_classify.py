@@ -317,7 +317,9 @@ def test_describe_changes_with_only_the_old_value():
 def test_describe_changes_without_values_never_half_parses():
     # issue 14: a change line names the value and its before -> after, says what the guard means, or quotes
     # torch's text as torch's; never "<fragment>: changed"
-    assert describe_changes([parse_failure(GRAD_MODE)]) == ["grad mode: enabled ↔ disabled (torch does not log which way)"]
+    assert describe_changes([parse_failure(GRAD_MODE)]) == [
+        "grad mode: enabled ↔ disabled (torch does not log which way)"
+    ]
     assert describe_changes([parse_failure(FUNCTION_ARG), parse_failure(AUTOCAST)]) == [
         "act: a different object than the cache entry was compiled for",
         "autocast(cpu)_enabled: torch says `GLOBAL_STATE changed: autocast(cpu)_enabled`",

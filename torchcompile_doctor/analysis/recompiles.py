@@ -22,6 +22,8 @@ _KEY_ERROR = re.compile(r"^KeyError on (?P<name>.+)$", re.S)
 # symbolic-shape guards whose source torch could not name end in this comment; the guard before it is parsed
 _UNKNOWN_SOURCE = re.compile(r"\s*# \(unknown (?:source|var) [^)]*please file a bug\)\s*$")
 _SIZE_COMPARE = re.compile(r"^(?P<name>.+)\.(?P<what>size|stride)\(\)\[(?P<index>\d+)\] == (?P<value>\d+)$")
+_DICT_CONTAINS = re.compile(r"^(?P<negated>not )?___dict_contains\('(?P<key>[^']+)', (?P<mapping>.+)\)$")
+_MODULE_DICT = re.compile(r"\._(?:modules|parameters|buffers)$")
 THREAD_RACE = "Unexpected recompilation: runtime guards failed"
 _EXPECTED_ACTUAL = re.compile(r"expected (?P<old>\w+\([^)]*\)|[^,]+), actual (?P<new>.+?)\.?$")
 _DISPATCH_BACKENDS = ("CPU", "CUDA", "Meta", "XPU", "MPS", "HPU", "XLA", "PrivateUse1", "Lazy")
@@ -180,6 +182,17 @@ def _classify_global_state(text: str) -> _Classified | None:
     return None
 
 
+def _classify_contains(contains: re.Match) -> _Classified:
+    """`___dict_contains('k', d)` failed: the entry was compiled for a dict (or a module) with key k, this one
+    lacks it (or, negated, the other way round)."""
+    was, now = ("missing", "present") if contains["negated"] else ("present", "missing")
+    mapping = contains["mapping"].strip()
+    if _MODULE_DICT.search(mapping):  # a submodule, parameter or buffer one instance has and another lacks
+        owner = user_variable(_MODULE_DICT.sub("", mapping))
+        return "module_structure", f"{owner}.{contains['key']}", was, now
+    return "dict_or_list_length", f"{user_variable(mapping)}['{contains['key']}']", was, now
+
+
 def _classify_value(text: str) -> _Classified:
     """A guard on a Python value: an object's identity or type, a container's length, a compared value."""
     obj = re.search(r"___check_obj_id\((?P<name>[^,]+),", text)
@@ -191,6 +204,9 @@ def _classify_value(text: str) -> _Classified:
     length = re.search(r"len\((?P<name>.+?)\) (?P<op>==|!=|<|>) (?P<value>\d+)", text)
     if length:
         return "dict_or_list_length", f"len({user_variable(length['name'])})", length["value"], None
+    contains = _DICT_CONTAINS.match(text)
+    if contains:
+        return _classify_contains(contains)
     if "dict keys" in text or "___dict_contains" in text or "dict_version" in text:
         return "dict_or_list_length", "dict keys", None, None
     compare = _COMPARE.match(text)
