@@ -34,8 +34,8 @@ NOT_CURATED = {"TCD199", "TCD299", "TCD404", "TCD214", "TCD501", "TCD502", "TCD5
 # The carried-value rules (a recompile of a value that crossed a graph break): tests/test_detectors.py checks
 # them on the recorded item_recompile.log, tests/test_try_fixes.py live on corpus case 04.
 NOT_CURATED |= {"TCD216", "TCD217"}
-# A thread race (guards that fail, then pass when torch re-checks them) depends on timing: tests/test_recompile_classify.py
-# checks torch's own text of it.
+# A thread race (guards that fail, then pass when torch re-checks them) depends on timing:
+# tests/test_recompile_classify.py checks torch's own text of it.
 NOT_CURATED |= {"TCD219"}
 
 # The script triggers another rule than the one it is written for (or none): the whole case xfails.

@@ -19,6 +19,6 @@ class Block(torch.nn.Module):
 
 blocks = [Block(True), Block(False)]
 compiled = [torch.compile(b, backend="eager") for b in blocks]
-for step in range(2):
+for _ in range(2):
     for block in compiled:
         block(torch.ones(2, 4))
