@@ -83,13 +83,20 @@ def _grad_mode_values(
     return replace(failure, old=old, new=new) if old and new and old != new else failure
 
 
-def grad_mode_caller(index: AnalysisIndex, compile_ids: set[CompileId]) -> str | None:
-    """The user's function whose call compiled the grad-mode entry (e.g. `estimate_loss`, under no_grad)."""
+def grad_mode_note(index: AnalysisIndex, root: Cause, compile_ids: set[CompileId]) -> str:
+    """Which way grad mode went, the user's function whose call compiled the new entry (an `estimate_loss`
+    under `@torch.no_grad()`), and that `eval()` there flips the modules' `.training` guards too."""
+    direction = " → ".join(root.values) if len(root.values) == 2 else "enabled ↔ disabled"
+    callers = []
     for compile_id in sorted(compile_ids):
         frame = index.code.last_user_frame(index.starts.get(compile_id, ())[:-1])
-        if frame is not None:
-            return f"`{frame.function}` ({index.code.display(frame.file)}:{frame.line})"
-    return None
+        if frame is not None and frame.function not in callers:
+            callers.append(f"`{frame.function}` ({index.code.display(frame.file)}:{frame.line})")
+    where = f" when called from {', '.join(callers[:3])}" if callers else ""
+    return (
+        f"Grad mode went {direction}{where}. A caller that also switches `model.eval()` flips the modules'"
+        " `.training` guards too: one more entry per mode, reused afterwards, not one per call."
+    )
 
 
 # -- recompiles inside one call ---------------------------------------------------------------------

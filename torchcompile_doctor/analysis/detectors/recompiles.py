@@ -16,6 +16,7 @@ from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.recompile_causes import Cause, causes, describe_causes, unbounded_note
 from torchcompile_doctor.analysis.recompile_context import (
     enrich_failures,
+    grad_mode_note,
     hyperparameter_of,
     inside_one_call,
     kv_cache_note,
@@ -178,6 +179,8 @@ def _recompile_finding(index: AnalysisIndex, group: RecompileGroup, within: Rule
         evidence=_evidence(group, main),
     )
     finding = _with_notes(index, finding, root, found, session)
+    if root is not None and root.reason_class == "grad_mode":
+        finding = replace(finding, why=f"{finding.why} {grad_mode_note(index, root, group.compile_ids)}")
     if carried and main is not None:
         finding = replace(finding, why=finding.why.replace(f"`{main.variable}`", "The value carried across the break"))
     dim = re.search(r"\[(\d+)\]$", main.variable if main else "?")
