@@ -11,7 +11,7 @@ import pytest
 from torchcompile_doctor import pipeline
 from torchcompile_doctor.report import Finding
 
-CAPTURES = Path(__file__).parent / "data" / "captures"
+CAPTURES = Path(__file__).parent / "data" / "recompile_captures"
 
 
 @pytest.fixture(scope="module")

@@ -332,3 +332,78 @@ def test_describe_changes_drops_consecutive_repeats_only():
     size = parse_failure(SIZE)  # a shape that goes back and forth is shown going back and forth
     assert describe_changes([size, size]) == ["x.shape[0]: 4 → 5 → 4 → 5"]
     assert describe_changes([]) == []
+
+
+# --- issue 14: guard texts with quotes and brackets, torch's sentences, never half-parsed -------------
+# Printed by torch 2.13 in the real-world dev cases (/work/shared/realworld-dev, *.truth.json and captures).
+
+QUOTED_SIZE = "0/1: tensor 'kwargs['past_key_values'].layers[0].keys' size mismatch at index 2. expected 18, actual 22"
+BUFFER_SIZE = (
+    "0/0: tensor 'model._modules['layers']._modules['0']._buffers['k_cache']' size mismatch at index 2."
+    " expected 24, actual 32"
+)
+TENSOR_TYPE = "7/0: expected type of 'input_ids' to be a tensor type, ' but found <class 'builtin_function_or_method'>"
+KEY_ERROR = (
+    "6/0: KeyError on self._modules['layer']._modules['0']._modules['SelfAttention']"
+    "._modules['relative_attention_bias']"
+)
+UNKNOWN_SOURCE = "0/0: L['x'].size()[0] == 8  # (unknown source L['x'].size()[0], please file a bug)"
+THREAD_RACE = (
+    "0/0: Unexpected recompilation: runtime guards failed even though they passed during recompilation-reason"
+    " analysis. Please open an issue with a minimal repro: https://github.com/pytorch/pytorch"
+)
+DICT_CONTAINS = "0/0: ___dict_contains('bias_layer', self._modules)"
+OPTIMIZER_LR = (
+    "2/0: self.param_groups[0]['lr'] == 0.003333333333333333       # for group in self.param_groups:"
+    "  # optim/adam.py:229 in step"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "reason_class", "variable", "old", "new"),
+    [
+        (QUOTED_SIZE, "shape_or_rank", "kwargs['past_key_values'].layers[0].keys.shape[2]", "18", "22"),
+        (BUFFER_SIZE, "shape_or_rank", "model.layers[0].k_cache.shape[2]", "24", "32"),
+        (TENSOR_TYPE, "type_change", "type of input_ids", "Tensor", "builtin_function_or_method"),
+        (KEY_ERROR, "module_structure", "self.layer[0].SelfAttention.relative_attention_bias", "present", "missing"),
+        (UNKNOWN_SOURCE, "shape_or_rank", "x.shape[0]", "8", None),
+        (THREAD_RACE, "thread_race", "runtime guards", None, None),
+        (DICT_CONTAINS, "module_structure", "self.bias_layer", "present", "missing"),
+        (OPTIMIZER_LR, "float_specialization", "self.param_groups[0]['lr']", "0.003333333333333333", None),
+    ],
+)
+def test_quoted_sources_and_torch_sentences(text, reason_class, variable, old, new):
+    failure = parse_failure(text)
+    assert (failure.reason_class, failure.variable, failure.old, failure.new) == (reason_class, variable, old, new)
+
+
+def test_tensor_subject_keeps_its_quoted_name():
+    assert parse_failure(QUOTED_SIZE).subject == "kwargs['past_key_values'].layers[0].keys"
+
+
+def test_no_change_line_is_a_half_parsed_fragment():
+    for text in (QUOTED_SIZE, BUFFER_SIZE, TENSOR_TYPE, KEY_ERROR, UNKNOWN_SOURCE, THREAD_RACE, DICT_CONTAINS):
+        (line,) = describe_changes([parse_failure(text)])
+        assert not line.endswith(": changed") and "please file a bug" not in line, line
+    assert describe_changes([parse_failure(THREAD_RACE)]) == [
+        "runtime guards: failed, then passed when torch re-checked them (another thread changed state in between)"
+    ]
+
+
+def test_root_cause_is_the_value_that_grows_without_bound():
+    from torchcompile_doctor.analysis.recompile_causes import causes
+
+    grad = {0: "0", 1: "1"}
+    records = []
+    for newest in range(1, 6, 2):  # entries 0, 2, 4 fail on the counter, 1, 3, 5 on requires_grad
+        records.append(
+            [
+                parse_failure(f"1/{k}: tensor 'x' requires_grad mismatch. expected requires_grad={grad[k % 2]}")
+                if k % 2
+                else parse_failure(f"1/{k}: self.calls == {k // 2}")
+                for k in range(newest, -1, -1)
+            ]
+        )
+    root, other = causes(records)
+    assert (root.variable, root.unbounded, root.counter) == ("self.calls", True, True)
+    assert (other.variable, other.unbounded) == ("x.requires_grad", False)

@@ -35,6 +35,11 @@ WRITTEN = [
     ),
     (EventName.BACKEND, {"requested": "inductor", "used": "eager"}, BackendUse("inductor", "eager")),
     (
+        EventName.BACKEND,
+        {"requested": "inductor", "used": "eager", "dynamic": True, "function_file": "/m.py", "function_line": 3},
+        BackendUse("inductor", "eager", True, "/m.py", 3),
+    ),
+    (
         EventName.CALL_SITE,
         {"function_file": "/m.py", "function_line": 3, "function": "f", "file": "/t.py", "line": 9, "caller": "main"},
         CallSite("/m.py", 3, "f", "/t.py", 9, "main"),

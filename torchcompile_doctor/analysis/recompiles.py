@@ -20,8 +20,14 @@ _TENSOR_TYPE = re.compile(
 )
 _KEY_ERROR = re.compile(r"^KeyError on (?P<name>.+)$", re.S)
 # symbolic-shape guards whose source torch could not name end in this comment; the guard before it is parsed
-_UNKNOWN_SOURCE = re.compile(r"\s*# \(unknown (?:source|var) [^)]*please file a bug\)\s*$")
+_UNKNOWN_SOURCE = re.compile(r"\s*# \(unknown (?:source|var) .*?please file a bug\)\s*$")
 _SIZE_COMPARE = re.compile(r"^(?P<name>.+)\.(?P<what>size|stride)\(\)\[(?P<index>\d+)\] == (?P<value>\d+)$")
+# a symbolic-shape guard tying two sizes together: `G['cache'].size()[0] == x.size()[0]  # duck sizing added ...`
+_SIZE_EQUALS_SIZE = re.compile(
+    r"^(?P<lhs>\S+)\.size\(\)\[(?P<li>\d+)\] == (?P<rhs>\S+)\.size\(\)\[(?P<ri>\d+)\]"
+    r"(?:\s+# duck sizing added this equality because these variables had the same size (?P<size>\d+).*)?$",
+    re.S,
+)
 _DICT_CONTAINS = re.compile(r"^(?P<negated>not )?___dict_contains\('(?P<key>[^']+)', (?P<mapping>.+)\)$")
 _MODULE_DICT = re.compile(r"\._(?:modules|parameters|buffers)$")
 THREAD_RACE = "Unexpected recompilation: runtime guards failed"
@@ -130,6 +136,13 @@ def _classify_torch_sentence(text: str) -> _Classified | None:
         return "module_structure", user_variable(key["name"]), "present", "missing"
     if text.startswith(THREAD_RACE):
         return "thread_race", "runtime guards", None, None
+    pair = _SIZE_EQUALS_SIZE.match(text)
+    if pair:  # the input's size had to equal another tensor's (often a global or a fixed-size buffer)
+        sides = [(user_variable(pair["lhs"]), pair["li"]), (user_variable(pair["rhs"]), pair["ri"])]
+        sides.sort(key=lambda side: pair["lhs"].startswith("G[") == (side[0] == user_variable(pair["lhs"])))
+        (name, index), (other, other_index) = sides
+        same = f"{pair['size']} (= {other}.shape[{other_index}])" if pair["size"] else f"= {other}.shape[{other_index}]"
+        return "shape_or_rank", f"{name}.shape[{index}]", same, None
     size = _SIZE_COMPARE.match(text)
     if size:
         name = user_variable(size["name"])

@@ -129,7 +129,15 @@ def compile_hook(
             if override != "inductor":  # mode/options are inductor settings other backends reject
                 kwargs.pop("mode", None)
                 kwargs.pop("options", None)
-        channel.write(EventName.BACKEND, requested=requested, used=_backend_name(kwargs.get("backend", "inductor")))
+        code = getattr(getattr(model, "forward", model), "__code__", None)  # a function's or a module's forward
+        channel.write(
+            EventName.BACKEND,
+            requested=requested,
+            used=_backend_name(kwargs.get("backend", "inductor")),
+            dynamic=kwargs.get("dynamic"),
+            function_file=getattr(code, "co_filename", None),
+            function_line=getattr(code, "co_firstlineno", None),
+        )
         if model is None:
             return original(**kwargs)
         compiled = original(model, **kwargs)

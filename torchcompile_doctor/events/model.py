@@ -155,6 +155,9 @@ class BackendUse:
 
     requested: str
     used: str
+    dynamic: bool | None = None  # the call's `dynamic=` (None: not passed)
+    function_file: str | None = None  # the compiled function's code (a module's forward), when known
+    function_line: int | None = None
 
 
 @dataclass(frozen=True)

@@ -91,7 +91,13 @@ _PARSERS: dict[str, Callable[[dict], object]] = {  # keyed by EventName (a str)
         backend_override=_opt_str(d.get("backend_override")),
         pid=d["pid"] if isinstance(d.get("pid"), int) else None,
     ),
-    EventName.BACKEND: lambda d: BackendUse(requested=str(d["requested"]), used=str(d["used"])),
+    EventName.BACKEND: lambda d: BackendUse(
+        requested=str(d["requested"]),
+        used=str(d["used"]),
+        dynamic=d["dynamic"] if isinstance(d.get("dynamic"), bool) else None,
+        function_file=_opt_str(d.get("function_file")),
+        function_line=d["function_line"] if isinstance(d.get("function_line"), int) else None,
+    ),
     EventName.CALL_SITE: lambda d: CallSite(
         function_file=str(d["function_file"]),
         function_line=int(d["function_line"]),

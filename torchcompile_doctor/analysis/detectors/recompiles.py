@@ -99,8 +99,19 @@ def _root(group: RecompileGroup) -> Cause | None:
 
 def recompiles(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
     """One finding per compiled function (and session) that recompiled."""
-    within = next((r for r in rules if r.params.get("inside_one_call")), None)
-    return [_recompile_finding(index, group, within) for group in recompile_groups(index)]
+    special = _Special(
+        within=next((r for r in rules if r.params.get("inside_one_call")), None),
+        dynamic=next((r for r in rules if r.params.get("dynamic_passed")), None),
+    )
+    return [_recompile_finding(index, group, special) for group in recompile_groups(index)]
+
+
+@dataclass(frozen=True)
+class _Special:
+    """The rules a detector picks by situation rather than by reason class."""
+
+    within: Rule | None  # entries compiled within one call (layers, call sites)
+    dynamic: Rule | None  # a shape recompile of a function compiled with dynamic=True
 
 
 def _fix_line(index: AnalysisIndex, rule: Rule, main: GuardFailure | None, call_sites: list) -> str | None:
@@ -127,15 +138,23 @@ def _evidence(group: RecompileGroup, main: GuardFailure | None) -> RecompileEvid
     )
 
 
-def _choose_rule(index: AnalysisIndex, group: RecompileGroup, root: Cause | None, within: Rule | None) -> tuple:
+def _dynamic_passed(index: AnalysisIndex, file: str, line: int) -> bool:
+    """The user compiled this function with `dynamic=True` (the side channel names each torch.compile call)."""
+    return any(b.dynamic is True and b.function_file == file and b.function_line == line for b in index.log.backends)
+
+
+def _choose_rule(index: AnalysisIndex, group: RecompileGroup, root: Cause | None, special: _Special) -> tuple:
     """(rule, extra facts, change-line rewrite) for the group's root cause."""
     main = root.failures[0] if root else None
     if main is not None and is_carried_value(main.variable):
         # a value that crossed a graph break: the break is the cause, and the carried-value rule says so
         return rule_for_carried(main.reason_class), _carried_facts(index, main, group.key[3], group.key[1]), True
     inside = inside_one_call(index, group.compile_ids, group.failures)
-    if within is not None and inside and not (root and root.unbounded):
-        return within, {"inside": inside}, False
+    if special.within is not None and inside and not (root and root.unbounded):
+        return special.within, {"inside": inside}, False
+    shape = root is not None and root.reason_class == "shape_or_rank"
+    if special.dynamic is not None and shape and _dynamic_passed(index, group.key[1], group.key[2]):
+        return special.dynamic, {}, False
     rule = rule_for_recompile(root.reason_class if root else "other", main.guard if main else "")
     if rule.transform == "tensor_hyperparameter" and main is not None:
         site = optimizer_line(index)
@@ -147,7 +166,7 @@ def _choose_rule(index: AnalysisIndex, group: RecompileGroup, root: Cause | None
     return rule, {}, False
 
 
-def _recompile_finding(index: AnalysisIndex, group: RecompileGroup, within: Rule | None) -> Finding:
+def _recompile_finding(index: AnalysisIndex, group: RecompileGroup, special: _Special) -> Finding:
     session, file, line, co_name = group.key
     found = causes([list(f) for f in group.failures])
     root = found[0] if found else None
@@ -158,7 +177,7 @@ def _recompile_finding(index: AnalysisIndex, group: RecompileGroup, within: Rule
     user_frame = None
     if index.code.is_library(file) and call_sites:  # a library frame recompiles: where the user called in
         user_frame = index.location(call_sites[0].file, call_sites[0].line, call_sites[0].function)
-    rule, extra, carried = _choose_rule(index, group, root, within)
+    rule, extra, carried = _choose_rule(index, group, root, special)
     facts = _facts(name, root, group, changes) | extra | {"seconds": index.compile_seconds(group.compile_ids)}
     if carried and main is not None:
         changes = [c.replace(main.variable, "value carried across the break") for c in changes]
@@ -218,7 +237,7 @@ def _facts(name: str, root: Cause | None, group: RecompileGroup, changes: list[s
         "function": name,
         "variable": main.subject or variable if main else variable,
         "values": "; ".join(changes) if changes else "a guard failed",
-        "reason": main.guard if main else first_text,
+        "reason": main.guard.split("  # ")[0] if main else first_text,  # without torch's trailing comment
         "attribute": variable.removeprefix("self.") if root and root.reason_class == "module_attribute" else None,
         "dim": dim.group(1) if dim else 0,
         "compiles": len({c.frame_compile_id for c in group.compile_ids} | {0}),  # the first entry too
