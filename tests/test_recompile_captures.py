@@ -105,7 +105,7 @@ def test_bart_type_change_is_parsed_not_quoted_as_a_fragment(report):
 def test_static_cache_generate_names_prompt_and_cache_lengths(report):
     (finding,) = _recompiles(report("hf_forward"))
     assert finding.reason_class == "shape_or_rank"
-    assert "kwargs['input_ids'].shape[1]: 7 → 1 → 11" in finding.changes
-    assert "kwargs['past_key_values'].layers[0].keys.shape[2]: 18 → 22" in finding.changes
+    assert "input_ids.shape[1]: 7 → 1 → 11" in finding.changes
+    assert "past_key_values.layers[0].keys.shape[2]: 18 → 22" in finding.changes
     assert "was allocated again with a new length (18 → 22)" in finding.why
     assert "Allocate the KV cache once at a fixed maximum length" in finding.fix.summary

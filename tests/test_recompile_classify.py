@@ -362,7 +362,7 @@ OPTIMIZER_LR = (
 @pytest.mark.parametrize(
     ("text", "reason_class", "variable", "old", "new"),
     [
-        (QUOTED_SIZE, "shape_or_rank", "kwargs['past_key_values'].layers[0].keys.shape[2]", "18", "22"),
+        (QUOTED_SIZE, "shape_or_rank", "past_key_values.layers[0].keys.shape[2]", "18", "22"),
         (BUFFER_SIZE, "shape_or_rank", "model.layers[0].k_cache.shape[2]", "24", "32"),
         (TENSOR_TYPE, "type_change", "type of input_ids", "Tensor", "builtin_function_or_method"),
         (KEY_ERROR, "module_structure", "self.layer[0].SelfAttention.relative_attention_bias", "present", "missing"),
@@ -378,7 +378,7 @@ def test_quoted_sources_and_torch_sentences(text, reason_class, variable, old, n
 
 
 def test_tensor_subject_keeps_its_quoted_name():
-    assert parse_failure(QUOTED_SIZE).subject == "kwargs['past_key_values'].layers[0].keys"
+    assert parse_failure(QUOTED_SIZE).subject == "past_key_values.layers[0].keys"
 
 
 def test_no_change_line_is_a_half_parsed_fragment():

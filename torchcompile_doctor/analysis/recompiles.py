@@ -73,6 +73,8 @@ def user_variable(source: str) -> str:
     """L['x'] -> x, L['self'].step -> self.step, ___stack0 -> a value produced before a graph break."""
     text = re.sub(r"\bL\['([^']+)'\]", r"\1", source.strip())
     text = re.sub(r"\bG\['([^']+)'\]", r"\1", text)
+    # a keyword argument of a `(*args, **kwargs)` wrapper by the name its caller passed it as
+    text = re.sub(r"^kwargs\['([A-Za-z_]\w*)'\]", r"\1", text)
     # a submodule, buffer or parameter as the user writes it: self._modules['layers']._modules['0'] -> self.layers[0]
     text = re.sub(r"\._(?:modules|buffers|parameters)\['(\d+)'\]", r"[\1]", text)
     return re.sub(r"\._(?:modules|buffers|parameters)\['([A-Za-z_]\w*)'\]", r".\1", text)

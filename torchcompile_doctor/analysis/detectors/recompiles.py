@@ -151,6 +151,8 @@ def _choose_rule(index: AnalysisIndex, group: RecompileGroup, root: Cause | None
         return rule_for_carried(main.reason_class), _carried_facts(index, main, group.key[3], group.key[1]), True
     inside = inside_one_call(index, group.compile_ids, group.failures)
     if special.within is not None and inside and not (root and root.unbounded):
+        if root is not None and root.reason_class == "object_id" and root.variable.endswith("__code__"):
+            inside = f"one decorator wrapping different functions, reached from {inside}"  # its `func` differs
         return special.within, {"inside": inside}, False
     shape = root is not None and root.reason_class == "shape_or_rank"
     if special.dynamic is not None and shape and _dynamic_passed(index, group.key[1], group.key[2]):
