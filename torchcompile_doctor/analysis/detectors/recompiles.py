@@ -102,6 +102,7 @@ def recompiles(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
     special = _Special(
         within=next((r for r in rules if r.params.get("inside_one_call")), None),
         dynamic=next((r for r in rules if r.params.get("dynamic_passed")), None),
+        kv_cache=next((r for r in rules if r.params.get("kv_cache")), None),
     )
     return [_recompile_finding(index, group, special) for group in recompile_groups(index)]
 
@@ -112,6 +113,7 @@ class _Special:
 
     within: Rule | None  # entries compiled within one call (layers, call sites)
     dynamic: Rule | None  # a shape recompile of a function compiled with dynamic=True
+    kv_cache: Rule | None  # the root cause is a KV cache's length
 
 
 def _fix_line(index: AnalysisIndex, rule: Rule, main: GuardFailure | None, call_sites: list) -> str | None:
@@ -154,6 +156,8 @@ def _choose_rule(index: AnalysisIndex, group: RecompileGroup, root: Cause | None
         if root is not None and root.reason_class == "object_id" and root.variable.endswith("__code__"):
             inside = f"one decorator wrapping different functions, reached from {inside}"  # its `func` differs
         return special.within, {"inside": inside}, False
+    if special.kv_cache is not None and root is not None and kv_cache_note([root]):
+        return special.kv_cache, {}, False
     shape = root is not None and root.reason_class == "shape_or_rank"
     if special.dynamic is not None and shape and _dynamic_passed(index, group.key[1], group.key[2]):
         return special.dynamic, {}, False
@@ -221,7 +225,7 @@ def _with_notes(
     note = unbounded_note(root, found[1:]) if root else None
     if note:
         why += " " + note
-    cache = kv_cache_note(found)
+    cache = kv_cache_note(found) if finding.code != "TCD303" else None  # TCD303 says it all
     fix = finding.fix
     if cache and fix is not None:
         why += " " + cache[0]
