@@ -109,3 +109,10 @@ def test_static_cache_generate_names_prompt_and_cache_lengths(report):
     assert "past_key_values.layers[0].keys.shape[2]: 18 → 22" in finding.changes
     assert "was allocated again with a new length (18 → 22)" in finding.why
     assert "Allocate the KV cache once at a fixed maximum length" in finding.fix.summary
+
+
+def test_resume_function_change_that_repeats_the_parent_cause_says_so(report):
+    carried = [f for f in _recompiles(report("dynamo_reset_bench")) if f.code == "TCD216"]
+    assert len(carried) == 3  # one per session: the .item() value is the root cause of the resumed code
+    for finding in carried:
+        assert finding.changes[1] == "h.shape[0]: 8 → 16 (follows `x.shape[0]` before the break, reported there)"

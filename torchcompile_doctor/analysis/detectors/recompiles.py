@@ -44,6 +44,7 @@ class RecompileGroup:
     key: _Key
     records: tuple[Recompile, ...]
     failures: tuple[tuple[GuardFailure, ...], ...]  # per record, one per existing cache entry
+    parent_root: Cause | None = None  # a resume function kept apart: the root cause of the function it resumes
 
     @property
     def compile_ids(self) -> set[CompileId]:
@@ -85,6 +86,8 @@ def _fold_resume_functions(groups: dict[_Key, RecompileGroup]) -> dict[_Key, Rec
                 merged, records=merged.records + groups[key].records, failures=merged.failures + groups[key].failures
             )
             del groups[key]
+        else:
+            groups[key] = replace(groups[key], parent_root=theirs)
     return groups
 
 
@@ -178,7 +181,7 @@ def _recompile_finding(index: AnalysisIndex, group: RecompileGroup, special: _Sp
     root = found[0] if found else None
     main = root.failures[0] if root else None
     name = index.function_name(file, co_name, line)
-    changes = describe_causes(found)
+    changes = _echoes_marked(describe_causes(found), found, group.parent_root)
     call_sites = index.callers(file, line, group.compile_ids)
     user_frame = None
     if index.code.is_library(file) and call_sites:  # a library frame recompiles: where the user called in
@@ -214,6 +217,18 @@ def _recompile_finding(index: AnalysisIndex, group: RecompileGroup, special: _Sp
         assert finding.fix is not None
         return replace(finding, fix=replace(finding.fix, experiment={"mark_dynamic": mark}))
     return finding
+
+
+def _echoes_marked(changes: list[str], found: list[Cause], parent_root: Cause | None) -> list[str]:
+    """A resume function's change that repeats the root cause of the function it resumes says so."""
+    if parent_root is None:
+        return changes
+    return [
+        f"{line} (follows `{parent_root.variable}` before the break, reported there)"
+        if position and _same_change(cause, parent_root)
+        else line
+        for position, (cause, line) in enumerate(zip(found, changes, strict=False))
+    ]
 
 
 def _with_notes(
