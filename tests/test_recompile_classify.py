@@ -407,3 +407,24 @@ def test_root_cause_is_the_value_that_grows_without_bound():
     root, other = causes(records)
     assert (root.variable, root.unbounded, root.counter) == ("self.calls", True, True)
     assert (other.variable, other.unbounded) == ("x.requires_grad", False)
+
+
+# symbolic-shape guards of a function compiled with dynamic=True (torch 2.13, `TORCH_LOGS=recompiles`)
+SIZE_RANGE = (
+    "0/1: 2 <= x.size()[0] <= 10  # if x.shape[0] > 10:  # mp/rc/sym.py:6 in a (user code shown is first use of"
+    " this value--the guard itself is not due user code but due to 0/1 specialization in the framework; to avoid"
+    " specialization try torch._dynamo.decorators.mark_unbacked(tensor, dim)) and if x.shape[0] > 10:  #"
+    " mp/rc/sym.py:6 in a (_dynamo/variables/tensor.py:2606 in evaluate_expr)"
+)
+DUCK_SIZING = (
+    "0/0: G['cache'].size()[0] == x.size()[0]  # duck sizing added this equality because these variables had the"
+    " same size 16 (to avoid this specialization, set torch.fx.experimental._config.use_duck_shape = False)"
+)
+
+
+def test_symbolic_size_guards_are_parsed():
+    bounded = parse_failure(SIZE_RANGE)
+    assert (bounded.guard, bounded.source, bounded.line) == ("2 <= x.size()[0] <= 10", "if x.shape[0] > 10:", 6)
+    assert describe_changes([bounded]) == ["x.shape[0]: between 2 and 10 → another value"]
+    duck = parse_failure(DUCK_SIZING)
+    assert (duck.reason_class, duck.variable, duck.old) == ("shape_or_rank", "x.shape[0]", "16 (= cache.shape[0])")

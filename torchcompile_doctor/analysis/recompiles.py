@@ -8,7 +8,7 @@ from dataclasses import dataclass
 # "0/3: self.step == 3      # self.step += 1  # dir/script.py:14 in forward (HINT: ...)"
 _FAILURE = re.compile(
     r"^(?P<entry>\d+/\d+): (?P<guard>.*?)"
-    r"(?:\s{2,}# (?P<source>.*?)\s+# (?P<path>\S+):(?P<line>\d+) in (?P<function>\S+))?"
+    r"(?:\s{2,}# (?P<source>.*?)\s+# (?P<path>\S+):(?P<line>\d+) in (?P<function>\S+)(?P<note>.*?))?"
     r"(?: \(HINT: (?P<hint>.*)\))?\s*$",
     re.S,
 )
@@ -22,6 +22,8 @@ _KEY_ERROR = re.compile(r"^KeyError on (?P<name>.+)$", re.S)
 # symbolic-shape guards whose source torch could not name end in this comment; the guard before it is parsed
 _UNKNOWN_SOURCE = re.compile(r"\s*# \(unknown (?:source|var) .*?please file a bug\)\s*$")
 _SIZE_COMPARE = re.compile(r"^(?P<name>.+)\.(?P<what>size|stride)\(\)\[(?P<index>\d+)\] == (?P<value>\d+)$")
+# a symbolic-shape guard bounding a size: `2 <= x.size()[0] <= 10`
+_SIZE_RANGE = re.compile(r"^(?P<low>-?\d+) <= (?P<name>\S+)\.size\(\)\[(?P<index>\d+)\](?: <= (?P<high>\d+))?$")
 # a symbolic-shape guard tying two sizes together: `G['cache'].size()[0] == x.size()[0]  # duck sizing added ...`
 _SIZE_EQUALS_SIZE = re.compile(
     r"^(?P<lhs>\S+)\.size\(\)\[(?P<li>\d+)\] == (?P<rhs>\S+)\.size\(\)\[(?P<ri>\d+)\]"
@@ -138,6 +140,11 @@ def _classify_torch_sentence(text: str) -> _Classified | None:
         return "module_structure", user_variable(key["name"]), "present", "missing"
     if text.startswith(THREAD_RACE):
         return "thread_race", "runtime guards", None, None
+    bounds = _SIZE_RANGE.match(text)
+    if bounds:  # a dynamic size guarded to a range (0/1 specialization, a comparison in the code)
+        name = user_variable(bounds["name"])
+        upper = f" and {bounds['high']}" if bounds["high"] else " or more"
+        return "shape_or_rank", f"{name}.shape[{bounds['index']}]", f"between {bounds['low']}{upper}", None
     pair = _SIZE_EQUALS_SIZE.match(text)
     if pair:  # the input's size had to equal another tensor's (often a global or a fixed-size buffer)
         sides = [(user_variable(pair["lhs"]), pair["li"]), (user_variable(pair["rhs"]), pair["ri"])]
