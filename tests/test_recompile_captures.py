@@ -51,6 +51,9 @@ def test_limit_finding_names_the_unbounded_cause(report):
     assert limit.reason_class == "module_attribute"
     assert "`self.calls` takes a new value on every call" in limit.why
     assert "requires_grad" not in limit.why
+    # the CRITICAL finding leads with the root cause's fix (checked on this case), never `.detach()`
+    assert "set `torch._dynamo.config.allow_unspec_int_on_nn_module = True`" in limit.fix.summary
+    assert ".detach()" not in limit.fix.summary
 
 
 def test_carried_value_says_what_happened_to_it(report):

@@ -27,7 +27,7 @@ from torchcompile_doctor.analysis.recompiles import GuardFailure, is_carried_val
 from torchcompile_doctor.events.model import CompileId, Recompile
 from torchcompile_doctor.finding_data import LimitEvidence, LimitImpact, RecompileEvidence, RecompileImpact
 from torchcompile_doctor.report import Finding
-from torchcompile_doctor.rules import Rule, rule_for_carried, rule_for_recompile
+from torchcompile_doctor.rules import Rule, rule_for_carried, rule_for_recompile, rules_for_detector
 
 GB_LINK = re.compile(r"/gb/gb(\d{4})\.html")
 LIMIT_MARKERS = ("recompile limit exceeded", "cache limit exceeded", "recompile_limit", "cache_size_limit")
@@ -102,12 +102,15 @@ def _root(group: RecompileGroup) -> Cause | None:
 
 def recompiles(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
     """One finding per compiled function (and session) that recompiled."""
-    special = _Special(
+    return [_recompile_finding(index, group, _special_rules(rules)) for group in recompile_groups(index)]
+
+
+def _special_rules(rules: Sequence[Rule]) -> _Special:
+    return _Special(
         within=next((r for r in rules if r.params.get("inside_one_call")), None),
         dynamic=next((r for r in rules if r.params.get("dynamic_passed")), None),
         kv_cache=next((r for r in rules if r.params.get("kv_cache")), None),
     )
-    return [_recompile_finding(index, group, special) for group in recompile_groups(index)]
 
 
 @dataclass(frozen=True)
@@ -276,13 +279,25 @@ def _carried_facts(index: AnalysisIndex, main: GuardFailure, co_name: str, file:
     }
 
 
-def _root_of_frame(index: AnalysisIndex, compile_id: CompileId | None) -> Cause | None:
-    """The root cause of the recompiles of the function `compile_id` belongs to, in its session."""
+def _group_of_frame(index: AnalysisIndex, compile_id: CompileId | None) -> RecompileGroup | None:
+    """The recompiles of the function `compile_id` belongs to, in its session."""
     if compile_id is None:
         return None
     key = (compile_id.session, *index.frame_key(compile_id))
-    group = next((g for g in recompile_groups(index) if g.key == key), None)
-    return _root(group) if group else None
+    return next((g for g in recompile_groups(index) if g.key == key), None)
+
+
+def _cause_fix(index: AnalysisIndex, group: RecompileGroup | None) -> str:
+    """The fix the recompile finding of the same function gives, for the limit finding to lead with."""
+    if group is None:
+        return "remove the cause of the recompiles"
+    finding = recompiles_of_group(index, group)
+    return finding.fix.summary.rstrip(".") if finding.fix else "remove the cause of the recompiles"
+
+
+def recompiles_of_group(index: AnalysisIndex, group: RecompileGroup) -> Finding:
+    """The recompile finding of one group, worded by the recompile detector's own rules."""
+    return _recompile_finding(index, group, _special_rules(rules_for_detector("recompile")))
 
 
 def recompile_limit(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
@@ -301,7 +316,8 @@ def recompile_limit(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding
         )
         name = index.code.user_function_name(file, co_name, line) if function else co_name
         limit = re.search(r"currently set to (\d+)", reason)
-        root = _root_of_frame(index, metrics.compile_id)
+        group = _group_of_frame(index, metrics.compile_id)
+        root = _root(group) if group else None
         ids = GB_LINK.findall(reason)
         finding = finding_from_rule(
             rule,
@@ -310,6 +326,7 @@ def recompile_limit(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding
                 "function": name,
                 "limit": limit.group(1) if limit else "recompile_limit",
                 "reason": _limit_reason(root),
+                "cause_fix": _cause_fix(index, group),
             },
             gb_id=f"GB{ids[0]}" if ids else "GB0039",
             gb_type=reason.split("\n")[0],
