@@ -84,6 +84,16 @@ class AnalysisIndex:
         return self._guards_by_id.get(compile_id, ())
 
     @cached_property
+    def compile_order(self) -> tuple[CompileId, ...]:
+        """Every compile id, in the order torch finished them (compilation_metrics order)."""
+        return tuple(m.compile_id for m in self.log.metrics if m.compile_id is not None)
+
+    @cached_property
+    def compiled_code(self) -> frozenset[tuple[str | None, str]]:
+        """(file, co_name) of every compiled function: which stack frames are compiled code."""
+        return frozenset((m.co_filename, m.co_name) for m in self.log.metrics if m.co_name)
+
+    @cached_property
     def sessions(self) -> int:
         """How many Dynamo sessions the log holds: 1, plus one per `torch._dynamo.reset()` seen."""
         return 1 + max((s.compile_id.session for s in self.log.dynamo_starts), default=0)

@@ -102,9 +102,8 @@ def grad_mode_note(index: AnalysisIndex, root: Cause, compile_ids: set[CompileId
 # -- recompiles inside one call ---------------------------------------------------------------------
 def _anchor(index: AnalysisIndex, stack: tuple[StackFrame, ...]) -> StackFrame | None:
     """The frame that called into the outermost compiled function on this stack (the user's `model(x)`)."""
-    compiled = {(m.co_filename, m.co_name) for m in index.log.metrics if m.co_name}
     for position, frame in enumerate(stack):
-        if (frame.file, frame.function) in compiled:
+        if (frame.file, frame.function) in index.compiled_code:
             return stack[position - 1] if position else None
     return None
 
@@ -112,7 +111,7 @@ def _anchor(index: AnalysisIndex, stack: tuple[StackFrame, ...]) -> StackFrame |
 def _still_warming_up(index: AnalysisIndex, compile_id: CompileId) -> bool:
     """A function seen for the first time was compiled after this recompile, reached from the same call
     into compiled code: torch was still tracing the first call when it compiled this entry."""
-    order = [m.compile_id for m in index.log.metrics if m.compile_id is not None]
+    order = index.compile_order
     if compile_id not in order:
         return False
     position = order.index(compile_id)
