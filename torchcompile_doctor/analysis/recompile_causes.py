@@ -18,6 +18,8 @@ from torchcompile_doctor.analysis.recompiles import GuardFailure, describe_chang
 BOUNDED_CLASSES = frozenset({"requires_grad", "grad_mode", "dtype", "device", "global_state", "module_structure"})
 # classes whose values can keep changing call after call (a counter, a step, a learning rate)
 VALUE_CLASSES = frozenset({"module_attribute", "int_specialization", "float_specialization"})
+# the value the next entry was compiled for, when its guards only check the type (torch made it dynamic)
+DYNAMIC_FROM_THEN_ON = "any value (dynamic from then on)"
 _INTEGER = re.compile(r"^-?\d+$")
 
 
@@ -35,6 +37,8 @@ class Cause:
     def unbounded(self) -> bool:
         """A counter: three or more distinct values of a number, each needing its own entry."""
         if self.reason_class in BOUNDED_CLASSES or self.reason_class not in VALUE_CLASSES:
+            return False
+        if DYNAMIC_FROM_THEN_ON in self.values:  # torch stopped specializing it: no more entries for it
             return False
         return len(self.values) >= 3
 

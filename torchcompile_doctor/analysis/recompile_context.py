@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from torchcompile_doctor.analysis.index import AnalysisIndex
-from torchcompile_doctor.analysis.recompile_causes import Cause
+from torchcompile_doctor.analysis.recompile_causes import DYNAMIC_FROM_THEN_ON, Cause
 from torchcompile_doctor.analysis.recompiles import GuardFailure, user_variable
 from torchcompile_doctor.events.model import CompileId, Recompile, StackFrame
 
@@ -53,11 +53,11 @@ def _pinned_value(expressions: Sequence[str], variable: str) -> str | None:
 
 
 def _unpinned(expressions: Sequence[str], variable: str) -> str | None:
-    """The new entry checks only the value's type (a float Dynamo made dynamic after this recompile)."""
+    """The new entry checks only the value's type: Dynamo made the number dynamic after this recompile."""
     for expression in expressions:
         match = re.search(r"(?:isnan|___check_type_id)\((?P<name>[^,)]+)", expression)
-        if match and user_variable(match["name"]) == variable and variable.startswith("___stack"):
-            return "any value (dynamic from then on)"
+        if match and user_variable(match["name"]) == variable:
+            return DYNAMIC_FROM_THEN_ON
     return None
 
 
