@@ -129,7 +129,10 @@ def compile_hook(
             if override != "inductor":  # mode/options are inductor settings other backends reject
                 kwargs.pop("mode", None)
                 kwargs.pop("options", None)
-        code = getattr(getattr(model, "forward", model), "__code__", None)  # a function's or a module's forward
+        try:  # the compiled function's code, or a module's forward: which function `dynamic=` applies to
+            code = getattr(getattr(model, "forward", model), "__code__", None)
+        except Exception:  # noqa: BLE001 - an exotic __getattr__ must not break the user's torch.compile call
+            code = None
         channel.write(
             EventName.BACKEND,
             requested=requested,
