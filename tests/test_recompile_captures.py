@@ -119,3 +119,8 @@ def test_resume_function_change_that_repeats_the_parent_cause_says_so(report):
     assert len(carried) == 3  # one per session: the .item() value is the root cause of the resumed code
     for finding in carried:
         assert finding.changes[1] == "h.shape[0]: 8 → 16 (follows `x.shape[0]` before the break, reported there)"
+
+
+def test_each_session_has_its_own_fingerprint(report):
+    shapes = [f for f in _recompiles(report("dynamo_reset_bench")) if f.code == "TCD301"]
+    assert len({f.fingerprint for f in shapes}) == 3

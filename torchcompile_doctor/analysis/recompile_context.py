@@ -5,6 +5,7 @@ length, and the session (`torch._dynamo.reset()`) a finding belongs to."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Sequence
@@ -200,3 +201,11 @@ def kv_cache_note(found: Sequence[Cause]) -> tuple[str, str] | None:
 def session_label(index: AnalysisIndex, session: int) -> str:
     """` (session 2 of 3)` in a run that called `torch._dynamo.reset()`; nothing in a run without one."""
     return f" (session {session + 1} of {index.sessions})" if index.sessions > 1 else ""
+
+
+def session_fingerprint(fingerprint: str, session: int) -> str:
+    """The same finding in a later session is another finding (a baseline tells them apart); the first
+    session keeps the fingerprint a run without `torch._dynamo.reset()` gives."""
+    if not session:
+        return fingerprint
+    return hashlib.sha1(f"{fingerprint}|session {session + 1}".encode()).hexdigest()[:16]

@@ -21,6 +21,7 @@ from torchcompile_doctor.analysis.recompile_context import (
     inside_one_call,
     kv_cache_note,
     optimizer_line,
+    session_fingerprint,
     session_label,
 )
 from torchcompile_doctor.analysis.recompiles import GuardFailure, is_carried_value, parse_failure
@@ -249,7 +250,9 @@ def _with_notes(
         why += " " + cache[0]
         fix = replace(fix, summary=f"{fix.summary} {cache[1]}")
     title = finding.title + session_label(index, session)
-    return replace(finding, why=why, fix=fix, title=title)
+    return replace(
+        finding, why=why, fix=fix, title=title, fingerprint=session_fingerprint(finding.fingerprint, session)
+    )
 
 
 def _facts(name: str, root: Cause | None, group: RecompileGroup, changes: list[str]) -> dict:
@@ -335,7 +338,13 @@ def recompile_limit(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding
             evidence=LimitEvidence(compile_ids=[str(metrics.compile_id)], torch_text=metrics.fail_reason),
         )
         session = metrics.compile_id.session if metrics.compile_id else 0
-        findings.append(replace(finding, title=finding.title + session_label(index, session)))
+        findings.append(
+            replace(
+                finding,
+                title=finding.title + session_label(index, session),
+                fingerprint=session_fingerprint(finding.fingerprint, session),
+            )
+        )
     return findings
 
 
