@@ -314,11 +314,15 @@ def test_describe_changes_with_only_the_old_value():
     assert describe_changes([parse_failure(MODULE_ATTRIBUTE)]) == ["self.step: 0 → another value"]
 
 
-def test_describe_changes_without_values():
-    assert describe_changes([parse_failure(GRAD_MODE)]) == ["grad mode: changed"]
+def test_describe_changes_without_values_never_half_parses():
+    # issue 14: a change line names the value and its before -> after, says what the guard means, or quotes
+    # torch's text as torch's; never "<fragment>: changed"
+    assert describe_changes([parse_failure(GRAD_MODE)]) == [
+        "grad mode: enabled ↔ disabled (torch does not log which way)"
+    ]
     assert describe_changes([parse_failure(FUNCTION_ARG), parse_failure(AUTOCAST)]) == [
-        "act: changed",
-        "autocast(cpu)_enabled: changed",
+        "act: a different object than the cache entry was compiled for",
+        "autocast(cpu)_enabled: torch says `GLOBAL_STATE changed: autocast(cpu)_enabled`",
     ]
 
 
@@ -328,3 +332,99 @@ def test_describe_changes_drops_consecutive_repeats_only():
     size = parse_failure(SIZE)  # a shape that goes back and forth is shown going back and forth
     assert describe_changes([size, size]) == ["x.shape[0]: 4 → 5 → 4 → 5"]
     assert describe_changes([]) == []
+
+
+# --- issue 14: guard texts with quotes and brackets, torch's sentences, never half-parsed -------------
+# Printed by torch 2.13 in the real-world dev cases (/work/shared/realworld-dev, *.truth.json and captures).
+
+QUOTED_SIZE = "0/1: tensor 'kwargs['past_key_values'].layers[0].keys' size mismatch at index 2. expected 18, actual 22"
+BUFFER_SIZE = (
+    "0/0: tensor 'model._modules['layers']._modules['0']._buffers['k_cache']' size mismatch at index 2."
+    " expected 24, actual 32"
+)
+TENSOR_TYPE = "7/0: expected type of 'input_ids' to be a tensor type, ' but found <class 'builtin_function_or_method'>"
+KEY_ERROR = (
+    "6/0: KeyError on self._modules['layer']._modules['0']._modules['SelfAttention']"
+    "._modules['relative_attention_bias']"
+)
+UNKNOWN_SOURCE = "0/0: L['x'].size()[0] == 8  # (unknown source L['x'].size()[0], please file a bug)"
+THREAD_RACE = (
+    "0/0: Unexpected recompilation: runtime guards failed even though they passed during recompilation-reason"
+    " analysis. Please open an issue with a minimal repro: https://github.com/pytorch/pytorch"
+)
+DICT_CONTAINS = "0/0: ___dict_contains('bias_layer', self._modules)"
+OPTIMIZER_LR = (
+    "2/0: self.param_groups[0]['lr'] == 0.003333333333333333       # for group in self.param_groups:"
+    "  # optim/adam.py:229 in step"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "reason_class", "variable", "old", "new"),
+    [
+        (QUOTED_SIZE, "shape_or_rank", "past_key_values.layers[0].keys.shape[2]", "18", "22"),
+        (BUFFER_SIZE, "shape_or_rank", "model.layers[0].k_cache.shape[2]", "24", "32"),
+        (TENSOR_TYPE, "type_change", "type of input_ids", "Tensor", "builtin_function_or_method"),
+        (KEY_ERROR, "module_structure", "self.layer[0].SelfAttention.relative_attention_bias", "present", "missing"),
+        (UNKNOWN_SOURCE, "shape_or_rank", "x.shape[0]", "8", None),
+        (THREAD_RACE, "thread_race", "runtime guards", None, None),
+        (DICT_CONTAINS, "module_structure", "self.bias_layer", "present", "missing"),
+        (OPTIMIZER_LR, "float_specialization", "self.param_groups[0]['lr']", "0.003333333333333333", None),
+    ],
+)
+def test_quoted_sources_and_torch_sentences(text, reason_class, variable, old, new):
+    failure = parse_failure(text)
+    assert (failure.reason_class, failure.variable, failure.old, failure.new) == (reason_class, variable, old, new)
+
+
+def test_tensor_subject_keeps_its_quoted_name():
+    assert parse_failure(QUOTED_SIZE).subject == "past_key_values.layers[0].keys"
+
+
+def test_no_change_line_is_a_half_parsed_fragment():
+    for text in (QUOTED_SIZE, BUFFER_SIZE, TENSOR_TYPE, KEY_ERROR, UNKNOWN_SOURCE, THREAD_RACE, DICT_CONTAINS):
+        (line,) = describe_changes([parse_failure(text)])
+        assert not line.endswith(": changed") and "please file a bug" not in line, line
+    assert describe_changes([parse_failure(THREAD_RACE)]) == [
+        "runtime guards: failed, then passed when torch re-checked them (another thread changed state in between)"
+    ]
+
+
+def test_root_cause_is_the_value_that_grows_without_bound():
+    from torchcompile_doctor.analysis.recompile_causes import causes
+
+    grad = {0: "0", 1: "1"}
+    records = []
+    for newest in range(1, 6, 2):  # entries 0, 2, 4 fail on the counter, 1, 3, 5 on requires_grad
+        records.append(
+            [
+                parse_failure(f"1/{k}: tensor 'x' requires_grad mismatch. expected requires_grad={grad[k % 2]}")
+                if k % 2
+                else parse_failure(f"1/{k}: self.calls == {k // 2}")
+                for k in range(newest, -1, -1)
+            ]
+        )
+    root, other = causes(records)
+    assert (root.variable, root.unbounded, root.counter) == ("self.calls", True, True)
+    assert (other.variable, other.unbounded) == ("x.requires_grad", False)
+
+
+# symbolic-shape guards of a function compiled with dynamic=True (torch 2.13, `TORCH_LOGS=recompiles`)
+SIZE_RANGE = (
+    "0/1: 2 <= x.size()[0] <= 10  # if x.shape[0] > 10:  # mp/rc/sym.py:6 in a (user code shown is first use of"
+    " this value--the guard itself is not due user code but due to 0/1 specialization in the framework; to avoid"
+    " specialization try torch._dynamo.decorators.mark_unbacked(tensor, dim)) and if x.shape[0] > 10:  #"
+    " mp/rc/sym.py:6 in a (_dynamo/variables/tensor.py:2606 in evaluate_expr)"
+)
+DUCK_SIZING = (
+    "0/0: G['cache'].size()[0] == x.size()[0]  # duck sizing added this equality because these variables had the"
+    " same size 16 (to avoid this specialization, set torch.fx.experimental._config.use_duck_shape = False)"
+)
+
+
+def test_symbolic_size_guards_are_parsed():
+    bounded = parse_failure(SIZE_RANGE)
+    assert (bounded.guard, bounded.source, bounded.line) == ("2 <= x.size()[0] <= 10", "if x.shape[0] > 10:", 6)
+    assert describe_changes([bounded]) == ["x.shape[0]: between 2 and 10 → another value"]
+    duck = parse_failure(DUCK_SIZING)
+    assert (duck.reason_class, duck.variable, duck.old) == ("shape_or_rank", "x.shape[0]", "16 (= cache.shape[0])")

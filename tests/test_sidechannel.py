@@ -44,8 +44,13 @@ WRITTEN = [
             "file": "/t.py",
             "line": 30,
             "dynamo_disabled_by": "TORCHDYNAMO_DISABLE=1",
+            "dynamic": True,
+            "function_file": "/m.py",
+            "function_line": 3,
         },
-        BackendUse("inductor", "eager", "LlamaForCausalLM", "module", "/t.py", 30, "TORCHDYNAMO_DISABLE=1"),
+        BackendUse(
+            "inductor", "eager", "LlamaForCausalLM", "module", "/t.py", 30, "TORCHDYNAMO_DISABLE=1", True, "/m.py", 3
+        ),
     ),
     (
         EventName.CALL_SITE,

@@ -83,6 +83,29 @@ class AnalysisIndex:
 
         return compile_time(self)
 
+    @cached_property
+    def _guards_by_id(self) -> dict[CompileId, tuple[str, ...]]:
+        return {t.compile_id: tuple(g.expression for g in t.guards) for t in self.log.guard_trees if t.compile_id}
+
+    def guard_expressions(self, compile_id: CompileId) -> tuple[str, ...]:
+        """The guard expressions of one cache entry (its `dynamo_cpp_guards_str` tree), () when not logged."""
+        return self._guards_by_id.get(compile_id, ())
+
+    @cached_property
+    def compile_order(self) -> tuple[CompileId, ...]:
+        """Every compile id, in the order torch finished them (compilation_metrics order)."""
+        return tuple(m.compile_id for m in self.log.metrics if m.compile_id is not None)
+
+    @cached_property
+    def compiled_code(self) -> frozenset[tuple[str | None, str]]:
+        """(file, co_name) of every compiled function: which stack frames are compiled code."""
+        return frozenset((m.co_filename, m.co_name) for m in self.log.metrics if m.co_name)
+
+    @cached_property
+    def sessions(self) -> int:
+        """How many Dynamo sessions the log holds: 1, plus one per `torch._dynamo.reset()` seen."""
+        return 1 + max((s.compile_id.session for s in self.log.dynamo_starts), default=0)
+
     # -- where things are
     def location(self, file: str, line: int, function: str) -> Location:
         return self.code.location(file, line, function)

@@ -8,11 +8,31 @@ from dataclasses import dataclass
 # "0/3: self.step == 3      # self.step += 1  # dir/script.py:14 in forward (HINT: ...)"
 _FAILURE = re.compile(
     r"^(?P<entry>\d+/\d+): (?P<guard>.*?)"
-    r"(?:\s{2,}# (?P<source>.*?)\s+# (?P<path>\S+):(?P<line>\d+) in (?P<function>\S+))?"
+    r"(?:\s{2,}# (?P<source>.*?)\s+# (?P<path>\S+):(?P<line>\d+) in (?P<function>\S+)(?P<note>.*?))?"
     r"(?: \(HINT: (?P<hint>.*)\))?\s*$",
     re.S,
 )
-_TENSOR_MISMATCH = re.compile(r"tensor '(?P<name>[^']+)' (?P<what>[\w ]+?) mismatch(?P<rest>.*)$", re.S)
+# the name may hold quotes and brackets (`tensor 'kwargs['input_ids']' size mismatch`): the last `' <what> mismatch`
+_TENSOR_MISMATCH = re.compile(r"tensor '(?P<name>.+)' (?P<what>[a-z_ ]+?) mismatch(?P<rest>.*)$", re.S)
+# "expected type of 'input_ids' to be a tensor type, ' but found <class 'builtin_function_or_method'>"
+_TENSOR_TYPE = re.compile(
+    r"expected type of '(?P<name>.+?)' to be a tensor type,.*?found <class '(?P<new>[^']+)'>", re.S
+)
+_KEY_ERROR = re.compile(r"^KeyError on (?P<name>.+)$", re.S)
+# symbolic-shape guards whose source torch could not name end in this comment; the guard before it is parsed
+_UNKNOWN_SOURCE = re.compile(r"\s*# \(unknown (?:source|var) .*?please file a bug\)\s*$")
+_SIZE_COMPARE = re.compile(r"^(?P<name>.+)\.(?P<what>size|stride)\(\)\[(?P<index>\d+)\] == (?P<value>\d+)$")
+# a symbolic-shape guard bounding a size: `2 <= x.size()[0] <= 10`
+_SIZE_RANGE = re.compile(r"^(?P<low>-?\d+) <= (?P<name>\S+)\.size\(\)\[(?P<index>\d+)\](?: <= (?P<high>\d+))?$")
+# a symbolic-shape guard tying two sizes together: `G['cache'].size()[0] == x.size()[0]  # duck sizing added ...`
+_SIZE_EQUALS_SIZE = re.compile(
+    r"^(?P<lhs>\S+)\.size\(\)\[(?P<li>\d+)\] == (?P<rhs>\S+)\.size\(\)\[(?P<ri>\d+)\]"
+    r"(?:\s+# duck sizing added this equality because these variables had the same size (?P<size>\d+).*)?$",
+    re.S,
+)
+_DICT_CONTAINS = re.compile(r"^(?P<negated>not )?___dict_contains\('(?P<key>[^']+)', (?P<mapping>.+)\)$")
+_MODULE_DICT = re.compile(r"\._(?:modules|parameters|buffers)$")
+THREAD_RACE = "Unexpected recompilation: runtime guards failed"
 _EXPECTED_ACTUAL = re.compile(r"expected (?P<old>\w+\([^)]*\)|[^,]+), actual (?P<new>.+?)\.?$")
 _DISPATCH_BACKENDS = ("CPU", "CUDA", "Meta", "XPU", "MPS", "HPU", "XLA", "PrivateUse1", "Lazy")
 _INDEX = re.compile(r"at index (?P<index>\d+)")
@@ -47,14 +67,19 @@ class GuardFailure:
     reason_class: str
     variable: str  # the thing that changed, in the user's words
     old: str | None  # the value the failing entry was compiled for
-    new: str | None  # the value that arrived, when torch says it
+    new: str | None  # the value that arrived, when torch says it (or the new entry's guards show it)
+    subject: str | None = None  # the tensor or value the guard is on (`kwargs['input_ids']` for its shape)
 
 
 def user_variable(source: str) -> str:
     """L['x'] -> x, L['self'].step -> self.step, ___stack0 -> a value produced before a graph break."""
     text = re.sub(r"\bL\['([^']+)'\]", r"\1", source.strip())
     text = re.sub(r"\bG\['([^']+)'\]", r"\1", text)
-    return text
+    # a keyword argument of a `(*args, **kwargs)` wrapper by the name its caller passed it as
+    text = re.sub(r"^kwargs\['([A-Za-z_]\w*)'\]", r"\1", text)
+    # a submodule, buffer or parameter as the user writes it: self._modules['layers']._modules['0'] -> self.layers[0]
+    text = re.sub(r"\._(?:modules|buffers|parameters)\['(\d+)'\]", r"[\1]", text)
+    return re.sub(r"\._(?:modules|buffers|parameters)\['([A-Za-z_]\w*)'\]", r".\1", text)
 
 
 def is_carried_value(variable: str) -> bool:
@@ -64,6 +89,9 @@ def is_carried_value(variable: str) -> bool:
 
 def _classify_comparison(lhs: str, rhs: str) -> str:
     name = lhs.strip()
+    if "param_groups[" in name:  # an optimizer's hyperparameter: a number, not an nn.Module attribute
+        value = rhs.strip()
+        return "int_specialization" if re.fullmatch(r"-?\d+", value) else "float_specialization"
     if re.match(r"^(self|L\['self'\])\.", name) or re.match(r"^L\['self'\]\._modules", name):
         return "module_attribute"
     value = rhs.strip()
@@ -94,11 +122,42 @@ _Classified = tuple[str, str, str | None, str | None]  # (reason_class, variable
 
 def classify(guard: str) -> _Classified:
     """(reason_class, variable, old, new) for one guard-failure text."""
-    text = guard.strip()
+    text = _UNKNOWN_SOURCE.sub("", guard.strip())
     tensor = _TENSOR_MISMATCH.search(text)
     if tensor:
         return _classify_tensor(tensor)
-    return _classify_global_state(text) or _classify_value(text)
+    return _classify_torch_sentence(text) or _classify_global_state(text) or _classify_value(text)
+
+
+def _classify_torch_sentence(text: str) -> _Classified | None:
+    """Guard failures torch words as a sentence: a tensor that became another type, a missing key, a
+    recompile whose guards passed when torch re-checked them (another thread changed state meanwhile)."""
+    typ = _TENSOR_TYPE.search(text)
+    if typ:
+        return "type_change", f"type of {user_variable(typ['name'])}", "Tensor", typ["new"]
+    key = _KEY_ERROR.match(text)
+    if key:  # the entry was compiled for a module/dict that had this key; this one has not
+        return "module_structure", user_variable(key["name"]), "present", "missing"
+    if text.startswith(THREAD_RACE):
+        return "thread_race", "runtime guards", None, None
+    bounds = _SIZE_RANGE.match(text)
+    if bounds:  # a dynamic size guarded to a range (0/1 specialization, a comparison in the code)
+        name = user_variable(bounds["name"])
+        upper = f" and {bounds['high']}" if bounds["high"] else " or more"
+        return "shape_or_rank", f"{name}.shape[{bounds['index']}]", f"between {bounds['low']}{upper}", None
+    pair = _SIZE_EQUALS_SIZE.match(text)
+    if pair:  # the input's size had to equal another tensor's (often a global or a fixed-size buffer)
+        sides = [(user_variable(pair["lhs"]), pair["li"]), (user_variable(pair["rhs"]), pair["ri"])]
+        sides.sort(key=lambda side: pair["lhs"].startswith("G[") == (side[0] == user_variable(pair["lhs"])))
+        (name, index), (other, other_index) = sides
+        same = f"{pair['size']} (= {other}.shape[{other_index}])" if pair["size"] else f"= {other}.shape[{other_index}]"
+        return "shape_or_rank", f"{name}.shape[{index}]", same, None
+    size = _SIZE_COMPARE.match(text)
+    if size:
+        name = user_variable(size["name"])
+        attribute = f"{name}.shape[{size['index']}]" if size["what"] == "size" else f"{name}.stride()[{size['index']}]"
+        return ("shape_or_rank" if size["what"] == "size" else "other"), attribute, size["value"], None
+    return None
 
 
 def _classify_tensor(tensor: re.Match) -> _Classified:
@@ -145,6 +204,17 @@ def _classify_global_state(text: str) -> _Classified | None:
     return None
 
 
+def _classify_contains(contains: re.Match) -> _Classified:
+    """`___dict_contains('k', d)` failed: the entry was compiled for a dict (or a module) with key k, this one
+    lacks it (or, negated, the other way round)."""
+    was, now = ("missing", "present") if contains["negated"] else ("present", "missing")
+    mapping = contains["mapping"].strip()
+    if _MODULE_DICT.search(mapping):  # a submodule, parameter or buffer one instance has and another lacks
+        owner = user_variable(_MODULE_DICT.sub("", mapping))
+        return "module_structure", f"{owner}.{contains['key']}", was, now
+    return "dict_or_list_length", f"{user_variable(mapping)}['{contains['key']}']", was, now
+
+
 def _classify_value(text: str) -> _Classified:
     """A guard on a Python value: an object's identity or type, a container's length, a compared value."""
     obj = re.search(r"___check_obj_id\((?P<name>[^,]+),", text)
@@ -156,6 +226,9 @@ def _classify_value(text: str) -> _Classified:
     length = re.search(r"len\((?P<name>.+?)\) (?P<op>==|!=|<|>) (?P<value>\d+)", text)
     if length:
         return "dict_or_list_length", f"len({user_variable(length['name'])})", length["value"], None
+    contains = _DICT_CONTAINS.match(text)
+    if contains:
+        return _classify_contains(contains)
     if "dict keys" in text or "___dict_contains" in text or "dict_version" in text:
         return "dict_or_list_length", "dict keys", None, None
     compare = _COMPARE.match(text)
@@ -173,6 +246,7 @@ def parse_failure(text: str) -> GuardFailure | None:
     if match is None:
         return None
     reason_class, variable, old, new = classify(match["guard"])
+    tensor = _TENSOR_MISMATCH.search(match["guard"])
     file = line = None
     frames = _FILE_LINE.findall(tail)
     if frames:
@@ -190,23 +264,38 @@ def parse_failure(text: str) -> GuardFailure | None:
         variable=variable,
         old=old,
         new=new,
+        subject=user_variable(tensor["name"]) if tensor else None,
     )
 
 
 def describe_changes(failures: list[GuardFailure], max_values: int = 6) -> list[str]:
-    """What changed, per variable: `x.dtype: Float → Double`, `self.step: 0 → 1 → … → 7`."""
+    """What changed, per variable: `x.dtype: Float → Double`, `self.step: 0 → 1 → … → 7`; where torch
+    logged no values, what the guard means (`a different object`) or torch's own words, quoted."""
     by_variable: dict[str, list[str]] = {}
+    first: dict[str, GuardFailure] = {}
     for failure in failures:
         values = by_variable.setdefault(failure.variable, [])
+        first.setdefault(failure.variable, failure)
         for value in (failure.old, failure.new):
             if value is not None and (not values or values[-1] != value):
                 values.append(value)
     lines = []
     for variable, values in by_variable.items():
         if not values:
-            lines.append(f"{variable}: changed")
+            lines.append(f"{variable}: {_without_values(first[variable])}")
             continue
         if len(values) > max_values:
             values = values[:3] + ["…"] + values[-2:]
         lines.append(f"{variable}: " + " → ".join(values) + (" → another value" if len(values) == 1 else ""))
     return lines
+
+
+def _without_values(failure: GuardFailure) -> str:
+    """A change torch logged without its values: what the guard means, or torch's text quoted as torch's."""
+    if failure.reason_class == "object_id":
+        return "a different object than the cache entry was compiled for"
+    if failure.reason_class == "grad_mode":
+        return "enabled ↔ disabled (torch does not log which way)"
+    if failure.reason_class == "thread_race":
+        return "failed, then passed when torch re-checked them (another thread changed state in between)"
+    return f"torch says `{failure.guard[:160]}`"

@@ -109,8 +109,19 @@ def compile_call(model: object, caller: types.FrameType) -> dict:
         disabled_by = "TORCH_COMPILE_DISABLE=1"
     elif torch._dynamo.config.disable:
         disabled_by = "torch._dynamo.config.disable"
-    file, line = caller.f_code.co_filename, caller.f_lineno
-    return {"compiled": name, "compiled_kind": kind, "file": file, "line": line, "dynamo_disabled_by": disabled_by}
+    try:  # the compiled function's code, or a module's forward: which function `dynamic=` applies to
+        code = getattr(getattr(model, "forward", model), "__code__", None)
+    except Exception:  # noqa: BLE001 - an exotic __getattr__ must not break the user's torch.compile call
+        code = None
+    return {
+        "compiled": name,
+        "compiled_kind": kind,
+        "file": caller.f_code.co_filename,
+        "line": caller.f_lineno,
+        "dynamo_disabled_by": disabled_by,
+        "function_file": getattr(code, "co_filename", None),
+        "function_line": getattr(code, "co_firstlineno", None),
+    }
 
 
 def _recording_module_calls(compiled, recorder, mark: dict | None) -> None:
@@ -166,7 +177,8 @@ def compile_hook(
                 kwargs.pop("mode", None)
                 kwargs.pop("options", None)
         used = _backend_name(kwargs.get("backend", "inductor"))
-        channel.write(EventName.BACKEND, requested=requested, used=used, **compile_call(model, caller))
+        call = compile_call(model, caller)
+        channel.write(EventName.BACKEND, requested=requested, used=used, dynamic=kwargs.get("dynamic"), **call)
         if compile_blocks(model, regional, kwargs):  # a regional-compilation experiment
             return model
         compiled = original(model, **kwargs)

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from torchcompile_doctor.dumps.layout import CAPTURE_IN_DUMP
 from torchcompile_doctor.errors import DoctorError
-from torchcompile_doctor.events.model import EventLog
+from torchcompile_doctor.events.model import CompileId, EventLog
 from torchcompile_doctor.events.parsers import IGNORED_KINDS, NOT_AN_EVENT, Parser, parser_table
 from torchcompile_doctor.events.reader import read_records
 from torchcompile_doctor.events.sidechannel import FILE_NAME as SIDE_CHANNEL
@@ -39,6 +39,7 @@ def load_trace(stream, log: EventLog, parsers: list[Parser] | None = None) -> in
     by_kind = parser_table() if parsers is None else {kind: parser for parser in parsers for kind in parser.kinds}
     strings: dict[int, str] = {}
     rank: int | None = None
+    sessions = _Sessions()
     wants = lambda kind: kind in by_kind and by_kind[kind].needs_payload  # noqa: E731
     for record in read_records(stream, log.health, wants):
         if rank is None and type(record.meta.get("rank")) is int:
@@ -60,8 +61,30 @@ def load_trace(stream, log: EventLog, parsers: list[Parser] | None = None) -> in
         if event is None:
             log.health.parse_errors += 1
         elif event is not NOT_AN_EVENT:
-            log.add(event)
+            log.add(sessions.tag(record, event))
     return rank
+
+
+class _Sessions:
+    """Counts `torch._dynamo.reset()` calls from the trace itself: after a reset Dynamo numbers compiles from
+    0/0 again, so a compile that starts with an id this session already started opens the next session.
+    Events of later sessions get their session in their compile id (old captures re-read the same way)."""
+
+    def __init__(self) -> None:
+        self.session = 0
+        self._started: set[CompileId] = set()
+
+    def tag(self, record, event: object) -> object:
+        compile_id = getattr(event, "compile_id", None)
+        if not isinstance(compile_id, CompileId):
+            return event
+        # compiled autograd numbers its own graphs; only Dynamo's frame compiles count
+        if record.kind == "dynamo_start" and "compiled_autograd_id" not in record.meta:
+            if compile_id in self._started:
+                self.session += 1
+                self._started = set()
+            self._started.add(compile_id)
+        return replace(event, compile_id=replace(compile_id, session=self.session)) if self.session else event  # type: ignore[type-var]
 
 
 def _side_channel_log(file: Path) -> EventLog:

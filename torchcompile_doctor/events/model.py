@@ -10,13 +10,17 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True, order=True)
 class CompileId:
-    """Dynamo's `frame_id/frame_compile_id` (attempts are restarts of the same compile)."""
+    """Dynamo's `frame_id/frame_compile_id` (attempts are restarts of the same compile). `session` counts
+    the `torch._dynamo.reset()` calls before it: ids restart at 0/0 after a reset, so 0/0 of the second
+    session is another compile than 0/0 of the first."""
 
     frame_id: int
     frame_compile_id: int
+    session: int = 0
 
     def __str__(self) -> str:
-        return f"{self.frame_id}/{self.frame_compile_id}"
+        text = f"{self.frame_id}/{self.frame_compile_id}"
+        return f"{text} (session {self.session + 1})" if self.session else text
 
     @classmethod
     def parse(cls, text: str) -> CompileId | None:
@@ -182,11 +186,14 @@ class BackendUse:
 
     requested: str
     used: str
-    compiled: str | None = None  # `LlamaForCausalLM`, `step`, `LlamaForCausalLM.forward`; None: `torch.compile(**kw)`
-    compiled_kind: str | None = None  # "module", "method", "function", "decorator" (no target yet), "other"
+    compiled: str | None = None  # `LlamaForCausalLM`, `step`, `LlamaForCausalLM.forward`
+    compiled_kind: str | None = None  # "module", "method", "function", "other"
     file: str | None = None  # the line that called torch.compile
     line: int | None = None
     dynamo_disabled_by: str | None = None  # "TORCHDYNAMO_DISABLE=1", "torch._dynamo.config.disable"
+    dynamic: bool | None = None  # the call's `dynamic=` (None: not passed)
+    function_file: str | None = None  # the compiled function's code (a module's forward), when known
+    function_line: int | None = None
 
 
 @dataclass(frozen=True)

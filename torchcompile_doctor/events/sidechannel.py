@@ -133,6 +133,9 @@ _PARSERS: dict[str, Callable[[dict], object]] = {  # keyed by EventName (a str)
         file=_opt_str(d.get("file")),
         line=d["line"] if isinstance(d.get("line"), int) else None,
         dynamo_disabled_by=_opt_str(d.get("dynamo_disabled_by")),
+        dynamic=d["dynamic"] if isinstance(d.get("dynamic"), bool) else None,
+        function_file=_opt_str(d.get("function_file")),
+        function_line=d["function_line"] if isinstance(d.get("function_line"), int) else None,
     ),
     EventName.CALL_SITE: lambda d: CallSite(
         function_file=str(d["function_file"]),

@@ -47,6 +47,9 @@ REASON_CLASSES = (
     "requires_grad",
     "device",
     "dict_or_list_length",
+    "type_change",
+    "module_structure",
+    "thread_race",
     "other",
 )
 

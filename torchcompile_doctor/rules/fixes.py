@@ -10,6 +10,8 @@ import re
 import textwrap
 from collections.abc import Callable
 
+from torchcompile_doctor.rules.recompile_fixes import tensor_hyperparameter
+
 Transform = Callable[[str, dict], "str | None"]
 
 
@@ -211,6 +213,7 @@ TRANSFORMS: dict[str, Transform] = {
     "cast_at_call_site": cast_at_call_site,
     "mark_dynamic": mark_dynamic,
     "tensor_argument": tensor_argument,
+    "tensor_hyperparameter": tensor_hyperparameter,  # rules/recompile_fixes.py
 }
 
 

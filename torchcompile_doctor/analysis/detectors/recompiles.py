@@ -1,50 +1,134 @@
 """Recompiles (TCD2xx, TCD301) and the recompile limit (TCD402): recompiles grouped by compiled
-function, classified by their most common guard failure; a recompile of a value carried across a graph
-break is worded by the carried-value rules, since the break is its cause."""
+function (per session: `torch._dynamo.reset()` starts a new one), classified by the root cause that
+every cache entry's guard failure supports (recompile_causes.py); a recompile of a value carried across
+a graph break is worded by the carried-value rules, since the break is its cause; one whose entries
+come from different call sites or layers within one call is worded as such (bounded, usually expected)."""
 
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
-from torchcompile_doctor.analysis.recompiles import GuardFailure, describe_changes, is_carried_value, parse_failure
-from torchcompile_doctor.events.model import CompileId
+from torchcompile_doctor.analysis.recompile_causes import Cause, causes, describe_causes, unbounded_note
+from torchcompile_doctor.analysis.recompile_context import (
+    enrich_failures,
+    grad_mode_note,
+    hyperparameter_of,
+    inside_one_call,
+    kv_cache_note,
+    optimizer_line,
+    session_fingerprint,
+    session_label,
+)
+from torchcompile_doctor.analysis.recompiles import GuardFailure, is_carried_value, parse_failure
+from torchcompile_doctor.events.model import CompileId, Recompile
 from torchcompile_doctor.finding_data import LimitEvidence, LimitImpact, RecompileEvidence, RecompileImpact
 from torchcompile_doctor.report import Finding
-from torchcompile_doctor.rules import Rule, rule_for_carried, rule_for_recompile
+from torchcompile_doctor.rules import Rule, rule_for_carried, rule_for_recompile, rules_for_detector
 
 GB_LINK = re.compile(r"/gb/gb(\d{4})\.html")
 LIMIT_MARKERS = ("recompile limit exceeded", "cache limit exceeded", "recompile_limit", "cache_size_limit")
 _RESUME = re.compile(r"^torch_dynamo_resume_in_(.+)_at_(\d+)$")
 _AT_CALL = ("tensor_argument", "cast_at_call_site", "mark_dynamic")  # transforms whose fix edits the call
 
-_Item = tuple[CompileId | None, GuardFailure | None, str]  # a recompile: its id, parsed failure, first line
+_Key = tuple[int, str, int, str]  # (session, file, first line, co_name)
+
+
+@dataclass(frozen=True)
+class RecompileGroup:
+    """The recompiles of one compiled function in one session, with their parsed failures."""
+
+    key: _Key
+    records: tuple[Recompile, ...]
+    failures: tuple[tuple[GuardFailure, ...], ...]  # per record, one per existing cache entry
+    parent_root: Cause | None = None  # a resume function kept apart: the root cause of the function it resumes
+
+    @property
+    def compile_ids(self) -> set[CompileId]:
+        return {r.compile_id for r in self.records if r.compile_id is not None}
+
+
+def recompile_groups(index: AnalysisIndex) -> list[RecompileGroup]:
+    """The recompiles grouped per compiled function and session; a resume function whose root cause is its
+    parent's (the same value seen again after the break) is folded into the parent's group."""
+    records: dict[_Key, list[Recompile]] = defaultdict(list)
+    for record in index.log.recompiles:
+        file, line, co_name = index.frame_key(record.compile_id)
+        session = record.compile_id.session if record.compile_id else 0
+        records[(session, file, line, co_name)].append(record)
+    groups = {}
+    for key, items in records.items():
+        parsed = tuple(enrich_failures(index, record, _parsed(record)) for record in items)
+        groups[key] = RecompileGroup(key, tuple(items), parsed)
+    return list(_fold_resume_functions(groups).values())
+
+
+def _parsed(record: Recompile) -> tuple[GuardFailure, ...]:
+    return tuple(f for f in (parse_failure(text) for text in record.failures) if f is not None)
+
+
+def _fold_resume_functions(groups: dict[_Key, RecompileGroup]) -> dict[_Key, RecompileGroup]:
+    """One root cause, one finding: a resume function (`f (after line N)`) recompiling on the same change
+    as `f` itself joins `f`'s group."""
+    for key in list(groups):
+        session, file, _, co_name = key
+        resume = _RESUME.match(co_name)
+        parent = next((k for k in groups if resume and k[0] == session and k[1] == file and k[3] == resume[1]), None)
+        if parent is None or key not in groups:
+            continue
+        mine, theirs = _root(groups[key]), _root(groups[parent])
+        if mine and theirs and _same_change(mine, theirs):
+            merged = groups[parent]
+            groups[parent] = replace(
+                merged, records=merged.records + groups[key].records, failures=merged.failures + groups[key].failures
+            )
+            del groups[key]
+        else:
+            groups[key] = replace(groups[key], parent_root=theirs)
+    return groups
+
+
+def _same_change(one: Cause, other: Cause) -> bool:
+    return one.reason_class == other.reason_class and one.values == other.values
+
+
+def _root(group: RecompileGroup) -> Cause | None:
+    found = causes([list(f) for f in group.failures])
+    return found[0] if found else None
 
 
 def recompiles(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
-    """One finding per compiled function that recompiled."""
-    groups: dict[tuple, list[_Item]] = defaultdict(list)
-    for record in index.log.recompiles:
-        first_text = record.failures[0] if record.failures else ""
-        groups[index.frame_key(record.compile_id)].append((record.compile_id, parse_failure(first_text), first_text))
-    return [_recompile_finding(index, file, line, co_name, items) for (file, line, co_name), items in groups.items()]
+    """One finding per compiled function (and session) that recompiled."""
+    return [_recompile_finding(index, group, _special_rules(rules)) for group in recompile_groups(index)]
 
 
-def _main_failure(items: list[_Item]) -> tuple[str, GuardFailure | None, list[GuardFailure]]:
-    """(the most common reason class, its first failure, all its failures)."""
-    failures = [f for _, f, _ in items if f is not None]
-    classes = Counter(f.reason_class for f in failures) or Counter({"other": 1})
-    reason_class = classes.most_common(1)[0][0]
-    of_class = [f for f in failures if f.reason_class == reason_class]
-    return reason_class, (of_class[0] if of_class else None), of_class
+def _special_rules(rules: Sequence[Rule]) -> _Special:
+    return _Special(
+        within=next((r for r in rules if r.params.get("inside_one_call")), None),
+        dynamic=next((r for r in rules if r.params.get("dynamic_passed")), None),
+        kv_cache=next((r for r in rules if r.params.get("kv_cache")), None),
+    )
+
+
+@dataclass(frozen=True)
+class _Special:
+    """The rules a detector picks by situation rather than by reason class."""
+
+    within: Rule | None  # entries compiled within one call (layers, call sites)
+    dynamic: Rule | None  # a shape recompile of a function compiled with dynamic=True
+    kv_cache: Rule | None  # the root cause is a KV cache's length
 
 
 def _fix_line(index: AnalysisIndex, rule: Rule, main: GuardFailure | None, call_sites: list) -> str | None:
-    """Fixes for inputs (dtype, shape, int arguments) belong at the call; the others where the guard came from."""
+    """Fixes for inputs (dtype, shape, int arguments) belong at the call; an optimizer's hyperparameter where
+    the user creates the optimizer; the others where the guard came from."""
+    if rule.transform == "tensor_hyperparameter":
+        found = optimizer_line(index)
+        return found[0] if found else None
     call_line = index.raw_line(call_sites[0].file, call_sites[0].line) if call_sites else None
     if rule.transform in _AT_CALL and call_line:
         return call_line
@@ -54,47 +138,84 @@ def _fix_line(index: AnalysisIndex, rule: Rule, main: GuardFailure | None, call_
     return guard_line or main.source
 
 
-def _evidence(items: list[_Item], main: GuardFailure | None, compile_ids: set[CompileId]) -> RecompileEvidence:
+def _evidence(group: RecompileGroup, main: GuardFailure | None) -> RecompileEvidence:
     return RecompileEvidence(
-        compile_ids=sorted(str(c) for c in compile_ids),
-        guard_failures=[text.split("\n")[0] for _, _, text in items],
+        compile_ids=sorted(str(c) for c in group.compile_ids),
+        guard_failures=[text.split("\n")[0] for record in group.records for text in record.failures[:1]],
         guard_source=({"file": main.file, "line": main.line, "source": main.source} if main and main.file else None),
         hint=main.hint if main else None,
     )
 
 
-def _recompile_finding(index: AnalysisIndex, file: str, line: int, co_name: str, items: list[_Item]) -> Finding:
-    reason_class, main, of_class = _main_failure(items)
+def _dynamic_passed(index: AnalysisIndex, file: str, line: int) -> bool:
+    """The user compiled this function with `dynamic=True` (the side channel names each torch.compile call)."""
+    return any(b.dynamic is True and b.function_file == file and b.function_line == line for b in index.log.backends)
+
+
+def _choose_rule(index: AnalysisIndex, group: RecompileGroup, root: Cause | None, special: _Special) -> tuple:
+    """(rule, extra facts, change-line rewrite) for the group's root cause."""
+    main = root.failures[0] if root else None
+    if main is not None and is_carried_value(main.variable):
+        # a value that crossed a graph break: the break is the cause, and the carried-value rule says so
+        return rule_for_carried(main.reason_class), _carried_facts(index, main, group.key[3], group.key[1]), True
+    inside = inside_one_call(index, group.compile_ids, group.failures)
+    if special.within is not None and inside and not (root and root.unbounded):
+        if root is not None and root.reason_class == "object_id" and root.variable.endswith("__code__"):
+            inside = f"one decorator wrapping different functions, reached from {inside}"  # its `func` differs
+        return special.within, {"inside": inside}, False
+    if special.kv_cache is not None and root is not None and kv_cache_note([root]):
+        return special.kv_cache, {}, False
+    shape = root is not None and root.reason_class == "shape_or_rank"
+    if special.dynamic is not None and shape and _dynamic_passed(index, group.key[1], group.key[2]):
+        return special.dynamic, {}, False
+    rule = rule_for_recompile(root.reason_class if root else "other", main.guard if main else "")
+    if rule.transform == "tensor_hyperparameter" and main is not None:
+        site = optimizer_line(index)
+        return (
+            rule,
+            {"hyperparameter": hyperparameter_of(main.variable), "optimizer_site": site[1] if site else None},
+            False,
+        )
+    return rule, {}, False
+
+
+def _recompile_finding(index: AnalysisIndex, group: RecompileGroup, special: _Special) -> Finding:
+    session, file, line, co_name = group.key
+    found = causes([list(f) for f in group.failures])
+    root = found[0] if found else None
+    main = root.failures[0] if root else None
     name = index.function_name(file, co_name, line)
-    compile_ids = {c for c, _, _ in items if c is not None}
-    changes = describe_changes(of_class)
-    call_sites = index.callers(file, line, compile_ids)
+    changes = _echoes_marked(describe_causes(found), found, group.parent_root)
+    call_sites = index.callers(file, line, group.compile_ids)
     user_frame = None
     if index.code.is_library(file) and call_sites:  # a library frame recompiles: where the user called in
         user_frame = index.location(call_sites[0].file, call_sites[0].line, call_sites[0].function)
-    facts = _facts(name, reason_class, main, items, changes)
-    if main is not None and is_carried_value(main.variable):
-        # a value that crossed a graph break: the break is the cause, and the carried-value rule says so
-        rule = rule_for_carried(main.reason_class)
-        facts |= _carried_facts(index, main, co_name, file)
+    rule, extra, carried = _choose_rule(index, group, root, special)
+    facts = _facts(name, root, group, changes) | extra | {"seconds": index.compile_seconds(group.compile_ids)}
+    if carried and main is not None:
         changes = [c.replace(main.variable, "value carried across the break") for c in changes]
-    else:
-        rule = rule_for_recompile(reason_class, main.guard if main else "")
     finding = finding_from_rule(
         rule,
         location=index.location(file, line or 0, name),
         facts=facts,
         fix_line=_fix_line(index, rule, main, call_sites),
-        reason_class=reason_class,
-        count=len(items),
+        reason_class=root.reason_class if root else "other",
+        count=len(group.records),
         user_frame=user_frame,
         changes=tuple(changes),
         impact=RecompileImpact(
-            recompiles=len(items), compiles=len(compile_ids), compile_seconds=index.compile_seconds(compile_ids)
+            recompiles=len(group.records),
+            compiles=len(group.compile_ids),
+            compile_seconds=index.compile_seconds(group.compile_ids),
         ),
-        evidence=_evidence(items, main, compile_ids),
+        evidence=_evidence(group, main),
     )
-    dim = re.search(r"\[(\d+)\]", main.variable if main else "?")
+    finding = _with_notes(index, finding, root, found, session)
+    if root is not None and root.reason_class == "grad_mode":
+        finding = replace(finding, why=f"{finding.why} {grad_mode_note(index, root, group.compile_ids)}")
+    if carried and main is not None:
+        finding = replace(finding, why=finding.why.replace(f"`{main.variable}`", "The value carried across the break"))
+    dim = re.search(r"\[(\d+)\]$", main.variable if main else "?")
     if rule.reason_class == "shape_or_rank" and dim and file != "?":  # the precise fix: that dim only
         mark = {"file": file, "line": line, "function": name, "variable": facts["variable"], "dim": int(dim.group(1))}
         assert finding.fix is not None
@@ -102,22 +223,53 @@ def _recompile_finding(index: AnalysisIndex, file: str, line: int, co_name: str,
     return finding
 
 
-def _facts(name: str, reason_class: str, main: GuardFailure | None, items: list[_Item], changes: list[str]) -> dict:
+def _echoes_marked(changes: list[str], found: list[Cause], parent_root: Cause | None) -> list[str]:
+    """A resume function's change that repeats the root cause of the function it resumes says so."""
+    if parent_root is None:
+        return changes
+    return [
+        f"{line} (follows `{parent_root.variable}` before the break, reported there)"
+        if position and _same_change(cause, parent_root)
+        else line
+        for position, (cause, line) in enumerate(zip(found, changes, strict=False))
+    ]
+
+
+def _with_notes(
+    index: AnalysisIndex, finding: Finding, root: Cause | None, found: list[Cause], session: int
+) -> Finding:
+    """The sentences that depend on more than one cause: which one is unbounded, a KV cache re-created
+    with a new length, and the session of a run that called `torch._dynamo.reset()`."""
+    why = finding.why
+    note = unbounded_note(root, found[1:]) if root else None
+    if note:
+        why += " " + note
+    cache = kv_cache_note(found) if finding.code != "TCD303" else None  # TCD303 says it all
+    fix = finding.fix
+    if cache and fix is not None:
+        why += " " + cache[0]
+        fix = replace(fix, summary=f"{fix.summary} {cache[1]}")
+    title = finding.title + session_label(index, session)
+    return replace(
+        finding, why=why, fix=fix, title=title, fingerprint=session_fingerprint(finding.fingerprint, session)
+    )
+
+
+def _facts(name: str, root: Cause | None, group: RecompileGroup, changes: list[str]) -> dict:
+    main = root.failures[0] if root else None
     variable = main.variable if main else "?"
-    dim = re.search(r"\[(\d+)\]", variable)
+    dim = re.search(r"\[(\d+)\]$", variable)
+    first_text = group.records[0].failures[0].split("\n")[0] if group.records and group.records[0].failures else ""
     facts = {
         "function": name,
-        "variable": variable,
+        "variable": main.subject or variable if main else variable,
         "values": "; ".join(changes) if changes else "a guard failed",
-        "reason": main.guard if main else items[0][2].split("\n")[0],
-        "attribute": variable.removeprefix("self.") if reason_class == "module_attribute" else None,
+        "reason": main.guard.split("  # ")[0] if main else first_text,  # without torch's trailing comment
+        "attribute": variable.removeprefix("self.") if root and root.reason_class == "module_attribute" else None,
         "dim": dim.group(1) if dim else 0,
+        "compiles": len({c.frame_compile_id for c in group.compile_ids} | {0}),  # the first entry too
     }
-    if main and main.guard.startswith("tensor '"):  # x.dtype, x.shape[0], x.stride()[0] -> x
-        facts["variable"] = variable.split(".")[0].split("[")[0]
-    facts["first_value"] = next(
-        (f.old for _, f, _ in items if f is not None and f.reason_class == reason_class and f.old), None
-    )
+    facts["first_value"] = next((f.old for f in (root.failures if root else ()) if f.old), None)
     return facts
 
 
@@ -128,6 +280,27 @@ def _carried_facts(index: AnalysisIndex, main: GuardFailure, co_name: str, file:
         "cause": f"{index.code.display(file)}:{resume.group(2)}" if resume else "the graph break before it",
         "carried": main.variable.split(".")[-1].split("[")[0],
     }
+
+
+def _group_of_frame(index: AnalysisIndex, compile_id: CompileId | None) -> RecompileGroup | None:
+    """The recompiles of the function `compile_id` belongs to, in its session."""
+    if compile_id is None:
+        return None
+    key = (compile_id.session, *index.frame_key(compile_id))
+    return next((g for g in recompile_groups(index) if g.key == key), None)
+
+
+def _cause_fix(index: AnalysisIndex, group: RecompileGroup | None) -> str:
+    """The fix the recompile finding of the same function gives, for the limit finding to lead with."""
+    if group is None:
+        return "remove the cause of the recompiles"
+    finding = recompiles_of_group(index, group)
+    return finding.fix.summary.rstrip(".") if finding.fix else "remove the cause of the recompiles"
+
+
+def recompiles_of_group(index: AnalysisIndex, group: RecompileGroup) -> Finding:
+    """The recompile finding of one group, worded by the recompile detector's own rules."""
+    return _recompile_finding(index, group, _special_rules(rules_for_detector("recompile")))
 
 
 def recompile_limit(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
@@ -146,25 +319,38 @@ def recompile_limit(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding
         )
         name = index.code.user_function_name(file, co_name, line) if function else co_name
         limit = re.search(r"currently set to (\d+)", reason)
-        last = next(
-            (r for r in reversed(index.log.recompiles) if r.compile_id == metrics.compile_id and r.failures), None
-        )
-        last_reason = parse_failure(last.failures[0]) if last else None
+        group = _group_of_frame(index, metrics.compile_id)
+        root = _root(group) if group else None
         ids = GB_LINK.findall(reason)
+        finding = finding_from_rule(
+            rule,
+            location=index.location(file, line, name),
+            facts={
+                "function": name,
+                "limit": limit.group(1) if limit else "recompile_limit",
+                "reason": _limit_reason(root),
+                "cause_fix": _cause_fix(index, group),
+            },
+            gb_id=f"GB{ids[0]}" if ids else "GB0039",
+            gb_type=reason.split("\n")[0],
+            reason_class=root.reason_class if root else None,
+            impact=LimitImpact(limit=int(limit.group(1)) if limit else None),
+            evidence=LimitEvidence(compile_ids=[str(metrics.compile_id)], torch_text=metrics.fail_reason),
+        )
+        session = metrics.compile_id.session if metrics.compile_id else 0
         findings.append(
-            finding_from_rule(
-                rule,
-                location=index.location(file, line, name),
-                facts={
-                    "function": name,
-                    "limit": limit.group(1) if limit else "recompile_limit",
-                    "reason": last_reason.guard if last_reason else "see the recompile finding",
-                },
-                gb_id=f"GB{ids[0]}" if ids else "GB0039",
-                gb_type=reason.split("\n")[0],
-                reason_class=last_reason.reason_class if last_reason else None,
-                impact=LimitImpact(limit=int(limit.group(1)) if limit else None),
-                evidence=LimitEvidence(compile_ids=[str(metrics.compile_id)], torch_text=metrics.fail_reason),
+            replace(
+                finding,
+                title=finding.title + session_label(index, session),
+                fingerprint=session_fingerprint(finding.fingerprint, session),
             )
         )
     return findings
+
+
+def _limit_reason(root: Cause | None) -> str:
+    if root is None:
+        return "see the recompile finding"
+    if root.unbounded:
+        return f"`{root.variable}` takes a new value on every call ({' → '.join(root.values[:4])} …)"
+    return f"`{root.failures[0].guard}`"

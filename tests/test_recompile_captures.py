@@ -1,0 +1,126 @@
+"""Recompile findings on real captures (tests/data/captures, README there says how each was made): the root
+cause from every cache entry, recompiles inside one call, grad mode, the KV cache, `torch._dynamo.reset()`
+sessions. Offline: each capture is re-read, nothing runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from torchcompile_doctor import pipeline
+from torchcompile_doctor.report import Finding
+
+CAPTURES = Path(__file__).parent / "data" / "recompile_captures"
+
+
+@pytest.fixture(scope="module")
+def report():
+    cache: dict[str, object] = {}
+
+    def get(name: str):
+        if name not in cache:
+            cache[name] = pipeline.reread(CAPTURES / name).report
+        return cache[name]
+
+    return get
+
+
+def _recompiles(report) -> list[Finding]:
+    return [f for f in report.findings if f.kind == "recompile"]
+
+
+def _only(findings: list[Finding], function: str) -> Finding:
+    (finding,) = [f for f in findings if f.location and f.location.function == function]
+    return finding
+
+
+def test_counter_is_the_root_cause_not_the_newest_failure(report):
+    # torch's newest failure is requires_grad; every entry's failures show `self.calls` growing without bound
+    finding = _only(_recompiles(report("pkg_module")), "Block.forward")
+    assert finding.code == "TCD204" and finding.reason_class == "module_attribute"
+    assert finding.changes[:2] == ("self.calls: 0 → 1 → 2 → 3", "x.requires_grad: False → True")
+    assert "`self.calls` grows on every call" in finding.why and "without bound" in finding.why
+    assert "`x.requires_grad` only multiplies them" in finding.why
+    assert finding.fix.summary.startswith("set `torch._dynamo.config.allow_unspec_int_on_nn_module = True`")
+    assert ".detach()" not in finding.fix.summary
+
+
+def test_limit_finding_names_the_unbounded_cause(report):
+    (limit,) = [f for f in report("pkg_module").findings if f.code == "TCD402"]
+    assert limit.reason_class == "module_attribute"
+    assert "`self.calls` takes a new value on every call" in limit.why
+    assert "requires_grad" not in limit.why
+    # the CRITICAL finding leads with the root cause's fix (checked on this case), never `.detach()`
+    assert "set `torch._dynamo.config.allow_unspec_int_on_nn_module = True`" in limit.fix.summary
+    assert ".detach()" not in limit.fix.summary
+
+
+def test_carried_value_says_what_happened_to_it(report):
+    finding = _only(_recompiles(report("pkg_module")), "Block.forward (after line 14)")
+    assert finding.code == "TCD216"
+    assert finding.changes == ("value carried across the break: 1.0589566230773926 → any value (dynamic from then on)",)
+
+
+def test_reset_sessions_are_analysed_apart(report):
+    reset = report("dynamo_reset_bench")
+    assert reset.summary.graphs == 15  # 5 per session; ids restart at 0/0 after each reset
+    shapes = [f for f in _recompiles(reset) if f.code == "TCD301"]
+    assert sorted(f.title for f in shapes) == [
+        f"`Net.forward` recompiles when an input changes shape (session {n} of 3)" for n in (1, 2, 3)
+    ]
+    assert {f.changes for f in shapes} == {("x.shape[0]: 8 → 16",)}  # no invented 8 → 16 → 8 → 16 thrash
+    assert all(f.reason_class == "shape_or_rank" for f in shapes)
+    evidence = sorted(c for f in shapes for c in f.evidence.compile_ids)
+    assert evidence == ["0/1", "0/1 (session 2)", "0/1 (session 3)"]
+
+
+def test_grad_mode_says_which_way_and_who_switched_it(report):
+    (finding,) = _recompiles(report("grad_mode_eval"))
+    assert finding.code == "TCD206"
+    assert finding.changes == ("grad mode: enabled → disabled",)
+    assert "when called from `estimate_loss` (grad_mode_eval.py:12)" in finding.why
+    assert "`model.eval()`" in finding.why and "`.training` guards" in finding.why
+
+
+@pytest.mark.parametrize(
+    ("capture", "function", "inside"),
+    [
+        ("DbrxModel_eval", "DbrxBlock.forward", "different layers or module instances called from the same line"),
+        ("DbrxModel_eval", "DbrxExpertGLU.forward", "different layers or module instances called from the same line"),
+        ("BartModel_train", "BartLearnedPositionalEmbedding.forward", "different call sites ("),
+        ("BartModel_train", "GradientCheckpointingLayer.__call__", "different call sites ("),
+    ],
+)
+def test_recompiles_inside_one_call(report, capture, function, inside):
+    finding = _only(_recompiles(report(capture)), function)
+    assert finding.code == "TCD218"
+    assert f"within one call of the model, for {inside}" in finding.why
+    assert finding.fix.summary.startswith("usually nothing to do")
+    assert "pass it as a tensor" not in finding.fix.summary and ".contiguous()" not in finding.fix.summary
+
+
+def test_bart_type_change_is_parsed_not_quoted_as_a_fragment(report):
+    finding = _only(_recompiles(report("BartModel_train")), "BartLearnedPositionalEmbedding.forward")
+    assert finding.changes == ("type of input_ids: Tensor → builtin_function_or_method",)
+
+
+def test_static_cache_generate_names_prompt_and_cache_lengths(report):
+    (finding,) = _recompiles(report("hf_forward"))
+    assert finding.reason_class == "shape_or_rank"
+    assert "input_ids.shape[1]: 7 → 1 → 11" in finding.changes
+    assert "past_key_values.layers[0].keys.shape[2]: 18 → 22" in finding.changes
+    assert "was allocated again with a new length (18 → 22)" in finding.why
+    assert "Allocate the KV cache once at a fixed maximum length" in finding.fix.summary
+
+
+def test_resume_function_change_that_repeats_the_parent_cause_says_so(report):
+    carried = [f for f in _recompiles(report("dynamo_reset_bench")) if f.code == "TCD216"]
+    assert len(carried) == 3  # one per session: the .item() value is the root cause of the resumed code
+    for finding in carried:
+        assert finding.changes[1] == "h.shape[0]: 8 → 16 (follows `x.shape[0]` before the break, reported there)"
+
+
+def test_each_session_has_its_own_fingerprint(report):
+    shapes = [f for f in _recompiles(report("dynamo_reset_bench")) if f.code == "TCD301"]
+    assert len({f.fingerprint for f in shapes}) == 3
