@@ -23,6 +23,8 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLES, DoctorRun, doctor_in_process, run_doctor, shared_base
 
+from torchcompile_doctor.report import SEVERITIES
+
 KNOWN_BREAK = """\
 import torch
 
@@ -143,9 +145,13 @@ def test_thresholds_count_breaks_and_recompiles():
 @pytest.mark.slow
 def test_fail_on_severity(captured):
     folder, capture = captured(KNOWN_BREAK)
-    assert _gate(capture, "--fail-on", "high", cwd=folder).returncode == 0  # one cold break is `low`
-    low = _gate(capture, "--fail-on", "low", cwd=folder)
-    assert low.returncode == 1 and "severity low (--fail-on low)" in low.json["gate"]["failures"][0]["why"]
+    own = _gate(capture, "--fail-on", "critical", cwd=folder)
+    [severity] = [f["severity"] for f in own.json["findings"]]  # one break, banded by its cost
+    more_severe = SEVERITIES[SEVERITIES.index(severity) - 1]
+    assert _gate(capture, "--fail-on", more_severe, cwd=folder).returncode == 0
+    at_own = _gate(capture, "--fail-on", severity, cwd=folder)
+    assert at_own.returncode == 1
+    assert f"severity {severity} (--fail-on {severity})" in at_own.json["gate"]["failures"][0]["why"]
     default = _gate(capture, cwd=folder)  # no criterion: every finding but info fails, like a linter
     assert default.returncode == 1 and default.json["gate"]["criteria"] == ["--fail-on low"]
 

@@ -4,20 +4,29 @@ recorded trace is the same however often it runs (detectors are pure functions o
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 
 import pytest
 from conftest import REPO
 
-from torchcompile_doctor.analysis import AnalysisContext, analyze
+from torchcompile_doctor.analysis import AnalysisContext, analyze, ranking
 from torchcompile_doctor.analysis.detectors import DETECTOR_NAMES, DETECTORS, LATER_STEPS
 from torchcompile_doctor.analysis.findings import fill, finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.ranking import rank_findings
 from torchcompile_doctor.events.load import load_artifacts
 from torchcompile_doctor.finding_data import BreakImpact, CompileIdsEvidence, Evidence
-from torchcompile_doctor.report import Kind, RankRow
-from torchcompile_doctor.rules import CatalogueError, load_catalogue, parse_catalogue, rule, rules_for_detector
+from torchcompile_doctor.report import Finding, Kind, RankRow
+from torchcompile_doctor.rules import (
+    CatalogueError,
+    load_catalogue,
+    parse_catalogue,
+    parse_ranking,
+    ranking_params,
+    rule,
+    rules_for_detector,
+)
 from torchcompile_doctor.rules.rule_page import rule_page
 
 RULES = load_catalogue()
@@ -44,7 +53,7 @@ def test_detectors_and_later_steps_are_disjoint():
         (_ENTRY + ", detector: no_such_detector}", "unknown detector no_such_detector"),
         (_ENTRY + "}", "missing detector"),
         (_ENTRY + ", detector: graph_break, params: [1]}", "params must map names to values"),
-        (_ENTRY + ", detector: graph_break, cold_severity: tepid}", "unknown cold_severity"),
+        (_ENTRY + ", detector: graph_break, cold_severity: low}", "unknown key\\(s\\) cold_severity"),
     ],
 )
 def test_loading_rejects_a_bad_detector_binding(entry, message):
@@ -78,16 +87,61 @@ def test_the_catalogue_says_what_the_old_severity_table_said():
             assert entry.severity == "critical", entry.code
         if entry.kind == Kind.RECOMPILE:
             assert entry.severity == "medium", entry.code
-        assert (entry.cold_severity == "low") == (entry.kind == Kind.GRAPH_BREAK), entry.code
 
 
-def test_a_cold_break_drops_to_its_rules_cold_severity():
-    tensor_item = rule("TCD104")
-    cold = finding_from_rule(tensor_item, location=None, facts={}, impact={"occurrences": 1, "recompiles_caused": 0})
-    traced_twice = replace(cold, impact={"occurrences": 2, "recompiles_caused": 0})
-    causing_recompiles = replace(cold, impact={"occurrences": 1, "recompiles_caused": 3})
-    assert [f.severity for f in rank_findings([cold])] == ["low"]
-    assert [f.severity for f in rank_findings([traced_twice, causing_recompiles])] == ["high", "high"]
+def _costed(code: str, seconds: float, occurrences: int = 1, title: str = "") -> Finding:
+    found = finding_from_rule(
+        rule(code),
+        location=None,
+        facts={},
+        impact=BreakImpact(occurrences=occurrences, compiles=occurrences, recompiles_caused=0, compile_seconds=seconds),
+    )
+    return replace(found, title=title or found.title)
+
+
+def test_a_costed_finding_is_banded_by_its_share_of_the_compile_time():
+    shares = ranking_params()
+    total = 10.0
+    ranked = rank_findings(
+        [_costed("TCD104", total * shares["high_share"]), _costed("TCD104", total * shares["medium_share"])]
+        + [_costed("TCD104", total * shares["medium_share"] * 0.9), _costed("TCD403", 0.01)],
+        total,
+    )
+    assert [f.severity for f in ranked] == ["high", "medium", "low", "low"]
+    assert [f.code for f in ranked][-1] == "TCD403"  # a fallback costing 0.01 s is not critical
+
+
+def test_cost_beats_the_catalogue_tier_and_blocking_findings_stay_first():
+    """SwitchTransformers: the router's `.nonzero()` (7 records, 1.75 s of 4 s) above a `<dictcomp>` fallback
+    (1 record, 0.01 s) whose rule the catalogue calls critical; the recompile limit still leads."""
+    limit = finding_from_rule(rule("TCD402"), location=None, facts={}, impact={"limit": 8})
+    guards = finding_from_rule(rule("TCD212"), location=None, facts={}, impact={})
+    nonzero, dictcomp = _costed("TCD108", 1.75, occurrences=7), _costed("TCD403", 0.01)
+    ranked = rank_findings([dictcomp, guards, nonzero, limit], 4.0)
+    assert rule("TCD212").severity == "low"  # a measured cost goes first within its band
+    assert [(f.code, f.severity) for f in ranked] == [
+        ("TCD402", "critical"),
+        ("TCD108", "high"),
+        ("TCD403", "low"),
+        ("TCD212", "low"),
+    ]
+    assert [f.rank for f in ranked] == [1, 2, 3, 4]
+
+
+def test_info_rules_stay_info_and_ties_keep_one_order(monkeypatch):
+    by_design = replace(rule("TCD104"), severity="info")  # e.g. a break a library makes on purpose
+    monkeypatch.setattr(ranking, "rule", lambda code: by_design if code == "TCD104" else rule(code))
+    on_purpose = finding_from_rule(
+        by_design,
+        location=None,
+        facts={},
+        impact=BreakImpact(occurrences=3, compiles=3, recompiles_caused=0, compile_seconds=9.0),
+    )
+    assert rank_findings([on_purpose], 10.0)[0].severity == "info"
+    monkeypatch.undo()
+    same_cost = [_costed("TCD104", 1.0, title=f"break {i}") for i in range(5)]
+    orders = {tuple(f.title for f in rank_findings(list(p), 4.0)) for p in itertools.permutations(same_cost)}
+    assert len(orders) == 1
 
 
 def test_carried_value_texts_are_catalogue_entries_worded_as_before():
@@ -115,7 +169,9 @@ def test_carried_value_texts_are_catalogue_entries_worded_as_before():
 def test_rule_page_shows_the_detector_and_its_params():
     text = rule_page("TCD212", RULES, with_detector=True)
     assert "Detector: guard_heavy_frame (min_value_guards: 100)" in text
-    assert "Detector: graph_break · cold severity: low" in rule_page("TCD104", RULES, with_detector=True)
+    assert "Detector: graph_break · severity by measured cost: high at 25% of the run's compile time or more, " in (
+        rule_page("TCD104", RULES, with_detector=True)
+    )
     assert "Detector:" not in rule_page("TCD212", RULES)  # SARIF's rule help stays as it was
 
 
@@ -198,3 +254,17 @@ def test_a_recompile_of_a_carried_number_is_worded_by_the_carried_scalar_rule():
         assert finding.why == fill(rule("TCD216").why, {"cause": cause})
         assert finding.fix is not None and finding.fix.summary == fill(rule("TCD216").fix, {"cause": cause})
         assert finding.fix.experiment == {"config": {"capture_scalar_outputs": True}} and finding.fix.before is None
+
+
+@pytest.mark.parametrize(
+    "ranking, message",
+    [
+        ("", "must set exactly high_share, medium_share"),
+        ("ranking: {high_share: 0.25}\n", "must set exactly"),
+        ("ranking: {high_share: 0.25, medium_share: 2}\n", "between 0 and 1"),
+        ("ranking: {high_share: 0.05, medium_share: 0.25}\n", "medium_share must not exceed high_share"),
+    ],
+)
+def test_loading_rejects_bad_ranking_thresholds(ranking, message):
+    with pytest.raises(CatalogueError, match=message):
+        parse_ranking(ranking + "rules: []\n")

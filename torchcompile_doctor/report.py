@@ -44,6 +44,11 @@ class Kind(StrEnum):
         """Code that now runs eagerly: a skipped frame, or a function over the recompile limit."""
         return self in (Kind.FRAME_SKIPPED, Kind.RECOMPILE_LIMIT)
 
+    @property
+    def is_costed(self) -> bool:
+        """Its findings measure the compile time they account for, and are ranked and banded by it."""
+        return self in (Kind.GRAPH_BREAK, Kind.FRAME_SKIPPED, Kind.RECOMPILE)
+
 
 KINDS = tuple(kind.value for kind in Kind)
 

@@ -125,8 +125,9 @@ def _notes(log: EventLog, index: AnalysisIndex, summary: Summary, ranked: list[F
 def analyze(log: EventLog, context: AnalysisContext) -> Report:
     index = AnalysisIndex.build(log, context)
     findings, suppressed = suppress(index, run_detectors(index))
-    ranked = rank_findings(findings)
-    summary = summarize(ranked, Measured.of_log(log, ranked))
+    measured = Measured.of_log(log, findings)
+    ranked = rank_findings(findings, measured.compile_time_s)
+    summary = summarize(ranked, measured)
     explain, notes = _notes(log, index, summary, ranked, suppressed)
     outcome = target_outcome(index)
     torch_version = (log.bootstrap[-1].torch_version if log.bootstrap else None) or (

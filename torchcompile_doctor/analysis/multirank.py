@@ -408,7 +408,8 @@ def analyze_ranks(
         silent = [rank for rank, log in logs.items() if not log.target_exits]
         findings.append(_launcher_failure(status, exit_code, silent, job.ranks, context))
     suppressed = [_merge(items) for items in _grouped({r: report.suppressed for r, report in reports.items()})]
-    ranked = rank_findings(findings)
+    measured = Measured.worst_of(r.summary for r in reports.values())
+    ranked = rank_findings(findings, measured.compile_time_s)
     first = reports[job.ranks[0]]
     notes = _notes(reports, logs) + ([_unranked_note(list(unranked))] if unranked else [])
     return Report(
@@ -418,7 +419,7 @@ def analyze_ranks(
         backend=" / ".join(dict.fromkeys(report.backend for report in reports.values())),
         target_exit_code=exit_code,
         target_status=status,
-        summary=summarize(ranked, Measured.worst_of(r.summary for r in reports.values())),
+        summary=summarize(ranked, measured),
         findings=tuple(ranked),
         notes=tuple(notes),
         explain=first.explain,

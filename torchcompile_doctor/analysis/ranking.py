@@ -1,12 +1,17 @@
-"""Ranking: severity first, then measured impact. Explainable: each finding keeps the figures
-that placed it (`impact`), and its severity says which tier it is in.
+"""Ranking by measured cost. Explainable: each finding keeps the figures that placed it (`impact`), and
+its severity says which band of cost it is in.
 
-Severities come from the catalogue, the only source of them; ranking applies one rule property: a
-finding that is cold (traced once, causing no recompiles) drops to its rule's `cold_severity`.
-
-Tiers (DESIGN.md): compile failure / recompile limit / fallback to eager / the target failing / ranks that
-diverge (multi-rank runs) > graph break in a hot frame (traced more than once, or causing recompiles) > recompiles
-> a single graph break > hints.
+Order:
+1. What makes the run other than it seems, always first, in `_BLOCKING` order: the target failed, ranks
+   diverge, a compile failed, the recompile limit was hit. Their severity is the catalogue's (critical).
+2. Everything else by severity band, then by cost within the band. For a finding with a measured
+   compile cost (a graph break, a frame torch skipped, a recompile) the band follows from the cost, its
+   share of the run's compile time (the catalogue's `ranking` thresholds): the catalogue's severity is
+   what the rule *can* reach, not what a cheap case gets, so a `<dictcomp>` fallback of 0.01 s is `low`
+   while a data-dependent break costing half the compile is `high`. A rule the catalogue marks `info`
+   (breaks made on purpose, notes) stays `info`. Findings without a compile cost (guards, hints) keep the
+   catalogue's severity and follow the costed findings of their band.
+3. Ties are broken by place and code, so one capture gives one order in every format, every time.
 """
 
 from __future__ import annotations
@@ -14,45 +19,63 @@ from __future__ import annotations
 from dataclasses import replace
 
 from torchcompile_doctor.report import SEVERITIES, Finding, Kind
-from torchcompile_doctor.rules import rule
+from torchcompile_doctor.rules import ranking_params, rule
 
-# Within the critical tier, in this order.
-_CRITICAL_ORDER = (
+_BLOCKING = (
     Kind.TARGET_ERROR,
     Kind.RANK_DIVERGENCE,
     Kind.COMPILE_FAILURE,
     Kind.RECOMPILE_LIMIT,
-    Kind.FRAME_SKIPPED,
 )
 
 
-def is_cold(finding: Finding) -> bool:
-    """Traced once and causing no recompiles: a cost paid once."""
-    return finding.impact.get("occurrences", 1) <= 1 and finding.impact.get("recompiles_caused", 0) <= 0
+def cost_seconds(finding: Finding) -> float | None:
+    """The compile seconds the finding accounts for; None for a finding without a compile cost."""
+    seconds = finding.impact.get("compile_seconds")
+    return float(seconds) if seconds is not None else None
 
 
-def severity_of(finding: Finding) -> str:
-    """The finding's severity, lowered to its rule's cold severity when it is cold."""
-    cold_severity = rule(finding.code).cold_severity
-    if cold_severity is None or not is_cold(finding):
-        return finding.severity
-    return max(finding.severity, cold_severity, key=SEVERITIES.index)
+def cost_share(finding: Finding, total_compile_seconds: float) -> float | None:
+    """The finding's share of the run's compile time; None without a compile cost."""
+    seconds = cost_seconds(finding)
+    if seconds is None:
+        return None
+    return seconds / total_compile_seconds if total_compile_seconds > 0 else 0.0
+
+
+def severity_of(finding: Finding, total_compile_seconds: float) -> str:
+    """The catalogue's severity for what blocks the run, for info rules and for findings without a compile
+    cost; otherwise the band of the finding's share of the compile time."""
+    catalogued = rule(finding.code).severity
+    share = cost_share(finding, total_compile_seconds)
+    if not Kind(finding.kind).is_costed or catalogued == "info" or share is None:
+        return catalogued
+    thresholds = ranking_params()
+    if share >= thresholds["high_share"]:
+        return "high"
+    if share >= thresholds["medium_share"]:
+        return "medium"
+    return "low"
 
 
 def _key(finding: Finding) -> tuple:
     impact = finding.impact
+    seconds = cost_seconds(finding)
     return (
+        _BLOCKING.index(finding.kind) if finding.kind in _BLOCKING else len(_BLOCKING),
         SEVERITIES.index(finding.severity),
-        _CRITICAL_ORDER.index(finding.kind) if finding.kind in _CRITICAL_ORDER else len(_CRITICAL_ORDER),
+        seconds is None,  # a measured cost before an unmeasured one of the same band
+        -(seconds or 0.0),
         -impact.get("recompiles_caused", 0) - impact.get("recompiles", 0),
-        -impact.get("compile_seconds", 0.0),
         -impact.get("occurrences", finding.count),
         finding.location.file if finding.location else "",
         finding.location.line if finding.location else 0,
         finding.code,
+        finding.title,
     )
 
 
-def rank_findings(findings: list[Finding]) -> list[Finding]:
-    tiered = [replace(f, severity=severity_of(f)) for f in findings]
-    return [replace(f, rank=i) for i, f in enumerate(sorted(tiered, key=_key), start=1)]
+def rank_findings(findings: list[Finding], total_compile_seconds: float) -> list[Finding]:
+    """The findings in rank order, each with its severity band and its position (`rank`, from 1)."""
+    banded = [replace(f, severity=severity_of(f, total_compile_seconds)) for f in findings]
+    return [replace(f, rank=i) for i, f in enumerate(sorted(banded, key=_key), start=1)]

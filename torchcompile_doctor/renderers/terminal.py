@@ -21,7 +21,11 @@ def Text(text: str = "", style: str = "") -> _RichText:  # noqa: N802 - a drop-i
 _STYLE = {"critical": "bold white on red", "high": "bold red", "medium": "bold yellow", "low": "cyan", "info": "dim"}
 
 
-def _figures(finding: Finding) -> str:
+def _percent(share: float) -> str:
+    return "<1%" if 0 < share < 0.005 else f"{share:.0%}"
+
+
+def _figures(finding: Finding, total_compile_seconds: float) -> str:
     impact = finding.impact
     parts = []
     if impact.get("occurrences", 0) > 1 or finding.kind in ("graph_break", "frame_skipped"):
@@ -33,7 +37,11 @@ def _figures(finding: Finding) -> str:
     if impact.get("recompiles_caused"):
         parts.append(f"{impact['recompiles_caused']} recompile(s) caused")
     if impact.get("compile_seconds"):
-        parts.append(f"{impact['compile_seconds']:.2f} s compiling")
+        seconds = impact["compile_seconds"]
+        share = ""
+        if total_compile_seconds:
+            share = f" ({_percent(seconds / total_compile_seconds)} of the run's compile time)"
+        parts.append(f"{seconds:.2f} s compiling{share}")
     if impact.get("limit"):
         parts.append(f"limit {impact['limit']}")
     return " · ".join(parts)
@@ -68,7 +76,9 @@ def _fix(console: Console, fix: Fix) -> None:
         console.print(Text(f"     {summary_line(fix.verified)}", style=style))
 
 
-def _finding(console: Console, finding: Finding, gate: GateResult | None = None, all_ranks: tuple = ()) -> None:
+def _finding(console: Console, finding: Finding, report: Report) -> None:
+    gate = report.gate
+    all_ranks = tuple(row.get("rank") for row in report.rank_table)
     header = Text(f"#{finding.rank} ")
     header.append(f" {finding.severity.upper()} ", style=_STYLE.get(finding.severity, ""))
     header.append(f" {finding.code} ", style="bold")
@@ -99,7 +109,7 @@ def _finding(console: Console, finding: Finding, gate: GateResult | None = None,
         console.print(Text(f"   torch says: {finding.torch_says}", style="dim"))
     for change in finding.changes:
         console.print(Text(f"   changed: {change}", style="yellow"))
-    figures = _figures(finding)
+    figures = _figures(finding, report.summary.compile_time_s)
     if figures:
         console.print(Text(f"   figures: {figures}", style="dim"))
     if finding.fix is not None:
@@ -225,7 +235,7 @@ def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
     if not report.findings:
         console.print(Text(NO_FINDINGS, style="green"))
     for finding in report.findings:
-        _finding(console, finding, report.gate, all_ranks)
+        _finding(console, finding, report)
     for note in report.notes:
         console.print(Text(f"note: {note}", style="dim"))
     status = report.target_status

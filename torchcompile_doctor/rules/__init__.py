@@ -130,7 +130,6 @@ class Rule:
     experiment: dict | None = None  # {config: {dynamo config key: value}, compile: {torch.compile kwarg: value}}
     detector: str = ""  # the detector that reports it (analysis/detectors/__init__.py lists them)
     params: dict = field(default_factory=dict)  # that detector's thresholds for this rule
-    cold_severity: str | None = None  # the severity of a cold finding (a break traced once, causing no recompiles)
     wordings: tuple[Wording, ...] = ()  # how it speaks about a package's or torch's line, first usable wins
 
     def _fits_whose_code(self, b: BreakSignature) -> bool:
@@ -186,7 +185,16 @@ def _tuple(value: object, where: str) -> tuple:
     return tuple(value)
 
 
+ENTRY_KEYS = frozenset(
+    ("code", "name", "kind", "severity", "status", "detector", "category", "reason_class", "match", "params")
+    + ("title", "why", "fix", "wordings", "transform", "docs_url", "experiment", "explanation")
+)
+
+
 def _check_fields(entry: dict, where: str) -> None:
+    unknown = sorted(set(entry) - ENTRY_KEYS)
+    if unknown:
+        raise CatalogueError(f"{where}: unknown key(s) {', '.join(unknown)}")
     for key in ("name", "kind", "severity", "status", "title", "why", "fix"):
         if not isinstance(entry.get(key), str) or not entry[key].strip():
             raise CatalogueError(f"{where}: missing {key}")
@@ -200,8 +208,6 @@ def _check_fields(entry: dict, where: str) -> None:
         raise CatalogueError(f"{where}: status must be stable or preview")
     if entry.get("category") is not None and entry["category"] not in CATEGORIES:
         raise CatalogueError(f"{where}: unknown category {entry['category']}")
-    if entry.get("cold_severity") is not None and entry["cold_severity"] not in SEVERITIES:
-        raise CatalogueError(f"{where}: unknown cold_severity {entry['cold_severity']}")
 
 
 def _match(entry: dict, where: str) -> Match:
@@ -305,7 +311,6 @@ def _rule(entry: object, index: int) -> Rule:
         experiment=experiment,
         detector=detector,
         params=params,
-        cold_severity=entry.get("cold_severity"),
         wordings=_wordings(entry, where),
     )
 
@@ -336,6 +341,29 @@ def parse_catalogue(text: str) -> tuple[Rule, ...]:
 @lru_cache(maxsize=1)
 def load_catalogue() -> tuple[Rule, ...]:
     return parse_catalogue(CATALOGUE.read_text(encoding="utf-8"))
+
+
+RANKING_KEYS = ("high_share", "medium_share")
+
+
+def parse_ranking(text: str) -> dict[str, float]:
+    """The catalogue's `ranking` thresholds: the share of the run's compile time a finding must account for to
+    be `high` or `medium` (analysis/ranking.py)."""
+    data = yaml.safe_load(text)
+    ranking = data.get("ranking") if isinstance(data, dict) else None
+    if not isinstance(ranking, dict) or set(ranking) != set(RANKING_KEYS):
+        raise CatalogueError(f"the catalogue's `ranking` must set exactly {', '.join(RANKING_KEYS)}")
+    values = {key: ranking[key] for key in RANKING_KEYS}
+    if not all(isinstance(v, (int, float)) and 0 <= v <= 1 for v in values.values()):
+        raise CatalogueError("the catalogue's `ranking` shares must be numbers between 0 and 1")
+    if values["medium_share"] > values["high_share"]:
+        raise CatalogueError("the catalogue's `ranking`: medium_share must not exceed high_share")
+    return {key: float(v) for key, v in values.items()}
+
+
+@lru_cache(maxsize=1)
+def ranking_params() -> dict[str, float]:
+    return parse_ranking(CATALOGUE.read_text(encoding="utf-8"))
 
 
 def rule_for_break(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.report import Kind
-from torchcompile_doctor.rules import Rule
+from torchcompile_doctor.rules import Rule, ranking_params
 
 GB_PAGE = "https://meta-pytorch.github.io/compile-graph-break-site/gb/{}.html"
 
@@ -35,12 +35,16 @@ def _param(value: object) -> object:
 
 
 def detector_line(rule: Rule) -> str:
-    """How the doctor finds the rule: its detector, that detector's parameters, a cold severity."""
+    """How the doctor finds the rule: its detector, that detector's parameters, how its severity is set."""
     line = f"Detector: {rule.detector}"
     if rule.params:
         line += " (" + ", ".join(f"{name}: {_param(value)}" for name, value in rule.params.items()) + ")"
-    if rule.cold_severity:
-        line += f" · cold severity: {rule.cold_severity} (traced once, causing no recompiles)"
+    if Kind(rule.kind).is_costed and rule.severity != "info":
+        shares = ranking_params()
+        line += (
+            f" · severity by measured cost: high at {shares['high_share']:.0%} of the run's compile time or more, "
+            f"medium at {shares['medium_share']:.0%}, low below"
+        )
     return line
 
 
