@@ -85,8 +85,8 @@ def test_the_catalogue_says_what_the_old_severity_table_said():
     for entry in RULES:
         if entry.kind in critical:
             assert entry.severity == "critical", entry.code
-        if entry.kind == Kind.RECOMPILE:
-            assert entry.severity == "medium", entry.code
+        if entry.kind == Kind.RECOMPILE:  # banded by cost; info: bounded and paid once (inside one call)
+            assert entry.severity == ("info" if entry.params.get("inside_one_call") else "medium"), entry.code
 
 
 def _costed(code: str, seconds: float, occurrences: int = 1, title: str = "") -> Finding:
@@ -256,15 +256,33 @@ def test_a_recompile_of_a_carried_number_is_worded_by_the_carried_scalar_rule():
         assert finding.fix.experiment == {"config": {"capture_scalar_outputs": True}} and finding.fix.before is None
 
 
+_RANKING = "ranking: {high_share: 0.25, medium_share: 0.05, high_eager_lines: 50, medium_eager_lines: 15}\n"
+
+
 @pytest.mark.parametrize(
     "ranking, message",
     [
-        ("", "must set exactly high_share, medium_share"),
-        ("ranking: {high_share: 0.25}\n", "must set exactly"),
-        ("ranking: {high_share: 0.25, medium_share: 2}\n", "between 0 and 1"),
-        ("ranking: {high_share: 0.05, medium_share: 0.25}\n", "medium_share must not exceed high_share"),
+        ("", "must set exactly high_share, medium_share, high_eager_lines, medium_eager_lines"),
+        ("ranking: {high_share: 0.25, medium_share: 0.05}\n", "must set exactly"),
+        (_RANKING.replace("medium_share: 0.05", "medium_share: 2"), "shares must be between 0 and 1"),
+        (_RANKING.replace("high_eager_lines: 50", "high_eager_lines: -1"), "must be numbers >= 0"),
+        (_RANKING.replace("high_share: 0.25", "high_share: 0.01"), "a medium threshold must not exceed the high one"),
+        (_RANKING.replace("high_eager_lines: 50", "high_eager_lines: 5"), "a medium threshold must not exceed"),
     ],
 )
 def test_loading_rejects_bad_ranking_thresholds(ranking, message):
     with pytest.raises(CatalogueError, match=message):
         parse_ranking(ranking + "rules: []\n")
+    assert parse_ranking(_RANKING + "rules: []\n")["high_eager_lines"] == 50
+
+
+def test_a_fallback_is_banded_by_what_runs_eagerly_too():
+    """MBart: the break costs 0.15 s of 2.6 s compiling, but torch skipped `MBartModel.forward`, the model body."""
+    limits = ranking_params()
+    skip = _costed("TCD403", 0.15)
+    whole_body = replace(
+        skip, impact={**skip.impact, "frames_skipped": 1, "eager_lines": int(limits["high_eager_lines"])}
+    )
+    a_comprehension = replace(skip, impact={**skip.impact, "frames_skipped": 1, "eager_lines": 3})
+    ranked = rank_findings([a_comprehension, whole_body], 40.0)
+    assert [(f.impact["eager_lines"], f.severity) for f in ranked] == [(limits["high_eager_lines"], "high"), (3, "low")]

@@ -6,7 +6,8 @@ Order:
    diverge, a compile failed, the recompile limit was hit. Their severity is the catalogue's (critical).
 2. Everything else by severity band, then by cost within the band. For a finding with a measured
    compile cost (a graph break, a frame torch skipped, a recompile) the band follows from the cost, its
-   share of the run's compile time (the catalogue's `ranking` thresholds): the catalogue's severity is
+   share of the run's compile time, and for a fallback the size of what now runs eagerly at every call
+   (the source lines of the skipped frames; the catalogue's `ranking` thresholds): the catalogue's severity is
    what the rule *can* reach, not what a cheap case gets, so a `<dictcomp>` fallback of 0.01 s is `low`
    while a data-dependent break costing half the compile is `high`. A rule the catalogue marks `info`
    (breaks made on purpose, notes) stays `info`. Findings without a compile cost (guards, hints) keep the
@@ -50,10 +51,11 @@ def severity_of(finding: Finding, total_compile_seconds: float) -> str:
     share = cost_share(finding, total_compile_seconds)
     if not Kind(finding.kind).is_costed or catalogued == "info" or share is None:
         return catalogued
-    thresholds = ranking_params()
-    if share >= thresholds["high_share"]:
+    limits = ranking_params()
+    eager_lines = finding.impact.get("eager_lines", 0)  # a fallback's cost is paid at every call, not once
+    if share >= limits["high_share"] or eager_lines >= limits["high_eager_lines"]:
         return "high"
-    if share >= thresholds["medium_share"]:
+    if share >= limits["medium_share"] or eager_lines >= limits["medium_eager_lines"]:
         return "medium"
     return "low"
 

@@ -343,21 +343,23 @@ def load_catalogue() -> tuple[Rule, ...]:
     return parse_catalogue(CATALOGUE.read_text(encoding="utf-8"))
 
 
-RANKING_KEYS = ("high_share", "medium_share")
+RANKING_KEYS = ("high_share", "medium_share", "high_eager_lines", "medium_eager_lines")
 
 
 def parse_ranking(text: str) -> dict[str, float]:
-    """The catalogue's `ranking` thresholds: the share of the run's compile time a finding must account for to
-    be `high` or `medium` (analysis/ranking.py)."""
+    """The catalogue's `ranking` thresholds (analysis/ranking.py): the share of the run's compile time a finding
+    must account for to be `high` or `medium`, and the source lines a fallback must make run eagerly."""
     data = yaml.safe_load(text)
     ranking = data.get("ranking") if isinstance(data, dict) else None
     if not isinstance(ranking, dict) or set(ranking) != set(RANKING_KEYS):
         raise CatalogueError(f"the catalogue's `ranking` must set exactly {', '.join(RANKING_KEYS)}")
     values = {key: ranking[key] for key in RANKING_KEYS}
-    if not all(isinstance(v, (int, float)) and 0 <= v <= 1 for v in values.values()):
-        raise CatalogueError("the catalogue's `ranking` shares must be numbers between 0 and 1")
-    if values["medium_share"] > values["high_share"]:
-        raise CatalogueError("the catalogue's `ranking`: medium_share must not exceed high_share")
+    if not all(isinstance(v, (int, float)) and v >= 0 for v in values.values()):
+        raise CatalogueError("the catalogue's `ranking` thresholds must be numbers >= 0")
+    if values["high_share"] > 1 or values["medium_share"] > 1:
+        raise CatalogueError("the catalogue's `ranking` shares must be between 0 and 1")
+    if values["medium_share"] > values["high_share"] or values["medium_eager_lines"] > values["high_eager_lines"]:
+        raise CatalogueError("the catalogue's `ranking`: a medium threshold must not exceed the high one")
     return {key: float(v) for key, v in values.items()}
 
 
