@@ -165,9 +165,10 @@ if __name__ == "__main__":
 def test_processes_the_script_starts(tmp_path):
     (tmp_path / "spawning.py").write_text(SPAWNING)
     run = run_doctor("explain", "spawning.py", "--backend", "eager", "--format", "json", cwd=tmp_path)
-    # what a plain run prints (not run here, to keep the suite quick: the script is written to be predictable)
-    plain_stdout = "traced at import\ntraced at import\nworker 0 done\nall done\n"
-    assert _lines_in_order(plain_stdout, run.stderr), run.stderr[-3000:]
+    # what a plain run prints (not run here, to keep the suite quick), in whatever order the processes flush
+    printed = run.stderr.splitlines()
+    for line, times in (("traced at import", 2), ("worker 0 done", 1), ("all done", 1)):
+        assert printed.count(line) == times, (line, run.stderr[-3000:])
     assert run.json["target_exit_code"] == 0
     report = run.json
     # the spawned worker ran under the capture: its break was found, and it used the backend the doctor set
