@@ -62,8 +62,8 @@ def _with_traces(path: Path, processes: dict[int | None, _Process]) -> list[_Pro
     target = next(iter(processes.values()), None)
     for trace in _trace_files(path):
         pid = _envelope_pid(trace.path)
-        if pid not in processes and target is not None and target.pid is None:
-            pid = None  # an old capture with no pid recorded: its traces are the target's
+        if target is not None and (pid is None or (pid not in processes and target.pid is None)):
+            pid = target.pid  # no pid to tell (a damaged first line, an old capture): the target's, as before
         processes.setdefault(pid, _Process(pid, OUTSIDE)).log.extend(trace.log)
     return list(processes.values())
 
