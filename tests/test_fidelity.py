@@ -164,9 +164,12 @@ if __name__ == "__main__":
 @pytest.mark.slow
 def test_processes_the_script_starts(tmp_path):
     (tmp_path / "spawning.py").write_text(SPAWNING)
-    plain = _plain("spawning.py", tmp_path)
     run = run_doctor("explain", "spawning.py", "--backend", "eager", "--format", "json", cwd=tmp_path)
-    assert plain.returncode == 0 and _lines_in_order(plain.stdout, run.stderr), run.stderr[-3000:]
+    # what a plain run prints (not run here, to keep the suite quick), in whatever order the processes flush
+    printed = run.stderr.splitlines()
+    for line, times in (("traced at import", 2), ("worker 0 done", 1), ("all done", 1)):
+        assert printed.count(line) == times, (line, run.stderr[-3000:])
+    assert run.json["target_exit_code"] == 0
     report = run.json
     # the spawned worker ran under the capture: its break was found, and it used the backend the doctor set
     breaks = {f["location"]["line"]: f for f in report["findings"] if f["kind"] == "graph_break"}

@@ -188,7 +188,8 @@ def _record_bootstrap(spec: dict, channel: SideChannel) -> None:
         parent_pid=os.getppid(),
         role=spec.get("role", "target"),
     )
-    for name, value in (spec.get("overridden_env") or {}).items():
+    overridden = spec.get("overridden_env") if spec.get("role") != "spawned" else None  # said once, by the target
+    for name, value in (overridden or {}).items():
         channel.write(EventName.WARNING, message=not_honoured(name, value, "your environment"))
 
 

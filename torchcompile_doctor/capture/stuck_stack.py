@@ -1,6 +1,6 @@
-"""Where a target stopped by `--timeout` was stuck: the child arms `faulthandler` on SIGUSR1 (it dumps
-every thread's stack from C, so it works while the program is blocked in C code too); the parent
-sends that signal just before stopping the child and reads the main thread's stack from the file.
+"""Where a target stopped by `--timeout` was stuck: the child arms `faulthandler` on a real-time signal
+(it dumps every thread's stack from C, so it works while the program is blocked in C code too); the
+parent sends that signal just before stopping the child and reads the main thread's stack from the file.
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import re
 import signal
 import threading
 
-STACK_SIGNAL = signal.SIGUSR1
+# A real-time signal programs leave alone (SIGUSR1 often means "checkpoint and requeue" on clusters).
+STACK_SIGNAL = signal.SIGRTMIN + 5
 _HEADER = "main thread 0x{ident:016x}\n"
 _THREAD = re.compile(r"^(?:Current thread|Thread) (0x[0-9a-fA-F]+)")
 _FRAME = re.compile(r'^\s+File "(.*)", line (\d+) in (.+)$')

@@ -24,7 +24,9 @@ from torchcompile_doctor.events.model import EventLog, Warning_
 from torchcompile_doctor.events.sidechannel import FILE_NAME as SIDE_CHANNEL
 from torchcompile_doctor.events.sidechannel import PROCESS_FILE
 
-TARGET, CHILD, OUTSIDE = "the target", "started by it with multiprocessing, captured", "outside the capture"
+TARGET = "the program"
+CHILD = "started by the program through multiprocessing, captured"
+OUTSIDE = "outside the capture"
 
 
 @dataclass
@@ -62,8 +64,8 @@ def _with_traces(path: Path, processes: dict[int | None, _Process]) -> list[_Pro
     target = next(iter(processes.values()), None)
     for trace in _trace_files(path):
         pid = _envelope_pid(trace.path)
-        if pid not in processes and target is not None and target.pid is None:
-            pid = None  # an old capture with no pid recorded: its traces are the target's
+        if target is not None and (pid is None or (pid not in processes and target.pid is None)):
+            pid = target.pid  # no pid to tell (a damaged first line, an old capture): the target's, as before
         processes.setdefault(pid, _Process(pid, OUTSIDE)).log.extend(trace.log)
     return list(processes.values())
 
@@ -78,11 +80,11 @@ def _notes(processes: list[_Process], compiling: list[_Process], backend: str | 
             "not their sum)."
         )
     elif compiling and compiling[0].role == CHILD:
-        notes.append(f"the compiles ran in {compiling[0].label}, not in the target's own process.")
+        notes.append(f"the compiles ran in {compiling[0].label}, not in the program's own process.")
     for outside in (p for p in compiling if p.role == OUTSIDE):
         override = f" --backend {backend} did not apply to it," if backend else ""
         notes.append(
-            f"{outside.label}: the target started it with subprocess, a launcher (torchrun) or a fork server, "
+            f"{outside.label}: the program started it with subprocess, a launcher (torchrun) or a fork server, "
             f"so it ran with the program's own settings:{override} its backend, call sites and perf hints were "
             "not recorded; its compiles are in the report as torch's trace recorded them."
         )
