@@ -183,6 +183,18 @@ def find_findings(findings, kinds, file, line):
     ]
 
 
+def _category(finding: dict, convention: str | None) -> str:
+    """The finding's category as the ground truth names it. shared/corpus-dev's README fixes an older
+    convention, from before breaks had an `origin`: a logging call inside a library is third_party_library,
+    and deliberate torch.optim breaks and data-dependent output shapes are other."""
+    category = finding["category"]
+    if convention != "corpus":
+        return category
+    if category == "print_or_logging" and finding["origin"] == "third_party":
+        return "third_party_library"
+    return "other" if category in ("by_design", "data_dependent_operator") else category
+
+
 def check_against_ground_truth(report: dict, expected: dict) -> None:
     """Assert a JSON report finds exactly the ground truth's breaks, recompiles, limits and failures.
 
@@ -201,7 +213,7 @@ def check_against_ground_truth(report: dict, expected: dict) -> None:
         finding = found[0]
         assert finding["gb_id"] == gb["gb_id"]
         assert finding["gb_type"] == gb["gb_type"]
-        assert finding["category"] == gb["category"]
+        assert _category(finding, gb.get("convention")) == gb["category"]
         assert finding["count"] == gb["occurrences"]
         if "call_sites" in gb:
             assert finding["call_sites"] == gb["call_sites"]

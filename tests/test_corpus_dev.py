@@ -45,6 +45,7 @@ def _as_ground_truth(case: dict) -> dict:
                 "occurrences": gb["occurrences_in_log"],
                 "user_frame": gb.get("user_frame"),
                 "in_library_code": gb.get("in_library_code", False),
+                "convention": "corpus",  # its categories predate `origin` (conftest._category)
             }
             for gb in case["graph_breaks"]
         ],

@@ -27,7 +27,7 @@ def _essentials(report: dict) -> list[tuple]:
             tuple(f["changes"]),
         )
         for f in report["findings"]
-        if f["kind"] != "perf_hint"
+        if f["kind"] not in ("perf_hint", "compile_time")  # what inductor itself does and costs
     )
 
 

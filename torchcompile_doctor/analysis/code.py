@@ -4,16 +4,14 @@ functions mapped back, methods with their class)."""
 
 from __future__ import annotations
 
-import ast
 import os
-import re
 from collections.abc import Callable, Sequence
 
+from torchcompile_doctor.analysis.function_defs import RESUME, FunctionDefs
 from torchcompile_doctor.events.model import StackFrame
 from torchcompile_doctor.report import Location
 
 SourceReader = Callable[[str], Sequence[str] | None]
-_RESUME = re.compile(r"^torch_dynamo_resume_in_(?P<function>.+)_at_(?P<line>\d+)$")
 _LIBRARY_MARKERS = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
 _DOCTOR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _TORCH_MARKER = f"{os.sep}torch{os.sep}"
@@ -28,7 +26,7 @@ class CodeMap:
         self.library_roots = tuple(r.rstrip(os.sep) + os.sep for r in library_roots if r)
         self._read_source = read_source
         self._cache: dict[str, Sequence[str] | None] = {}
-        self._trees: dict[str, ast.Module | None] = {}
+        self.defs = FunctionDefs(self.lines)  # the `def`s of each file, parsed once
         self._installed_dirs: dict[str, bool] = {}
 
     def is_library(self, file: str) -> bool:
@@ -116,80 +114,12 @@ class CodeMap:
 
     def qualified_name(self, file: str, function: str, line: int) -> str:
         """`forward` -> `Block.forward` when `line` is inside a method of class Block."""
-        found = self._find_def(file, function, line)
+        found = self.defs.find_def(file, function, line)
         return found[0] if found else function
-
-    def function_node(self, file: str, co_name: str, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-        """The `def` of torch's code object (co_name, co_firstlineno); for a resume function, the `def` it
-        resumes; None for comprehensions, lambdas and unreadable files."""
-        resume = _RESUME.match(co_name)
-        if resume:
-            co_name, line = resume["function"], int(resume["line"])
-        found = self._find_def(file, co_name, line)
-        return found[1] if found else None
-
-    def enclosing_function(self, file: str, line: int) -> str | None:
-        """The qualified name of the innermost `def` whose body holds `line` (None at module level)."""
-        tree = self._tree(file)
-        best: tuple[int, str] | None = None
-
-        def visit(node: ast.AST, prefix: str) -> None:
-            nonlocal best
-            for child in ast.iter_child_nodes(node):
-                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                    name = f"{prefix}{child.name}"
-                    inside = child.lineno <= line <= (child.end_lineno or child.lineno)
-                    if inside and not isinstance(child, ast.ClassDef) and (best is None or child.lineno >= best[0]):
-                        best = (child.lineno, name)
-                    visit(child, f"{name}." if isinstance(child, ast.ClassDef) else f"{name}.<locals>.")
-
-        if tree is not None:
-            visit(tree, "")
-        return best[1] if best else None
-
-    def _find_def(
-        self, file: str, function: str, line: int
-    ) -> tuple[str, ast.FunctionDef | ast.AsyncFunctionDef] | None:
-        """The innermost `def function` whose lines (decorators included) hold `line`, with its qualified name."""
-        tree = self._tree(file)
-        if tree is None:
-            return None
-        best: tuple[int, str, ast.FunctionDef | ast.AsyncFunctionDef] | None = None
-
-        def visit(node: ast.AST, prefix: str) -> None:
-            nonlocal best
-            for child in ast.iter_child_nodes(node):
-                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                    name = f"{prefix}{child.name}"
-                    start = min([child.lineno] + [d.lineno for d in getattr(child, "decorator_list", [])])
-                    end = child.end_lineno or child.lineno
-                    if not isinstance(child, ast.ClassDef) and child.name == function and start <= line <= end:
-                        if best is None or start >= best[0]:
-                            best = (start, name, child)
-                    visit(child, f"{name}." if isinstance(child, ast.ClassDef) else f"{name}.<locals>.")
-
-        visit(tree, "")
-        return (best[1], best[2]) if best else None
-
-    def _tree(self, file: str) -> ast.Module | None:
-        """Each file is parsed once per report (library files can be thousands of lines)."""
-        if file not in self._trees:
-            lines = self.lines(file)
-            try:
-                text = "".join(lines) if lines and lines[0].endswith("\n") else "\n".join(lines or ())
-                self._trees[file] = ast.parse(text) if lines else None
-            except (SyntaxError, ValueError):
-                self._trees[file] = None
-        return self._trees[file]
-
-    def none_default_parameters(self, file: str, line: int) -> tuple[str, ...]:
-        """The parameters defaulting to None of the innermost function around `line` (what a caller may
-        leave out, such as `attention_mask=None`)."""
-        return none_default_parameters(self._tree(file), line)
 
     def user_function_name(self, file: str, co_name: str, line: int) -> str:
         """The name a user knows: resume functions become `Block.forward (after line 20)`."""
-        resume = _RESUME.match(co_name)
+        resume = RESUME.match(co_name)
         if resume:
             at = int(resume["line"])
             return f"{self.qualified_name(file, resume['function'], at)} (after line {at})"
@@ -211,23 +141,6 @@ def installed_package_dir(file: str, cache: dict[str, bool]) -> str | None:
             return parent
         parent = os.path.dirname(parent)
     return None
-
-
-def none_default_parameters(tree: ast.Module | None, line: int) -> tuple[str, ...]:
-    """The parameters defaulting to None of the innermost function around `line` in `tree`."""
-    around = [
-        node
-        for node in (ast.walk(tree) if tree is not None else ())
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-        and node.lineno <= line <= (node.end_lineno or node.lineno)
-    ]
-    if not around:
-        return ()
-    args = max(around, key=lambda node: node.lineno).args
-    positional = args.posonlyargs + args.args
-    pairs = list(zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True))
-    pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None]
-    return tuple(a.arg for a, d in pairs if isinstance(d, ast.Constant) and d.value is None)
 
 
 def read_source_file(path: str) -> list[str] | None:

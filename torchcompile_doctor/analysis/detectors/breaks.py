@@ -112,7 +112,7 @@ def _exception_facts(code: CodeMap, first: GraphBreak, text: str, site_source: s
         return {}
     facts: dict = {"exception": raised["exception"]}
     if "NoneType" in raised["exception"]:
-        parameters = code.none_default_parameters(first.file, first.line)
+        parameters = code.defs.none_default_parameters(first.file, first.line)
         used = [p for p in parameters if re.search(rf"(?<![\w.]){re.escape(p)}\s*[\[.(]", site_source)]
         facts["none_argument"] = used[0] if used else None
     return facts

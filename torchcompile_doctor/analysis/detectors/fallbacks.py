@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from torchcompile_doctor.analysis.detectors.breaks import BreakSite, break_sites, caused_skip
 from torchcompile_doctor.analysis.findings import fill, finding_from_rule
+from torchcompile_doctor.analysis.function_defs import RESUME
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import CompilationMetrics, GraphBreak, StackFrame
 from torchcompile_doctor.finding_data import FallbackImpact, SkippedFrame
@@ -30,7 +31,6 @@ _NAMED_BY_TORCH = re.compile(
 )
 _OBSERVED_EXCEPTION = "Observed exception"  # torch traced an exception that leaves the frame
 _RAISED = re.compile(r"raised exception (?P<exception>[^\n]+)")
-_RESUME = re.compile(r"^torch_dynamo_resume_in_.+_at_(?P<line>\d+)$")
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _TRIES = (ast.Try,) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
@@ -82,7 +82,7 @@ def _skips_by_site(index: AnalysisIndex, sites: dict[tuple, list[GraphBreak]]) -
 def _skipped_frame(index: AnalysisIndex, metrics: CompilationMetrics) -> SkippedFrame:
     file, line, co_name = metrics.co_filename or "?", metrics.co_firstlineno or 0, metrics.co_name or "?"
     if co_name in _COMPREHENSIONS:  # Python's own qualified name: `Block.forward.<locals>.<listcomp>`
-        outer = index.code.enclosing_function(file, line)
+        outer = index.code.defs.enclosing_function(file, line)
         return SkippedFrame(f"{outer}.<locals>.{co_name}" if outer else co_name, file, line)
     return SkippedFrame(index.function_name(file, co_name, line), file, line)
 
@@ -131,10 +131,10 @@ def _fallback_finding(index: AnalysisIndex, rule: Rule, records: list[GraphBreak
 
 def _size(index: AnalysisIndex, skip: _Skip) -> int:
     """Source lines of the skipped function (what now runs without compilation)."""
-    node = index.code.function_node(skip.frame.file, skip.co_name, skip.frame.line)
+    node = index.code.defs.function_node(skip.frame.file, skip.co_name, skip.frame.line)
     if node is None:
         return 1
-    resume = _RESUME.match(skip.co_name)
+    resume = RESUME.match(skip.co_name)
     start = int(resume["line"]) if resume else node.lineno
     return max(1, (node.end_lineno or node.lineno) - start + 1)
 
@@ -158,11 +158,11 @@ def _reasons(index: AnalysisIndex, templates: dict, skips: list[_Skip]) -> str:
 def _why_skipped(index: AnalysisIndex, skip: _Skip) -> tuple[str, dict]:
     """Why torch could not resume inside this frame: a reason's key and its facts, from the trace (GB7000,
     torch's exception, the stack) and the frame's code."""
-    resume = _RESUME.match(skip.co_name)
+    resume = RESUME.match(skip.co_name)
     facts = {"resume": resume["line"]} if resume else {}
     if skip.co_name in _COMPREHENSIONS:
         return "comprehension", facts
-    node = index.code.function_node(skip.frame.file, skip.co_name, skip.frame.line)
+    node = index.code.defs.function_node(skip.frame.file, skip.co_name, skip.frame.line)
     key, found = _reason(index, skip, node, _position(skip.record, skip.frame.file, node))
     return key, {**facts, **found}
 

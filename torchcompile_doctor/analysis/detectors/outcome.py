@@ -117,7 +117,7 @@ def nothing_compiled(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Findin
     facts |= {"reason": fill(templates["why"], facts), "instead": fill(templates["fix"], facts)}
     location = None
     if call.file and call.line:
-        function = index.code.enclosing_function(call.file, call.line) or "<module>"
+        function = index.code.defs.enclosing_function(call.file, call.line) or "<module>"
         location = index.location(call.file, call.line, function)
     evidence = CompileCallsEvidence(
         compiled=[b.compiled or "?" for b in calls],

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from torchcompile_doctor.analysis.findings import finding_from_rule
+from torchcompile_doctor.analysis.function_defs import RESUME
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.recompile_causes import Cause, causes, describe_causes, unbounded_note
 from torchcompile_doctor.analysis.recompile_context import (
@@ -32,7 +33,6 @@ from torchcompile_doctor.rules import Rule, rule_for_carried, rule_for_recompile
 
 GB_LINK = re.compile(r"/gb/gb(\d{4})\.html")
 LIMIT_MARKERS = ("recompile limit exceeded", "cache limit exceeded", "recompile_limit", "cache_size_limit")
-_RESUME = re.compile(r"^torch_dynamo_resume_in_(.+)_at_(\d+)$")
 _AT_CALL = ("tensor_argument", "cast_at_call_site", "mark_dynamic")  # transforms whose fix edits the call
 
 _Key = tuple[int, str, int, str]  # (session, file, first line, co_name)
@@ -76,7 +76,7 @@ def _fold_resume_functions(groups: dict[_Key, RecompileGroup]) -> dict[_Key, Rec
     as `f` itself joins `f`'s group."""
     for key in list(groups):
         session, file, _, co_name = key
-        resume = _RESUME.match(co_name)
+        resume = RESUME.match(co_name)
         parent = next((k for k in groups if resume and k[0] == session and k[1] == file and k[3] == resume[1]), None)
         if parent is None or key not in groups:
             continue
@@ -275,7 +275,7 @@ def _facts(name: str, root: Cause | None, group: RecompileGroup, changes: list[s
 
 def _carried_facts(index: AnalysisIndex, main: GuardFailure, co_name: str, file: str) -> dict:
     """The break a resume function's carried value crossed, and what about the value changed."""
-    resume = _RESUME.match(co_name or "")
+    resume = RESUME.match(co_name or "")
     return {
         "cause": f"{index.code.display(file)}:{resume.group(2)}" if resume else "the graph break before it",
         "carried": main.variable.split(".")[-1].split("[")[0],
