@@ -63,21 +63,25 @@ def _is_preview(finding: Finding) -> bool:
         return False
 
 
+def _own_reasons(finding: Finding, criteria: GateCriteria) -> list[str]:
+    """Why one finding fails `criteria` by itself (the count limits are the run's, see _failing)."""
+    reasons = []
+    if criteria.fullgraph and finding.kind in _FULLGRAPH_KINDS:
+        what = "a compile failure" if finding.kind == Kind.COMPILE_FAILURE else "a graph break"
+        reasons.append(f"{what} (--fullgraph)")
+    if finding.kind == Kind.NOTHING_COMPILED:  # whatever the criteria: a run that compiled nothing proves nothing
+        reasons.append("nothing was compiled")
+    if criteria.by_default and _is_preview(finding):
+        return reasons  # a preview rule is still being tuned: it fails only a gate that asks for it
+    if criteria.fail_on and SEVERITIES.index(finding.severity) <= SEVERITIES.index(criteria.fail_on):
+        reasons.append(f"severity {finding.severity} (--fail-on {criteria.fail_on})")
+    return reasons
+
+
 def _failing(new: list[Finding], criteria: GateCriteria) -> tuple[dict[str, list[str]], list[str]]:
     """Why each new finding fails `criteria` (fingerprint -> reasons), and the run-wide violations."""
-    reasons: dict[str, list[str]] = {f.fingerprint: [] for f in new}
+    reasons: dict[str, list[str]] = {f.fingerprint: _own_reasons(f, criteria) for f in new}
     violations: list[str] = []
-    for finding in new:
-        if criteria.fullgraph and finding.kind in _FULLGRAPH_KINDS:
-            what = "a compile failure" if finding.kind == Kind.COMPILE_FAILURE else "a graph break"
-            reasons[finding.fingerprint].append(f"{what} (--fullgraph)")
-        if finding.kind == Kind.NOTHING_COMPILED:  # whatever the criteria: a run that compiled nothing proves nothing
-            reasons[finding.fingerprint].append("nothing was compiled")
-        if criteria.by_default and _is_preview(finding):
-            continue  # a preview rule is still being tuned: it fails only a gate that asks for it
-        if criteria.fail_on and SEVERITIES.index(finding.severity) <= SEVERITIES.index(criteria.fail_on):
-            reasons[finding.fingerprint].append(f"severity {finding.severity} (--fail-on {criteria.fail_on})")
-
     breaks = [f for f in new if Kind(f.kind).is_break]
     if criteria.max_graph_breaks is not None and len(breaks) > criteria.max_graph_breaks:
         violations.append(f"{len(breaks)} graph breaks > --max-graph-breaks {criteria.max_graph_breaks}")

@@ -388,6 +388,21 @@ def _ends_early_findings(job: _Job) -> list[Finding]:
     ]
 
 
+def _job_findings(
+    job: _Job, context: AnalysisContext, processes: bool
+) -> tuple[list[Finding], TargetStatus, int | None]:
+    """The merged findings of every rank (or process), the job's status and exit code."""
+    logs, reports = job.logs, job.reports
+    findings = _merged_findings(job) + _sequence_findings(logs, reports, job.early) + _ends_early_findings(job)
+    if processes:
+        findings = [f for f in findings if f.kind != Kind.RANK_DIVERGENCE]
+    status, exit_code = _target_status(reports, context.outcome)
+    if status in (TargetStatus.EXIT, TargetStatus.SIGNAL) and not any(f.kind == Kind.TARGET_ERROR for f in findings):
+        silent = [rank for rank, log in logs.items() if not log.target_exits]
+        findings.append(_launcher_failure(status, exit_code, silent, job.ranks, context))
+    return findings, status, exit_code
+
+
 def analyze_ranks(
     logs: Mapping[int, EventLog], context: AnalysisContext, unranked: Sequence[str] = (), processes: bool = False
 ) -> Report:
@@ -400,13 +415,7 @@ def analyze_ranks(
     logs = {rank: logs[rank] for rank in sorted(logs)}
     reports = {rank: analyze(log, _rank_context(context, log)) for rank, log in logs.items()}
     job = _Job(logs, reports, _ends_early(logs))
-    findings = _merged_findings(job) + _sequence_findings(logs, reports, job.early) + _ends_early_findings(job)
-    if processes:
-        findings = [f for f in findings if f.kind != Kind.RANK_DIVERGENCE]
-    status, exit_code = _target_status(reports, context.outcome)
-    if status in (TargetStatus.EXIT, TargetStatus.SIGNAL) and not any(f.kind == Kind.TARGET_ERROR for f in findings):
-        silent = [rank for rank, log in logs.items() if not log.target_exits]
-        findings.append(_launcher_failure(status, exit_code, silent, job.ranks, context))
+    findings, status, exit_code = _job_findings(job, context, processes)
     suppressed = [_merge(items) for items in _grouped({r: report.suppressed for r, report in reports.items()})]
     measured = Measured.worst_of(r.summary for r in reports.values())
     ranked = rank_findings(findings, measured.compile_time_s)

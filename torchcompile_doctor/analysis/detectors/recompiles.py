@@ -152,12 +152,9 @@ def _dynamic_passed(index: AnalysisIndex, file: str, line: int) -> bool:
     return any(b.dynamic is True and b.function_file == file and b.function_line == line for b in index.log.backends)
 
 
-def _choose_rule(index: AnalysisIndex, group: RecompileGroup, root: Cause | None, special: _Special) -> tuple:
-    """(rule, extra facts, change-line rewrite) for the group's root cause."""
-    main = root.failures[0] if root else None
-    if main is not None and is_carried_value(main.variable):
-        # a value that crossed a graph break: the break is the cause, and the carried-value rule says so
-        return rule_for_carried(main.reason_class), _carried_facts(index, main, group.key[3], group.key[1]), True
+def _situation_rule(index: AnalysisIndex, group: RecompileGroup, root: Cause | None, special: _Special) -> tuple | None:
+    """The rule of the program's situation, where one applies: entries compiled inside one call, a KV cache
+    re-created with a new length, a shape recompile although `dynamic=True` was passed."""
     inside = inside_one_call(index, group.compile_ids, group.failures)
     if special.within is not None and inside and not (root and root.unbounded):
         if root is not None and root.reason_class == "object_id" and root.variable.endswith("__code__"):
@@ -168,6 +165,18 @@ def _choose_rule(index: AnalysisIndex, group: RecompileGroup, root: Cause | None
     shape = root is not None and root.reason_class == "shape_or_rank"
     if special.dynamic is not None and shape and _dynamic_passed(index, group.key[1], group.key[2]):
         return special.dynamic, {}, False
+    return None
+
+
+def _choose_rule(index: AnalysisIndex, group: RecompileGroup, root: Cause | None, special: _Special) -> tuple:
+    """(rule, extra facts, change-line rewrite) for the group's root cause."""
+    main = root.failures[0] if root else None
+    if main is not None and is_carried_value(main.variable):
+        # a value that crossed a graph break: the break is the cause, and the carried-value rule says so
+        return rule_for_carried(main.reason_class), _carried_facts(index, main, group.key[3], group.key[1]), True
+    situation = _situation_rule(index, group, root, special)
+    if situation is not None:
+        return situation
     rule = rule_for_recompile(root.reason_class if root else "other", main.guard if main else "")
     if rule.transform == "tensor_hyperparameter" and main is not None:
         site = optimizer_line(index)
