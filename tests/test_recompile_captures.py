@@ -130,6 +130,8 @@ def test_shape_recompile_reached_through_generate_gets_no_rewrite_of_the_users_l
     assert "mark_dynamic" not in (finding.fix.experiment or {})
     assert finding.fix.summary.startswith("no `torch._dynamo.mark_dynamic` on your own tensors: it does not reach")
     assert "left-padded to a few lengths" in finding.fix.summary and "`pad_to_multiple_of=`" in finding.fix.summary
+    assert "or compile with `dynamic=True`" in finding.fix.summary
+    assert finding.fix.experiment == {"compile": {"dynamic": True}}  # what --try-fixes measures instead
     assert "pass one `max_length=`" in finding.fix.summary  # the static cache's own fix stays
     assert "Your line calls `generate` (transformers/generation/utils.py:2543)" in finding.why
 
