@@ -15,7 +15,7 @@ from torchcompile_doctor.analysis.detectors.recompiles import recompiles
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.load import load_artifacts
 from torchcompile_doctor.report import Finding
-from torchcompile_doctor.rules import rules_for_detector
+from torchcompile_doctor.rules import rule, rules_for_detector
 
 CAPTURES = Path(__file__).parent / "data" / "recompile_captures"
 
@@ -175,3 +175,15 @@ def test_resume_function_change_that_repeats_the_parent_cause_says_so(report):
 def test_each_session_has_its_own_fingerprint(report):
     shapes = [f for f in _recompiles(report("dynamo_reset_bench")) if f.code == "TCD301"]
     assert len({f.fingerprint for f in shapes}) == 3
+
+
+def test_shape_rule_speaks_of_a_package_call_only_when_one_is_known():
+    """TCD301 worded for a compiled function reached through a package's call: no rewrite of the user's line,
+    on the user's own code too; without such a call the rule keeps its mark_dynamic rewrite."""
+    shape = rule("TCD301")
+    for origin in ("user", "third_party"):
+        worded = shape.worded_for(origin, {"library_call": "`generate` (transformers/generation/utils.py:2543)"})
+        assert worded.transform is None
+        assert worded.fix.startswith("no `torch._dynamo.mark_dynamic` on your own tensors")
+        assert "not your own tensor" in worded.why  # no calls from different lines known: the plain wording
+    assert shape.worded_for("user", {}).transform == "mark_dynamic"
