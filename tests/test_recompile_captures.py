@@ -4,12 +4,18 @@ sessions. Offline: each capture is re-read, nothing runs."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from torchcompile_doctor import pipeline
+from torchcompile_doctor.analysis import AnalysisContext
+from torchcompile_doctor.analysis.detectors.recompiles import recompiles
+from torchcompile_doctor.analysis.index import AnalysisIndex
+from torchcompile_doctor.events.load import load_artifacts
 from torchcompile_doctor.report import Finding
+from torchcompile_doctor.rules import rule, rules_for_detector
 
 CAPTURES = Path(__file__).parent / "data" / "recompile_captures"
 
@@ -108,10 +114,55 @@ def test_bart_type_change_is_parsed_not_quoted_as_a_fragment(report):
 def test_static_cache_generate_names_prompt_and_cache_lengths(report):
     (finding,) = _recompiles(report("hf_forward"))
     assert finding.reason_class == "shape_or_rank"
-    assert "input_ids.shape[1]: 7 → 1 → 11" in finding.changes
+    assert finding.changes[0].startswith("input_ids.shape[1]: 7 → 1 → 11 (")
     assert "past_key_values.layers[0].keys.shape[2]: 18 → 22" in finding.changes
     assert "was allocated again with a new length (18 → 22)" in finding.why
     assert "Allocate the KV cache once at a fixed maximum length" in finding.fix.summary
+
+
+def test_shape_recompile_reached_through_generate_gets_no_rewrite_of_the_users_line(report):
+    """`generate()` builds the tensors it passes to the compiled forward: `mark_dynamic` on the user's
+    `input_ids` does not reach them (3 recompiles with it, as without), so it is neither advised nor shown
+    as a rewrite of the user's `model.generate(...)` line, nor tried by --try-fixes."""
+    (finding,) = _recompiles(report("hf_forward"))
+    assert finding.user_frame is not None and finding.user_frame.line == 34
+    assert finding.fix.before is None and finding.fix.after is None
+    assert "mark_dynamic" not in (finding.fix.experiment or {})
+    assert finding.fix.summary.startswith("no `torch._dynamo.mark_dynamic` on your own tensors: it does not reach")
+    assert "left-padded to a few lengths" in finding.fix.summary and "`pad_to_multiple_of=`" in finding.fix.summary
+    assert "or compile with `dynamic=True`" in finding.fix.summary
+    assert finding.fix.experiment == {"compile": {"dynamic": True}}  # what --try-fixes measures instead
+    assert "pass one `max_length=`" in finding.fix.summary  # the static cache's own fix stays
+    assert "Your line calls `generate` (transformers/generation/utils.py:2543)" in finding.why
+
+
+def test_prefill_to_decode_is_told_apart_from_a_new_prompt_length(report):
+    """Entries compiled for calls from different lines of `generate` (prefill, then one token per step) are
+    expected; the prompt length that changes between calls from the same line is not."""
+    (finding,) = _recompiles(report("hf_forward"))
+    assert finding.changes[0] == (
+        "input_ids.shape[1]: 7 → 1 → 11 (7 → 1, 1 → 11: calls from different lines of the package, expected;"
+        " 7 → 11: calls from the same line)"
+    )
+    assert finding.changes[1].endswith("(only between calls from different lines of the package: expected)")
+    assert finding.changes[2] == "past_key_values.layers[0].keys.shape[2]: 18 → 22"  # the cache: a real cause
+    assert (
+        "(transformers/generation/utils.py:3768, transformers/generation/utils.py:2750; in `generate()`: the prompt,"
+        " then one token per step)" in finding.why
+    )
+
+
+def test_a_guard_line_in_library_code_is_not_rewritten():
+    """The same capture read as if `mypkg` were an installed package: the counter's fix is still named, but
+    with no before/after rewrite of a line the user cannot edit."""
+    log = load_artifacts(CAPTURES / "pkg_module")
+    package = "/work/shared/realworld-dev/scripts/pkgproj/mypkg"
+    bootstrap = replace(log.bootstrap[-1], library_roots=(*log.bootstrap[-1].library_roots, package))
+    log.bootstrap[-1] = bootstrap
+    index = AnalysisIndex.build(log, AnalysisContext(target="train.py", root="/nonexistent"))
+    (counter,) = [f for f in recompiles(index, rules_for_detector("recompile")) if f.code == "TCD204"]
+    assert "allow_unspec_int_on_nn_module" in counter.fix.summary
+    assert counter.fix.before is None and counter.fix.after is None
 
 
 def test_resume_function_change_that_repeats_the_parent_cause_says_so(report):
@@ -124,3 +175,15 @@ def test_resume_function_change_that_repeats_the_parent_cause_says_so(report):
 def test_each_session_has_its_own_fingerprint(report):
     shapes = [f for f in _recompiles(report("dynamo_reset_bench")) if f.code == "TCD301"]
     assert len({f.fingerprint for f in shapes}) == 3
+
+
+def test_shape_rule_speaks_of_a_package_call_only_when_one_is_known():
+    """TCD301 worded for a compiled function reached through a package's call: no rewrite of the user's line,
+    on the user's own code too; without such a call the rule keeps its mark_dynamic rewrite."""
+    shape = rule("TCD301")
+    for origin in ("user", "third_party"):
+        worded = shape.worded_for(origin, {"library_call": "`generate` (transformers/generation/utils.py:2543)"})
+        assert worded.transform is None
+        assert worded.fix.startswith("no `torch._dynamo.mark_dynamic` on your own tensors")
+        assert "not your own tensor" in worded.why  # no calls from different lines known: the plain wording
+    assert shape.worded_for("user", {}).transform == "mark_dynamic"

@@ -1,7 +1,9 @@
 """What a recompile's guard text alone does not say, read from the rest of the capture: the value the new
 cache entry was compiled for (its guard tree), which way grad mode went and who switched it, whether the
-entries come from different call sites or layers within one call, a KV cache re-created with a new
-length, and the session (`torch._dynamo.reset()`) a finding belongs to."""
+entries come from different call sites or layers within one call, a compiled function reached through a
+package's call (transformers' `generate()`) and the changes that come from that package calling it from
+different lines, a KV cache re-created with a new length, and the session (`torch._dynamo.reset()`) a
+finding belongs to."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from torchcompile_doctor.analysis.code import THIRD_PARTY
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.recompile_causes import DYNAMIC_FROM_THEN_ON, Cause
 from torchcompile_doctor.analysis.recompiles import GuardFailure, user_variable
@@ -159,6 +162,56 @@ def inside_one_call(
     if sites:
         return f"different call sites ({', '.join(sites)})"
     return "different layers or module instances called from the same line"
+
+
+# -- a compiled function reached through a package's call -------------------------------------------
+def library_call(index: AnalysisIndex, compile_ids: set[CompileId]) -> StackFrame | None:
+    """The package function the user's line called on the way to the compiled function (transformers'
+    `generate`), which builds the compiled function's inputs itself; None when the user's line reaches it
+    directly or through a model the user compiled (torch's module dispatch and decorators do not count)."""
+    for compile_id in sorted(compile_ids):
+        stack = index.starts.get(compile_id, ())[:-1]
+        compiled = (p for p, frame in enumerate(stack) if (frame.file, frame.function) in index.compiled_code)
+        stack = stack[: next(compiled, len(stack))]  # up to the outermost compiled function
+        users = [position for position, frame in enumerate(stack) if not index.code.is_library(frame.file)]
+        if not users:
+            continue
+        found = next((f for f in stack[users[-1] + 1 :] if index.code.origin(f.file) == THIRD_PARTY), None)
+        if found is not None:
+            return found
+    return None
+
+
+def _calling_line(index: AnalysisIndex, compile_id: CompileId) -> StackFrame | None:
+    """The innermost frame, outside torch's module dispatch, that called the compiled function for this entry."""
+    stack = index.starts.get(compile_id, ())[:-1]
+    return next((f for f in reversed(stack) if not any(part in f.file for part in _TORCH_FRAMES)), None)
+
+
+def call_line_switches(
+    index: AnalysisIndex, records: Sequence[Recompile], failures: Sequence[Sequence[GuardFailure]]
+) -> tuple[list[str], dict[str, list[str]], dict[str, list[str]]]:
+    """The changes between an entry and the one compiled after it, told apart by the lines of the calling
+    code that made the two calls: (those lines, per variable the `old → new` seen between calls from different
+    lines (a generate loop's prefill call and its one-token decode call: one entry per line, made once),
+    per variable the `old → new` seen between calls from the same line)."""
+    lines: list[str] = []
+    switched: dict[str, list[str]] = {}
+    same: dict[str, list[str]] = {}
+    for record, entry_failures in zip(records, failures, strict=False):
+        compile_id = record.compile_id
+        new = _calling_line(index, compile_id) if compile_id else None
+        for failure in entry_failures:
+            entry = CompileId.parse(failure.entry)
+            old = _calling_line(index, replace(entry, session=compile_id.session)) if entry and compile_id else None
+            change = f"{failure.old} → {failure.new}" if failure.old and failure.new else "a change"
+            kept = same if new is None or old is None or new == old else switched
+            if change not in kept.setdefault(failure.variable, []):
+                kept[failure.variable].append(change)
+            if kept is switched and old is not None and new is not None:
+                sites = (f"{index.code.display(f.file)}:{f.line}" for f in (old, new))
+                lines += [site for site in sites if site not in lines]
+    return lines, switched, same
 
 
 # -- the optimizer a compiled step belongs to -------------------------------------------------------

@@ -11,22 +11,25 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from torchcompile_doctor.analysis.code import THIRD_PARTY
 from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.function_defs import RESUME
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.recompile_causes import Cause, causes, describe_causes, unbounded_note
 from torchcompile_doctor.analysis.recompile_context import (
+    call_line_switches,
     enrich_failures,
     grad_mode_note,
     hyperparameter_of,
     inside_one_call,
     kv_cache_note,
+    library_call,
     optimizer_line,
     session_fingerprint,
     session_label,
 )
 from torchcompile_doctor.analysis.recompiles import GuardFailure, is_carried_value, parse_failure
-from torchcompile_doctor.events.model import CompileId, Recompile
+from torchcompile_doctor.events.model import CompileId, Recompile, StackFrame
 from torchcompile_doctor.finding_data import LimitEvidence, LimitImpact, RecompileEvidence, RecompileImpact
 from torchcompile_doctor.report import Finding
 from torchcompile_doctor.rules import Rule, rule_for_carried, rule_for_recompile, rules_for_detector
@@ -123,16 +126,21 @@ class _Special:
     kv_cache: Rule | None  # the root cause is a KV cache's length
 
 
-def _fix_line(index: AnalysisIndex, rule: Rule, main: GuardFailure | None, call_sites: list) -> str | None:
-    """Fixes for inputs (dtype, shape, int arguments) belong at the call; an optimizer's hyperparameter where
-    the user creates the optimizer; the others where the guard came from."""
+def _fix_line(
+    index: AnalysisIndex, rule: Rule, main: GuardFailure | None, call_sites: list, through: StackFrame | None
+) -> str | None:
+    """Fixes for inputs (dtype, shape, int arguments) belong at the call, when the user's line passes them
+    (not when a package the line calls builds them); an optimizer's hyperparameter where the user creates the
+    optimizer; the others where the guard came from, when that is the user's code."""
     if rule.transform == "tensor_hyperparameter":
         found = optimizer_line(index)
         return found[0] if found else None
+    if rule.transform in _AT_CALL and through is not None:
+        return None
     call_line = index.raw_line(call_sites[0].file, call_sites[0].line) if call_sites else None
     if rule.transform in _AT_CALL and call_line:
         return call_line
-    if main is None:
+    if main is None or (main.file and index.code.is_library(main.file)):
         return None
     guard_line = index.raw_line(main.file, main.line) if main.file and main.line else None
     return guard_line or main.source
@@ -196,18 +204,23 @@ def _recompile_finding(index: AnalysisIndex, group: RecompileGroup, special: _Sp
     name = index.function_name(file, co_name, line)
     changes = _echoes_marked(describe_causes(found), found, group.parent_root)
     call_sites = index.callers(file, line, group.compile_ids)
+    through = library_call(index, group.compile_ids)  # a package's call builds the inputs: not the user's line
     user_frame = None
     if index.code.is_library(file) and call_sites:  # a library frame recompiles: where the user called in
         user_frame = index.location(call_sites[0].file, call_sites[0].line, call_sites[0].function)
     rule, extra, carried = _choose_rule(index, group, root, special)
     facts = _facts(name, root, group, changes) | extra | {"seconds": index.compile_seconds(group.compile_ids)}
+    if through is not None:
+        facts |= _library_facts(index, group, through)
+        rule = rule.worded_for(index.code.origin(file) or THIRD_PARTY, facts)
+        changes = _switches_marked(changes, found, facts["switches"])
     if carried and main is not None:
         changes = [c.replace(main.variable, "value carried across the break") for c in changes]
     finding = finding_from_rule(
         rule,
         location=index.location(file, line or 0, name),
         facts=facts,
-        fix_line=_fix_line(index, rule, main, call_sites),
+        fix_line=_fix_line(index, rule, main, call_sites, through),
         reason_class=root.reason_class if root else "other",
         count=len(group.records),
         user_frame=user_frame,
@@ -224,12 +237,48 @@ def _recompile_finding(index: AnalysisIndex, group: RecompileGroup, special: _Sp
         finding = replace(finding, why=f"{finding.why} {grad_mode_note(index, root, group.compile_ids)}")
     if carried and main is not None:
         finding = replace(finding, why=finding.why.replace(f"`{main.variable}`", "The value carried across the break"))
-    dim = re.search(r"\[(\d+)\]$", main.variable if main else "?")
-    if rule.reason_class == "shape_or_rank" and dim and file != "?":  # the precise fix: that dim only
-        mark = {"file": file, "line": line, "function": name, "variable": facts["variable"], "dim": int(dim.group(1))}
-        assert finding.fix is not None
-        return replace(finding, fix=replace(finding.fix, experiment={"mark_dynamic": mark}))
+    if rule.reason_class == "shape_or_rank" and through is None:  # the user's tensor: mark that dim only
+        return _with_mark_dynamic(finding, main, (file, line, name), facts["variable"])
     return finding
+
+
+def _with_mark_dynamic(
+    finding: Finding, main: GuardFailure | None, function: tuple[str, int, str], variable: str
+) -> Finding:
+    """The precise experiment for a shape recompile: mark only the dimension that changed dynamic."""
+    dim = re.search(r"\[(\d+)\]$", main.variable if main else "?")
+    file, line, name = function
+    if not dim or file == "?" or finding.fix is None:
+        return finding
+    mark = {"file": file, "line": line, "function": name, "variable": variable, "dim": int(dim.group(1))}
+    return replace(finding, fix=replace(finding.fix, experiment={"mark_dynamic": mark}))
+
+
+def _library_facts(index: AnalysisIndex, group: RecompileGroup, through: StackFrame) -> dict:
+    """The package call the compiled function is reached through, and the changes that come from that
+    package calling it from different lines (prefill, then decode)."""
+    lines, switched, same = call_line_switches(index, group.records, group.failures)
+    return {
+        "library_call": f"`{through.function}` ({index.code.display(through.file)}:{through.line})",
+        "switched": "; ".join(f"`{v}` {', '.join(pairs)}" for v, pairs in switched.items()) or None,
+        "switch_lines": ", ".join(lines) or None,
+        "switches": (switched, same),
+    }
+
+
+def _switches_marked(changes: list[str], found: list[Cause], switches: tuple) -> list[str]:
+    """A change line says which of its steps came from calls on different lines of the package (expected)."""
+    switched, same = switches
+    marked = []
+    for cause, line in zip(found, changes, strict=False):
+        steps = switched.get(cause.variable)
+        if steps and same.get(cause.variable):
+            line += f" ({', '.join(steps)}: calls from different lines of the package, expected;"
+            line += f" {', '.join(same[cause.variable])}: calls from the same line)"
+        elif steps:
+            line += " (only between calls from different lines of the package: expected)"
+        marked.append(line)
+    return marked + changes[len(found) :]
 
 
 def _echoes_marked(changes: list[str], found: list[Cause], parent_root: Cause | None) -> list[str]:
