@@ -133,6 +133,9 @@ def test_ctrl_c_stops_the_child_and_prints_a_partial_report(tmp_path, stop):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # started with SIGINT ignored, as by some job runners and test workers: Python then installs no
+        # KeyboardInterrupt handler of its own, and the doctor must still stop on it
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
     )
     deadline = time.monotonic() + 120
     while not ready.exists() and time.monotonic() < deadline and doctor.poll() is None:

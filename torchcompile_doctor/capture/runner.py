@@ -161,8 +161,11 @@ def _wait(process: subprocess.Popen, timeout_s: float | None, stack_file: Path |
     """Wait for the child; (timed out, interrupted), the child's process groups stopped in either case."""
     timed_out = interrupted = False
     # A CI job being cancelled sends SIGTERM: stop the target and report what was captured, as for Ctrl-C.
+    # SIGINT is handled here too: a process started with SIGINT ignored (by a job runner, a test worker)
+    # would otherwise never see a KeyboardInterrupt, and `kill -INT` would leave it waiting on the target.
     on_main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _interrupt) if on_main_thread else None
+    stops = (signal.SIGTERM, signal.SIGINT) if on_main_thread else ()
+    previous = {sig: signal.signal(sig, _interrupt) for sig in stops}
     try:
         process.wait(timeout=timeout_s)
     except subprocess.TimeoutExpired:
@@ -173,8 +176,8 @@ def _wait(process: subprocess.Popen, timeout_s: float | None, stack_file: Path |
         interrupted = True
         _stop_group(process)
     finally:
-        if on_main_thread:
-            signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     return timed_out, interrupted
 
 
