@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
-from conftest import CORPUS, SAMPLES, run_doctor
+from conftest import CORPUS, SAMPLES, DoctorRun, doctor_in_process, run_doctor
 
 pytestmark = pytest.mark.slow
 
@@ -47,8 +49,16 @@ def test_allow_unspec_int_on_nn_module_for_a_counter():
     assert verified["effect"] == "improved" and verified["ok"] is True
 
 
-def test_mark_dynamic_removes_shape_recompiles_but_dynamic_true_not_dtype_ones():
-    shape = _verified(_explain("shape_recompile.py"), "TCD301")
+def _kept(shared_run) -> DoctorRun:
+    """shape_recompile.py's `--try-fixes` run with its capture (and its experiments) kept, once per session."""
+    args = ("explain", "shape_recompile.py", "--try-fixes", "--jobs", "2", "--format", "json")
+    run = shared_run(*args, keep_artifacts=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return run
+
+
+def test_mark_dynamic_removes_shape_recompiles_but_dynamic_true_not_dtype_ones(shared_run):
+    shape = _verified(_kept(shared_run).json, "TCD301")
     assert shape["change"] == "torch._dynamo.mark_dynamic(ids, 1) before each call of `SentenceEncoder.forward`"
     assert shape["effect"] == "fixed" and (shape["before"]["recompiles"], shape["after"]["recompiles"]) == (3, 0)
     dtype = _verified(_explain("dtype_recompile.py"), "TCD201")
@@ -82,8 +92,21 @@ def test_raising_the_recompile_limit_is_reported_as_mixed():
     assert _verified(report, "TCD202")["effect"] == "fixed"  # dynamic=True
 
 
-def test_terminal_shows_the_measured_effect():
-    run = run_doctor("explain", "shape_recompile.py", "--try-fixes", cwd=SAMPLES)
-    assert run.returncode == 0
-    assert "verified: torch._dynamo.mark_dynamic(ids, 1)" in run.stdout
-    assert "fixed: recompiles 3 → 0" in run.stdout
+def test_a_kept_capture_reports_the_measured_effects_again(shared_run, tmp_path):
+    """`doctor report DIR` of a `--try-fixes --artifacts DIR` run: the experiments kept beside the capture put
+    the same measured effects back on the fixes, in the terminal as in JSON."""
+    live = _kept(shared_run)
+    terminal = doctor_in_process("report", str(live.artifacts), cwd=tmp_path)
+    assert "verified: torch._dynamo.mark_dynamic(ids, 1)" in terminal.stdout
+    assert "fixed: recompiles 3 → 0" in terminal.stdout
+    again = doctor_in_process("report", str(live.artifacts), "--format", "json", cwd=tmp_path).json
+    assert _verified(again, "TCD301") == _verified(live.json, "TCD301")
+    copy = tmp_path / "copy"  # the shared capture stays as it is
+    shutil.copytree(live.artifacts, copy)
+    records = list(copy.glob("experiments/*/experiment.json"))
+    assert records
+    for record in records:
+        record.write_text("{not json")  # a damaged record: its fix is reported unverified, nothing fails
+    damaged = doctor_in_process("report", str(copy), "--format", "json", cwd=tmp_path).json
+    [finding] = [f for f in damaged["findings"] if f["code"] == "TCD301"]
+    assert finding["fix"]["verified"] is None

@@ -18,6 +18,7 @@ in-process capture (`run_block`) is imported only when it runs.
 from __future__ import annotations
 
 import contextlib
+import json
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
@@ -320,12 +321,40 @@ def _trace_report(path: Path, options: RereadOptions) -> Report:
 
 def reread(path: Path, options: RereadOptions = RereadOptions()) -> Run:
     """The report of an earlier run from what it left (`doctor report DIR`, `doctor guards --dump DIR`);
-    no torch needed. How the target ended is what its log recorded (unknown when it recorded nothing)."""
-    report = _dump_report(path, options.root) if options.dump else _trace_report(path, options)
-    return Run((report,))
+    no torch needed. How the target ended is what its log recorded (unknown when it recorded nothing).
+    A capture kept with `--try-fixes` brings its experiments' measured effects back onto the fixes."""
+    if options.dump:
+        return Run((_dump_report(path, options.root),))
+    return Run((_with_kept_experiments(path, _trace_report(path, options), options),))
+
+
+def _with_kept_experiments(path: Path, report: Report, options: RereadOptions) -> Report:
+    """The report with the effects of the experiments `--try-fixes` kept under `path/experiments` (each
+    folder: the experiment's own capture and EXPERIMENT_RECORD, plain JSON; nothing in it is run)."""
+    from torchcompile_doctor.rules import experiments
+
+    results: dict[str, Report | str | tuple[Report, Report]] = {}
+    folder = path / "experiments" if path.is_dir() else None
+    for kept in sorted(folder.iterdir()) if folder is not None and folder.is_dir() else ():
+        try:
+            record = json.loads((kept / EXPERIMENT_RECORD).read_text(encoding="utf-8"))
+            key, runs = experiments.experiment_key(record["experiment"]), record.get("runs") or []
+            if record.get("error"):
+                results[key] = str(record["error"])
+            elif runs:
+                first, second = (_trace_report(kept / name, options) for name in runs)
+                results[key] = (first, second)
+            else:
+                results[key] = _trace_report(kept, options)
+        except (OSError, ValueError, KeyError, TypeError, DoctorError):
+            continue  # an experiment folder that is incomplete or not ours: its fix stays unverified
+    return experiments.attach(report, results) if results else report
 
 
 # ---------------------------------------------------------------------------------------------- verified fixes
+
+EXPERIMENT_RECORD = "experiment.json"  # in each kept experiment's folder: which fix it measured
+_CARRIED_RUNS = ("first", "second")  # a cache experiment's two runs: a fresh machine, then a persistent cache
 
 
 def try_fixes(run: Run, options: RunOptions, progress: Progress = _quiet) -> Run:
@@ -347,15 +376,22 @@ def try_fixes(run: Run, options: RunOptions, progress: Progress = _quiet) -> Run
 
     def run_one(numbered: tuple[int, dict]) -> tuple[str, Report | str | tuple[Report, Report]]:
         index, experiment = numbered
+        key = experiments.experiment_key(experiment)
+        record = {
+            "experiment": experiment,
+            "runs": list(_CARRIED_RUNS) if compile_experiments.carries_cache(experiment) else [],
+        }
         try:
             with _workdir(kept / str(index) if kept is not None else None) as workdir:
                 if compile_experiments.carries_cache(experiment):
-                    return experiments.experiment_key(experiment), _carried_cache_runs(target, options, workdir)
-                return experiments.experiment_key(experiment), _capture_and_analyze(
-                    target, options, workdir, experiment
-                )[1]
+                    result: Report | str | tuple[Report, Report] = _carried_cache_runs(target, options, workdir)
+                else:
+                    result = _capture_and_analyze(target, options, workdir, experiment)[1]
         except DoctorError as error:
-            return experiments.experiment_key(experiment), str(error)
+            result = record["error"] = str(error)
+        if kept is not None:  # `doctor report DIR` puts the measured effects back on the fixes
+            (kept / str(index) / EXPERIMENT_RECORD).write_text(json.dumps(record), encoding="utf-8")
+        return key, result
 
     with progress(f"trying {len(planned)} fix(es), {options.jobs} at a time"):
         with ThreadPoolExecutor(max_workers=options.jobs) as pool:
@@ -372,7 +408,7 @@ def _carried_cache_runs(target: TargetSpec, options: RunOptions, workdir: Path) 
     cache_dir.mkdir(parents=True, exist_ok=True)
     step = compile_experiments.cache_step(str(cache_dir))
     runs = []
-    for name in ("first", "second"):
+    for name in _CARRIED_RUNS:
         (workdir / name).mkdir(parents=True, exist_ok=True)
         runs.append(_capture_and_analyze(target, options, workdir / name, step)[1])
     return runs[0], runs[1]
