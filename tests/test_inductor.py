@@ -32,8 +32,10 @@ def _essentials(report: dict) -> list[tuple]:
 
 
 @pytest.mark.parametrize("script", ["data_dependent_branch.py", "module_counter.py"])
-def test_eager_fast_mode_finds_what_inductor_finds(script, tmp_path):
-    eager = run_doctor("explain", script, "--backend", "eager", "--format", "json", cwd=SAMPLES)
+def test_eager_fast_mode_finds_what_inductor_finds(script, tmp_path, shared_run):
+    # both samples compile with backend="eager" themselves: their plain run (shared with test_samples_e2e) is
+    # the eager fast mode, and `--backend inductor` overrides it
+    eager = shared_run("explain", script, "--format", "json", keep_artifacts=True)
     inductor = run_doctor(
         "explain",
         script,
