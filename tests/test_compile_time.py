@@ -8,7 +8,7 @@ import json
 import re
 
 import pytest
-from conftest import REPO, SAMPLES, run_doctor
+from conftest import REPO, SAMPLES, doctor_in_process, run_doctor
 from test_golden import RECORDED_ROOT, _read_from_checkout
 from test_golden import _report as capture_report
 
@@ -199,3 +199,23 @@ def test_no_dominant_phase_where_the_backend_did_nothing():
     report = capture_report("int_arg_recompile_limit")  # captured with --backend eager
     assert report.compile_time.phases["inductor"] == 0.0
     assert "TCD602" not in _codes(report)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "script, function, calls, last_compile_call",
+    [
+        # step 0..11; a compile for each new step until the limit (8): the refused 9th is Dynamo's last work
+        ("int_arg_recompile_limit.py", "warmup_sgd_update", 12, 9),
+        # a compiled module over lengths 16, 16, 32, 48, 32, 64: new shapes at calls 1, 3, 4 and 6
+        ("shape_recompile.py", "SentenceEncoder.forward", 6, 6),
+    ],
+)
+def test_warm_up_is_counted_in_calls(shared_run, script, function, calls, last_compile_call):
+    """The capture counts each compiled function's (or module's) calls and the last one Dynamo compiled in;
+    the runs are the samples' own, shared with test_samples_e2e."""
+    run = shared_run("explain", script, "--format", "json", keep_artifacts=True)
+    [frame] = [f for f in run.json["compile_time"]["frames"] if f["function"] == function]
+    assert (frame["calls"], frame["last_compile_call"]) == (calls, last_compile_call)
+    terminal = doctor_in_process("report", str(run.artifacts), cwd=SAMPLES)
+    assert f"`{function}` still compiling at call {last_compile_call} of {calls}" in terminal.stdout

@@ -7,6 +7,7 @@ import io
 from torchcompile_doctor.events.model import (
     BackendUse,
     BootstrapInfo,
+    CallCount,
     CallSite,
     CompileId,
     ExplainResult,
@@ -56,6 +57,11 @@ WRITTEN = [
         EventName.CALL_SITE,
         {"function_file": "/m.py", "function_line": 3, "function": "f", "file": "/t.py", "line": 9, "caller": "main"},
         CallSite("/m.py", 3, "f", "/t.py", 9, "main"),
+    ),
+    (
+        EventName.CALL_COUNT,
+        {"function_file": "/m.py", "function_line": 3, "function": "f", "calls": 12, "last_compile_call": 9},
+        CallCount("/m.py", 3, "f", 12, 9),
     ),
     (
         EventName.GUARD_OVERHEAD,

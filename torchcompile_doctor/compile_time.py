@@ -66,6 +66,8 @@ class FrameCompileTime:
     cache: dict[str, CacheCounts]
     guard_count: int | None = None  # the most guards of any of its cache entries
     guard_latency_us: float | None = None  # torch's estimate for that entry
+    calls: int | None = None  # how often the compiled function was called (None: not counted)
+    last_compile_call: int | None = None  # the last call during which Dynamo compiled (or tried to)
 
     @property
     def seconds(self) -> float:
@@ -90,6 +92,8 @@ class FrameCompileTime:
             "compiles": [c.as_dict() for c in self.compiles],
             "guard_count": self.guard_count,
             "guard_latency_us": self.guard_latency_us,
+            "calls": self.calls,
+            "last_compile_call": self.last_compile_call,
         }
 
 

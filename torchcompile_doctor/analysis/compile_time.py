@@ -118,6 +118,7 @@ def _frame(index, key, items, cpp, cache, origin) -> FrameCompileTime:
         )
     guarded = [m for m in items if m.guard_count is not None]
     heaviest = max(guarded, key=lambda m: m.guard_count or 0) if guarded else None
+    counted = next((c for c in index.log.call_counts if (c.function_file, c.function_line) == (file, line)), None)
     return FrameCompileTime(
         function=index.function_name(file, co_name, line),
         file=file,
@@ -127,4 +128,6 @@ def _frame(index, key, items, cpp, cache, origin) -> FrameCompileTime:
         cache=_merged([cache[m.compile_id] for m in items if m.compile_id in cache]),
         guard_count=heaviest.guard_count if heaviest else None,
         guard_latency_us=heaviest.guard_latency_us if heaviest else None,
+        calls=counted.calls if counted else None,
+        last_compile_call=counted.last_compile_call if counted else None,
     )

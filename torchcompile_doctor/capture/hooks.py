@@ -11,6 +11,7 @@ import sys
 import types
 from collections.abc import Callable, Iterator
 
+from torchcompile_doctor.capture.call_counts import CallCounts
 from torchcompile_doctor.capture.compile_experiments import compile_blocks
 from torchcompile_doctor.events.sidechannel import EventName, SideChannel
 
@@ -48,10 +49,10 @@ def _dim_marker(function: Callable, code, mark: dict | None) -> Callable | None:
 
 
 def _recording_callers(
-    compiled: Callable, original: Callable, channel: SideChannel, recorder=None, mark: dict | None = None
+    compiled: Callable, original: Callable, channel: SideChannel, counts: CallCounts, recorder=None, mark=None
 ) -> Callable:
-    """Wrap a compiled plain function to note each distinct line that calls it: torch's own
-    dynamo_start stack leaves that frame out, and input fixes (dtype, shapes, ints) belong there."""
+    """Wrap a compiled plain function to note each distinct line that calls it (torch's own dynamo_start
+    stack leaves that frame out, and input fixes belong there) and to count its calls."""
     code = getattr(original, "__code__", None)
     if code is None:
         return compiled
@@ -78,7 +79,7 @@ def _recording_callers(
                 line=key[1],
                 caller=caller.f_code.co_name,
             )
-        return compiled(*args, **kwargs)
+        return counts.call(code, lambda: compiled(*args, **kwargs))
 
     return call
 
@@ -124,24 +125,22 @@ def compile_call(model: object, caller: types.FrameType) -> dict:
     }
 
 
-def _recording_module_calls(compiled, recorder, mark: dict | None) -> None:
-    """Give a compiled module (OptimizedModule) a subclass whose __call__ notes its last arguments
-    (for `doctor guards`, which times that call afterwards) or marks an input dynamic (a --try-fixes
+def _recording_module_calls(compiled, counts: CallCounts, recorder, mark: dict | None) -> None:
+    """Give a compiled module (OptimizedModule) a subclass whose __call__ counts its calls, notes its last
+    arguments (for `doctor guards`, which times that call afterwards) or marks an input dynamic (a --try-fixes
     experiment); isinstance checks still hold."""
     base = type(compiled)
     forward = compiled._orig_mod.forward
     code = type(compiled._orig_mod).forward.__code__
     record = recorder.track(compiled, compiled._orig_mod, code) if recorder is not None else None
     mark_inputs = _dim_marker(forward, code, mark)
-    if record is None and mark_inputs is None:
-        return
 
     def __call__(self, *args, **kwargs):  # noqa: N807 - the dunder being overridden
         if record is not None:
             recorder.note(record, args, kwargs)
         if mark_inputs is not None:
             mark_inputs(args, kwargs)
-        return base.__call__(self, *args, **kwargs)
+        return counts.call(code, lambda: base.__call__(self, *args, **kwargs))
 
     compiled.__class__ = type(base.__name__, (base,), {"__call__": __call__})
 
@@ -157,10 +156,12 @@ def compile_hook(
 ) -> Iterator[None]:
     """Record every torch.compile call's backend; with `override`, compile with it instead; `forced`
     kwargs (a --try-fixes experiment such as dynamic=True) replace the user's; with a `recorder`
-    (guard timing), remember each compiled callable's last call."""
+    (guard timing), remember each compiled callable's last call. Every compiled function and module counts
+    its calls (written when the hook closes: the warm-up in calls)."""
     import torch
 
     original = torch.compile
+    counts = CallCounts()
 
     def compile_and_record(model=None, **kwargs):
         if model is None:  # `@torch.compile(...)`: recorded once, when the decorator gets the function
@@ -183,9 +184,9 @@ def compile_hook(
             return model
         compiled = original(model, **kwargs)
         if isinstance(model, types.FunctionType) and isinstance(compiled, types.FunctionType):
-            return _recording_callers(compiled, model, channel, recorder, mark)
-        if (recorder is not None or mark) and isinstance(model, torch.nn.Module) and hasattr(compiled, "_orig_mod"):
-            _recording_module_calls(compiled, recorder, mark)
+            return _recording_callers(compiled, model, channel, counts, recorder, mark)
+        if isinstance(model, torch.nn.Module) and hasattr(compiled, "_orig_mod"):
+            _recording_module_calls(compiled, counts, recorder, mark)
         return compiled
 
     compile_and_record.__wrapped__ = original  # type: ignore[attr-defined]
@@ -195,6 +196,7 @@ def compile_hook(
         yield
     finally:
         torch.compile = original
+        counts.write(channel)
 
 
 class _PerfHintHandler(logging.Handler):

@@ -209,6 +209,18 @@ class CallSite:
 
 
 @dataclass(frozen=True)
+class CallCount:
+    """How often a compiled function (or module's forward) was called, and the last call during which Dynamo
+    compiled (or tried to: a refused recompile counts); None when it never compiled inside a counted call."""
+
+    function_file: str
+    function_line: int
+    function: str
+    calls: int
+    last_compile_call: int | None
+
+
+@dataclass(frozen=True)
 class GuardOverhead:
     """Measured per-call time of a compiled function: as compiled, with guard evaluation skipped, eager."""
 
@@ -336,6 +348,7 @@ class EventLog:
     backends: list[BackendUse] = field(default_factory=list)
     perf_hints: list[PerfHint] = field(default_factory=list)
     call_sites: list[CallSite] = field(default_factory=list)
+    call_counts: list[CallCount] = field(default_factory=list)
     guard_overheads: list[GuardOverhead] = field(default_factory=list)
     warnings: list[Warning_] = field(default_factory=list)
     explain: list[ExplainResult] = field(default_factory=list)
@@ -367,6 +380,7 @@ _LIST_FOR = {
     BackendUse: "backends",
     PerfHint: "perf_hints",
     CallSite: "call_sites",
+    CallCount: "call_counts",
     GuardOverhead: "guard_overheads",
     Warning_: "warnings",
     ExplainResult: "explain",

@@ -20,6 +20,7 @@ from typing import BinaryIO
 from torchcompile_doctor.events.model import (
     BackendUse,
     BootstrapInfo,
+    CallCount,
     CallSite,
     CompileId,
     ExplainResult,
@@ -57,6 +58,7 @@ class EventName(StrEnum):
     PERF_HINT = "perf_hint"  # PerfHint: a `perf_hints` log record
     EXPLAIN = "explain"  # ExplainResult: torch._dynamo.explain on a function target
     TARGET_EXIT = "target_exit"  # TargetExit: how the target ended, as the child saw it
+    CALL_COUNT = "call_count"  # CallCount: a compiled function's calls, and the last one Dynamo compiled in
 
 
 class SideChannel:
@@ -144,6 +146,13 @@ _PARSERS: dict[str, Callable[[dict], object]] = {  # keyed by EventName (a str)
         file=str(d["file"]),
         line=int(d["line"]),
         caller=str(d.get("caller", "?")),
+    ),
+    EventName.CALL_COUNT: lambda d: CallCount(
+        function_file=str(d["function_file"]),
+        function_line=int(d["function_line"]),
+        function=str(d["function"]),
+        calls=int(d["calls"]),
+        last_compile_call=d["last_compile_call"] if isinstance(d.get("last_compile_call"), int) else None,
     ),
     EventName.GUARD_OVERHEAD: lambda d: GuardOverhead(
         function_file=str(d["function_file"]),

@@ -1,0 +1,54 @@
+"""How often each compiled callable was called, and at which call Dynamo last compiled during it: the trace
+has the compiles but not the calls, and the warm-up a training loop pays is counted in calls."""
+
+from __future__ import annotations
+
+import threading
+import types
+from collections.abc import Callable
+from typing import Any
+
+from torchcompile_doctor.events.sidechannel import EventName, SideChannel
+
+
+def _compile_attempts() -> int:
+    """Dynamo's count of frames it started converting (every compile and recompile, a refused one too)."""
+    from torch._dynamo.utils import counters
+
+    return counters["frames"]["total"]
+
+
+class CallCounts:
+    """Per compiled function (its code object): calls, and the number of the last call during which Dynamo
+    converted a frame. A reset() clears torch's counter; any change of it during a call is a compile."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._counts: dict[tuple[str, int, str], list[int]] = {}  # code -> [calls, last compile call]
+
+    def call(self, code: types.CodeType, run: Callable[[], Any]) -> Any:
+        key = (code.co_filename, code.co_firstlineno, code.co_name)
+        with self._lock:
+            counts = self._counts.setdefault(key, [0, 0])
+            counts[0] += 1
+            number = counts[0]
+        before = _compile_attempts()
+        try:
+            return run()
+        finally:
+            if _compile_attempts() != before:
+                with self._lock:
+                    counts[1] = max(counts[1], number)
+
+    def write(self, channel: SideChannel) -> None:
+        with self._lock:
+            counted = list(self._counts.items())
+        for (file, line, function), (calls, last_compile) in counted:
+            channel.write(
+                EventName.CALL_COUNT,
+                function_file=file,
+                function_line=line,
+                function=function,
+                calls=calls,
+                last_compile_call=last_compile or None,
+            )
