@@ -221,3 +221,23 @@ def test_the_timeout_stack_is_read_from_the_main_thread():
         {"file": "/x/train.py", "line": 12, "function": "wait"},
     ]
     assert main_thread_stack("not a dump") == []
+
+
+def test_a_counted_compiled_module_pickles_as_torch_made_it():
+    """The capture gives compiled modules a subclass that counts their calls; `torch.save(compiled)` must work
+    as in a plain run and load back torch's own OptimizedModule."""
+    import io
+
+    import torch
+
+    from torchcompile_doctor.capture.call_counts import CallCounts
+    from torchcompile_doctor.capture.hooks import _recording_module_calls
+
+    compiled = torch.compile(torch.nn.Linear(4, 4), backend="eager")
+    plain_class = type(compiled)
+    _recording_module_calls(compiled, CallCounts(), None, None)
+    assert type(compiled) is not plain_class and isinstance(compiled, plain_class)
+    buffer = io.BytesIO()
+    torch.save(compiled, buffer)
+    buffer.seek(0)
+    assert type(torch.load(buffer, weights_only=False)) is plain_class

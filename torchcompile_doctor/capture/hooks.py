@@ -142,7 +142,11 @@ def _recording_module_calls(compiled, counts: CallCounts, recorder, mark: dict |
             mark_inputs(args, kwargs)
         return counts.call(code, lambda: base.__call__(self, *args, **kwargs))
 
-    compiled.__class__ = type(base.__name__, (base,), {"__call__": __call__})
+    def __reduce__(self):  # noqa: N807 - pickled (torch.save) as the class torch made, as in a plain run
+        _, arguments = base.__reduce__(self)
+        return (base, arguments)
+
+    compiled.__class__ = type(base.__name__, (base,), {"__call__": __call__, "__reduce__": __reduce__})
 
 
 @contextlib.contextmanager
