@@ -130,8 +130,10 @@ def _recording_module_calls(compiled, counts: CallCounts, recorder, mark: dict |
     arguments (for `doctor guards`, which times that call afterwards) or marks an input dynamic (a --try-fixes
     experiment); isinstance checks still hold."""
     base = type(compiled)
+    code = getattr(getattr(type(compiled._orig_mod), "forward", None), "__code__", None)
+    if code is None:  # a forward that is no Python function (a scripted module's): left as torch made it
+        return
     forward = compiled._orig_mod.forward
-    code = type(compiled._orig_mod).forward.__code__
     record = recorder.track(compiled, compiled._orig_mod, code) if recorder is not None else None
     mark_inputs = _dim_marker(forward, code, mark)
 
