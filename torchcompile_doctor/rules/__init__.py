@@ -315,8 +315,17 @@ def _rule(entry: object, index: int) -> Rule:
     )
 
 
+@lru_cache(maxsize=1)
+def _catalogue_document() -> object:
+    """The catalogue file, parsed once (a tenth of a second) for its rules and its ranking section."""
+    return yaml.safe_load(CATALOGUE.read_text(encoding="utf-8"))
+
+
 def parse_catalogue(text: str) -> tuple[Rule, ...]:
-    data = yaml.safe_load(text)
+    return _rules_of(yaml.safe_load(text))
+
+
+def _rules_of(data: object) -> tuple[Rule, ...]:
     if not isinstance(data, dict) or not isinstance(data.get("rules"), list):
         raise CatalogueError("the catalogue must be a mapping with a `rules` list")
     rules = tuple(_rule(entry, i) for i, entry in enumerate(data["rules"]))
@@ -340,7 +349,7 @@ def parse_catalogue(text: str) -> tuple[Rule, ...]:
 
 @lru_cache(maxsize=1)
 def load_catalogue() -> tuple[Rule, ...]:
-    return parse_catalogue(CATALOGUE.read_text(encoding="utf-8"))
+    return _rules_of(_catalogue_document())
 
 
 RANKING_KEYS = ("high_share", "medium_share", "high_eager_lines", "medium_eager_lines")
@@ -349,7 +358,10 @@ RANKING_KEYS = ("high_share", "medium_share", "high_eager_lines", "medium_eager_
 def parse_ranking(text: str) -> dict[str, float]:
     """The catalogue's `ranking` thresholds (analysis/ranking.py): the share of the run's compile time a finding
     must account for to be `high` or `medium`, and the source lines a fallback must make run eagerly."""
-    data = yaml.safe_load(text)
+    return _ranking_of(yaml.safe_load(text))
+
+
+def _ranking_of(data: object) -> dict[str, float]:
     ranking = data.get("ranking") if isinstance(data, dict) else None
     if not isinstance(ranking, dict) or set(ranking) != set(RANKING_KEYS):
         raise CatalogueError(f"the catalogue's `ranking` must set exactly {', '.join(RANKING_KEYS)}")
@@ -365,7 +377,7 @@ def parse_ranking(text: str) -> dict[str, float]:
 
 @lru_cache(maxsize=1)
 def ranking_params() -> dict[str, float]:
-    return parse_ranking(CATALOGUE.read_text(encoding="utf-8"))
+    return _ranking_of(_catalogue_document())
 
 
 def rule_for_break(
