@@ -24,6 +24,8 @@ from conftest import REPO, SAMPLES, run_doctor
 
 # A script sets torch's settings at its top, before `import torch`, and records what the program saw.
 ENV_BEFORE_IMPORT = """\
+print("globals:", sorted((name, type(value).__name__) for name, value in globals().items()))  # as `python FILE`
+import atexit
 import os
 import sys
 
@@ -48,6 +50,21 @@ print("sys.path =", sys.path)
 print("PYTHONPATH =", os.environ.get("PYTHONPATH"))
 with open("written.txt", "w") as out:
     out.write(f"argv {sys.argv[1:]}\\n")
+
+
+class Note:  # leaves a file when it is freed
+    def __init__(self, name):
+        self.name = name
+
+    def __del__(self, open=open):
+        open(f"freed-{self.name}.txt", "w").close()
+
+
+kept = Note("at-exit")  # the program's own object, freed at exit
+dropped = Note("in-a-cycle")
+dropped.itself = dropped  # garbage only a collection frees
+del dropped
+atexit.register(lambda: open("atexit.txt", "w").close())
 sys.exit(3)
 """
 
@@ -101,6 +118,15 @@ def test_settings_made_before_import_torch_take_effect(env_case):
     assert not any(f["code"] == "TCD104" for f in report["findings"])  # no phantom `.item()` break
     for how in ("plain", "doctor"):
         assert (env_case[how + "_dir"] / "written.txt").read_text() == "argv ['--flag']\n"
+
+
+@pytest.mark.slow
+def test_what_the_program_does_at_exit_happens_as_in_a_plain_run(env_case):
+    """Its atexit handlers run, and its objects are freed (their `__del__` runs), also those in reference cycles:
+    the capture freezes the heap only after one last collection (capture/_bootstrap.py)."""
+    for how in ("plain", "doctor"):
+        left = sorted(path.name for path in env_case[how + "_dir"].glob("*.txt"))
+        assert left == ["atexit.txt", "freed-at-exit.txt", "freed-in-a-cycle.txt", "written.txt"], (how, left)
 
 
 @pytest.mark.slow

@@ -1,17 +1,18 @@
 """What a capture child does (started as `python .../capture/_entry.py SPEC_JSON`, see _entry.py).
 
-Runs the target as `__main__` (runpy) with TORCH_TRACE already pointed at the artifacts dir by the
-parent, and records in the side channel how the target ended. It does not import torch: the hooks go
-in when the target imports it (lazy_hooks.py), so settings the target makes before that import work as
-in a plain run. Children the target spawns through multiprocessing run here too (`--spawned`, with a
-side channel of their own). Whatever the target does (raise, sys.exit, crash), what was logged before
-stays on disk for the parent.
+Runs the target as `__main__`, as `python FILE` or `python -m` would, with TORCH_TRACE already pointed
+at the artifacts dir by the parent, and records in the side channel how the target ended. It does not
+import torch: the hooks go in when the target imports it (lazy_hooks.py), so settings the target makes
+before that import work as in a plain run. Children the target spawns through multiprocessing run here
+too (`--spawned`, with a side channel of their own). Whatever the target does (raise, sys.exit, crash),
+what was logged before stays on disk for the parent.
 """
 
 from __future__ import annotations
 
 import builtins
 import contextlib
+import importlib.machinery
 import importlib.metadata
 import importlib.util
 import json
@@ -21,6 +22,7 @@ import site
 import sys
 import sysconfig
 import traceback
+import types
 
 from torchcompile_doctor.capture.children import SPAWNED, capture_spawned_children
 from torchcompile_doctor.capture.guard_timing import CallRecorder, measure
@@ -123,12 +125,33 @@ def _first_on_path(directory: str) -> None:
         sys.path.insert(0, directory)
 
 
+def _new_main_module() -> types.ModuleType:
+    """A fresh `__main__` in sys.modules, as the interpreter starts it, for the program to run in. It stays there,
+    so at exit the interpreter tears the program's globals down as in a plain run (runpy's run_path and
+    run_module run it in a temporary module and put the doctor's back: its globals were never freed)."""
+    main = types.ModuleType("__main__")
+    main.__dict__.update(__annotations__={}, __builtins__=builtins)
+    sys.modules["__main__"] = main
+    return main
+
+
+def _run_file_as_main(path: str) -> None:
+    """`python FILE`: the file's code in the new `__main__`, with the globals the interpreter gives it."""
+    main = _new_main_module()
+    main.__dict__.update(
+        __file__=path, __cached__=None, __loader__=importlib.machinery.SourceFileLoader("__main__", path)
+    )
+    with open(path, "rb") as file:  # bytes: compile() honours a coding cookie as the interpreter does
+        code = compile(file.read(), path, "exec", dont_inherit=True)
+    exec(code, main.__dict__)  # noqa: S102 - the user's program, run as `python FILE` runs it
+
+
 def _run(spec: dict, channel: SideChannel) -> None:
     kind = spec["kind"]
     if kind == "script":
         sys.argv = [spec["path"], *spec["args"]]
         _first_on_path(os.path.dirname(spec["path"]))
-        runpy.run_path(spec["path"], run_name="__main__")
+        _run_file_as_main(spec["path"])
     elif kind == "module":
         sys.argv = [spec["module"], *spec["args"]]
         _first_on_path(spec["cwd"])
@@ -138,7 +161,9 @@ def _run(spec: dict, channel: SideChannel) -> None:
             found = None
         if found is None:
             raise UsageError(f"module not found: {spec['module']} (is its package on sys.path / installed?)")
-        runpy.run_module(spec["module"], run_name="__main__", alter_sys=True)
+        _new_main_module()
+        # what `python -m` itself calls (not in the typeshed stubs): it runs the module in sys.modules["__main__"]
+        runpy._run_module_as_main(spec["module"])  # type: ignore[attr-defined]
     else:
         sys.argv = [spec["path"], *spec["args"]]
         _run_function(spec, channel)
