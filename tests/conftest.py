@@ -126,6 +126,42 @@ def shared_run(tmp_path_factory):
     return get
 
 
+@pytest.fixture(scope="session")
+def captured_run(shared_run, tmp_path_factory):
+    """`captured_run(text)`: TEXT as DIR/s.py, run once per session with `doctor explain --format json
+    --artifacts` (shared across xdist workers); returns (DIR, the run), the run's `.artifacts` the kept capture.
+    DIR keeps the script as it was captured: the report reads its source lines. A test that writes a baseline
+    there names it after itself, or owns the script."""
+    from filelock import FileLock  # a torch dependency
+
+    base = shared_base(tmp_path_factory) / "captured-scripts"
+    base.mkdir(exist_ok=True)
+
+    def get(text: str) -> tuple[Path, DoctorRun]:
+        folder = base / hashlib.sha256(text.encode()).hexdigest()[:12]
+        with FileLock(str(folder) + ".lock"):
+            if not folder.exists():
+                folder.mkdir()
+                (folder / "s.py").write_text(text)
+        run = shared_run("explain", "s.py", "--format", "json", cwd=folder, keep_artifacts=True)
+        assert run.returncode in (0, 3) and run.artifacts is not None, run.stderr[-2000:]
+        return folder, run
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def captured(captured_run):
+    """`captured(text)`: as `captured_run`, returning (DIR, the kept capture)."""
+
+    def get(text: str) -> tuple[Path, Path]:
+        folder, run = captured_run(text)
+        assert run.artifacts is not None
+        return folder, run.artifacts
+
+    return get
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The longest tests first (inductor, then the other slow ones), so that with xdist no worker is left with a
     long test at the end while the other idles. A stable sort: the same order on every worker, as xdist needs."""

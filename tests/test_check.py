@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
 import html
 import json
 import shutil
@@ -21,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLES, DoctorRun, doctor_in_process, run_doctor, shared_base
+from conftest import SAMPLES, DoctorRun, doctor_in_process, run_doctor
 
 from torchcompile_doctor.report import SEVERITIES
 
@@ -60,29 +59,6 @@ def _gate(capture: Path, *args: str, cwd: Path) -> DoctorRun:
     """`doctor check --from-capture CAPTURE ARGS --format json` in this process: the gate alone, nothing runs.
     The config is found from `cwd` upward, and the default baseline is written there."""
     return doctor_in_process("check", "--from-capture", str(capture), *args, "--format", "json", cwd=cwd)
-
-
-@pytest.fixture(scope="session")
-def captured(shared_run, tmp_path_factory):
-    """`captured(text)`: TEXT as DIR/s.py, run once per session with `doctor explain --artifacts` (shared across
-    xdist workers); returns (DIR, the kept capture). DIR keeps the script as it was captured: the report reads
-    its source lines. A test that writes a baseline there names it after itself, or owns the script."""
-    from filelock import FileLock  # a torch dependency
-
-    base = shared_base(tmp_path_factory) / "check-scripts"
-    base.mkdir(exist_ok=True)
-
-    def get(text: str) -> tuple[Path, Path]:
-        folder = base / hashlib.sha256(text.encode()).hexdigest()[:12]
-        with FileLock(str(folder) + ".lock"):
-            if not folder.exists():
-                folder.mkdir()
-                (folder / "s.py").write_text(text)
-        run = shared_run("explain", "s.py", "--format", "json", cwd=folder, keep_artifacts=True)
-        assert run.returncode in (0, 3) and run.artifacts is not None, run.stderr[-2000:]
-        return folder, run.artifacts
-
-    return get
 
 
 # ---------------------------------------------------------------------------------------------- exit codes

@@ -100,10 +100,13 @@ def test_output_in_missing_dir_fails_before_running(tmp_path):
 # --- the target failing: report what was captured, exit 3 ----------------------------------------
 
 
+# one capture of it, shared by the two tests below
+RAISES_AFTER_COMPILING = COMPILED_THEN.format(tail="raise RuntimeError('boom after compile')")
+
+
 @pytest.mark.slow
-def test_target_raises_after_compiling(tmp_path):
-    _script(tmp_path, "boom.py", COMPILED_THEN.format(tail="raise RuntimeError('boom after compile')"))
-    run = run_doctor("explain", "boom.py", "--format", "json", cwd=tmp_path)
+def test_target_raises_after_compiling(captured_run):
+    _, run = captured_run(RAISES_AFTER_COMPILING)
     assert run.returncode == 3
     report = run.json
     assert report["target_status"] == "exception" and report["target_exit_code"] == 1
@@ -111,20 +114,19 @@ def test_target_raises_after_compiling(tmp_path):
     assert kinds[0] == "target_error" and "graph_break" in kinds  # the break compiled before the error is kept
     error = report["findings"][0]
     assert "RuntimeError: boom after compile" in error["title"]
-    assert error["location"]["line"] == 10 and error["location"]["file"].endswith("boom.py")
+    assert error["location"]["line"] == 10 and error["location"]["file"].endswith("s.py")
 
 
 @pytest.mark.slow
-def test_report_exits_as_the_run_it_rereads(tmp_path):
+def test_report_exits_as_the_run_it_rereads(captured_run):
     """`doctor report` exits 3 where the log records that the target failed (as `explain` did on that run),
     0 where it records nothing about how the target ended (a bare TORCH_TRACE dir)."""
-    _script(tmp_path, "boom.py", COMPILED_THEN.format(tail="raise RuntimeError('boom after compile')"))
-    live = run_doctor("explain", "boom.py", "--artifacts", "kept", "--format", "json", cwd=tmp_path)
+    folder, live = captured_run(RAISES_AFTER_COMPILING)
     assert live.returncode == 3, live.stderr[-2000:]
-    again = run_doctor("report", "kept", "--format", "json", cwd=tmp_path)
+    again = run_doctor("report", str(live.artifacts), "--format", "json", cwd=folder)
     assert again.returncode == 3, again.stderr[-2000:]
     assert again.json["target_status"] == "exception" and again.json["findings"] == live.json["findings"]
-    bare = run_doctor("report", "kept/trace", "--format", "json", cwd=tmp_path)
+    bare = run_doctor("report", str(live.artifacts / "trace"), "--format", "json", cwd=folder)
     assert bare.returncode == 0, bare.stderr[-2000:]
     assert bare.json["target_status"] == "unknown"
 
