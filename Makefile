@@ -5,9 +5,7 @@ VENV ?= .venv
 TORCH_VERSION ?= 2.13.0
 BIN := $(VENV)/bin
 SAMPLE ?= sample_models/helper_two_callsites.py
-# xdist workers: one more than the 2 cores, so a test waiting on a sleeping or hanging target (timeouts,
-# Ctrl-C, ranks at a barrier) leaves no core idle; every other test is CPU-bound in its child process.
-JOBS ?= 3
+JOBS ?= 2
 
 .PHONY: install run test test-fast lint bench clean
 
