@@ -111,6 +111,10 @@ def _opt_str(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _opt_int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def _opt_float(value: object) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
@@ -122,8 +126,8 @@ _PARSERS: dict[str, Callable[[dict], object]] = {  # keyed by EventName (a str)
         target=str(d.get("target", "")),
         library_roots=tuple(str(p) for p in d.get("library_roots") or [] if isinstance(p, str)),
         backend_override=_opt_str(d.get("backend_override")),
-        pid=d["pid"] if isinstance(d.get("pid"), int) else None,
-        parent_pid=d["parent_pid"] if isinstance(d.get("parent_pid"), int) else None,
+        pid=_opt_int(d.get("pid")),
+        parent_pid=_opt_int(d.get("parent_pid")),
         role=str(d.get("role") or "target"),
         wall_time=_opt_float(d.get("t")),
     ),
@@ -133,11 +137,11 @@ _PARSERS: dict[str, Callable[[dict], object]] = {  # keyed by EventName (a str)
         compiled=_opt_str(d.get("compiled")),
         compiled_kind=_opt_str(d.get("compiled_kind")),
         file=_opt_str(d.get("file")),
-        line=d["line"] if isinstance(d.get("line"), int) else None,
+        line=_opt_int(d.get("line")),
         dynamo_disabled_by=_opt_str(d.get("dynamo_disabled_by")),
         dynamic=d["dynamic"] if isinstance(d.get("dynamic"), bool) else None,
         function_file=_opt_str(d.get("function_file")),
-        function_line=d["function_line"] if isinstance(d.get("function_line"), int) else None,
+        function_line=_opt_int(d.get("function_line")),
     ),
     EventName.CALL_SITE: lambda d: CallSite(
         function_file=str(d["function_file"]),
@@ -152,7 +156,7 @@ _PARSERS: dict[str, Callable[[dict], object]] = {  # keyed by EventName (a str)
         function_line=int(d["function_line"]),
         function=str(d["function"]),
         calls=int(d["calls"]),
-        last_compile_call=d["last_compile_call"] if isinstance(d.get("last_compile_call"), int) else None,
+        last_compile_call=_opt_int(d.get("last_compile_call")),
     ),
     EventName.GUARD_OVERHEAD: lambda d: GuardOverhead(
         function_file=str(d["function_file"]),
