@@ -1,10 +1,13 @@
 """Shared helpers: run the real CLI as a user would, once per distinct command and test session.
 
-Three ways a test gets a report, from the most to the least expensive:
+Four ways a test gets a report, from the most to the least expensive:
 - `run_doctor(...)`: the CLI in a child process of its own. For tests about the process itself or its side
   effects (files written, temp dirs, signals, timeouts, a fake torch on PYTHONPATH, concurrency).
-- the `shared_run` fixture: the same child process, run once per test session for each distinct command
-  (arguments, directory, whether the capture is kept) and shared between the tests, also across xdist workers.
+- `doctor_here(...)`: the CLI in the test's process, its stdout and stderr real files as a child process's pipes
+  would be; the target runs in the capture's child process as always. For tests that read what a capture
+  reports: they skip the start-up of a second doctor process (about 0.4 CPU-s a run).
+- the `shared_run` fixture: `doctor_here`, run once per test session for each distinct command (arguments,
+  directory, whether the capture is kept) and shared between the tests, also across xdist workers.
 - `doctor_in_process(...)`: the offline commands (`rules`, `rule`, `report`, `guards --dump`,
   `check --from-capture`) through typer's CliRunner, without a child process.
 
@@ -18,9 +21,11 @@ import contextlib
 import hashlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,7 +52,8 @@ class DoctorRun:
 
 
 def _log_run(how: str, args: tuple[str, ...]) -> None:
-    """One line per request for a doctor run: `child`, `shared` (answered from the session cache) or `in-process`."""
+    """One line per request for a doctor run: `child`, `here`, `shared` (answered from the session cache) or
+    `in-process` (offline, through CliRunner)."""
     log = os.environ.get(RUN_LOG_ENV)
     if log:
         with open(log, "a", encoding="utf-8") as file:
@@ -68,6 +74,70 @@ def run_doctor(*args: str, cwd: Path | None = None, timeout: float = 300, env: d
         env=full_env,
     )
     return DoctorRun(process.returncode, process.stdout, process.stderr)
+
+
+@contextlib.contextmanager
+def _output_into_files():
+    """fds 1 and 2, and sys.stdout and sys.stderr on them, into two files for the block; yields the list that
+    receives their texts at its end. A real fd 2 matters: the doctor hands it to the target for its output."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved_fds, saved_streams = (os.dup(1), os.dup(2)), (sys.stdout, sys.stderr)
+    texts: list[str] = []
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        os.dup2(out.fileno(), 1)
+        os.dup2(err.fileno(), 2)
+        # line-buffered: the doctor's lines and the target's interleave in the order they were written
+        sys.stdout, sys.stderr = (open(fd, "w", encoding="utf-8", closefd=False, buffering=1) for fd in (1, 2))
+        try:
+            yield texts
+        finally:
+            for stream in (sys.stdout, sys.stderr):
+                stream.close()
+            sys.stdout, sys.stderr = saved_streams
+            for fd, saved in zip((1, 2), saved_fds, strict=True):
+                os.dup2(saved, fd)
+                os.close(saved)
+            for file in (out, err):
+                file.seek(0)
+                texts.append(file.read().decode("utf-8", errors="replace"))
+
+
+@contextlib.contextmanager
+def _environment(changes: dict[str, str]):
+    """os.environ as run_doctor gives its child: with `changes`, without the caller's TORCH_LOGS."""
+    saved = dict(os.environ)
+    os.environ.pop("TORCH_LOGS", None)
+    os.environ.update(changes)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def doctor_here(*args: str, cwd: Path | None = None, timeout: float = 300, env: dict | None = None) -> DoctorRun:
+    """`doctor ARGS` with the CLI in this process (from the main thread only); the target still runs in the
+    capture's child process. Past `timeout` the doctor gets SIGTERM, as from a cancelled CI job: it stops the
+    target and reports what was captured, with exit code 130."""
+    from torchcompile_doctor import cli
+
+    assert threading.current_thread() is threading.main_thread(), "doctor_here changes the cwd and fds 1 and 2"
+    _log_run("here", args)
+    argv, code = sys.argv, None
+    watchdog = threading.Timer(timeout, os.kill, (os.getpid(), signal.SIGTERM))
+    try:
+        with contextlib.chdir(cwd or REPO), _environment(env or {}), _output_into_files() as texts:
+            sys.argv = ["doctor", *args]
+            watchdog.start()
+            try:
+                cli.main()
+            except SystemExit as exit_:
+                code = exit_.code
+    finally:
+        watchdog.cancel()
+        sys.argv = argv
+    return DoctorRun(code if isinstance(code, int) else 0 if code is None else 1, texts[0], texts[1])
 
 
 def doctor_in_process(*args: str, cwd: Path | None = None) -> DoctorRun:
@@ -94,7 +164,7 @@ def shared_base(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def shared_run(tmp_path_factory):
-    """`shared_run(*args, cwd=SAMPLES, keep_artifacts=False, timeout=300)`: `run_doctor` once per session.
+    """`shared_run(*args, cwd=SAMPLES, keep_artifacts=False, timeout=300)`: `doctor_here` once per session.
 
     Keyed by the exact command: the arguments, the directory and whether the capture is kept (then it is run
     with `--artifacts DIR` into the cache, or with the option `keep_artifacts` names, e.g. `--dump DIR`, and
@@ -118,7 +188,7 @@ def shared_run(tmp_path_factory):
                 folder.mkdir(exist_ok=True)
                 option = keep_artifacts if isinstance(keep_artifacts, str) else "--artifacts"
                 extra = (option, str(artifacts)) if keep_artifacts else ()
-                run = run_doctor(*args, *extra, cwd=cwd, timeout=timeout)
+                run = doctor_here(*args, *extra, cwd=cwd, timeout=timeout)
                 record.write_text(json.dumps([run.returncode, run.stdout, run.stderr]), encoding="utf-8")
         returncode, stdout, stderr = json.loads(record.read_text(encoding="utf-8"))
         return DoctorRun(returncode, stdout, stderr, artifacts if keep_artifacts else None)
@@ -194,8 +264,9 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
     captures = Counter(kind for kind, args in lines if args.split(" ", 1)[0] in ("explain", "check", "guards"))
     terminalreporter.write_line(
         f"doctor runs: {how['child']} child processes ({captures['child']} explain/check/guards), "
-        f"{how['shared']} answered from the session cache ({captures['shared']} explain/check/guards), "
-        f"{how['in-process']} in-process"
+        f"{how['here']} in the test's process with the target in its child ({captures['here']} explain/check/"
+        f"guards), {how['shared']} answered from the session cache ({captures['shared']} explain/check/guards), "
+        f"{how['in-process']} offline in-process"
     )
 
 

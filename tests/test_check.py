@@ -16,11 +16,10 @@ import shutil
 import subprocess
 import sys
 import textwrap
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLES, DoctorRun, doctor_in_process, run_doctor
+from conftest import SAMPLES, DoctorRun, doctor_here, doctor_in_process, run_doctor
 
 from torchcompile_doctor.report import SEVERITIES
 
@@ -52,7 +51,7 @@ CAPTURES = Path(__file__).parent / "data" / "captures"
 
 
 def _check(*args: str, cwd: Path):
-    return run_doctor("check", *args, "--format", "json", cwd=cwd)
+    return doctor_here("check", *args, "--format", "json", cwd=cwd)
 
 
 def _gate(capture: Path, *args: str, cwd: Path) -> DoctorRun:
@@ -174,8 +173,7 @@ def test_baseline_round_trip(captured):
     these directories."""
     moved_down = "# a comment\n\n\n" + KNOWN_BREAK  # the known break moved down three lines
     without = KNOWN_BREAK.replace('    print("step")  # the break the project lives with\n', "")
-    with ThreadPoolExecutor(max_workers=2) as pool:  # four captures, two at a time: each waits on its child
-        commits = list(pool.map(captured, (KNOWN_BREAK, KNOWN_BREAK + NEW_BREAK, moved_down, without)))
+    commits = [captured(text) for text in (KNOWN_BREAK, KNOWN_BREAK + NEW_BREAK, moved_down, without)]
     (first, capture), *later = commits
     baseline = first / ".doctor-baseline.json"
 
@@ -261,7 +259,7 @@ def test_pyproject_config_gives_targets_and_flags_override_it(tmp_path, captured
         format = "json"
         """,
     )
-    both = run_doctor("check", cwd=tmp_path / "sub")  # found from the directory upward
+    both = doctor_here("check", cwd=tmp_path / "sub")  # found from the directory upward
     assert both.returncode == 1, both.stderr[-2000:]
     assert [r["target"] for r in json.loads(both.stdout)] == [str(tmp_path / "s.py")] * 2  # one report per target
     # the config's gate keys and flags over them, on a capture of the same script; its `targets` are not run

@@ -8,7 +8,7 @@ import sys
 import textwrap
 
 import pytest
-from conftest import REPO, SAMPLES, doctor_in_process, run_doctor
+from conftest import REPO, SAMPLES, doctor_here, doctor_in_process, run_doctor
 
 COMPILED_THEN = """\
 import torch
@@ -142,7 +142,7 @@ def test_report_exits_as_the_run_it_rereads(captured_run):
 )
 def test_target_exits(tmp_path, tail, status, code, exit_code):
     _script(tmp_path, "ex.py", COMPILED_THEN.format(tail=tail))
-    run = run_doctor("explain", "ex.py", "--format", "json", cwd=tmp_path)
+    run = doctor_here("explain", "ex.py", "--format", "json", cwd=tmp_path)
     assert run.returncode == exit_code, run.stderr[-2000:]
     report = run.json
     assert report["target_status"] == status and report["target_exit_code"] == code
@@ -187,7 +187,7 @@ def test_script_arguments_after_double_dash(tmp_path):
         json.dump(sys.argv[1:], open("argv.json", "w"))
     """,
     )
-    run = run_doctor("explain", "args.py", "--", "--epochs", "1", "-x", cwd=tmp_path)
+    run = doctor_here("explain", "args.py", "--", "--epochs", "1", "-x", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert json.loads((tmp_path / "argv.json").read_text()) == ["--epochs", "1", "-x"]
 
@@ -198,7 +198,7 @@ def test_module_target(tmp_path):
     package.mkdir()
     (package / "__init__.py").write_text("")
     (package / "train.py").write_text(COMPILED_THEN.format(tail="import sys; assert sys.argv[1:] == ['--fast']"))
-    run = run_doctor("explain", "-m", "mypkg.train", "--format", "json", "--", "--fast", cwd=tmp_path)
+    run = doctor_here("explain", "-m", "mypkg.train", "--format", "json", "--", "--fast", cwd=tmp_path)
     assert run.returncode == 0, run.stderr[-2000:]
     report = run.json
     assert report["target"] == "-m mypkg.train"
@@ -224,7 +224,7 @@ def test_function_target_runs_explain_and_says_where_it_disagrees(tmp_path):
             return (torch.randn(4, 4), torch.randn(4, 4))
     """,
     )
-    run = run_doctor(
+    run = doctor_here(
         "explain",
         "model.py:step",
         "--inputs",
@@ -262,7 +262,7 @@ def test_function_target_explain_agrees_on_a_simple_break(tmp_path):
             return (torch.ones(4),)
     """,
     )
-    run = run_doctor(
+    run = doctor_here(
         "explain",
         "model.py:step",
         "--inputs",

@@ -8,7 +8,7 @@ import json
 import re
 
 import pytest
-from conftest import REPO, SAMPLES, doctor_in_process, run_doctor
+from conftest import REPO, SAMPLES, doctor_here, doctor_in_process
 from test_golden import RECORDED_ROOT, _read_from_checkout
 from test_golden import _report as capture_report
 
@@ -145,7 +145,7 @@ def test_a_compile_time_fix_is_judged_by_compile_time(cold, warm):
 def test_explain_on_the_sample_reports_compile_time(tmp_path):
     """The one live run: the sample (4 blocks, the fewest TCD601 reports) under inductor on an empty cache."""
     args = ("explain", "repeated_blocks.py", "--fresh-inductor-cache", "--format", "json", "--", "--layers", "4")
-    result = run_doctor(*args, cwd=SAMPLES, timeout=600)
+    result = doctor_here(*args, cwd=SAMPLES, timeout=600)
     document = json.loads(result.stdout)
     codes = [f["code"] for f in document["findings"]]
     assert "TCD601" in codes and "TCD603" in codes

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import CORPUS, check_against_ground_truth, run_doctor
+from conftest import CORPUS, check_against_ground_truth, doctor_here
 
 CASES = sorted(p.parent.name for p in CORPUS.glob("*/expected.yaml")) if CORPUS.is_dir() else []
 
@@ -61,7 +61,7 @@ def test_corpus_case(case, tmp_path):
     folder = CORPUS / case
     expected = yaml.safe_load((folder / "expected.yaml").read_text())
     out = tmp_path / "report.json"
-    run = run_doctor("explain", "script.py", "--format", "json", "--output", str(out), cwd=folder)
+    run = doctor_here("explain", "script.py", "--format", "json", "--output", str(out), cwd=folder)
     assert run.returncode == 0, run.stderr[-3000:]
     report = json.loads(out.read_text())
     check_against_ground_truth(report, _as_ground_truth(expected))
@@ -77,7 +77,7 @@ def test_corpus_fixed_script_is_clean(case, tmp_path):
     folder = CORPUS / case
     expected = yaml.safe_load((folder / "expected.yaml").read_text())["expected_after_fix"]
     out = tmp_path / "report.json"
-    run = run_doctor("explain", "fixed_script.py", "--format", "json", "--output", str(out), cwd=folder)
+    run = doctor_here("explain", "fixed_script.py", "--format", "json", "--output", str(out), cwd=folder)
     assert run.returncode == 0, run.stderr[-3000:]
     summary = json.loads(out.read_text())["summary"]
     assert summary["graph_breaks"] == expected["graph_breaks"]

@@ -4,7 +4,7 @@ changed between cache entries, and the measured per-call cost; guard findings in
 from __future__ import annotations
 
 import pytest
-from conftest import REPO, SAMPLES, doctor_in_process, run_doctor
+from conftest import REPO, SAMPLES, doctor_here, doctor_in_process, run_doctor
 
 from torchcompile_doctor.analysis.guards import diff_entries, pins, readable
 from torchcompile_doctor.events.model import Guard
@@ -50,7 +50,7 @@ def test_entry_diff_names_what_changed_and_ignores_renumbering():
 
 @pytest.mark.slow
 def test_guard_heavy_frame_counts_kinds_sources_and_cost():
-    run = run_doctor("guards", "guard_heavy_stack.py", "--format", "json", cwd=SAMPLES)
+    run = doctor_here("guards", "guard_heavy_stack.py", "--format", "json", cwd=SAMPLES)
     assert run.returncode == 0, run.stderr[-2000:]
     report = run.json
     [frame] = report["guards"]
@@ -74,7 +74,7 @@ def test_guard_heavy_frame_counts_kinds_sources_and_cost():
 
 @pytest.mark.slow
 def test_recompile_diff_names_the_changed_guard(module_counter_guards, tmp_path):
-    run = run_doctor("guards", "dtype_recompile.py", "--format", "json", cwd=SAMPLES)
+    run = doctor_here("guards", "dtype_recompile.py", "--format", "json", cwd=SAMPLES)
     assert run.returncode == 0, run.stderr[-2000:]
     [frame] = run.json["guards"]
     assert [e["changed"] for e in frame["entries"]] == [[], ["signal: float32 [4, 128] → float64 [4, 128]"]]

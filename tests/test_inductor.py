@@ -6,7 +6,7 @@ These compile C++ on CPU (10-20 s a graph), so there are few of them.
 from __future__ import annotations
 
 import pytest
-from conftest import SAMPLES, run_doctor
+from conftest import SAMPLES, doctor_here
 
 pytestmark = [pytest.mark.slow, pytest.mark.inductor]
 
@@ -36,7 +36,7 @@ def test_eager_fast_mode_finds_what_inductor_finds(script, tmp_path, shared_run)
     # both samples compile with backend="eager" themselves: their plain run (shared with test_samples_e2e) is
     # the eager fast mode, and `--backend inductor` overrides it
     eager = shared_run("explain", script, "--format", "json", keep_artifacts=True)
-    inductor = run_doctor(
+    inductor = doctor_here(
         "explain",
         script,
         "--backend",
@@ -56,7 +56,7 @@ def test_eager_fast_mode_finds_what_inductor_finds(script, tmp_path, shared_run)
 
 
 def test_perf_hints_on_a_fresh_inductor_cache():
-    run = run_doctor(
+    run = doctor_here(
         "explain", "perf_hint_inductor.py", "--fresh-inductor-cache", "--format", "json", cwd=SAMPLES, timeout=600
     )
     assert run.returncode == 0, run.stderr[-2000:]

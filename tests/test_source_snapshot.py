@@ -7,7 +7,7 @@ import json
 import textwrap
 
 import pytest
-from conftest import doctor_in_process, run_doctor
+from conftest import doctor_here, doctor_in_process
 
 from torchcompile_doctor.analysis.source_snapshot import (
     FILE_NAME,
@@ -65,7 +65,7 @@ def test_report_shows_the_code_as_it_was_after_the_script_is_gone(tmp_path):
     script = tmp_path / "train_step.py"
     script.write_text(SCRIPT)
     captured = tmp_path / "capture"
-    run = run_doctor("explain", str(script), "--artifacts", str(captured), cwd=tmp_path)
+    run = doctor_here("explain", str(script), "--artifacts", str(captured), cwd=tmp_path)
     assert run.returncode == 0, run.stderr[-2000:]
     assert 'print("the line the report shows")' in run.stdout
     before = doctor_in_process("report", str(captured), cwd=tmp_path)

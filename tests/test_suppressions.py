@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from conftest import run_doctor
+from conftest import doctor_here
 
 pytestmark = pytest.mark.slow
 
@@ -27,7 +27,7 @@ f(torch.ones(3))
 
 def test_suppressed_and_unused(tmp_path):
     (tmp_path / "s.py").write_text(textwrap.dedent(SCRIPT))
-    run = run_doctor("explain", "s.py", "--format", "json", cwd=tmp_path)
+    run = doctor_here("explain", "s.py", "--format", "json", cwd=tmp_path)
     assert run.returncode == 0, run.stderr[-2000:]
     report = run.json
     found = [(f["code"], f["location"]["line"]) for f in report["findings"]]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from conftest import CORPUS, SAMPLES, DoctorRun, doctor_in_process, run_doctor
+from conftest import CORPUS, SAMPLES, DoctorRun, doctor_here, doctor_in_process
 
 pytestmark = pytest.mark.slow
 
@@ -18,7 +18,7 @@ def _verified(report: dict, code: str) -> dict:
 
 
 def _explain(script: str, cwd=SAMPLES) -> dict:
-    run = run_doctor("explain", script, "--try-fixes", "--jobs", "2", "--format", "json", cwd=cwd)
+    run = doctor_here("explain", script, "--try-fixes", "--jobs", "2", "--format", "json", cwd=cwd)
     assert run.returncode == 0, run.stderr[-2000:]
     return run.json
 
