@@ -79,13 +79,13 @@ def test_missing_function_and_bad_inputs(tmp_path):
         value = 3
     """,
     )
-    missing = run_doctor("explain", "model.py:nope", "--inputs", "model.py:inputs", cwd=tmp_path)
+    missing = doctor_here("explain", "model.py:nope", "--inputs", "model.py:inputs", cwd=tmp_path)
     assert missing.returncode == 2 and "has no function 'nope'" in missing.stderr
-    not_callable = run_doctor("explain", "model.py:value", "--inputs", "model.py:inputs", cwd=tmp_path)
+    not_callable = doctor_here("explain", "model.py:value", "--inputs", "model.py:inputs", cwd=tmp_path)
     assert not_callable.returncode == 2 and "is not callable" in not_callable.stderr
-    bad = run_doctor("explain", "model.py:step", "--inputs", "model.py:not_a_tuple", cwd=tmp_path)
+    bad = doctor_here("explain", "model.py:step", "--inputs", "model.py:not_a_tuple", cwd=tmp_path)
     assert bad.returncode == 2 and "must return a tuple" in bad.stderr
-    no_inputs = run_doctor("explain", "model.py:step", cwd=tmp_path)
+    no_inputs = doctor_here("explain", "model.py:step", cwd=tmp_path)
     assert no_inputs.returncode == 2 and "needs --inputs" in no_inputs.stderr
 
 

@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import pytest
-from conftest import REPO, doctor_in_process, run_doctor
+from conftest import REPO, doctor_here, doctor_in_process, run_doctor
 
 from torchcompile_doctor.renderers import FORMATS
 
@@ -112,7 +112,7 @@ def test_depyf_missing_falls_back_to_the_trace_with_a_warning(tmp_path):
 @pytest.mark.slow
 def test_target_raising_before_any_compile_is_reported(tmp_path):
     _script(tmp_path, "early.py", "import torch\nraise ValueError('bad config')\n")
-    run = run_doctor("explain", "early.py", "--format", "json", cwd=tmp_path)
+    run = doctor_here("explain", "early.py", "--format", "json", cwd=tmp_path)
     assert run.returncode == 3
     assert run.json["target_status"] == "exception" and run.json["summary"]["graphs"] == 0
     assert "ValueError: bad config" in run.json["findings"][0]["title"]
@@ -195,7 +195,7 @@ logging.getLogger("torch").handlers.clear()
 def test_hostile_source_text_is_escaped_in_every_format(tmp_path):
     hostile = 'print("<script>alert(1)</script> | **bold** `tick` \x1b[31mred\x1b[0m, %0A::error::")'
     _script(tmp_path, "hostile.py", BREAK_THEN.format(tail="").replace('print("break")', hostile))
-    kept = run_doctor("explain", "hostile.py", "--artifacts", "capture", "--format", "json", cwd=tmp_path)
+    kept = doctor_here("explain", "hostile.py", "--artifacts", "capture", "--format", "json", cwd=tmp_path)
     assert kept.returncode == 0 and kept.json["findings"][0]["location"]["source"] == hostile
     for fmt in FORMATS:
         text = doctor_in_process("report", "capture", "--format", fmt, cwd=tmp_path).stdout
