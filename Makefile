@@ -6,20 +6,37 @@ TORCH_VERSION ?= 2.13.0
 BIN := $(VENV)/bin
 SAMPLE ?= sample_models/helper_two_callsites.py
 JOBS ?= 2
+# Everything the suite installs besides torch, pinned with hashes; `make lock` writes it (see the README).
+LOCK := requirements/dev.lock
+UV_VERSION ?= 0.13.9
+# where `make lock` finds the CPU wheel of TORCH_VERSION (a folder, or https://download.pytorch.org/whl/cpu)
+TORCH_WHEELS ?= /opt/wheels
 
-.PHONY: install run test test-fast lint bench clean
+.PHONY: install lock run test test-fast lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-# torch is pinned here (the CPU wheel on this machine); an unpinned torch would pull the CUDA build.
-$(VENV)/.installed: pyproject.toml $(BIN)/python
-	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q "torch==$(TORCH_VERSION)" numpy
-	$(BIN)/pip install -q -e ".[test]"
+# The lock first (hashes checked), then torch pinned here (the CPU wheel on this machine; an unpinned torch
+# would pull the CUDA build), then the package itself, built with the locked setuptools and nothing else.
+$(VENV)/.installed: pyproject.toml $(LOCK) $(BIN)/python
+	$(BIN)/pip install -q --require-hashes -r $(LOCK)
+	$(BIN)/pip install -q "torch==$(TORCH_VERSION)"
+	$(BIN)/pip install -q --no-deps --no-build-isolation -e .
 	touch $@
 
 install: $(VENV)/.installed
+
+# Re-resolve the test extra of pyproject.toml (with requirements/constraints.in) into $(LOCK): after changing
+# a dependency, to take a newer release on purpose, or when a locked release is yanked. Review the diff.
+# torch is resolved as the CPU build of TORCH_VERSION, so what it brings (sympy, networkx, ...) is locked at
+# versions it accepts; torch itself stays out of the lock.
+lock: $(BIN)/python
+	$(BIN)/pip install -q --upgrade --target $(VENV)/lock-tools "uv==$(UV_VERSION)"  # beside the venv's packages
+	printf 'torch==%s+cpu\n' "$(TORCH_VERSION)" > $(VENV)/torch-constraint.txt
+	$(VENV)/lock-tools/bin/uv pip compile pyproject.toml --extra test -c requirements/constraints.in -c $(VENV)/torch-constraint.txt \
+		--no-emit-package torch --generate-hashes --python-version 3.11 --python-platform x86_64-manylinux_2_28 \
+		--find-links $(TORCH_WHEELS) --custom-compile-command "make lock" --quiet -o $(LOCK)
 
 run: install
 	$(BIN)/doctor explain $(SAMPLE) --backend eager
