@@ -1,18 +1,8 @@
-"""Shared helpers: run the real CLI as a user would, once per distinct command and test session.
+"""Fixtures and session hooks shared by every test; shared code lives in tests/support/ (see its __init__).
 
-Four ways a test gets a report, from the most to the least expensive:
-- `run_doctor(...)`: the CLI in a child process of its own. For tests about the process itself or its side
-  effects (files written, temp dirs, signals, timeouts, a fake torch on PYTHONPATH, concurrency).
-- `doctor_here(...)`: the CLI in the test's process, its stdout and stderr real files as a child process's pipes
-  would be; the target runs in the capture's child process as always. For tests that read what a capture
-  reports: they skip the start-up of a second doctor process (about 0.4 CPU-s a run).
-- the `shared_run` fixture: `doctor_here`, run once per test session for each distinct command (arguments,
-  directory, whether the capture is kept) and shared between the tests, also across xdist workers.
-- `doctor_in_process(...)`: the offline commands (`rules`, `rule`, `report`, `guards --dump`,
-  `check --from-capture`) through typer's CliRunner, without a child process.
-
-Every call is counted: set DOCTOR_TEST_RUN_LOG to a file to keep the log; the summary line at the end of the
-session says how many child processes ran and how many requests were answered without one.
+- `shared_run(*args, ...)`: `doctor_here` once per test session for each distinct command, shared across
+  xdist workers; `captured_run(text)` / `captured(text)`: a script's capture kept once per session.
+- The longest tests run first, and the session ends with a line counting the doctor runs it made.
 """
 
 from __future__ import annotations
@@ -21,139 +11,13 @@ import contextlib
 import hashlib
 import json
 import os
-import signal
-import subprocess
-import sys
 import tempfile
-import threading
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parents[1]
-SAMPLES = REPO / "sample_models"
-CORPUS = REPO.parent / "shared" / "corpus-dev"
-RUN_LOG_ENV = "DOCTOR_TEST_RUN_LOG"
-
-
-@dataclass
-class DoctorRun:
-    returncode: int
-    stdout: str
-    stderr: str
-    # the kept --artifacts dir of a shared run that asked for one
-    artifacts: Path | None = None
-
-    @property
-    def json(self) -> dict:
-        return json.loads(self.stdout)
-
-
-def _log_run(how: str, args: tuple[str, ...]) -> None:
-    """One line per request for a doctor run: `child`, `here`, `shared` (answered from the session cache) or
-    `in-process` (offline, through CliRunner)."""
-    log = os.environ.get(RUN_LOG_ENV)
-    if log:
-        with open(log, "a", encoding="utf-8") as file:
-            file.write(f"{how}\t{' '.join(args)}\n")
-
-
-def run_doctor(*args: str, cwd: Path | None = None, timeout: float = 300, env: dict | None = None) -> DoctorRun:
-    """The CLI in a child process of its own (`python -m torchcompile_doctor ARGS`)."""
-    _log_run("child", args)
-    full_env = {**os.environ, **(env or {})}
-    full_env.pop("TORCH_LOGS", None)
-    process = subprocess.run(
-        [sys.executable, "-m", "torchcompile_doctor", *args],
-        cwd=cwd or REPO,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=full_env,
-    )
-    return DoctorRun(process.returncode, process.stdout, process.stderr)
-
-
-@contextlib.contextmanager
-def _output_into_files():
-    """fds 1 and 2, and sys.stdout and sys.stderr on them, into two files for the block; yields the list that
-    receives their texts at its end. A real fd 2 matters: the doctor hands it to the target for its output."""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    saved_fds, saved_streams = (os.dup(1), os.dup(2)), (sys.stdout, sys.stderr)
-    texts: list[str] = []
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        os.dup2(out.fileno(), 1)
-        os.dup2(err.fileno(), 2)
-        # line-buffered: the doctor's lines and the target's interleave in the order they were written
-        sys.stdout, sys.stderr = (open(fd, "w", encoding="utf-8", closefd=False, buffering=1) for fd in (1, 2))
-        try:
-            yield texts
-        finally:
-            for stream in (sys.stdout, sys.stderr):
-                stream.close()
-            sys.stdout, sys.stderr = saved_streams
-            for fd, saved in zip((1, 2), saved_fds, strict=True):
-                os.dup2(saved, fd)
-                os.close(saved)
-            for file in (out, err):
-                file.seek(0)
-                texts.append(file.read().decode("utf-8", errors="replace"))
-
-
-@contextlib.contextmanager
-def _environment(changes: dict[str, str]):
-    """os.environ as run_doctor gives its child: with `changes`, without the caller's TORCH_LOGS."""
-    saved = dict(os.environ)
-    os.environ.pop("TORCH_LOGS", None)
-    os.environ.update(changes)
-    try:
-        yield
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
-
-
-def doctor_here(*args: str, cwd: Path | None = None, timeout: float = 300, env: dict | None = None) -> DoctorRun:
-    """`doctor ARGS` with the CLI in this process (from the main thread only); the target still runs in the
-    capture's child process. Past `timeout` the doctor gets SIGTERM, as from a cancelled CI job: it stops the
-    target and reports what was captured, with exit code 130."""
-    from torchcompile_doctor import cli
-
-    assert threading.current_thread() is threading.main_thread(), "doctor_here changes the cwd and fds 1 and 2"
-    _log_run("here", args)
-    argv, code = sys.argv, None
-    watchdog = threading.Timer(timeout, os.kill, (os.getpid(), signal.SIGTERM))
-    try:
-        with contextlib.chdir(cwd or REPO), _environment(env or {}), _output_into_files() as texts:
-            sys.argv = ["doctor", *args]
-            watchdog.start()
-            try:
-                cli.main()
-            except SystemExit as exit_:
-                code = exit_.code
-    finally:
-        watchdog.cancel()
-        sys.argv = argv
-    return DoctorRun(code if isinstance(code, int) else 0 if code is None else 1, texts[0], texts[1])
-
-
-def doctor_in_process(*args: str, cwd: Path | None = None) -> DoctorRun:
-    """An offline command (rules, rule, report, guards --dump) through typer's CliRunner, in this process.
-
-    The working directory matters (reports print paths relative to it), so the command runs in `cwd`.
-    A bug of ours raises here instead of becoming `doctor: internal error` (the test fails either way).
-    """
-    from typer.testing import CliRunner
-
-    from torchcompile_doctor.cli import app
-
-    _log_run("in-process", args)
-    with contextlib.chdir(cwd or REPO):
-        result = CliRunner().invoke(app, list(args), catch_exceptions=False)
-    return DoctorRun(result.exit_code, result.stdout, result.stderr)
+from support.doctor import RUN_LOG_ENV, DoctorRun, doctor_here, log_run
+from support.paths import SAMPLES
 
 
 def shared_base(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -183,7 +47,7 @@ def shared_run(tmp_path_factory):
         record = folder / "run.json"
         with FileLock(str(folder) + ".lock"):
             if record.exists():
-                _log_run("shared", args)
+                log_run("shared", args)
             else:
                 folder.mkdir(exist_ok=True)
                 option = keep_artifacts if isinstance(keep_artifacts, str) else "--artifacts"
@@ -276,83 +140,3 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         os.environ.pop(RUN_LOG_ENV, None)
         with contextlib.suppress(OSError):
             os.remove(path)
-
-
-def matches_file(found: str, expected: str) -> bool:
-    return found.replace(os.sep, "/").endswith("/" + expected)
-
-
-def find_findings(findings, kinds, file, line):
-    return [
-        f
-        for f in findings
-        if f["kind"] in kinds and matches_file(f["location"]["file"], file) and f["location"]["line"] == line
-    ]
-
-
-def _category(finding: dict, convention: str | None) -> str:
-    """The finding's category as the ground truth names it. shared/corpus-dev's README fixes an older
-    convention, from before breaks had an `origin`: a logging call inside a library is third_party_library,
-    and deliberate torch.optim breaks and data-dependent output shapes are other."""
-    category = finding["category"]
-    if convention != "corpus":
-        return category
-    if category == "print_or_logging" and finding["origin"] == "third_party":
-        return "third_party_library"
-    return "other" if category in ("by_design", "data_dependent_operator") else category
-
-
-def check_against_ground_truth(report: dict, expected: dict) -> None:
-    """Assert a JSON report finds exactly the ground truth's breaks, recompiles, limits and failures.
-
-    `expected` uses sample_models/expected.yaml's field names (tests/test_corpus_dev.py maps the corpus to them).
-    """
-    findings = report["findings"]
-    summary = report["summary"]
-    # graph breaks: every unique break, at the right place, with id, category, count and call sites
-    breaks = [f for f in findings if f["kind"] in ("graph_break", "frame_skipped")]
-    assert len(breaks) == len(expected["graph_breaks"]), [(b["location"], b["gb_type"]) for b in breaks]
-    assert summary["graph_breaks"] == len(expected["graph_breaks"])
-    for gb in expected["graph_breaks"]:
-        kind = "frame_skipped" if gb.get("frame_skipped") else "graph_break"
-        found = find_findings(findings, (kind,), gb["file"], gb["line"])
-        assert len(found) == 1, (gb, [(b["kind"], b["location"]) for b in breaks])
-        finding = found[0]
-        assert finding["gb_id"] == gb["gb_id"]
-        assert finding["gb_type"] == gb["gb_type"]
-        assert _category(finding, gb.get("convention")) == gb["category"]
-        assert finding["count"] == gb["occurrences"]
-        if "call_sites" in gb:
-            assert finding["call_sites"] == gb["call_sites"]
-        if gb.get("in_library_code"):
-            uf = finding["user_frame"]
-            assert uf is not None and f"{os.path.basename(uf['file'])}:{uf['line']}" == gb["user_frame"]
-        assert "torch_dynamo_resume_in" not in finding["location"]["function"]
-        assert finding["fix"]["summary"]
-
-    # recompiles: per function, how many times, classified
-    recompiles = [f for f in findings if f["kind"] == "recompile"]
-    assert len(recompiles) == len(expected["recompiles"])
-    assert summary["recompiles"] == sum(r["count"] for r in expected["recompiles"])
-    for rc in expected["recompiles"]:
-        found = find_findings(findings, ("recompile",), rc["file"], rc["line"])
-        assert len(found) == 1, (rc, [r["location"] for r in recompiles])
-        assert found[0]["reason_class"] == rc["reason_class"]
-        assert found[0]["count"] == rc["count"]
-        assert "torch_dynamo_resume_in" not in found[0]["location"]["function"]
-
-    limits = [f for f in findings if f["kind"] == "recompile_limit"]
-    assert len(limits) == (1 if expected["recompile_limit_hit"] else 0)
-    assert summary["recompile_limit_hits"] == len(limits)
-    if limits:
-        assert limits[0]["severity"] == "critical"
-        assert matches_file(limits[0]["location"]["file"], expected["recompile_limit"]["file"])
-        assert limits[0]["location"]["line"] == expected["recompile_limit"]["line"]
-
-    failures = [f for f in findings if f["kind"] == "compile_failure"]
-    assert summary["compile_failures"] == expected["compile_failures"]
-    for detail in expected.get("compile_failure_details", []):
-        found = find_findings(findings, ("compile_failure",), detail["file"], detail["line"])
-        assert len(found) == 1, failures
-        if detail["gb_id"]:
-            assert found[0]["gb_id"] == detail["gb_id"]

@@ -4,9 +4,10 @@ Complexity (McCabe at most 20, radon's grade C) is ruff's C901 in `make lint`.""
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1] / "torchcompile_doctor"
+from support.paths import REPO
+
+PACKAGE = REPO / "torchcompile_doctor"
 MAX_FUNCTION_LINES = 60
 MAX_CLASS_LINES = 150
 

@@ -132,7 +132,7 @@ def _capture_and_analyze(
     target: TargetSpec, options: RunOptions, workdir: Path, experiment: dict | None = None
 ) -> tuple[RunOutcome, Report]:
     from torchcompile_doctor.analysis import AnalysisContext, RunOutcome, analyze, analyze_ranks
-    from torchcompile_doctor.analysis.source_snapshot import RecordingReader, write_snapshot
+    from torchcompile_doctor.analysis.source_snapshot import RecordingSources, write_snapshot
     from torchcompile_doctor.capture.runner import run_capture
     from torchcompile_doctor.events.load import load_ranks
     from torchcompile_doctor.events.processes import load_processes
@@ -154,11 +154,17 @@ def _capture_and_analyze(
     if usage is not None:
         raise DoctorError(usage.message or "the target cannot be run as given")
     outcome = RunOutcome(result.returncode, result.signal, result.timed_out, result.interrupted, options.timeout_s)
-    reader = RecordingReader()
-    context = AnalysisContext(target=target.display, root=target.root, outcome=outcome, read_source=reader)
+    sources = RecordingSources()
+    context = AnalysisContext(
+        target=target.display,
+        root=target.root,
+        outcome=outcome,
+        read_source=sources.read,
+        is_install_dir=sources.is_install_dir,
+    )
     one_target = options.nproc_per_node is None
     report = analyze(logs[0], context) if list(logs) == [0] else analyze_ranks(logs, context, processes=one_target)
-    write_snapshot(reader, workdir)  # `doctor report` on the kept capture shows the code as it was now
+    write_snapshot(sources.snapshot, workdir)  # `doctor report` on the kept capture reads the code as it was now
     return outcome, report
 
 
@@ -254,16 +260,22 @@ def run_block(label: str) -> Iterator[BlockRun]:
 
 def _offline_context(log: EventLog, path: Path, root: Path | None = None, as_live: bool = False) -> AnalysisContext:
     """Where a kept capture's code lives: --root, else the target's directory as recorded, else here; its
-    lines come from the capture's source snapshot where it has them (the code as it was when it ran)."""
+    lines come from the capture's source snapshot where it has them (the code as it was when it ran), else from
+    the disk, used only where a file still says what the trace recorded of it."""
     from torchcompile_doctor.analysis import AnalysisContext
-    from torchcompile_doctor.analysis.source_snapshot import snapshot_reader
+    from torchcompile_doctor.analysis.source_snapshot import snapshot_sources
 
     target = log.bootstrap[-1].target if log.bootstrap else str(path)
     base = root or (Path(target).parent if log.bootstrap and Path(target).is_absolute() else Path.cwd())
     name_registry = not (as_live and _captured_by_installed_torch(log))
-    captured = path if path.is_dir() else path.parent
+    sources = snapshot_sources(path if path.is_dir() else path.parent)
     return AnalysisContext(
-        target=target, root=str(base.resolve()), offline=name_registry, read_source=snapshot_reader(captured)
+        target=target,
+        root=str(base.resolve()),
+        offline=name_registry,
+        read_source=sources.read,
+        is_install_dir=sources.is_install_dir,
+        check_sources=True,
     )
 
 

@@ -119,7 +119,18 @@ def _notes(log: EventLog, index: AnalysisIndex, summary: Summary, ranked: list[F
         )
     if index.context.offline:
         notes.append(registry_note(index.registry))
+    notes += changed_source_notes(index)
     return explain, notes
+
+
+def changed_source_notes(index: AnalysisIndex) -> list[str]:
+    """One note per file left unread because it changed since the capture (re-reads only); call it once the
+    findings are made, as the files are read while they are."""
+    return [
+        f"source changed since the capture: {index.code.display(file)} ({why}); the report shows no line, "
+        "function or context from it."
+        for file, why in sorted(index.changed_sources.items())
+    ]
 
 
 def analyze(log: EventLog, context: AnalysisContext) -> Report:

@@ -12,8 +12,10 @@ from torchcompile_doctor.events.model import StackFrame
 from torchcompile_doctor.report import Location
 
 SourceReader = Callable[[str], Sequence[str] | None]
+InstallDirCheck = Callable[[str], bool]  # is this directory where packages were installed (`*.dist-info` in it)?
 _LIBRARY_MARKERS = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
 _DOCTOR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_DOCTOR_MARKER = f"{os.sep}{os.path.basename(_DOCTOR_DIR)}{os.sep}"
 _TORCH_MARKER = f"{os.sep}torch{os.sep}"
 _DYNAMO_MARKER = f"{os.sep}torch{os.sep}_dynamo{os.sep}"
 USER, THIRD_PARTY, TORCH = "user", "third_party", "torch"  # a finding's `origin`: whose code the line is
@@ -21,16 +23,23 @@ CONTEXT_LINES = 1  # source lines a location carries on either side of its own l
 
 
 class CodeMap:
-    def __init__(self, root: str, library_roots: Sequence[str], read_source: SourceReader) -> None:
+    def __init__(
+        self,
+        root: str,
+        library_roots: Sequence[str],
+        read_source: SourceReader,
+        is_install_dir: InstallDirCheck | None = None,
+    ) -> None:
         self.root = root.rstrip(os.sep)
         self.library_roots = tuple(r.rstrip(os.sep) + os.sep for r in library_roots if r)
         self._read_source = read_source
+        self._is_install_dir = is_install_dir or has_dist_info
         self._cache: dict[str, Sequence[str] | None] = {}
         self.defs = FunctionDefs(self.lines)  # the `def`s of each file, parsed once
         self._installed_dirs: dict[str, bool] = {}
 
     def is_library(self, file: str) -> bool:
-        if file.startswith("<") or file.startswith(_DOCTOR_DIR + os.sep):
+        if file.startswith("<") or is_doctor_file(file):
             return True
         if self.root and file.startswith(self.root + os.sep):
             return False
@@ -39,7 +48,7 @@ class CodeMap:
         return self._installed_package_dir(file) is not None
 
     def _installed_package_dir(self, file: str) -> str | None:
-        return installed_package_dir(file, self._installed_dirs)
+        return installed_package_dir(file, self._installed_dirs, self._is_install_dir)
 
     def is_third_party(self, file: str) -> bool:
         """Installed packages other than torch: code the user can neither edit nor expect torch to fix."""
@@ -52,7 +61,7 @@ class CodeMap:
         and Dynamo's own stand-ins, which act for whoever called them."""
         if not self.is_library(file):
             return USER
-        if file.startswith(_DOCTOR_DIR + os.sep) or _DYNAMO_MARKER in file:
+        if is_doctor_file(file) or _DYNAMO_MARKER in file:
             return None  # the doctor's bootstrap, Dynamo's polyfills and wrappers: they act for their caller
         if _TORCH_MARKER in file and any(marker in file for marker in _LIBRARY_MARKERS):
             return TORCH
@@ -126,17 +135,31 @@ class CodeMap:
         return self.qualified_name(file, co_name, line)
 
 
-def installed_package_dir(file: str, cache: dict[str, bool]) -> str | None:
+def is_doctor_file(file: str) -> bool:
+    """The doctor's own code (its bootstrap and hooks on a capture's stacks): this install's, or, in a capture
+    made elsewhere, a path that ends in a module of the doctor's package as installed here."""
+    if file.startswith(_DOCTOR_DIR + os.sep):
+        return True
+    _, marker, inside = file.rpartition(_DOCTOR_MARKER)
+    return bool(marker) and inside.endswith(".py") and os.path.isfile(os.path.join(_DOCTOR_DIR, inside))
+
+
+def has_dist_info(directory: str) -> bool:
+    """The default InstallDirCheck, on the disk: does `directory` hold `*.dist-info` folders?"""
+    try:
+        return any(name.endswith(".dist-info") for name in os.listdir(directory))
+    except OSError:
+        return False
+
+
+def installed_package_dir(file: str, cache: dict[str, bool], is_install_dir: InstallDirCheck) -> str | None:
     """The install directory of `file` when it belongs to a package installed outside site-packages
     (`pip install --target DIR`, a vendored tree on PYTHONPATH): a directory holding `*.dist-info`
     folders beside the package's top-level folder. None for the user's own trees (no dist-info)."""
     parent = os.path.dirname(file)
     while parent and parent != os.path.dirname(parent):
         if parent not in cache:
-            try:
-                cache[parent] = any(name.endswith(".dist-info") for name in os.listdir(parent))
-            except OSError:
-                cache[parent] = False
+            cache[parent] = is_install_dir(parent)
         if cache[parent]:
             return parent
         parent = os.path.dirname(parent)

@@ -8,8 +8,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from torchcompile_doctor.analysis.code import CodeMap, SourceReader, read_source_file
+from torchcompile_doctor.analysis.code import CodeMap, InstallDirCheck, SourceReader, has_dist_info, read_source_file
 from torchcompile_doctor.analysis.graph_break_registry import GraphBreakRegistry, load_registry
+from torchcompile_doctor.analysis.source_check import CheckedSources, recorded_lines
 from torchcompile_doctor.compile_time import CompileTime
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId, EventLog, StackFrame
 from torchcompile_doctor.report import CompiledFunctionGuards, Location
@@ -34,8 +35,19 @@ class AnalysisContext:
     root: str  # the directory of the user's code
     outcome: RunOutcome = field(default_factory=RunOutcome)
     read_source: SourceReader = read_source_file
+    is_install_dir: InstallDirCheck = has_dist_info
     registry: GraphBreakRegistry | None = None
     offline: bool = False  # re-reading kept logs (`doctor report`): the report says which GB registry it used
+    # re-reading: a file is used only where its lines still say what the trace recorded (analysis/source_check.py)
+    check_sources: bool = False
+
+
+def _source_reader(log: EventLog, context: AnalysisContext) -> tuple[SourceReader, Mapping[str, str]]:
+    """The context's reader, checked against the trace when re-reading (with what it refused, filled as it reads)."""
+    if not context.check_sources:
+        return context.read_source, {}
+    checked = CheckedSources(context.read_source, recorded_lines(log))
+    return checked, checked.changed
 
 
 @dataclass(frozen=True)
@@ -47,6 +59,7 @@ class AnalysisIndex:
     metrics_by_id: Mapping[CompileId, CompilationMetrics]
     frame_metrics: Mapping[int, CompilationMetrics]  # per frame id: its first compile that names the function
     starts: Mapping[CompileId, tuple[StackFrame, ...]]  # dynamo_start stacks
+    changed_sources: Mapping[str, str]  # files left unread as they changed since the capture: why (filled lazily)
 
     @classmethod
     def build(cls, log: EventLog, context: AnalysisContext) -> AnalysisIndex:
@@ -59,14 +72,16 @@ class AnalysisIndex:
             metrics_by_id[metrics.compile_id] = metrics
             if metrics.co_name and metrics.compile_id.frame_id not in frame_metrics:
                 frame_metrics[metrics.compile_id.frame_id] = metrics
+        read_source, changed = _source_reader(log, context)
         return cls(
             log=log,
             context=context,
-            code=CodeMap(context.root, roots, context.read_source),
+            code=CodeMap(context.root, roots, read_source, context.is_install_dir),
             registry=context.registry or load_registry(),
             metrics_by_id=metrics_by_id,
             frame_metrics=frame_metrics,
             starts={start.compile_id: start.stack for start in log.dynamo_starts},
+            changed_sources=changed,
         )
 
     @cached_property

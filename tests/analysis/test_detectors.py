@@ -1,0 +1,288 @@
+"""The detectors and the catalogue bind each other: every rule names a registered detector, every detector
+has a rule, thresholds are rule params, severities come from the catalogue only, and the analysis of a
+recorded trace is the same however often it runs (detectors are pure functions of the index)."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import replace
+
+import pytest
+from support.paths import DATA
+
+from torchcompile_doctor.analysis import AnalysisContext, analyze, ranking
+from torchcompile_doctor.analysis.detectors import DETECTOR_NAMES, DETECTORS, LATER_STEPS
+from torchcompile_doctor.analysis.findings import fill, finding_from_rule
+from torchcompile_doctor.analysis.index import AnalysisIndex
+from torchcompile_doctor.analysis.ranking import rank_findings
+from torchcompile_doctor.events.load import load_artifacts
+from torchcompile_doctor.finding_data import BreakImpact, CompileIdsEvidence, Evidence
+from torchcompile_doctor.report import Finding, Kind, RankRow
+from torchcompile_doctor.rules import (
+    CatalogueError,
+    load_catalogue,
+    parse_catalogue,
+    parse_ranking,
+    ranking_params,
+    rule,
+    rules_for_detector,
+)
+from torchcompile_doctor.rules.rule_page import rule_page
+
+RULES = load_catalogue()
+TRACES = DATA / "traces"
+_ENTRY = "rules:\n- {code: TCD101, name: a, kind: graph_break, severity: high, status: stable, title: t, why: w, fix: f"
+
+
+def test_every_rule_names_a_registered_detector():
+    assert {r.detector for r in RULES} <= DETECTOR_NAMES
+
+
+@pytest.mark.parametrize("name", sorted(DETECTOR_NAMES))
+def test_every_detector_has_a_rule(name):
+    assert rules_for_detector(name), f"detector {name} reports no rule of the catalogue"
+
+
+def test_detectors_and_later_steps_are_disjoint():
+    assert not set(DETECTORS) & set(LATER_STEPS)
+
+
+@pytest.mark.parametrize(
+    "entry, message",
+    [
+        (_ENTRY + ", detector: no_such_detector}", "unknown detector no_such_detector"),
+        (_ENTRY + "}", "missing detector"),
+        (_ENTRY + ", detector: graph_break, params: [1]}", "params must map names to values"),
+        (_ENTRY + ", detector: graph_break, cold_severity: low}", "unknown key\\(s\\) cold_severity"),
+    ],
+)
+def test_loading_rejects_a_bad_detector_binding(entry, message):
+    with pytest.raises(CatalogueError, match=message):
+        parse_catalogue(entry)
+
+
+def test_one_lookup_by_code():
+    assert rule("TCD104").name == "tensor-item"
+    with pytest.raises(KeyError):
+        rule("TCD999")
+
+
+def test_thresholds_are_rule_params():
+    assert rule("TCD212").params == {"min_value_guards": 100}
+    assert rule("TCD214").params == {"min_share": 0.10}
+    assert rule("TCD215").params == {"min_pins": 16}
+    assert {kind for r in rules_for_detector("rank_divergence") for kind in r.params["of_kinds"]} == {
+        "graph_break",
+        "frame_skipped",
+        "recompile",
+        "recompile_limit",
+        "compile_failure",
+    }
+
+
+def test_the_catalogue_says_what_the_old_severity_table_said():
+    critical = {Kind.TARGET_ERROR, Kind.RANK_DIVERGENCE, Kind.COMPILE_FAILURE, Kind.RECOMPILE_LIMIT, Kind.FRAME_SKIPPED}
+    for entry in RULES:
+        if entry.kind in critical:
+            assert entry.severity == "critical", entry.code
+        if entry.kind == Kind.RECOMPILE:  # banded by cost; info: bounded and paid once (inside one call)
+            assert entry.severity == ("info" if entry.params.get("inside_one_call") else "medium"), entry.code
+
+
+def _costed(code: str, seconds: float, occurrences: int = 1, title: str = "") -> Finding:
+    found = finding_from_rule(
+        rule(code),
+        location=None,
+        facts={},
+        impact=BreakImpact(occurrences=occurrences, compiles=occurrences, recompiles_caused=0, compile_seconds=seconds),
+    )
+    return replace(found, title=title or found.title)
+
+
+def test_a_costed_finding_is_banded_by_its_share_of_the_compile_time():
+    shares = ranking_params()
+    total = 10.0
+    ranked = rank_findings(
+        [_costed("TCD104", total * shares["high_share"]), _costed("TCD104", total * shares["medium_share"])]
+        + [_costed("TCD104", total * shares["medium_share"] * 0.9), _costed("TCD403", 0.01)],
+        total,
+    )
+    assert [f.severity for f in ranked] == ["high", "medium", "low", "low"]
+    assert [f.code for f in ranked][-1] == "TCD403"  # a fallback costing 0.01 s is not critical
+
+
+def test_cost_beats_the_catalogue_tier_and_blocking_findings_stay_first():
+    """SwitchTransformers: the router's `.nonzero()` (7 records, 1.75 s of 4 s) above a `<dictcomp>` fallback
+    (1 record, 0.01 s) whose rule the catalogue calls critical; the recompile limit still leads."""
+    limit = finding_from_rule(rule("TCD402"), location=None, facts={}, impact={"limit": 8})
+    guards = finding_from_rule(rule("TCD212"), location=None, facts={}, impact={})
+    nonzero, dictcomp = _costed("TCD108", 1.75, occurrences=7), _costed("TCD403", 0.01)
+    ranked = rank_findings([dictcomp, guards, nonzero, limit], 4.0)
+    assert rule("TCD212").severity == "low"  # a measured cost goes first within its band
+    assert [(f.code, f.severity) for f in ranked] == [
+        ("TCD402", "critical"),
+        ("TCD108", "high"),
+        ("TCD403", "low"),
+        ("TCD212", "low"),
+    ]
+    assert [f.rank for f in ranked] == [1, 2, 3, 4]
+
+
+def test_info_rules_stay_info_and_ties_keep_one_order(monkeypatch):
+    by_design = replace(rule("TCD104"), severity="info")  # e.g. a break a library makes on purpose
+    monkeypatch.setattr(ranking, "rule", lambda code: by_design if code == "TCD104" else rule(code))
+    on_purpose = finding_from_rule(
+        by_design,
+        location=None,
+        facts={},
+        impact=BreakImpact(occurrences=3, compiles=3, recompiles_caused=0, compile_seconds=9.0),
+    )
+    assert rank_findings([on_purpose], 10.0)[0].severity == "info"
+    monkeypatch.undo()
+    same_cost = [_costed("TCD104", 1.0, title=f"break {i}") for i in range(5)]
+    orders = {tuple(f.title for f in rank_findings(list(p), 4.0)) for p in itertools.permutations(same_cost)}
+    assert len(orders) == 1
+
+
+def test_carried_value_texts_are_catalogue_entries_worded_as_before():
+    facts = {"cause": "train.py:12", "carried": "shape"}
+    scalar, tensor = rule("TCD216"), rule("TCD217")
+    assert fill(scalar.why, facts) == (
+        "A Python number computed before the graph break at train.py:12 (an `.item()`/`.tolist()` value) is "
+        "passed into the resumed code as a constant, so each new value compiles it again."
+    )
+    assert fill(scalar.fix, facts) == (
+        "fix the graph break at train.py:12: keep the value a tensor (no `.item()` inside the compiled code) "
+        "or set `torch._dynamo.config.capture_scalar_outputs = True`; this recompile then disappears."
+    )
+    assert scalar.experiment == {"config": {"capture_scalar_outputs": True}} and tensor.experiment is None
+    assert fill(tensor.why, facts) == (
+        "A tensor produced before the graph break at train.py:12 enters the resumed code with a different "
+        "shape each time (e.g. a data-dependent size), so the resumed code compiles again."
+    )
+    assert fill(tensor.fix, facts) == (
+        "fix the graph break at train.py:12; without it the tensor stays inside one graph "
+        "and this recompile disappears."
+    )
+
+
+def test_rule_page_shows_the_detector_and_its_params():
+    text = rule_page("TCD212", RULES, with_detector=True)
+    assert "Detector: guard_heavy_frame (min_value_guards: 100)" in text
+    assert "Detector: graph_break · severity by measured cost: high at 25% of the run's compile time or more, " in (
+        rule_page("TCD104", RULES, with_detector=True)
+    )
+    assert "Detector:" not in rule_page("TCD212", RULES)  # SARIF's rule help stays as it was
+
+
+@pytest.mark.parametrize("trace", ["item_recompile.log", "frame_skipped_loop.log", "dtype_shape_recompile.log"])
+def test_detectors_are_pure_functions_of_the_index(trace):
+    log = load_artifacts(TRACES / trace)
+    context = AnalysisContext(target="t.py", root="/work/main/sample_models")
+    index = AnalysisIndex.build(log, context)
+    for name, detect in DETECTORS.items():
+        first = detect(index, rules_for_detector(name))
+        assert detect(index, rules_for_detector(name)) == first, name
+        codes = {r.code for r in RULES if r.kind in {x.kind for x in rules_for_detector(name)}}
+        assert {f.code for f in first} <= codes, name
+    assert analyze(log, context).as_dict() == analyze(log, context).as_dict()
+
+
+def test_rank_row_reads_like_the_dict_it_was():
+    row = RankRow(
+        rank=1,
+        graphs=2,
+        graph_breaks=1,
+        recompiles=0,
+        compile_failures=0,
+        compile_time_s=0.5,
+        ddp_splits=0,
+        target_status="ok",
+        log="complete",
+    )
+    assert list(row.as_dict()) == [
+        "rank",
+        "graphs",
+        "graph_breaks",
+        "recompiles",
+        "compile_failures",
+        "compile_time_s",
+        "ddp_splits",
+        "target_status",
+        "log",
+    ]
+    assert row["rank"] == row.get("rank") == 1 and dict(row) == row.as_dict() and row.get("missing") is None
+
+
+@pytest.mark.parametrize("trace", ["item_recompile.log", "recompile_limit.log", "fullgraph_failure.log"])
+def test_impact_and_evidence_are_typed_and_read_like_their_json(trace):
+    log = load_artifacts(TRACES / trace)
+    report = analyze(log, AnalysisContext(target="t.py", root="/work/main/sample_models"))
+    assert report.findings
+    for finding in report.findings:
+        assert isinstance(finding.evidence, Evidence), finding.code
+        data = finding.as_dict()
+        assert data["evidence"] == finding.evidence.as_dict() == dict(finding.evidence)
+        assert data["impact"] == dict(finding.impact) and list(data["impact"]) == list(finding.impact)
+
+
+def test_merged_evidence_keeps_its_keys_and_puts_per_rank_last():
+    evidence = CompileIdsEvidence(compile_ids=["0/0"])
+    assert list(evidence) == ["compile_ids"] and "per_rank" not in evidence
+    merged = replace(evidence, per_rank={"1": {"count": 1, "compile_ids": ["0/0"]}})
+    assert list(merged) == ["compile_ids", "per_rank"] and merged["per_rank"]["1"]["count"] == 1
+    assert BreakImpact(occurrences=2, compiles=1, recompiles_caused=0, compile_seconds=0.1) == {
+        "occurrences": 2,
+        "compiles": 1,
+        "recompiles_caused": 0,
+        "compile_seconds": 0.1,
+    }
+
+
+def test_a_recompile_of_a_carried_number_is_worded_by_the_carried_scalar_rule():
+    log = load_artifacts(TRACES / "item_recompile.log")
+    report = analyze(log, AnalysisContext(target="t.py", root="/work/main/tests/data/traces/scripts"))
+    carried = [f for f in report.findings if f.changes and "value carried across the break" in f.changes[0]]
+    # the carried-scalar rule's own finding, whatever the reason class says about the guard
+    assert sorted((f.code, f.reason_class) for f in carried) == [
+        ("TCD216", "float_specialization"),
+        ("TCD216", "int_specialization"),
+    ]
+    for finding in carried:
+        assert finding.title == fill(rule("TCD216").title, {"function": finding.location.function})
+        cause = finding.why.split("graph break at ")[1].split(" (")[0]
+        assert finding.why == fill(rule("TCD216").why, {"cause": cause})
+        assert finding.fix is not None and finding.fix.summary == fill(rule("TCD216").fix, {"cause": cause})
+        assert finding.fix.experiment == {"config": {"capture_scalar_outputs": True}} and finding.fix.before is None
+
+
+_RANKING = "ranking: {high_share: 0.25, medium_share: 0.05, high_eager_lines: 50, medium_eager_lines: 15}\n"
+
+
+@pytest.mark.parametrize(
+    "ranking, message",
+    [
+        ("", "must set exactly high_share, medium_share, high_eager_lines, medium_eager_lines"),
+        ("ranking: {high_share: 0.25, medium_share: 0.05}\n", "must set exactly"),
+        (_RANKING.replace("medium_share: 0.05", "medium_share: 2"), "shares must be between 0 and 1"),
+        (_RANKING.replace("high_eager_lines: 50", "high_eager_lines: -1"), "must be numbers >= 0"),
+        (_RANKING.replace("high_share: 0.25", "high_share: 0.01"), "a medium threshold must not exceed the high one"),
+        (_RANKING.replace("high_eager_lines: 50", "high_eager_lines: 5"), "a medium threshold must not exceed"),
+    ],
+)
+def test_loading_rejects_bad_ranking_thresholds(ranking, message):
+    with pytest.raises(CatalogueError, match=message):
+        parse_ranking(ranking + "rules: []\n")
+    assert parse_ranking(_RANKING + "rules: []\n")["high_eager_lines"] == 50
+
+
+def test_a_fallback_is_banded_by_what_runs_eagerly_too():
+    """MBart: the break costs 0.15 s of 2.6 s compiling, but torch skipped `MBartModel.forward`, the model body."""
+    limits = ranking_params()
+    skip = _costed("TCD403", 0.15)
+    whole_body = replace(
+        skip, impact={**skip.impact, "frames_skipped": 1, "eager_lines": int(limits["high_eager_lines"])}
+    )
+    a_comprehension = replace(skip, impact={**skip.impact, "frames_skipped": 1, "eager_lines": 3})
+    ranked = rank_findings([a_comprehension, whole_body], 40.0)
+    assert [(f.impact["eager_lines"], f.severity) for f in ranked] == [(limits["high_eager_lines"], "high"), (3, "low")]

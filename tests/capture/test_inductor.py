@@ -1,0 +1,70 @@
+"""Where inductor matters: perf hints, and the fidelity of the `--backend eager` fast mode.
+
+These compile C++ on CPU (10-20 s a graph), so there are few of them.
+"""
+
+from __future__ import annotations
+
+import pytest
+from support.doctor import doctor_here
+from support.paths import SAMPLES
+
+pytestmark = [pytest.mark.slow, pytest.mark.inductor]
+
+
+def _essentials(report: dict) -> list[tuple]:
+    """What a finding says about the user's program, independent of the backend that compiled it."""
+    return sorted(
+        (
+            f["kind"],
+            f["code"],
+            f["location"]["file"],
+            f["location"]["line"],
+            f["gb_id"],
+            f["category"],
+            f["reason_class"],
+            f["count"],
+            tuple(f["call_sites"]),
+            tuple(f["changes"]),
+        )
+        for f in report["findings"]
+        if f["kind"] not in ("perf_hint", "compile_time")  # what inductor itself does and costs
+    )
+
+
+@pytest.mark.parametrize("script", ["data_dependent_branch.py", "module_counter.py"])
+def test_eager_fast_mode_finds_what_inductor_finds(script, tmp_path, shared_run):
+    # both samples compile with backend="eager" themselves: their plain run (shared with test_samples_e2e) is
+    # the eager fast mode, and `--backend inductor` overrides it
+    eager = shared_run("explain", script, "--format", "json", keep_artifacts=True)
+    inductor = doctor_here(
+        "explain",
+        script,
+        "--backend",
+        "inductor",
+        "--format",
+        "json",
+        cwd=SAMPLES,
+        timeout=600,
+        env={"TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "cache")},
+    )
+    assert eager.returncode == inductor.returncode == 0, inductor.stderr[-2000:]
+    eager_report, inductor_report = eager.json, inductor.json
+    assert eager_report["backend"].startswith("eager") and inductor_report["backend"].startswith("inductor")
+    assert _essentials(eager_report) and _essentials(eager_report) == _essentials(inductor_report)
+    for key in ("graphs", "graph_breaks", "recompiles", "recompile_limit_hits"):
+        assert eager_report["summary"][key] == inductor_report["summary"][key]
+
+
+def test_perf_hints_on_a_fresh_inductor_cache():
+    run = doctor_here(
+        "explain", "perf_hint_inductor.py", "--fresh-inductor-cache", "--format", "json", cwd=SAMPLES, timeout=600
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    report = run.json
+    hints = [f for f in report["findings"] if f["kind"] == "perf_hint"]
+    messages = {h["evidence"]["torch_text"] for h in hints}
+    assert "Using FallbackKernel: torch.ops.aten.topk.default" in messages
+    assert all(h["severity"] == "info" and h["code"] == "TCD404" for h in hints)
+    assert all(h["location"]["function"] == "TwoTowerScorer.forward" for h in hints)
+    assert report["findings"][-1]["kind"] == "perf_hint"  # kept low in the ranking

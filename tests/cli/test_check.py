@@ -1,0 +1,419 @@
+"""`doctor check`: the CI gate's exit codes, the baseline round trip, and config precedence/validation.
+
+Every test runs the real CLI on real scripts (Dynamo with backend="eager" to keep it quick). The end-to-end
+path (`doctor check TARGET`: a pass, a fail, torchrun, the config's targets) runs live; the gate's own logic
+is checked with `doctor check --from-capture DIR`, in this process, on one kept capture per script (captured
+once per session, or checked in under tests/data/captures).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import html
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from support.captures import CAPTURES
+from support.doctor import DoctorRun, doctor_here, doctor_in_process, run_doctor
+from support.paths import SAMPLES
+
+from torchcompile_doctor.report import SEVERITIES
+
+KNOWN_BREAK = """\
+import torch
+
+
+def step(x):
+    print("step")  # the break the project lives with
+    return x + 1
+
+
+torch.compile(step, backend="eager")(torch.ones(2))
+"""
+
+NEW_BREAK = """
+
+def other(x):
+    x = x * 2
+    print("other")  # a new break
+    return x - 1
+
+
+torch.compile(other, backend="eager")(torch.ones(2))
+"""
+
+# the samples' captures checked in (tests/data/captures/README.md), made with --backend eager
+
+
+def _check(*args: str, cwd: Path):
+    return doctor_here("check", *args, "--format", "json", cwd=cwd)
+
+
+def _gate(capture: Path, *args: str, cwd: Path) -> DoctorRun:
+    """`doctor check --from-capture CAPTURE ARGS --format json` in this process: the gate alone, nothing runs.
+    The config is found from `cwd` upward, and the default baseline is written there."""
+    return doctor_in_process("check", "--from-capture", str(capture), *args, "--format", "json", cwd=cwd)
+
+
+# ---------------------------------------------------------------------------------------------- exit codes
+
+
+@pytest.mark.slow
+def test_clean_sample_passes():
+    run = _check("clean_model.py", "--fullgraph", "--backend", "eager", cwd=SAMPLES)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.json["gate"] == {
+        "passed": True,
+        "criteria": ["--fullgraph"],
+        "failures": [],
+        "violations": [],
+        "baseline": None,
+    }
+
+
+@pytest.mark.slow
+def test_breaking_sample_fails_with_the_reason_first():
+    run = _check("helper_two_callsites.py", "--fullgraph", "--backend", "eager", cwd=SAMPLES)
+    assert run.returncode == 1, run.stderr[-2000:]
+    first = run.json["findings"][0]
+    assert first["code"] == "TCD113" and first["rank"] == 1
+    assert run.json["gate"]["failures"] == [{"fingerprint": first["fingerprint"], "why": "a graph break (--fullgraph)"}]
+    # what torch's own fullgraph=True would have said, without touching the user's code
+    said = [n for n in run.json["notes"] if n.startswith("torch.compile(fullgraph=True) would raise Unsupported at ")]
+    assert said and said[0].startswith("torch.compile(fullgraph=True) would raise Unsupported at helper_lib.py:10: ")
+
+
+@pytest.mark.slow
+def test_fullgraph_note_says_what_torch_raises(tmp_path, captured):
+    """The note is derived from the capture; torch's own fullgraph=True names the same break type."""
+    folder, capture = captured(KNOWN_BREAK)
+    ours = _gate(capture, "--fullgraph", cwd=folder)
+    [note] = [n for n in ours.json["notes"] if "fullgraph=True" in n]
+    script = tmp_path / "s.py"
+    probe = KNOWN_BREAK.replace('backend="eager")', 'backend="eager", fullgraph=True)')
+    probe = probe.replace("torch.compile(", "try:\n    torch.compile(", 1).replace(
+        "(torch.ones(2))\n",
+        "(torch.ones(2))\nexcept Exception as e:\n    print('RAISED', type(e).__name__, str(e).splitlines()[0])\n",
+    )
+    script.write_text(probe)
+    raised = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    [line] = [line for line in raised.stdout.splitlines() if line.startswith("RAISED")]
+    name, gb_type = line.split(" ", 2)[1:]
+    assert note.startswith(f"torch.compile(fullgraph=True) would raise {name} at s.py:5: {gb_type} (")
+
+
+def test_thresholds_count_breaks_and_recompiles():
+    within = _gate(CAPTURES / "helper_two_callsites", "--max-graph-breaks", "1", cwd=SAMPLES)
+    assert within.returncode == 0, within.stderr[-2000:]
+    over = _gate(CAPTURES / "int_arg_recompile_limit", "--max-recompiles", "4", cwd=SAMPLES)
+    assert over.returncode == 1
+    assert over.json["gate"]["violations"] == ["8 recompiles > --max-recompiles 4"]
+    [failing] = over.json["gate"]["failures"]
+    assert "8 of 8 recompiles (--max-recompiles 4)" in failing["why"]
+
+
+@pytest.mark.slow
+def test_fail_on_severity(captured):
+    folder, capture = captured(KNOWN_BREAK)
+    own = _gate(capture, "--fail-on", "critical", cwd=folder)
+    [severity] = [f["severity"] for f in own.json["findings"]]  # one break, banded by its cost
+    more_severe = SEVERITIES[SEVERITIES.index(severity) - 1]
+    assert _gate(capture, "--fail-on", more_severe, cwd=folder).returncode == 0
+    at_own = _gate(capture, "--fail-on", severity, cwd=folder)
+    assert at_own.returncode == 1
+    assert f"severity {severity} (--fail-on {severity})" in at_own.json["gate"]["failures"][0]["why"]
+    default = _gate(capture, cwd=folder)  # no criterion: every finding but info fails, like a linter
+    assert default.returncode == 1 and default.json["gate"]["criteria"] == ["--fail-on low"]
+
+
+def test_bad_usage(tmp_path):
+    (tmp_path / "s.py").write_text(KNOWN_BREAK)
+    bad = run_doctor("check", "s.py", "--fail-on", "severe", cwd=tmp_path)
+    assert bad.returncode == 2 and bad.stderr.startswith("doctor: error: ") and "Traceback" not in bad.stderr
+    assert "--fail-on" in bad.stderr and "critical, high, medium, low, info" in bad.stderr
+    codes = run_doctor("check", "s.py", "--select", "E501", cwd=tmp_path)
+    assert codes.returncode == 2 and "`--select` must be a list of rule codes" in codes.stderr
+    nothing = run_doctor("check", cwd=tmp_path)
+    assert nothing.returncode == 2 and "missing TARGET" in nothing.stderr
+
+
+@pytest.mark.slow
+def test_failing_target_exits_3_from_its_capture(captured, tmp_path):
+    """A capture whose log records that the target raised exits 3 (the target failing wins over the gate), as
+    `doctor report` does; a bare TORCH_TRACE dir records nothing about how the target ended."""
+    folder, capture = captured(KNOWN_BREAK + "raise RuntimeError('boom')\n")
+    crashed = _gate(capture, "--fullgraph", cwd=folder)
+    assert crashed.returncode == 3
+    assert crashed.json["target_status"] == "exception" and crashed.json["gate"]["passed"] is False
+    refused = _gate(capture, "--update-baseline", "--baseline", str(tmp_path / "b.json"), cwd=folder)
+    assert refused.returncode == 3 and "a target failed; the baseline was not updated" in refused.stderr
+    assert not (tmp_path / "b.json").exists()
+    bare = _gate(capture / "trace", "--fullgraph", cwd=folder)
+    assert bare.returncode == 1 and bare.json["target_status"] == "unknown"
+
+
+def test_missing_baseline_is_a_usage_error(tmp_path):
+    (tmp_path / "s.py").write_text(KNOWN_BREAK)
+    run = run_doctor("check", "s.py", "--baseline", "nope.json", cwd=tmp_path)
+    assert run.returncode == 2 and "create it with --update-baseline" in run.stderr
+
+
+# ---------------------------------------------------------------------------------------------- baseline
+
+
+@pytest.mark.slow
+def test_baseline_round_trip(captured):
+    """The project's history as one directory per commit, each with its own s.py and its capture; the
+    baseline is committed, so it moves from one to the next. Only this test writes .doctor-baseline.json in
+    these directories."""
+    moved_down = "# a comment\n\n\n" + KNOWN_BREAK  # the known break moved down three lines
+    without = KNOWN_BREAK.replace('    print("step")  # the break the project lives with\n', "")
+    commits = [captured(text) for text in (KNOWN_BREAK, KNOWN_BREAK + NEW_BREAK, moved_down, without)]
+    (first, capture), *later = commits
+    baseline = first / ".doctor-baseline.json"
+
+    written = _gate(capture, "--fullgraph", "--update-baseline", cwd=first)
+    assert written.returncode == 0, written.stderr[-2000:]
+    assert "1 added, 0 fixed and pruned" in written.stderr
+    document = json.loads(baseline.read_text())
+    [entry] = document["torch"]["2.13.0"]["s.py"]
+    assert entry["code"] == "TCD101" and entry["source"] == 'print("step")  # the break the project lives with'
+
+    known = _gate(capture, "--fullgraph", "--baseline", str(baseline), cwd=first)
+    assert known.returncode == 0 and known.json["gate"]["baseline"]["known"] == 1
+
+    def at(commit: tuple[Path, Path]) -> tuple[Path, Path, Path]:
+        """The commit's directory, its capture, and the baseline committed into it."""
+        folder, kept = commit
+        shutil.copyfile(baseline, folder / ".doctor-baseline.json")
+        return folder, kept, folder / ".doctor-baseline.json"
+
+    folder, kept, there = at(later[0])
+    new = _gate(kept, "--fullgraph", "--baseline", str(there), cwd=folder)
+    assert new.returncode == 1
+    [failing] = new.json["gate"]["failures"]
+    assert new.json["findings"][0]["fingerprint"] == failing["fingerprint"]
+    assert new.json["findings"][0]["location"]["function"] == "other"
+
+    folder, kept, there = at(later[1])
+    moved = _gate(kept, "--fullgraph", "--baseline", str(there), cwd=folder)
+    assert moved.returncode == 0, moved.json["gate"]
+    assert moved.json["findings"][0]["location"]["line"] == 8
+
+    folder, kept, there = at(later[2])
+    fixed = _gate(kept, "--fullgraph", "--baseline", str(there), cwd=folder)
+    assert fixed.returncode == 0 and fixed.json["gate"]["baseline"]["fixed"] == ["TCD101 s.py in step"]
+    pruned = _gate(kept, "--fullgraph", "--update-baseline", cwd=folder)
+    assert pruned.returncode == 0 and "0 added, 1 fixed and pruned" in pruned.stderr
+    assert json.loads(there.read_text())["torch"]["2.13.0"]["s.py"] == []
+
+
+@pytest.mark.slow
+def test_baseline_for_another_torch_is_reported_and_worse_counts_noted(captured):
+    folder, capture = captured(KNOWN_BREAK)
+    baseline = folder / "another-torch.doctor-baseline.json"  # the default name is the round trip's
+    assert _gate(capture, "--update-baseline", "--baseline", str(baseline), cwd=folder).returncode == 0
+    document = json.loads(baseline.read_text())
+    document["torch"] = {"2.12.0": document["torch"]["2.13.0"]}
+    document["torch"]["2.12.0"]["s.py"][0]["count"] = 0  # the break now happens more often than accepted
+    baseline.write_text(json.dumps(document))
+    run = _gate(capture, "--baseline", str(baseline), cwd=folder)
+    assert run.returncode == 0  # still matched by fingerprint: used, but not silently
+    notes = "\n".join(run.json["notes"])
+    assert "written for torch 2.12.0, this is torch 2.13.0" in notes
+    assert "worse than the baseline: TCD101 s.py:5: 0 → 1" in notes
+
+
+def test_malformed_baseline_is_a_usage_error(tmp_path):
+    (tmp_path / "s.py").write_text(KNOWN_BREAK)
+    (tmp_path / "b.json").write_text('{"version": 1, "torch": {"2.13.0": {"s.py": [{"code": 1}]}}}')
+    run = run_doctor("check", "s.py", "--baseline", "b.json", cwd=tmp_path)
+    assert run.returncode == 2 and "malformed entries" in run.stderr
+
+
+# ---------------------------------------------------------------------------------------------- config
+
+
+def _write(path: Path, text: str) -> None:
+    path.write_text(textwrap.dedent(text))
+
+
+@pytest.mark.slow
+def test_pyproject_config_gives_targets_and_flags_override_it(tmp_path, captured):
+    (tmp_path / "s.py").write_text(KNOWN_BREAK)
+    (tmp_path / "sub").mkdir()
+    _write(
+        tmp_path / "pyproject.toml",
+        """
+        [project]
+        name = "demo"
+
+        [tool.torchcompile-doctor]
+        targets = ["s.py", {target = "s.py", args = ["--unused"]}]
+        fullgraph = true
+        format = "json"
+        """,
+    )
+    both = doctor_here("check", cwd=tmp_path / "sub")  # found from the directory upward
+    assert both.returncode == 1, both.stderr[-2000:]
+    assert [r["target"] for r in json.loads(both.stdout)] == [str(tmp_path / "s.py")] * 2  # one report per target
+    # the config's gate keys and flags over them, on a capture of the same script; its `targets` are not run
+    _, capture = captured(KNOWN_BREAK)
+    gated = doctor_in_process("check", "--from-capture", str(capture), cwd=tmp_path / "sub")
+    assert gated.returncode == 1 and json.loads(gated.stdout)["gate"]["criteria"] == ["--fullgraph"]
+    overridden = doctor_in_process(
+        "check", "--from-capture", str(capture), "--no-fullgraph", "--fail-on", "critical", cwd=tmp_path
+    )
+    assert overridden.returncode == 0 and json.loads(overridden.stdout)["gate"]["criteria"] == ["--fail-on critical"]
+
+
+@pytest.mark.slow
+def test_pyproject_wins_over_yaml_and_explicit_config_is_used(tmp_path, captured):
+    _, capture = captured(KNOWN_BREAK)  # with --from-capture the config is found from the current directory
+    _write(tmp_path / "pyproject.toml", '[tool.torchcompile-doctor]\nfail-on = "critical"\n')
+    _write(tmp_path / ".torchcompile-doctor.yaml", "fullgraph: true\n")
+    assert _gate(capture, cwd=tmp_path).json["gate"]["criteria"] == ["--fail-on critical"]
+    _write(tmp_path / "strict.yaml", "fullgraph: true\nignore: [TCD1]\n")
+    ignored = _gate(capture, "--config", "strict.yaml", cwd=tmp_path)
+    assert ignored.returncode == 0 and ignored.json["findings"] == []
+    assert "1 finding(s) left out by select/ignore." in ignored.json["notes"]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("max_graph_breaks: 2\n", "unknown key `max_graph_breaks` (did you mean `max-graph-breaks`?)"),
+        ("max-graph-breaks: two\n", "`max-graph-breaks` must be a whole number >= 0, not 'two'"),
+        ("fullgraph: 1\n", "`fullgraph` must be true or false"),
+        ("select: [E501]\n", "`select` must be a list of rule codes"),
+        ("targets: [{script: s.py}]\n", "`targets[0].script` is not a target key"),
+        ("- a list\n", "the top level must be a mapping"),
+        ("fail-on: [\n", "is not valid YAML"),
+        ("!!python/object/apply:os.system ['touch pwned']\n", "is not valid YAML"),
+    ],
+)
+def test_bad_config_names_the_key_and_the_file(tmp_path, text, message):
+    (tmp_path / "s.py").write_text(KNOWN_BREAK)
+    (tmp_path / ".torchcompile-doctor.yaml").write_text(text)
+    run = run_doctor("check", "s.py", cwd=tmp_path)
+    assert run.returncode == 2, run.stdout
+    assert run.stderr.startswith("doctor: error: ") and "Traceback" not in run.stderr
+    assert ".torchcompile-doctor.yaml" in run.stderr and message in run.stderr
+    assert not (tmp_path / "pwned").exists()  # safe_load: no object was constructed, nothing ran
+
+
+@pytest.mark.slow
+def test_check_under_torchrun_gates_rank_divergence():
+    run = _check(
+        "ddp_rank_divergence.py", "--nproc-per-node", "2", "--fail-on", "critical", "--timeout", "240", cwd=SAMPLES
+    )
+    assert run.returncode == 1, run.stderr[-2000:]
+    failed = {failure["fingerprint"] for failure in run.json["gate"]["failures"]}
+    failing = {f["code"]: f["ranks"] for f in run.json["findings"] if f["fingerprint"] in failed}
+    assert {"TCD501", "TCD502", "TCD504"} <= set(failing)
+    assert failing["TCD501"] == [0] and failing["TCD502"] == [1]
+    assert [row["rank"] for row in run.json["ranks"]] == [0, 1]
+
+
+def test_pipeline_gate_round_trip_in_process(tmp_path):
+    """The pipeline the CLI calls, in-process on a checked-in capture: --update-baseline writes the findings,
+    the next gate knows them, and the baseline's summary serialises as the JSON schema v1 dict did."""
+    from torchcompile_doctor import pipeline
+    from torchcompile_doctor.report import GateCriteria
+
+    capture = CAPTURES / "int_arg_recompile_limit"
+    run = pipeline.reread(capture)
+    assert pipeline.exit_code(run) == 0  # the recorded target finished
+    baseline = tmp_path / ".doctor-baseline.json"
+    options = pipeline.GateOptions(GateCriteria(fail_on="low"), baseline=baseline, update_baseline=True)
+
+    written = pipeline.gate(run, options, pipeline.open_baseline(options))
+    assert written.baseline_update is not None and written.baseline_update.added == len(run.report.findings) > 0
+    assert pipeline.exit_code(written) == 0 and baseline.is_file()
+
+    checked = pipeline.gate(run, pipeline.GateOptions(baseline=baseline), pipeline.open_baseline(options))
+    summary = checked.report.gate.baseline
+    assert (summary.known, summary.new, summary.worse, summary.fixed) == (len(run.report.findings), 0, (), ())
+    assert list(summary.as_dict()) == ["path", "torch_release", "note", "fixed", "known", "new", "worse"]
+    assert list(written.report.gate.baseline.as_dict())[4] == "updated"
+
+    failing = pipeline.gate(run, pipeline.GateOptions(GateCriteria(max_recompiles=0)))
+    assert pipeline.exit_code(failing) == 1 and failing.report.gate.violations
+    with pytest.raises(Exception, match="does not exist; create it with --update-baseline"):
+        pipeline.open_baseline(pipeline.GateOptions(baseline=tmp_path / "missing.json"))
+
+
+# ---------------------------------------------------------------------------------------------- --from-capture
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["s.py"], "give a TARGET to run or --from-capture DIR to gate a kept capture, not both"),
+        (["-m", "pkg.train"], "give a TARGET to run or --from-capture DIR to gate a kept capture, not both"),
+        (["--timeout", "60"], "--timeout applies to running a target; --from-capture DIR runs nothing"),
+        (["--backend", "eager"], "--backend applies to running a target; --from-capture DIR runs nothing"),
+        (["--nproc-per-node", "2"], "--nproc-per-node applies to running a target; --from-capture DIR runs nothing"),
+    ],
+)
+def test_from_capture_with_a_target_or_a_run_flag_is_a_usage_error(tmp_path, args, message):
+    (tmp_path / "s.py").write_text(KNOWN_BREAK)
+    capture = CAPTURES / "int_arg_recompile_limit"
+    run = doctor_in_process("check", "--from-capture", str(capture), *args, cwd=tmp_path)
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr == f"doctor: error: {message}\n"
+
+
+def test_from_capture_leaves_the_configs_targets_and_run_keys_alone(tmp_path):
+    """The config serves live checks too: its `targets`, `backend` and `timeout` are not run, not an error."""
+    _write(
+        tmp_path / ".torchcompile-doctor.yaml",
+        "targets: [missing.py]\nbackend: eager\ntimeout: 60\nmax-recompiles: 4\n",
+    )
+    run = _gate(CAPTURES / "int_arg_recompile_limit", cwd=tmp_path)
+    assert run.returncode == 1 and run.stderr == "", run.stderr
+    assert run.json["gate"]["violations"] == ["8 recompiles > --max-recompiles 4"]
+
+
+def test_from_capture_of_nothing_is_a_usage_error(tmp_path):
+    run = run_doctor("check", "--from-capture", "out", "--format", "sarif", cwd=tmp_path)
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr == "doctor: error: --from-capture out: no such file or directory\n"
+
+
+def test_from_capture_gates_a_checked_in_capture_in_every_format(tmp_path):
+    """The CI use: one capture, gated once per format; no torch run, the same verdict each time."""
+    capture = CAPTURES / "int_arg_recompile_limit"
+    for fmt in ("json", "sarif", "github", "junit", "markdown", "terminal"):
+        run = doctor_in_process(
+            "check", "--from-capture", str(capture), "--max-recompiles", "4", "--format", fmt, cwd=tmp_path
+        )
+        assert run.returncode == 1, (fmt, run.stderr)
+        assert "8 recompiles > --max-recompiles 4" in html.unescape(run.stdout), fmt  # junit writes &gt;
+
+
+@pytest.mark.slow
+def test_from_capture_says_what_the_live_check_of_the_same_run_said(tmp_path):
+    """`doctor check TARGET --fullgraph` as the CLI runs it (settings -> run_all -> gate -> render), its capture
+    kept, then `doctor check --from-capture` on that capture: the same output in every format, byte for byte,
+    and the same exit code."""
+    from torchcompile_doctor import cli, pipeline
+    from torchcompile_doctor.settings import check_settings
+
+    kept = tmp_path / "kept"
+    with contextlib.chdir(SAMPLES):
+        settings = check_settings("helper_two_callsites.py", [], None, None, None, {"fullgraph": True})
+        options = dataclasses.replace(settings.run_options, backend="eager", artifacts=kept)
+        live = pipeline.gate(pipeline.run_all(settings.targets, options), settings.gate_options)
+        said = {fmt: cli._render(live.reports, fmt, None) for fmt in ("json", "sarif", "github", "terminal")}
+    assert pipeline.exit_code(live) == 1
+    for fmt, text in said.items():
+        offline = doctor_in_process("check", "--from-capture", str(kept), "--fullgraph", "--format", fmt, cwd=SAMPLES)
+        assert offline.returncode == 1, (fmt, offline.stderr)
+        assert offline.stdout == text, fmt

@@ -1,0 +1,326 @@
+"""The command line as users meet it: targets of every kind, bad input, failing targets, exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from support.doctor import doctor_here, doctor_in_process, run_doctor
+from support.paths import REPO, SAMPLES
+
+COMPILED_THEN = """\
+import torch
+
+@torch.compile(backend="eager")
+def f(x):
+    y = x + 1
+    print("y")
+    return y * 2
+
+f(torch.ones(3))
+{tail}
+"""
+
+
+def _script(tmp_path, name: str, text: str):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+# --- bad input: one line, exit 2, no traceback of ours ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["explain", "does_not_exist.py"], "Target not found: does_not_exist.py"),
+        (["explain", "."], "is a directory"),
+        (["explain", "-m", "no_such_module_here"], "module not found: no_such_module_here"),
+        (["explain", "-m", "not a module"], "not a module name"),
+        (["explain"], "missing TARGET"),
+        (["explain", "x.py", "--backend", "nope"], "unknown --backend"),
+        (["explain", "x.py", "--format", "yaml"], "unknown --format"),
+        (["rule", "TCD999"], "no rule TCD999"),
+        (["report", "no/such/dir"], "no such file or directory"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(tmp_path, args, message):
+    (tmp_path / "x.py").write_text("print('hi')\n")
+    run = run_doctor(*args, cwd=tmp_path)
+    assert run.returncode == 2, run.stderr
+    assert message in run.stderr
+    assert "Traceback" not in run.stderr
+    assert run.stderr.strip().count("\n") == 0, run.stderr
+
+
+def test_syntax_error_names_file_and_line(tmp_path):
+    _script(tmp_path, "broken.py", "import torch\n\ndef f(:\n    pass\n")
+    run = run_doctor("explain", "broken.py", cwd=tmp_path)
+    assert run.returncode == 2
+    assert run.stderr.strip() == "doctor: error: syntax error in broken.py:3: invalid syntax"
+
+
+@pytest.mark.slow  # each run imports the target, and so torch, in the capture's child process
+def test_missing_function_and_bad_inputs(tmp_path):
+    _script(
+        tmp_path,
+        "model.py",
+        """\
+        import torch
+        def step(x):
+            return x * 2
+        def inputs():
+            return (torch.ones(2),)
+        def not_a_tuple():
+            return [torch.ones(2)]
+        value = 3
+    """,
+    )
+    missing = doctor_here("explain", "model.py:nope", "--inputs", "model.py:inputs", cwd=tmp_path)
+    assert missing.returncode == 2 and "has no function 'nope'" in missing.stderr
+    not_callable = doctor_here("explain", "model.py:value", "--inputs", "model.py:inputs", cwd=tmp_path)
+    assert not_callable.returncode == 2 and "is not callable" in not_callable.stderr
+    bad = doctor_here("explain", "model.py:step", "--inputs", "model.py:not_a_tuple", cwd=tmp_path)
+    assert bad.returncode == 2 and "must return a tuple" in bad.stderr
+    no_inputs = doctor_here("explain", "model.py:step", cwd=tmp_path)
+    assert no_inputs.returncode == 2 and "needs --inputs" in no_inputs.stderr
+
+
+def test_output_in_missing_dir_fails_before_running(tmp_path):
+    marker = tmp_path / "ran"
+    _script(tmp_path, "s.py", f"open({str(marker)!r}, 'w').write('x')\n")
+    run = run_doctor("explain", "s.py", "--output", str(tmp_path / "missing" / "r.json"), cwd=tmp_path)
+    assert run.returncode == 2 and "--output directory does not exist" in run.stderr
+    assert not marker.exists()
+
+
+# --- the target failing: report what was captured, exit 3 ----------------------------------------
+
+
+# one capture of it, shared by the two tests below
+RAISES_AFTER_COMPILING = COMPILED_THEN.format(tail="raise RuntimeError('boom after compile')")
+
+
+@pytest.mark.slow
+def test_target_raises_after_compiling(captured_run):
+    _, run = captured_run(RAISES_AFTER_COMPILING)
+    assert run.returncode == 3
+    report = run.json
+    assert report["target_status"] == "exception" and report["target_exit_code"] == 1
+    kinds = [f["kind"] for f in report["findings"]]
+    assert kinds[0] == "target_error" and "graph_break" in kinds  # the break compiled before the error is kept
+    error = report["findings"][0]
+    assert "RuntimeError: boom after compile" in error["title"]
+    assert error["location"]["line"] == 10 and error["location"]["file"].endswith("s.py")
+
+
+@pytest.mark.slow
+def test_report_exits_as_the_run_it_rereads(captured_run):
+    """`doctor report` exits 3 where the log records that the target failed (as `explain` did on that run),
+    0 where it records nothing about how the target ended (a bare TORCH_TRACE dir)."""
+    folder, live = captured_run(RAISES_AFTER_COMPILING)
+    assert live.returncode == 3, live.stderr[-2000:]
+    again = run_doctor("report", str(live.artifacts), "--format", "json", cwd=folder)
+    assert again.returncode == 3, again.stderr[-2000:]
+    assert again.json["target_status"] == "exception" and again.json["findings"] == live.json["findings"]
+    bare = run_doctor("report", str(live.artifacts / "trace"), "--format", "json", cwd=folder)
+    assert bare.returncode == 0, bare.stderr[-2000:]
+    assert bare.json["target_status"] == "unknown"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "tail, status, code, exit_code",
+    [
+        ("import sys; sys.exit(4)", "sys_exit", 4, 3),
+        ("import sys; sys.exit(0)", "sys_exit", 0, 0),
+        ("import os; os._exit(7)", "exit", 7, 3),
+    ],
+)
+def test_target_exits(tmp_path, tail, status, code, exit_code):
+    _script(tmp_path, "ex.py", COMPILED_THEN.format(tail=tail))
+    run = doctor_here("explain", "ex.py", "--format", "json", cwd=tmp_path)
+    assert run.returncode == exit_code, run.stderr[-2000:]
+    report = run.json
+    assert report["target_status"] == status and report["target_exit_code"] == code
+    assert report["summary"]["graph_breaks"] == 1
+    assert any(f["kind"] == "target_error" for f in report["findings"]) == (code != 0)
+
+
+@pytest.mark.slow
+def test_timeout_kills_the_target_and_still_reports(tmp_path):
+    _script(tmp_path, "hang.py", COMPILED_THEN.format(tail="import time; time.sleep(600)"))
+    run = run_doctor("explain", "hang.py", "--timeout", "15", "--format", "json", cwd=tmp_path, timeout=120)
+    assert run.returncode == 3
+    report = run.json
+    assert report["target_status"] == "timeout"
+    assert report["summary"]["graph_breaks"] == 1
+    assert "timed out after 15 s" in report["findings"][0]["title"]
+    # where it was stuck: the main thread's stack when it was stopped, at the user's line
+    location = report["findings"][0]["location"]
+    assert location["file"].endswith("hang.py") and "time.sleep(600)" in location["source"], location
+
+
+@pytest.mark.slow
+def test_segfault_is_reported(tmp_path):
+    _script(tmp_path, "crash.py", COMPILED_THEN.format(tail="import ctypes; ctypes.string_at(0)"))
+    run = run_doctor("explain", "crash.py", "--format", "json", cwd=tmp_path)
+    assert run.returncode == 3
+    report = run.json
+    assert report["target_status"] == "signal" and "SIGSEGV" in report["findings"][0]["title"]
+    assert report["summary"]["graph_breaks"] == 1
+
+
+# --- target kinds ------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_script_arguments_after_double_dash(tmp_path):
+    _script(
+        tmp_path,
+        "args.py",
+        """\
+        import sys, json
+        json.dump(sys.argv[1:], open("argv.json", "w"))
+    """,
+    )
+    run = doctor_here("explain", "args.py", "--", "--epochs", "1", "-x", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert json.loads((tmp_path / "argv.json").read_text()) == ["--epochs", "1", "-x"]
+
+
+@pytest.mark.slow
+def test_module_target(tmp_path):
+    package = tmp_path / "mypkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "train.py").write_text(COMPILED_THEN.format(tail="import sys; assert sys.argv[1:] == ['--fast']"))
+    run = doctor_here("explain", "-m", "mypkg.train", "--format", "json", "--", "--fast", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-2000:]
+    report = run.json
+    assert report["target"] == "-m mypkg.train"
+    [finding] = report["findings"]
+    assert finding["location"]["file"] == str(package / "train.py") and finding["location"]["line"] == 6
+
+
+@pytest.mark.slow
+def test_function_target_runs_explain_and_says_where_it_disagrees(tmp_path):
+    _script(
+        tmp_path,
+        "model.py",
+        """\
+        import torch
+
+        def step(x, y):
+            z = x @ y
+            for _ in range(3):
+                print(z.sum())
+            return z.relu()
+
+        def example_inputs():
+            return (torch.randn(4, 4), torch.randn(4, 4))
+    """,
+    )
+    run = doctor_here(
+        "explain",
+        "model.py:step",
+        "--inputs",
+        "model.py:example_inputs",
+        "--backend",
+        "eager",
+        "--format",
+        "json",
+        cwd=tmp_path,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    report = run.json
+    assert report["backend"] == "eager (override of inductor)"
+    [finding] = report["findings"]
+    assert finding["kind"] == "frame_skipped" and finding["location"]["line"] == 6
+    # explain falls back with the frame: it reports no graphs here, which the report explains
+    assert report["explain"]["graph_count"] == 0
+    assert any("explain disagrees" in n and "fell back to eager" in n for n in report["notes"])
+
+
+@pytest.mark.slow
+def test_function_target_explain_agrees_on_a_simple_break(tmp_path):
+    _script(
+        tmp_path,
+        "model.py",
+        """\
+        import torch
+
+        def step(x):
+            if x.sum() > 0:
+                x = x * 2
+            return x + 1
+
+        def example_inputs():
+            return (torch.ones(4),)
+    """,
+    )
+    run = doctor_here(
+        "explain",
+        "model.py:step",
+        "--inputs",
+        "model.py:example_inputs",
+        "--format",
+        "json",
+        "--backend",
+        "eager",
+        cwd=tmp_path,
+    )
+    report = run.json
+    assert report["explain"]["graph_count"] == report["summary"]["graphs"] == 2
+    assert report["explain"]["graph_break_count"] == report["summary"]["graph_breaks"] == 1
+    assert report["explain"]["ops_per_graph"] and not report["notes"]
+
+
+# --- artifacts and the offline report ---------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_artifacts_are_kept_and_report_rerenders_them(tmp_path, shared_run):
+    # the session's capture of the sample, kept with --artifacts (tests/conftest.py)
+    live = shared_run("explain", "module_counter.py", "--format", "json", keep_artifacts=True)
+    artifacts = live.artifacts
+    assert live.returncode == 0
+    traces = list((artifacts / "trace").glob("dedicated_log_torch_trace_*.log"))
+    assert len(traces) == 1 and (artifacts / "doctor_events.jsonl").is_file()
+    offline = doctor_in_process("report", str(artifacts), "--format", "json", cwd=tmp_path)
+    assert offline.returncode == 0, offline.stderr
+    live_report, offline_report = live.json, offline.json
+    assert offline_report["findings"] == live_report["findings"]
+    assert offline_report["summary"] == live_report["summary"]
+
+
+@pytest.mark.slow
+def test_temp_dir_is_removed_without_artifacts(tmp_path):
+    env = {"TMPDIR": str(tmp_path)}
+    run = run_doctor("explain", str(SAMPLES / "clean_model.py"), "--format", "json", cwd=tmp_path, env=env)
+    assert run.returncode == 0
+    assert run.json["findings"] == []
+    assert list(tmp_path.glob("torchcompile-doctor-*")) == []
+
+
+# --- start-up ------------------------------------------------------------------------------------
+
+
+def test_cli_does_not_import_torch():
+    code = (
+        "import sys, torchcompile_doctor.cli, torchcompile_doctor.analysis, torchcompile_doctor.renderers.terminal; "
+        "print('torch' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_help_lists_commands():
+    run = run_doctor("--help")
+    assert run.returncode == 0
+    for command in ("explain", "report", "rules", "rule"):
+        assert command in run.stdout

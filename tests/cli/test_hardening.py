@@ -1,0 +1,260 @@
+"""Hardening (issue #7): bad input gets one clear line, a failing or hostile target is reported with
+everything captured before it, and the doctor writes nothing outside its own places and never reaches
+the network. (Damaged trace logs and depyf dumps: tests/test_fuzz.py and tests/test_depyf_dump.py.)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+import pytest
+from support.doctor import doctor_here, doctor_in_process, run_doctor
+from support.paths import DATA
+
+from torchcompile_doctor.renderers import FORMATS
+
+BREAK_THEN = """\
+import torch
+
+
+def step(x):
+    x = x + 1
+    print("break")
+    return x * 2
+
+
+torch.compile(step, backend="eager")(torch.ones(2))
+{tail}
+"""
+
+
+def _script(directory: Path, name: str, text: str) -> Path:
+    path = directory / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def _one_line_error(run, code: int = 2) -> str:
+    assert run.returncode == code, (run.returncode, run.stderr[-2000:])
+    assert "Traceback" not in run.stderr and run.stderr.startswith("doctor: error: ")
+    assert run.stderr.strip().count("\n") == 0, run.stderr
+    return run.stderr
+
+
+# ---------------------------------------------------------------------------------------------- bad input
+
+
+def test_target_that_is_not_python(tmp_path):
+    (tmp_path / "notes.txt").write_text("hello\n")
+    assert "is not a Python file" in _one_line_error(run_doctor("explain", "notes.txt", cwd=tmp_path))
+    (tmp_path / "blob.py").write_bytes(b"\x00\x01binary")
+    assert "is not Python source" in _one_line_error(run_doctor("check", "blob.py", cwd=tmp_path))
+
+
+def test_unreadable_target(tmp_path):
+    if os.geteuid() == 0:  # root reads any mode: a file whose read fails for everyone (EIO)
+        (tmp_path / "secret.py").symlink_to("/proc/self/mem")
+    else:
+        _script(tmp_path, "secret.py", "print(1)\n").chmod(0)
+    assert "cannot read target secret.py" in _one_line_error(run_doctor("explain", "secret.py", cwd=tmp_path))
+
+
+def test_output_that_cannot_be_written_fails_before_running(tmp_path):
+    marker = tmp_path / "ran"
+    _script(tmp_path, "s.py", f"open({str(marker)!r}, 'w').write('x')\n")
+    (tmp_path / "a_file").write_text("")
+    for command in ("explain", "check", "guards"):
+        run = run_doctor(command, "s.py", "--output", "a_file/report.txt", cwd=tmp_path)
+        assert "--output directory does not exist" in _one_line_error(run)
+    assert not marker.exists()
+
+
+def test_torch_missing_is_a_usage_error_and_offline_commands_still_work(tmp_path):
+    fake = tmp_path / "site" / "torch"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError('No module named torch (simulated)')\n")
+    # the target imports torch (the doctor does not: settings made before that import must work)
+    _script(tmp_path, "s.py", "import torch\nprint(1)\n")
+    env = {"PYTHONPATH": str(tmp_path / "site")}
+    for command in ("explain", "check", "guards"):
+        error = _one_line_error(run_doctor(command, "s.py", cwd=tmp_path, env=env))
+        assert "torch cannot be imported" in error and "-m pip install torch" in error
+    capture = DATA / "captures" / "helper_two_callsites"
+    assert run_doctor("report", str(capture), "--format", "json", cwd=tmp_path, env=env).returncode == 0
+    assert run_doctor("rules", cwd=tmp_path, env=env).returncode == 0
+    assert run_doctor("--help", cwd=tmp_path, env=env).returncode == 0
+
+
+@pytest.mark.slow
+def test_depyf_missing_falls_back_to_the_trace_with_a_warning(tmp_path):
+    fake = tmp_path / "site" / "depyf"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError('depyf is broken here (simulated)')\n")
+    _script(tmp_path, "s.py", BREAK_THEN.format(tail=""))
+    env = {"PYTHONPATH": str(tmp_path / "site")}
+    run = run_doctor("guards", "s.py", "--dump", "dump", "--format", "json", cwd=tmp_path, env=env)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert any("depyf dump unavailable (ImportError: depyf is broken here" in note for note in run.json["notes"])
+    assert run.json["guards"] and run.json["guards"][0]["entries"][0]["tree_guards"] > 0  # from TORCH_TRACE
+
+
+# ---------------------------------------------------------------------------------------------- the target
+
+
+@pytest.mark.slow
+def test_target_raising_before_any_compile_is_reported(tmp_path):
+    _script(tmp_path, "early.py", "import torch\nraise ValueError('bad config')\n")
+    run = doctor_here("explain", "early.py", "--format", "json", cwd=tmp_path)
+    assert run.returncode == 3
+    assert run.json["target_status"] == "exception" and run.json["summary"]["graphs"] == 0
+    assert "ValueError: bad config" in run.json["findings"][0]["title"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "ci-cancel"])
+def test_ctrl_c_stops_the_child_and_prints_a_partial_report(tmp_path, stop):
+    ready = tmp_path / "compiled"
+    _script(
+        tmp_path,
+        "slow.py",
+        BREAK_THEN.format(tail=f"import os, time\nopen({str(ready)!r}, 'w').write(str(os.getpid()))\ntime.sleep(600)"),
+    )
+    doctor = subprocess.Popen(
+        [sys.executable, "-m", "torchcompile_doctor", "explain", "slow.py", "--format", "json"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # started with SIGINT ignored, as by some job runners and test workers: Python then installs no
+        # KeyboardInterrupt handler of its own, and the doctor must still stop on it
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    deadline = time.monotonic() + 120
+    while not ready.exists() and time.monotonic() < deadline and doctor.poll() is None:
+        time.sleep(0.2)
+    assert ready.exists(), "the target never reached its sleep"
+    doctor.send_signal(stop)
+    stdout, stderr = doctor.communicate(timeout=60)
+    assert doctor.returncode == 130, stderr[-2000:]
+    report = json.loads(stdout)
+    assert report["target_status"] == "interrupted" and report["summary"]["graph_breaks"] == 1
+    assert "Traceback" not in stderr
+    target_pid = int(ready.read_text())
+    assert not Path(f"/proc/{target_pid}").exists(), "the target outlived the doctor"
+
+
+@pytest.mark.slow
+def test_noisy_target_and_stdin_leave_the_report_intact(tmp_path):
+    tail = """\
+import sys
+sys.stdout.write("x" * 3_000_000 + "\\n")
+sys.stderr.write("y" * 3_000_000 + "\\n")
+print("stdin gave", repr(sys.stdin.read()))
+"""
+    _script(tmp_path, "noisy.py", BREAK_THEN.format(tail=tail))
+    run = run_doctor("explain", "noisy.py", "--format", "json", cwd=tmp_path)
+    assert run.returncode == 0
+    assert run.json["summary"]["graph_breaks"] == 1  # stdout is the report alone: it parses
+    assert "x" * 1000 in run.stderr and "y" * 1000 in run.stderr  # the target's output passed through
+    assert "stdin gave ''" in run.stderr  # EOF, not a hang
+
+
+@pytest.mark.slow
+def test_target_changing_cwd_path_logging_and_torch_logs(tmp_path):
+    (tmp_path / "elsewhere").mkdir()
+    head = """\
+import logging
+import os
+import sys
+
+os.environ["TORCH_LOGS"] = "+dynamo"
+os.chdir("elsewhere")
+sys.path.insert(0, "/nonexistent")
+logging.basicConfig(level=logging.DEBUG, force=True)
+logging.getLogger("torch").handlers.clear()
+"""
+    _script(tmp_path, "meddler.py", head + BREAK_THEN.format(tail=""))
+    run = run_doctor("explain", "meddler.py", "--format", "json", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-2000:]
+    [finding] = run.json["findings"]
+    assert finding["code"] == "TCD101" and finding["location"]["line"] == 15
+
+
+# ---------------------------------------------------------------------------------------------- output
+
+
+@pytest.mark.slow
+def test_hostile_source_text_is_escaped_in_every_format(tmp_path):
+    hostile = 'print("<script>alert(1)</script> | **bold** `tick` \x1b[31mred\x1b[0m, %0A::error::")'
+    _script(tmp_path, "hostile.py", BREAK_THEN.format(tail="").replace('print("break")', hostile))
+    kept = doctor_here("explain", "hostile.py", "--artifacts", "capture", "--format", "json", cwd=tmp_path)
+    assert kept.returncode == 0 and kept.json["findings"][0]["location"]["source"] == hostile
+    for fmt in FORMATS:
+        text = doctor_in_process("report", "capture", "--format", fmt, cwd=tmp_path).stdout
+        assert "\x1b" not in text, fmt  # no terminal escape reaches any output
+        if fmt == "markdown":  # raw HTML only inside code spans and blocks, where Markdown shows it as text
+            prose = re.sub(r"(`+).+?\1", "", re.sub(r"(?s)(`{3,}).*?\1", "", text))
+            assert "<script>" not in prose
+        if fmt in ("json", "sarif"):
+            assert "<script>alert(1)</script>" in json.dumps(json.loads(text))  # data, kept verbatim
+        if fmt == "junit":
+            ElementTree.fromstring(text)  # well-formed XML
+        if fmt == "github":
+            commands = [line for line in text.splitlines() if line.startswith("::")]
+            assert len(commands) == len(text.splitlines())  # the source's `::error::` cannot start a command
+            assert "%250A" in text  # a literal %0A in the source is escaped, not turned into a newline
+
+
+@pytest.mark.slow
+def test_two_doctors_at_once_in_one_directory(tmp_path):
+    _script(tmp_path, "a.py", BREAK_THEN.format(tail=""))
+    _script(tmp_path, "b.py", BREAK_THEN.format(tail="").replace('print("break")', "x.sum().item()"))
+    command = [sys.executable, "-m", "torchcompile_doctor", "explain", "--format", "json"]
+    first = subprocess.Popen([*command, "a.py"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    second = subprocess.Popen([*command, "b.py"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    reports = [json.loads(p.communicate(timeout=300)[0]) for p in (first, second)]
+    assert [[f["code"] for f in r["findings"]] for r in reports] == [["TCD101"], ["TCD104"]]
+
+
+# ---------------------------------------------------------------------------------------------- safety
+
+
+@pytest.mark.slow
+def test_writes_only_its_output_and_never_the_network(tmp_path):
+    work, temp, guard = tmp_path / "work", tmp_path / "tmp", tmp_path / "guard"
+    for directory in (work, temp, guard):
+        directory.mkdir()
+    attempts = tmp_path / "network_attempts"
+    (guard / "sitecustomize.py").write_text(
+        textwrap.dedent(
+            f"""\
+            import socket
+
+            def _refuse(*args, **kwargs):
+                with open({str(attempts)!r}, "a") as log:
+                    log.write(repr(args) + "\\n")
+                raise OSError("network access attempted")
+
+            socket.socket.connect = _refuse
+            socket.create_connection = _refuse
+            """
+        )
+    )
+    _script(work, "s.py", BREAK_THEN.format(tail=""))
+    env = {"TMPDIR": str(temp), "PYTHONPATH": str(guard), "PYTHONDONTWRITEBYTECODE": "1"}
+    run = run_doctor("explain", "s.py", "--format", "json", "--output", "report.json", cwd=work, env=env)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert sorted(p.name for p in work.rglob("*")) == ["report.json", "s.py"]
+    # the capture's temp dir is gone; torch's own inductor cache dir (a plain run makes it too) may remain
+    assert [p.name for p in temp.iterdir() if not p.name.startswith("torchinductor_")] == []
+    assert not attempts.exists()
+    assert json.loads((work / "report.json").read_text())["summary"]["graph_breaks"] == 1

@@ -1,0 +1,120 @@
+"""The recorded captures checked in under tests/, re-read through the pipeline's offline path (`doctor report`),
+as a user re-reads a kept capture on another machine: nothing runs, and the code comes from each capture's
+source snapshot. Each capture names the command that made it (its folder's README or recording.json)."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from support.paths import DATA, REPO, RULES, TESTS
+from torchcompile_doctor import pipeline
+from torchcompile_doctor.analysis import AnalysisContext, analyze_ranks, source_snapshot
+from torchcompile_doctor.analysis.source_snapshot import snapshot_sources
+from torchcompile_doctor.events.load import load_ranks
+from torchcompile_doctor.report import Report
+
+CAPTURES = DATA / "captures"  # the golden cases: every format is rendered from these
+RECOMPILE_CAPTURES = DATA / "recompile_captures"
+FALLBACK_CAPTURES = DATA / "fallbacks"
+TRACES = DATA / "traces"  # bare TORCH_TRACE logs, one source snapshot for the folder
+MULTIRANK = TRACES / "multirank"  # the two rank logs of one torchrun job
+
+
+@functools.cache
+def reread(path: Path) -> Report:
+    """The report `doctor report PATH` gives (a capture dir, a TORCH_TRACE dir or one trace file); cached, as
+    reports are immutable."""
+    return pipeline.reread(path).report
+
+
+def capture_dirs() -> list[Path]:
+    """Every kept capture checked in under tests/: a folder with the doctor's side channel beside a trace."""
+    return sorted(p.parent for p in TESTS.rglob("doctor_events.jsonl") if "experiments" not in p.parts)
+
+
+def trace_files() -> list[Path]:
+    """Every bare TORCH_TRACE log checked in (not inside a capture folder), corrupted ones included."""
+    return sorted(
+        p for p in TRACES.rglob("*.log") if not any((parent / "doctor_events.jsonl").is_file() for parent in p.parents)
+    )
+
+
+@contextlib.contextmanager
+def disk_unreadable() -> Iterator[list[str]]:
+    """Within the block a re-read finds no source file and no install dir on the disk, as on a machine that never
+    had the files a capture names; yields the list of what it asked the disk for."""
+    asked: list[str] = []
+
+    def no_file(path: str) -> None:
+        asked.append(path)
+        return None
+
+    def no_install_dir(directory: str) -> bool:
+        asked.append(directory)
+        return False
+
+    saved = source_snapshot.read_source_file, source_snapshot.has_dist_info
+    source_snapshot.read_source_file, source_snapshot.has_dist_info = no_file, no_install_dir  # type: ignore[assignment]
+    try:
+        yield asked
+    finally:
+        source_snapshot.read_source_file, source_snapshot.has_dist_info = saved
+
+
+def normalise(text: str, root: str) -> str:
+    """A rendered report with what differs between machines and runs made constant: the program's folder as
+    recorded (`root`), checkouts, site-packages, versions and timings."""
+    text = text.replace(root, "<ROOT>")
+    text = re.sub(r"(/[^\s\"',:]*)?/tests/", "<TESTS>/", text)  # a capture made in a checkout, any checkout
+    text = re.sub(r"(/[^\s\"',:]*)?/(site|dist)-packages/", "<SITE>/", text)
+    text = text.replace(str(REPO), "<REPO>")
+    text = re.sub(r"torchcompile-doctor [0-9][\w.+-]*", "torchcompile-doctor <version>", text)
+    text = re.sub(r"\"tool_version\": \"[^\"]+\"", '"tool_version": "<version>"', text)
+    text = re.sub(r'("name": "torchcompile-doctor",\s*"version": )"[^"]+"', r'\1"<version>"', text)  # sarif driver
+    text = re.sub(r'name="tool_version" value="[^"]+"', 'name="tool_version" value="VERSION"', text)  # junit
+    return text
+
+
+def recorded_root(report: Report) -> str:
+    """The folder of the program as the capture recorded it (where its paths are relative to)."""
+    return str(Path(report.target).parent)
+
+
+def trace_root(path: Path) -> str:
+    """The folder of the program a bare trace (or a folder of rank logs) compiled, as recorded: the folder of
+    the first compiled function outside the installed packages."""
+    for log in load_ranks(path).logs.values():
+        for metrics in log.metrics:
+            file = metrics.co_filename or ""
+            if file.startswith("/") and "-packages/" not in file:
+                return str(Path(file).parent)
+    raise AssertionError(f"{path} compiled no function of a program")
+
+
+def snapshot_context(folder: Path, target: str, root: str, **fields) -> AnalysisContext:
+    """The analysis context `doctor report` gives a capture in `folder`: the code from its source snapshot, any
+    other file checked against the trace; for tests that call `analyze` themselves."""
+    sources = snapshot_sources(folder)
+    return AnalysisContext(
+        target=target,
+        root=root,
+        read_source=sources.read,
+        is_install_dir=sources.is_install_dir,
+        check_sources=True,
+        **fields,
+    )
+
+
+def rule_case_captures() -> list[Path]:
+    """The capture of every rule case (tests/rules/TCDnnn/NAME.py -> NAME.capture/)."""
+    return sorted(RULES.glob("TCD*/*.capture"))
+
+
+def merged_multirank(**fields) -> Report:
+    """The two checked-in rank logs merged into one report, as `doctor report` merges a job's ranks."""
+    context = snapshot_context(MULTIRANK, "tests/data/traces/multirank", trace_root(MULTIRANK), **fields)
+    return analyze_ranks(load_ranks(MULTIRANK).logs, context)
