@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 from support.doctor import DoctorRun, doctor_here, doctor_in_process
-from support.paths import CORPUS, SAMPLES
+from support.paths import CORPUS, RULES, SAMPLES
 
 pytestmark = pytest.mark.slow
 
@@ -34,7 +34,7 @@ def test_capture_scalar_outputs_removes_the_item_break():
 
 def test_ignore_logging_functions_removes_a_logger_break():
     # reorderable_logging_functions does not remove a logging.Logger break on torch 2.13; ignoring the method does
-    report = _explain("tcd103_logging.py", cwd=SAMPLES.parent / "tests" / "rule_cases")
+    report = _explain("logger_info.py", cwd=RULES / "TCD103")
     for finding in [f for f in report["findings"] if f["code"] == "TCD103"]:  # the call, and Logger.info inside
         verified = finding["fix"]["verified"]
         assert verified["change"] == "torch._dynamo.config.ignore_logging_functions.update({logging.Logger.info})"
