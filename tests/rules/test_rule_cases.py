@@ -130,7 +130,9 @@ def _found(case: Case) -> tuple[Report, Finding, dict]:
 
     indexes = [i for i, f in enumerate(findings) if f["code"] == case.code and at(f["location"])]
     indexes += [i for i, f in enumerate(findings) if f["code"] == case.code and at(f["user_frame"])]
-    seen = [(f["code"], f["location"] and f"{Path(f['location']['file']).name}:{f['location']['line']}") for f in findings]
+    seen = [
+        (f["code"], f["location"] and f"{Path(f['location']['file']).name}:{f['location']['line']}") for f in findings
+    ]
     assert indexes, f"no {case.code} finding at {case.program.name}:{case.line}; the doctor found {seen}"
     return report, report.findings[indexes[0]], findings[indexes[0]]
 

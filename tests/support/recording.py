@@ -118,8 +118,9 @@ def strip_trace(text: str) -> str:
 
 
 def _comparable(report: Report) -> Report:
-    """A report without what stripping changes on purpose: how many records the logs held."""
-    return dataclasses.replace(report, log_health={k: v for k, v in report.log_health.items() if k != "records"})
+    """A report without what stripping changes on purpose: how many lines and records the logs held."""
+    counts = {k: v for k, v in report.log_health.items() if k not in ("lines", "records")}
+    return dataclasses.replace(report, log_health=counts)
 
 
 def strip(source: Path, dest: Path) -> None:
