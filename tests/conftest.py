@@ -1,7 +1,8 @@
 """Fixtures and session hooks shared by every test; shared code lives in tests/support/ (see its __init__).
 
 - `shared_run(*args, ...)`: `doctor_here` once per test session for each distinct command, shared across
-  xdist workers; `captured_run(text)` / `captured(text)`: a script's capture kept once per session.
+  xdist workers; `captured_run(text)`: a script's capture kept once per session; `ddp_run`: the DDP sample
+  under torchrun.
 - The longest tests run first, and the session ends with a line counting the doctor runs it made.
 """
 
@@ -85,15 +86,11 @@ def captured_run(shared_run, tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def captured(captured_run):
-    """`captured(text)`: as `captured_run`, returning (DIR, the kept capture)."""
-
-    def get(text: str) -> tuple[Path, Path]:
-        folder, run = captured_run(text)
-        assert run.artifacts is not None
-        return folder, run.artifacts
-
-    return get
+def ddp_run(shared_run) -> DoctorRun:
+    """sample_models/ddp_rank_divergence.py under torchrun (two ranks), once per session, its capture kept."""
+    # --timeout: should a rank hang (e.g. in a collective), the doctor stops every rank and the test fails fast
+    args = ("--nproc-per-node", "2", "--format", "json", "--timeout", "240")
+    return shared_run("explain", "ddp_rank_divergence.py", *args, keep_artifacts=True)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

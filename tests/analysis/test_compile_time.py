@@ -8,7 +8,7 @@ import json
 import re
 
 import pytest
-from support.captures import CAPTURES, reread, snapshot_context, trace_root
+from support.captures import CAPTURES, SAMPLE_CAPTURES, reread, snapshot_context, trace_root
 from support.doctor import doctor_here, doctor_in_process
 from support.paths import DATA, SAMPLES
 
@@ -199,7 +199,6 @@ def test_no_dominant_phase_where_the_backend_did_nothing():
     assert "TCD602" not in _codes(report)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(
     "script, function, calls, last_compile_call",
     [
@@ -209,11 +208,11 @@ def test_no_dominant_phase_where_the_backend_did_nothing():
         ("shape_recompile.py", "SentenceEncoder.forward", 6, 6),
     ],
 )
-def test_warm_up_is_counted_in_calls(shared_run, script, function, calls, last_compile_call):
-    """The capture counts each compiled function's (or module's) calls and the last one Dynamo compiled in;
-    the runs are the samples' own, shared with test_samples_e2e."""
-    run = shared_run("explain", script, "--format", "json", keep_artifacts=True)
-    [frame] = [f for f in run.json["compile_time"]["frames"] if f["function"] == function]
-    assert (frame["calls"], frame["last_compile_call"]) == (calls, last_compile_call)
-    terminal = doctor_in_process("report", str(run.artifacts), cwd=SAMPLES)
+def test_warm_up_is_counted_in_calls(script, function, calls, last_compile_call):
+    """The capture counts each compiled function's (or module's) calls and the last one Dynamo compiled in
+    (the samples' recorded captures, tests/data/samples)."""
+    capture = SAMPLE_CAPTURES / script.replace(".py", ".capture")
+    [frame] = [f for f in reread(capture).compile_time.frames if f.function == function]
+    assert (frame.calls, frame.last_compile_call) == (calls, last_compile_call)
+    terminal = doctor_in_process("report", str(capture), cwd=SAMPLES)
     assert f"`{function}` still compiling at call {last_compile_call} of {calls}" in terminal.stdout

@@ -3,13 +3,17 @@ changed between cache entries, and the measured per-call cost; guard findings in
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from support.captures import SAMPLE_CAPTURES, reread
 from support.doctor import doctor_here, doctor_in_process, run_doctor
 from support.paths import REPO, SAMPLES
 
 from torchcompile_doctor.analysis.guards import diff_entries, pins, readable
 from torchcompile_doctor.events.model import Guard
 from torchcompile_doctor.events.parsers.guards_tree import parse_tree
+from torchcompile_doctor.renderers import render
 
 TREE = """
 TREE_GUARD_MANAGER:
@@ -75,9 +79,7 @@ def test_guard_heavy_frame_counts_kinds_sources_and_cost():
 
 @pytest.mark.slow
 def test_recompile_diff_names_the_changed_guard(module_counter_guards, tmp_path):
-    run = doctor_here("guards", "dtype_recompile.py", "--format", "json", cwd=SAMPLES)
-    assert run.returncode == 0, run.stderr[-2000:]
-    [frame] = run.json["guards"]
+    [frame] = json.loads(render(reread(SAMPLE_CAPTURES / "dtype_recompile.capture"), "json"))["guards"]
     assert [e["changed"] for e in frame["entries"]] == [[], ["signal: float32 [4, 128] → float64 [4, 128]"]]
     # the terminal view of the module_counter guards capture, re-read from its dump (the same guards, see
     # test_dump_round_trip_reads_the_same_guards_without_running)
@@ -87,17 +89,16 @@ def test_recompile_diff_names_the_changed_guard(module_counter_guards, tmp_path)
     assert "per call: not measured" in terminal.stdout  # its counter recompiles when the call is repeated
 
 
-@pytest.mark.slow
-def test_guard_findings_appear_in_explain(shared_run):
-    run = shared_run("explain", "guard_heavy_stack.py", "--format", "json", keep_artifacts=True)
-    codes = [f["code"] for f in run.json["findings"]]
+def test_guard_findings_appear_in_explain():
+    report = json.loads(render(reread(SAMPLE_CAPTURES / "guard_heavy_stack.capture"), "json"))
+    codes = [f["code"] for f in report["findings"]]
     assert codes == ["TCD212", "TCD215"]
-    steady = run.json["findings"][1]
+    steady = report["findings"][1]
     assert steady["impact"]["steady_module_values"] == 100  # every block's `offset`, none ever changed
     assert "self.blocks[3].offset == 3" in steady["evidence"]["pins"]
     assert "skip_guard_on_all_nn_modules_unsafe" in steady["fix"]["summary"]
-    assert run.json["guards"][0]["steady_module_values"] == 100
-    assert run.json["guards"][0]["overhead"] is None  # timing only runs under `doctor guards`
+    assert report["guards"][0]["steady_module_values"] == 100
+    assert report["guards"][0]["overhead"] is None  # timing only runs under `doctor guards`
 
 
 def test_guards_needs_a_target_or_a_dump(tmp_path):

@@ -269,18 +269,9 @@ def _apart_from_exit(report: dict) -> dict:
     return data
 
 
-@pytest.fixture(scope="session")
-def ddp_run(shared_run):
-    """The DDP sample under torchrun, once per session (also across xdist workers), its capture kept."""
-    # --timeout: should a rank hang (e.g. in a collective), the doctor stops every rank and the test fails fast
-    args = ("--nproc-per-node", "2", "--format", "json", "--timeout", "240")
-    run = shared_run("explain", DDP_SAMPLE, *args, keep_artifacts=True)
-    return run, run.artifacts
-
-
 @pytest.mark.slow
 def test_live_ddp_sample_reports_the_divergence(ddp_run):
-    run, artifacts = ddp_run
+    run, artifacts = ddp_run, ddp_run.artifacts
     assert run.returncode == 0, run.stderr[-3000:]
     report = run.json
     assert (report["target_status"], report["target_exit_code"]) == ("ok", 0)
@@ -301,21 +292,10 @@ def test_live_ddp_sample_reports_the_divergence(ddp_run):
 
 @pytest.mark.slow
 def test_live_and_offline_agree_on_two_ranks(ddp_run, tmp_path):
-    run, artifacts = ddp_run
+    run, artifacts = ddp_run, ddp_run.artifacts
     offline = doctor_in_process("report", str(artifacts), "--format", "json", cwd=tmp_path)
     assert offline.returncode == 0, offline.stderr
     assert _apart_from_exit(offline.json) == _apart_from_exit(run.json)
-
-
-@pytest.mark.slow
-def test_live_and_offline_agree_on_one_process(tmp_path, shared_run):
-    # the session's capture of the sample, kept with --artifacts (tests/conftest.py)
-    live = shared_run("explain", "dtype_recompile.py", "--format", "json", keep_artifacts=True)
-    assert live.returncode == 0, live.stderr[-3000:]
-    offline = doctor_in_process("report", str(live.artifacts), "--format", "json", cwd=tmp_path)
-    assert offline.returncode == 0, offline.stderr
-    assert _apart_from_exit(offline.json) == _apart_from_exit(live.json)
-    assert live.json["findings"] and offline.json["ranks"] == []
 
 
 HANGING = """

@@ -1,35 +1,19 @@
-"""`# doctor: ignore[CODE]` comments: they drop the finding on their line; unused ones are reported."""
+"""`# doctor: ignore[CODE]` comments: they drop the finding on their line; unused ones are reported. On the
+recorded capture of tests/data/suppressions/s.py (`python tests/support/recording.py record
+tests/data/suppressions/s.py`)."""
 
 from __future__ import annotations
 
-import textwrap
+import json
 
-import pytest
-from support.doctor import doctor_here
+from support.captures import reread
+from support.paths import DATA
 
-pytestmark = pytest.mark.slow
-
-SCRIPT = """\
-import torch
+from torchcompile_doctor.renderers import render
 
 
-@torch.compile(backend="eager")
-def f(x):
-    y = x * 2
-    print("y")  # doctor: ignore[TCD101]
-    z = y.sum().item()  # doctor: ignore[TCD199]
-    return y + z  # doctor: ignore
-
-
-f(torch.ones(3))
-"""
-
-
-def test_suppressed_and_unused(tmp_path):
-    (tmp_path / "s.py").write_text(textwrap.dedent(SCRIPT))
-    run = doctor_here("explain", "s.py", "--format", "json", cwd=tmp_path)
-    assert run.returncode == 0, run.stderr[-2000:]
-    report = run.json
+def test_suppressed_and_unused():
+    report = json.loads(render(reread(DATA / "suppressions" / "s.capture"), "json"))
     found = [(f["code"], f["location"]["line"]) for f in report["findings"]]
     assert found == [("TCD104", 8), ("TCD406", 8), ("TCD406", 9)]
     assert [(s["code"], s["location"]["line"]) for s in report["suppressed"]] == [("TCD101", 7)]

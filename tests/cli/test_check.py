@@ -1,9 +1,9 @@
 """`doctor check`: the CI gate's exit codes, the baseline round trip, and config precedence/validation.
 
-Every test runs the real CLI on real scripts (Dynamo with backend="eager" to keep it quick). The end-to-end
-path (`doctor check TARGET`: a pass, a fail, torchrun, the config's targets) runs live; the gate's own logic
-is checked with `doctor check --from-capture DIR`, in this process, on one kept capture per script (captured
-once per session, or checked in under tests/data/captures).
+Every test runs the real CLI. The end-to-end path (`doctor check TARGET`: the config's targets, and the live
+gate against the gate of its kept capture) runs live; the gate's own logic is checked with `doctor check
+--from-capture DIR`, in this process, on recorded captures: the samples' (tests/data/samples) and a small
+project's history (tests/data/check/NAME/s.py, each recorded beside it as s.capture, see the README there).
 """
 
 from __future__ import annotations
@@ -19,34 +19,27 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from support.captures import CAPTURES
+from support.captures import CAPTURES, SAMPLE_CAPTURES, recorded_root, reread
 from support.doctor import DoctorRun, doctor_here, doctor_in_process, run_doctor
-from support.paths import SAMPLES
+from support.paths import DATA, SAMPLES
+from support.recording import move
 
 from torchcompile_doctor.report import SEVERITIES
 
-KNOWN_BREAK = """\
-import torch
+CHECK_PROJECTS = DATA / "check"
+KNOWN_BREAK = (CHECK_PROJECTS / "known_break" / "s.py").read_text()
 
 
-def step(x):
-    print("step")  # the break the project lives with
-    return x + 1
+def project(name: str, tmp_path: Path) -> tuple[Path, Path]:
+    """tests/data/check/NAME copied into tmp_path, its capture moved as if it had been recorded there (the gate
+    writes the baseline beside it): (the folder, its capture)."""
+    source = CHECK_PROJECTS / name
+    folder = tmp_path / name
+    folder.mkdir()
+    shutil.copy(source / "s.py", folder / "s.py")
+    move(source / "s.capture", folder / "s.capture", recorded_root(reread(source / "s.capture")), str(folder))
+    return folder, folder / "s.capture"
 
-
-torch.compile(step, backend="eager")(torch.ones(2))
-"""
-
-NEW_BREAK = """
-
-def other(x):
-    x = x * 2
-    print("other")  # a new break
-    return x - 1
-
-
-torch.compile(other, backend="eager")(torch.ones(2))
-"""
 
 # the samples' captures checked in (tests/data/captures/README.md), made with --backend eager
 
@@ -64,9 +57,8 @@ def _gate(capture: Path, *args: str, cwd: Path) -> DoctorRun:
 # ---------------------------------------------------------------------------------------------- exit codes
 
 
-@pytest.mark.slow
 def test_clean_sample_passes():
-    run = _check("clean_model.py", "--fullgraph", "--backend", "eager", cwd=SAMPLES)
+    run = _gate(SAMPLE_CAPTURES / "clean_model.capture", "--fullgraph", cwd=SAMPLES)
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.json["gate"] == {
         "passed": True,
@@ -77,9 +69,8 @@ def test_clean_sample_passes():
     }
 
 
-@pytest.mark.slow
 def test_breaking_sample_fails_with_the_reason_first():
-    run = _check("helper_two_callsites.py", "--fullgraph", "--backend", "eager", cwd=SAMPLES)
+    run = _gate(SAMPLE_CAPTURES / "helper_two_callsites.capture", "--fullgraph", cwd=SAMPLES)
     assert run.returncode == 1, run.stderr[-2000:]
     first = run.json["findings"][0]
     assert first["code"] == "TCD113" and first["rank"] == 1
@@ -90,9 +81,9 @@ def test_breaking_sample_fails_with_the_reason_first():
 
 
 @pytest.mark.slow
-def test_fullgraph_note_says_what_torch_raises(tmp_path, captured):
+def test_fullgraph_note_says_what_torch_raises(tmp_path):
     """The note is derived from the capture; torch's own fullgraph=True names the same break type."""
-    folder, capture = captured(KNOWN_BREAK)
+    folder, capture = project("known_break", tmp_path)
     ours = _gate(capture, "--fullgraph", cwd=folder)
     [note] = [n for n in ours.json["notes"] if "fullgraph=True" in n]
     script = tmp_path / "s.py"
@@ -118,9 +109,8 @@ def test_thresholds_count_breaks_and_recompiles():
     assert "8 of 8 recompiles (--max-recompiles 4)" in failing["why"]
 
 
-@pytest.mark.slow
-def test_fail_on_severity(captured):
-    folder, capture = captured(KNOWN_BREAK)
+def test_fail_on_severity(tmp_path):
+    folder, capture = project("known_break", tmp_path)
     own = _gate(capture, "--fail-on", "critical", cwd=folder)
     [severity] = [f["severity"] for f in own.json["findings"]]  # one break, banded by its cost
     more_severe = SEVERITIES[SEVERITIES.index(severity) - 1]
@@ -143,11 +133,10 @@ def test_bad_usage(tmp_path):
     assert nothing.returncode == 2 and "missing TARGET" in nothing.stderr
 
 
-@pytest.mark.slow
-def test_failing_target_exits_3_from_its_capture(captured, tmp_path):
+def test_failing_target_exits_3_from_its_capture(tmp_path):
     """A capture whose log records that the target raised exits 3 (the target failing wins over the gate), as
     `doctor report` does; a bare TORCH_TRACE dir records nothing about how the target ended."""
-    folder, capture = captured(KNOWN_BREAK + "raise RuntimeError('boom')\n")
+    folder, capture = project("target_raises", tmp_path)
     crashed = _gate(capture, "--fullgraph", cwd=folder)
     assert crashed.returncode == 3
     assert crashed.json["target_status"] == "exception" and crashed.json["gate"]["passed"] is False
@@ -167,14 +156,12 @@ def test_missing_baseline_is_a_usage_error(tmp_path):
 # ---------------------------------------------------------------------------------------------- baseline
 
 
-@pytest.mark.slow
-def test_baseline_round_trip(captured):
-    """The project's history as one directory per commit, each with its own s.py and its capture; the
-    baseline is committed, so it moves from one to the next. Only this test writes .doctor-baseline.json in
-    these directories."""
-    moved_down = "# a comment\n\n\n" + KNOWN_BREAK  # the known break moved down three lines
-    without = KNOWN_BREAK.replace('    print("step")  # the break the project lives with\n', "")
-    commits = [captured(text) for text in (KNOWN_BREAK, KNOWN_BREAK + NEW_BREAK, moved_down, without)]
+def test_baseline_round_trip(tmp_path):
+    """The project's history as one directory per commit, each with its own s.py and its capture: the known
+    break, a new break added, the known break moved down three lines, the known break fixed. The baseline is
+    committed, so it moves from one to the next."""
+    names = ("known_break", "new_break", "moved_down", "break_fixed")
+    commits = [project(name, tmp_path) for name in names]
     (first, capture), *later = commits
     baseline = first / ".doctor-baseline.json"
 
@@ -214,10 +201,9 @@ def test_baseline_round_trip(captured):
     assert json.loads(there.read_text())["torch"]["2.13.0"]["s.py"] == []
 
 
-@pytest.mark.slow
-def test_baseline_for_another_torch_is_reported_and_worse_counts_noted(captured):
-    folder, capture = captured(KNOWN_BREAK)
-    baseline = folder / "another-torch.doctor-baseline.json"  # the default name is the round trip's
+def test_baseline_for_another_torch_is_reported_and_worse_counts_noted(tmp_path):
+    folder, capture = project("known_break", tmp_path)
+    baseline = folder / "another-torch.doctor-baseline.json"
     assert _gate(capture, "--update-baseline", "--baseline", str(baseline), cwd=folder).returncode == 0
     document = json.loads(baseline.read_text())
     document["torch"] = {"2.12.0": document["torch"]["2.13.0"]}
@@ -245,7 +231,7 @@ def _write(path: Path, text: str) -> None:
 
 
 @pytest.mark.slow
-def test_pyproject_config_gives_targets_and_flags_override_it(tmp_path, captured):
+def test_pyproject_config_gives_targets_and_flags_override_it(tmp_path):
     (tmp_path / "s.py").write_text(KNOWN_BREAK)
     (tmp_path / "sub").mkdir()
     _write(
@@ -264,7 +250,7 @@ def test_pyproject_config_gives_targets_and_flags_override_it(tmp_path, captured
     assert both.returncode == 1, both.stderr[-2000:]
     assert [r["target"] for r in json.loads(both.stdout)] == [str(tmp_path / "s.py")] * 2  # one report per target
     # the config's gate keys and flags over them, on a capture of the same script; its `targets` are not run
-    _, capture = captured(KNOWN_BREAK)
+    _, capture = project("known_break", tmp_path)
     gated = doctor_in_process("check", "--from-capture", str(capture), cwd=tmp_path / "sub")
     assert gated.returncode == 1 and json.loads(gated.stdout)["gate"]["criteria"] == ["--fullgraph"]
     overridden = doctor_in_process(
@@ -273,9 +259,8 @@ def test_pyproject_config_gives_targets_and_flags_override_it(tmp_path, captured
     assert overridden.returncode == 0 and json.loads(overridden.stdout)["gate"]["criteria"] == ["--fail-on critical"]
 
 
-@pytest.mark.slow
-def test_pyproject_wins_over_yaml_and_explicit_config_is_used(tmp_path, captured):
-    _, capture = captured(KNOWN_BREAK)  # with --from-capture the config is found from the current directory
+def test_pyproject_wins_over_yaml_and_explicit_config_is_used(tmp_path):
+    _, capture = project("known_break", tmp_path)  # with --from-capture the config is found from the current directory
     _write(tmp_path / "pyproject.toml", '[tool.torchcompile-doctor]\nfail-on = "critical"\n')
     _write(tmp_path / ".torchcompile-doctor.yaml", "fullgraph: true\n")
     assert _gate(capture, cwd=tmp_path).json["gate"]["criteria"] == ["--fail-on critical"]
@@ -309,10 +294,9 @@ def test_bad_config_names_the_key_and_the_file(tmp_path, text, message):
 
 
 @pytest.mark.slow
-def test_check_under_torchrun_gates_rank_divergence():
-    run = _check(
-        "ddp_rank_divergence.py", "--nproc-per-node", "2", "--fail-on", "critical", "--timeout", "240", cwd=SAMPLES
-    )
+def test_check_gates_rank_divergence(ddp_run):
+    """The gate on a torchrun job's capture (the session's DDP run, tests/conftest.py)."""
+    run = _gate(ddp_run.artifacts, "--fail-on", "critical", cwd=SAMPLES)
     assert run.returncode == 1, run.stderr[-2000:]
     failed = {failure["fingerprint"] for failure in run.json["gate"]["failures"]}
     failing = {f["code"]: f["ranks"] for f in run.json["findings"] if f["fingerprint"] in failed}

@@ -1,41 +1,25 @@
-"""The doctor against reality: ../shared/corpus-dev's real cases and their ground truth (when the
-corpus is beside the checkout, as in CI). Also checks each case's fixed script comes out clean."""
+"""The doctor against reality: the real cases of the project's dev corpus (../shared/corpus-dev) and their ground
+truth. Each case's `script.py` and `fixed_script.py` were recorded once (tests/data/corpus/CASE/, each capture's
+recording.json says how; the case's expected.yaml copied beside them), so the check runs on any machine; where
+the corpus is beside the checkout, one case also runs live and the copies are checked against the originals."""
 
 from __future__ import annotations
 
-import ast
 import json
-from pathlib import Path
 
 import pytest
 import yaml
+from support.captures import CORPUS_CAPTURES, reread
 from support.doctor import doctor_here
 from support.ground_truth import check_against_ground_truth
 from support.paths import CORPUS
+from support.recording import RECORDING
 
-CASES = sorted(p.parent.name for p in CORPUS.glob("*/expected.yaml")) if CORPUS.is_dir() else []
+from torchcompile_doctor.renderers import render
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(not CASES, reason="shared/corpus-dev is not beside the checkout")]
-
-
-def _compiles_with_inductor(script: Path) -> bool:
-    """A `torch.compile` without `backend=` (bare `@torch.compile` too) compiles with inductor, torch's default."""
-    tree = ast.parse(script.read_text())
-    calls = {id(node.func): node for node in ast.walk(tree) if isinstance(node, ast.Call)}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and node.attr == "compile" and ast.unparse(node.value) == "torch":
-            call = calls.get(id(node))
-            if call is None or not any(keyword.arg == "backend" for keyword in call.keywords):
-                return True
-    return False
-
-
-def _cases(script: str) -> list:
-    """The corpus cases, those whose `script` compiles with inductor marked `inductor`."""
-    return [
-        pytest.param(case, marks=[pytest.mark.inductor] if _compiles_with_inductor(CORPUS / case / script) else [])
-        for case in CASES
-    ]
+CASES = sorted(p.name for p in CORPUS_CAPTURES.iterdir() if p.is_dir())
+LIVE_CASE = "01_toy_fn"  # small and eager: what a fresh run of the corpus finds, in seconds
+beside_the_checkout = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared/corpus-dev is not beside the checkout")
 
 
 def _as_ground_truth(case: dict) -> dict:
@@ -47,7 +31,7 @@ def _as_ground_truth(case: dict) -> dict:
                 "occurrences": gb["occurrences_in_log"],
                 "user_frame": gb.get("user_frame"),
                 "in_library_code": gb.get("in_library_code", False),
-                "convention": "corpus",  # its categories predate `origin` (conftest._category)
+                "convention": "corpus",  # its categories predate `origin` (support.ground_truth._category)
             }
             for gb in case["graph_breaks"]
         ],
@@ -58,14 +42,17 @@ def _as_ground_truth(case: dict) -> dict:
     }
 
 
-@pytest.mark.parametrize("case", _cases("script.py"))
-def test_corpus_case(case, tmp_path):
-    folder = CORPUS / case
-    expected = yaml.safe_load((folder / "expected.yaml").read_text())
-    out = tmp_path / "report.json"
-    run = doctor_here("explain", "script.py", "--format", "json", "--output", str(out), cwd=folder)
-    assert run.returncode == 0, run.stderr[-3000:]
-    report = json.loads(out.read_text())
+def _expected(case: str) -> dict:
+    return yaml.safe_load((CORPUS_CAPTURES / case / "expected.yaml").read_text())
+
+
+def _report(case: str, script: str) -> dict:
+    capture = CORPUS_CAPTURES / case / f"{script}.capture"
+    assert json.loads((capture / RECORDING).read_text())["exit_code"] == 0
+    return json.loads(render(reread(capture), "json"))
+
+
+def check_case(report: dict, expected: dict) -> None:
     check_against_ground_truth(report, _as_ground_truth(expected))
     assert report["summary"]["graph_break_records"] == expected["summary"]["graph_break_log_records"]
     for gb in expected["graph_breaks"]:
@@ -74,14 +61,40 @@ def test_corpus_case(case, tmp_path):
             assert finding["evidence"]["secondary_gb_ids"] == gb["secondary_gb_ids"]
 
 
-@pytest.mark.parametrize("case", _cases("fixed_script.py"))
-def test_corpus_fixed_script_is_clean(case, tmp_path):
-    folder = CORPUS / case
-    expected = yaml.safe_load((folder / "expected.yaml").read_text())["expected_after_fix"]
-    out = tmp_path / "report.json"
-    run = doctor_here("explain", "fixed_script.py", "--format", "json", "--output", str(out), cwd=folder)
-    assert run.returncode == 0, run.stderr[-3000:]
-    summary = json.loads(out.read_text())["summary"]
+def test_every_case_is_recorded():
+    assert len(CASES) == 8
+    for case in CASES:
+        assert {p.name for p in (CORPUS_CAPTURES / case).iterdir()} == {
+            "expected.yaml",
+            "script.capture",
+            "fixed_script.capture",
+        }
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_corpus_case(case):
+    check_case(_report(case, "script"), _expected(case))
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_corpus_fixed_script_is_clean(case):
+    expected = _expected(case)["expected_after_fix"]
+    summary = _report(case, "fixed_script")["summary"]
     assert summary["graph_breaks"] == expected["graph_breaks"]
     assert summary["recompiles"] == expected["recompiles"]
     assert (summary["recompile_limit_hits"] > 0) == expected["recompile_limit_hit"]
+
+
+@beside_the_checkout
+def test_the_ground_truth_copies_are_the_corpus_own():
+    for case in CASES:
+        assert (CORPUS_CAPTURES / case / "expected.yaml").read_text() == (CORPUS / case / "expected.yaml").read_text()
+
+
+@beside_the_checkout
+@pytest.mark.slow
+def test_a_corpus_case_run_live(tmp_path):
+    out = tmp_path / "report.json"
+    run = doctor_here("explain", "script.py", "--format", "json", "--output", str(out), cwd=CORPUS / LIVE_CASE)
+    assert run.returncode == 0, run.stderr[-3000:]
+    check_case(json.loads(out.read_text()), _expected(LIVE_CASE))

@@ -1,26 +1,38 @@
-"""End to end: the real CLI on every sample model, checked against sample_models/expected.yaml
-(ground truth taken from TORCH_LOGS=graph_breaks,recompiles runs, see that file's header)."""
+"""End to end: every sample model's recorded capture (tests/data/samples/NAME.capture, recorded with
+`python tests/support/recording.py record sample_models/NAME.py --into tests/data/samples/NAME.capture`), re-read
+as `doctor report` re-reads it and checked against sample_models/expected.yaml (ground truth taken from
+TORCH_LOGS=graph_breaks,recompiles runs, see that file's header). That a fresh recording finds the same is
+tests/capture/test_recapture.py's job."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import yaml
+from support.captures import SAMPLE_CAPTURES, reread
 from support.ground_truth import check_against_ground_truth
 from support.paths import SAMPLES
+from support.recording import RECORDING
+
+from torchcompile_doctor.renderers import render
 
 EXPECTED = yaml.safe_load((SAMPLES / "expected.yaml").read_text())
-# perf hints only appear on a cold inductor cache; tested in test_inductor.py
+# perf hints only appear on a cold inductor cache; tested in tests/capture/test_inductor.py
 SCRIPTS = sorted(name for name in EXPECTED if name != "perf_hint_inductor.py")
 
 
-@pytest.mark.slow
+def test_every_sample_is_recorded():
+    assert sorted(p.name.removesuffix(".capture") + ".py" for p in SAMPLE_CAPTURES.glob("*.capture")) == SCRIPTS
+
+
 @pytest.mark.parametrize("script", SCRIPTS)
-def test_sample(script, shared_run):
+def test_sample(script):
     expected = EXPECTED[script]
-    # the session's one capture of the sample (tests/conftest.py); other tests read the same run
-    run = shared_run("explain", script, "--format", "json", keep_artifacts=True)
-    assert run.returncode == (0 if expected["exit_code"] == 0 else 3), run.stderr[-3000:]
-    report = run.json
+    capture = SAMPLE_CAPTURES / script.replace(".py", ".capture")
+    recorded = json.loads((capture / RECORDING).read_text())
+    assert recorded["exit_code"] == (0 if expected["exit_code"] == 0 else 3)
+    report = json.loads(render(reread(capture), "json"))
     findings = report["findings"]
 
     check_against_ground_truth(report, expected)

@@ -22,6 +22,8 @@ RECOMPILE_CAPTURES = DATA / "recompile_captures"
 FALLBACK_CAPTURES = DATA / "fallbacks"
 TRACES = DATA / "traces"  # bare TORCH_TRACE logs, one source snapshot for the folder
 MULTIRANK = TRACES / "multirank"  # the two rank logs of one torchrun job
+SAMPLE_CAPTURES = DATA / "samples"  # one recorded capture per sample_models/ script
+CORPUS_CAPTURES = DATA / "corpus"  # ../shared/corpus-dev's cases, recorded, with their ground truth
 
 
 @functools.cache

@@ -199,10 +199,11 @@ def record(case: Path, into: Path | None) -> Path:
             raise SystemExit(f"doctor {' '.join(args)} exited {run.returncode}:\n{run.stderr[-3000:]}")
         shutil.rmtree(into, ignore_errors=True)
         strip(artifacts, into)
-    shown = " ".join([command, case.name, "--format", "json", "--artifacts", into.name, *options])
+    shown = " ".join([command, case.name, "--format", "json", "--artifacts", "DIR", *options])
+    into_shown = os.path.relpath(into, REPO)
     made = {
-        "command": f"cd {case.parent.relative_to(REPO)} && doctor {shown}",
-        "recorded_with": f"python tests/support/recording.py record {case.relative_to(REPO)}",
+        "command": f"cd {os.path.relpath(case.parent, REPO)} && doctor {shown}",
+        "recorded_with": f"python tests/support/recording.py record {os.path.relpath(case, REPO)} --into {into_shown}",
         "exit_code": run.returncode,
         "date": datetime.date.today().isoformat(),
         "versions": _versions(),

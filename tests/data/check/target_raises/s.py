@@ -1,0 +1,10 @@
+import torch
+
+
+def step(x):
+    print("step")  # the break the project lives with
+    return x + 1
+
+
+torch.compile(step, backend="eager")(torch.ones(2))
+raise RuntimeError("boom")
