@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 SAMPLE ?= sample_models/helper_two_callsites.py
 JOBS ?= 2
 
-.PHONY: install run test test-fast lint bench clean
+.PHONY: install browser run test test-fast lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,11 +21,19 @@ $(VENV)/.installed: pyproject.toml $(BIN)/python
 
 install: $(VENV)/.installed
 
+# Chromium for the HTML page's browser tests (tests/test_html_browser.py): Debian's package, installed when missing;
+# as root (CI) with apt-get, else with sudo -n where that works; otherwise those tests are skipped and say why.
+browser:
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || \
+	if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
+	elif sudo -n true 2>/dev/null; then sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; \
+	else echo "make browser: no chromium and no root to install it; the browser tests will be skipped"; fi
+
 run: install
 	$(BIN)/doctor explain $(SAMPLE) --backend eager
 
 # worksteal: an idle worker takes tests queued on the other, so the run ends with both busy
-test: install
+test: install browser
 	$(BIN)/python -m pytest -q -n $(JOBS) --dist worksteal -p no:cacheprovider
 
 test-fast: install
