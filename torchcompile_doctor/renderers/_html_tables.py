@@ -37,8 +37,8 @@ class Split:
 class GraphRow:
     function: str
     where: str
-    graphs: int
-    compile_ids: tuple[str, ...]
+    graphs: int  # compiles that gave a graph
+    compile_ids: tuple[str, ...]  # every compile's, "0/8 no graph" for one torch gave up on
     splits: tuple[Split, ...]
     span: str  # the code its graphs hold, in words
     resume: bool
@@ -95,8 +95,8 @@ def graph_rows(report: Report) -> tuple[GraphRow, ...]:
             GraphRow(
                 function=frame.function,
                 where=frame.where,
-                graphs=len(frame.compiles),
-                compile_ids=tuple(c.compile_id for c in frame.compiles),
+                graphs=sum(not c.failed for c in frame.compiles),
+                compile_ids=tuple(c.compile_id + (" no graph" if c.failed else "") for c in frame.compiles),
                 splits=splits,
                 span=_span(frame.function, frame.line, splits),
                 resume=resume is not None,
