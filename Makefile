@@ -12,7 +12,7 @@ UV_VERSION ?= 0.13.9
 # where `make lock` finds the CPU wheel of TORCH_VERSION (a folder, or https://download.pytorch.org/whl/cpu)
 TORCH_WHEELS ?= /opt/wheels
 
-.PHONY: install lock run test test-fast lint bench clean
+.PHONY: install lock browser run test test-fast lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,11 +38,19 @@ lock: $(BIN)/python
 		--no-emit-package torch --generate-hashes --python-version 3.11 --python-platform x86_64-manylinux_2_28 \
 		--find-links $(TORCH_WHEELS) --custom-compile-command "make lock" --quiet -o $(LOCK)
 
+# Chromium for the HTML page's browser tests (tests/renderers/test_html_browser.py): Debian's package, installed when missing;
+# as root (CI) with apt-get, else with sudo -n where that works; otherwise those tests are skipped and say why.
+browser:
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || \
+	if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
+	elif sudo -n true 2>/dev/null; then sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; \
+	else echo "make browser: no chromium and no root to install it; the browser tests will be skipped"; fi
+
 run: install
 	$(BIN)/doctor explain $(SAMPLE) --backend eager
 
 # worksteal: an idle worker takes tests queued on the other, so the run ends with both busy
-test: install
+test: install browser
 	$(BIN)/python -m pytest -q -n $(JOBS) --dist worksteal -p no:cacheprovider
 
 test-fast: install

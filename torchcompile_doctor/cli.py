@@ -58,22 +58,44 @@ def _emit(text: str, output: Path | None) -> None:
         raise DoctorError(f"cannot write --output {output}: {error.strerror}") from None
 
 
-def _render(reports, fmt: str, output: Path | None, *, show_guards: bool = False) -> str:
+def _render(
+    reports, fmt: str, output: Path | None, *, show_guards: bool = False, perfetto_file: str | None = None
+) -> str:
     """The outside world a renderer may depend on (the tty, NO_COLOR, the width, the cwd), read here only."""
     from torchcompile_doctor.renderers import RenderOptions, render, render_all
 
     color = fmt == "terminal" and output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     # the terminal's width on a terminal (colour or not); no wrapping into a file, a pipe or `less`
     width = shutil.get_terminal_size((110, 24)).columns if output is None and sys.stdout.isatty() else None
-    options = RenderOptions(color=color, width=width, base_dir=os.getcwd(), show_guards=show_guards)
+    options = RenderOptions(
+        color=color, width=width, base_dir=os.getcwd(), show_guards=show_guards, perfetto_file=perfetto_file
+    )
     if len(reports) > 1:
         return render_all(reports, fmt, options)
     return render(reports[0], fmt, options)
 
 
+def _perfetto_beside(reports, fmt: str, output: Path | None) -> tuple[Path, str] | None:
+    """`--format html -o PAGE.html`: the run's compile spans as PAGE.perfetto.json beside the page, for Perfetto
+    (None: the page goes to stdout, there are several reports, or the trace logged no spans)."""
+    if fmt != "html" or output is None or len(reports) != 1:
+        return None
+    from torchcompile_doctor.renderers import perfetto_trace
+
+    trace = perfetto_trace(reports[0])
+    if trace is None:
+        return None
+    stem = output.stem if output.suffix.lower() in (".html", ".htm") else output.name
+    return output.with_name(f"{stem}.perfetto.json"), trace
+
+
 def _finish(run: pipeline.Run | pipeline.GatedRun, fmt: str, output: Path | None, *, show_guards: bool = False) -> None:
-    """Render, emit, and exit with the code the pipeline decided."""
-    _emit(_render(run.reports, fmt, output, show_guards=show_guards), output)
+    """Render, emit (the HTML page's Perfetto file too), and exit with the code the pipeline decided."""
+    beside = _perfetto_beside(run.reports, fmt, output)
+    perfetto_file = beside[0].name if beside else None
+    _emit(_render(run.reports, fmt, output, show_guards=show_guards, perfetto_file=perfetto_file), output)
+    if beside is not None:
+        _emit(beside[1], beside[0])
     raise typer.Exit(pipeline.exit_code(run))
 
 

@@ -35,6 +35,18 @@ class CacheCounts:
 
 
 @dataclass(frozen=True)
+class TraceSpan:
+    """One span of a compile as torch timed it (a `chromium_event` begin/end pair): `dynamo`,
+    `entire_frame_compile`, `bytecode_tracing`, `backend_compile`, `compile_file`, ...; `depth` counts the
+    compile's spans that were open when it began (0: the outermost)."""
+
+    name: str
+    start_s: float  # seconds after the run started, like CompileRecord.start_s
+    seconds: float
+    depth: int
+
+
+@dataclass(frozen=True)
 class CompileRecord:
     """One compile of a frame: when it started (seconds after the run started) and how long it took."""
 
@@ -43,6 +55,9 @@ class CompileRecord:
     seconds: float
     phases: dict[str, float]
     failed: bool = False
+    # torch's own spans of this compile, nested (empty when the trace has none); the HTML page's timeline and its
+    # Perfetto file draw them; not in as_dict (the JSON schema has the phases)
+    spans: tuple[TraceSpan, ...] = ()
 
     def as_dict(self) -> dict:
         return {

@@ -374,6 +374,17 @@ class CompiledFunctionGuards:
 
 
 @dataclass(frozen=True)
+class RunEnvironment:
+    """Where and when the run happened: the program's folder and the library roots (a page people share shows
+    paths relative to them), the Python version, and when the run started. Not in the JSON schema."""
+
+    program_dir: str = ""  # the directory of the user's code (the analysis root)
+    library_roots: tuple[str, ...] = ()  # site-packages and the standard library, as the capture saw them
+    python_version: str | None = None
+    started_at: float | None = None  # time.time() at the run's start (the first compile's, for a bare trace)
+
+
+@dataclass(frozen=True)
 class Report:
     tool_version: str
     torch_version: str | None
@@ -393,6 +404,7 @@ class Report:
     compile_time: CompileTime | None = None  # where the compile time went (None: no compile was logged)
     # each rank's compile time in a multi-rank report (the HTML page's timeline lanes); not in the JSON schema
     rank_compile_times: tuple[tuple[int, CompileTime], ...] = ()
+    environment: RunEnvironment = field(default_factory=RunEnvironment)
     schema_version: int = SCHEMA_VERSION
 
     @property

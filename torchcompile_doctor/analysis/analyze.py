@@ -16,7 +16,7 @@ from torchcompile_doctor.analysis.suppressions import ALL, suppressions_in
 from torchcompile_doctor.analysis.suppressions import apply as apply_suppressions
 from torchcompile_doctor.events.model import EventLog
 from torchcompile_doctor.finding_data import UnusedSuppressionEvidence
-from torchcompile_doctor.report import Finding, Kind, Report, Summary
+from torchcompile_doctor.report import Finding, Kind, Report, RunEnvironment, Summary
 from torchcompile_doctor.rules import rules_for_detector
 
 __all__ = ["AnalysisContext", "RunOutcome", "analyze", "registry_note"]
@@ -133,6 +133,22 @@ def changed_source_notes(index: AnalysisIndex) -> list[str]:
     ]
 
 
+def run_environment(log: EventLog, context: AnalysisContext) -> RunEnvironment:
+    """The program's folder, the library roots, the Python version and the run's start, from the side channel;
+    a bare trace gives its first compile's start."""
+    bootstrap = log.bootstrap[-1] if log.bootstrap else None
+    started = next((b.wall_time for b in log.bootstrap if b.wall_time is not None), None)
+    if started is None:
+        starts = [m.start_time_us for m in log.metrics if m.start_time_us]
+        started = min(starts) / 1e6 if starts else None
+    return RunEnvironment(
+        program_dir=context.root,
+        library_roots=bootstrap.library_roots if bootstrap else (),
+        python_version=bootstrap.python_version if bootstrap else None,
+        started_at=started,
+    )
+
+
 def analyze(log: EventLog, context: AnalysisContext) -> Report:
     index = AnalysisIndex.build(log, context)
     findings, suppressed = suppress(index, run_detectors(index))
@@ -159,4 +175,5 @@ def analyze(log: EventLog, context: AnalysisContext) -> Report:
         suppressed=tuple(suppressed),
         guards=index.guard_frames,
         compile_time=index.compile_time,
+        environment=run_environment(log, context),
     )

@@ -8,8 +8,17 @@ from __future__ import annotations
 from collections import defaultdict
 
 from torchcompile_doctor.analysis.index import AnalysisIndex
-from torchcompile_doctor.compile_time import CACHES, CacheCounts, CompileRecord, CompileTime, FrameCompileTime
+from torchcompile_doctor.compile_time import (
+    CACHES,
+    CacheCounts,
+    CompileRecord,
+    CompileTime,
+    FrameCompileTime,
+    TraceSpan,
+)
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId, CompileSpan, EventLog
+
+CPP_SPANS = frozenset({"compile_file", "async_compile.wait"})  # a C++ kernel compiled here; the wait for workers
 
 
 def cpp_compile_seconds(spans: list[CompileSpan]) -> dict[CompileId, float]:
@@ -18,7 +27,7 @@ def cpp_compile_seconds(spans: list[CompileSpan]) -> dict[CompileId, float]:
     open_spans: dict[tuple[CompileId, str], list[float]] = defaultdict(list)
     seconds: dict[CompileId, float] = defaultdict(float)
     for span in spans:
-        if span.compile_id is None:  # compiled in a worker process: its time is in the wait
+        if span.compile_id is None or span.name not in CPP_SPANS:  # a worker's compile: its time is in the wait
             continue
         key = (span.compile_id, span.name)
         if span.phase == "B":
@@ -28,6 +37,28 @@ def cpp_compile_seconds(spans: list[CompileSpan]) -> dict[CompileId, float]:
             if not open_spans[key]:  # nested spans of one name: the outer one holds the inner
                 seconds[span.compile_id] += max(span.ts_us - begin, 0.0) / 1e6
     return seconds
+
+
+def nested_spans(spans: list[CompileSpan], origin_s: float) -> dict[CompileId, tuple[TraceSpan, ...]]:
+    """Per compile: its spans with each end paired to the latest open begin of the same name, and its depth
+    (the compile's spans still open when it began); times in seconds after `origin_s`. A span left open by a
+    crash, or an end without a begin, is left out."""
+    open_spans: dict[CompileId, list[tuple[str, float]]] = defaultdict(list)
+    closed: dict[CompileId, list[TraceSpan]] = defaultdict(list)
+    for span in spans:
+        if span.compile_id is None:
+            continue
+        stack = open_spans[span.compile_id]
+        if span.phase == "B":
+            stack.append((span.name, span.ts_us))
+            continue
+        depth = next((i for i in range(len(stack) - 1, -1, -1) if stack[i][0] == span.name), None)
+        if depth is None:
+            continue
+        _, begin_us = stack.pop(depth)
+        seconds = max(span.ts_us - begin_us, 0.0) / 1e6
+        closed[span.compile_id].append(TraceSpan(span.name, begin_us / 1e6 - origin_s, seconds, depth))
+    return {cid: tuple(sorted(items, key=lambda s: (s.depth, s.start_s))) for cid, items in closed.items()}
 
 
 def phases_of(metrics: CompilationMetrics, cpp_s: float | None) -> dict[str, float]:
@@ -88,7 +119,8 @@ def compile_time(index: AnalysisIndex) -> CompileTime | None:
     by_frame: dict[tuple[str, int, str], list[CompilationMetrics]] = defaultdict(list)
     for metrics in compiles:
         by_frame[index.frame_key(metrics.compile_id)].append(metrics)
-    frames = [_frame(index, key, items, cpp, cache, origin) for key, items in by_frame.items()]
+    spans = nested_spans(log.compile_spans, origin) if origin is not None else {}
+    frames = [_frame(index, key, items, cpp, cache, origin, spans) for key, items in by_frame.items()]
     frames.sort(key=lambda f: (-f.seconds, f.file, f.line))
     ends = [c.start_s + c.seconds for f in frames for c in f.compiles if c.start_s is not None]
     late = sum(m.compile_time_s for m in compiles if m.compile_id and m.compile_id.frame_compile_id > 0)
@@ -102,7 +134,7 @@ def compile_time(index: AnalysisIndex) -> CompileTime | None:
     )
 
 
-def _frame(index, key, items, cpp, cache, origin) -> FrameCompileTime:
+def _frame(index, key, items, cpp, cache, origin, spans) -> FrameCompileTime:
     file, line, co_name = key
     records = []
     for metrics in sorted(items, key=lambda m: m.compile_id or CompileId(0, 0)):
@@ -114,6 +146,7 @@ def _frame(index, key, items, cpp, cache, origin) -> FrameCompileTime:
                 seconds=metrics.compile_time_s,
                 phases=phases_of(metrics, cpp.get(metrics.compile_id) if metrics.compile_id in cpp else None),
                 failed=metrics.fail_type is not None,
+                spans=spans.get(metrics.compile_id, ()) if metrics.compile_id is not None else (),
             )
         )
     guarded = [m for m in items if m.guard_count is not None]

@@ -437,4 +437,5 @@ def analyze_ranks(
         guards=first.guards,
         rank_table=tuple(_row(rank, reports[rank], job.early) for rank in job.ranks),
         rank_compile_times=tuple((r, t) for r in job.ranks if (t := reports[r].compile_time) is not None),
+        environment=first.environment,
     )

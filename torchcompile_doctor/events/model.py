@@ -140,10 +140,10 @@ class InductorCacheEvent:
 
 @dataclass(frozen=True)
 class CompileSpan:
-    """A `chromium_event` span of a compile: (name, begin/end) for the phases the report splits out."""
+    """One end of a `chromium_event` span torch logged: its name, begin ("B") or end ("E"), and when."""
 
-    compile_id: CompileId | None
-    name: str  # compile_file (one C++ kernel compiled in this process), async_compile.wait
+    compile_id: CompileId | None  # None: a span outside any compile of this process (a worker's kernel compile)
+    name: str  # dynamo, entire_frame_compile, bytecode_tracing, backend_compile, compile_file, ...
     phase: str  # "B" | "E"
     ts_us: float
 

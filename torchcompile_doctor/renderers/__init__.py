@@ -7,10 +7,21 @@ import importlib
 from collections.abc import Callable, Iterable, Sequence
 from enum import StrEnum
 
+from torchcompile_doctor.renderers._perfetto import perfetto_trace
 from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
 from torchcompile_doctor.report import Report
 
-__all__ = ["DEFAULT_OPTIONS", "FORMATS", "Format", "RenderOptions", "Renderer", "render", "render_all", "renderer_for"]
+__all__ = [
+    "DEFAULT_OPTIONS",
+    "FORMATS",
+    "Format",
+    "RenderOptions",
+    "Renderer",
+    "perfetto_trace",
+    "render",
+    "render_all",
+    "renderer_for",
+]
 
 Renderer = Callable[[Report, RenderOptions], str]
 ManyRenderer = Callable[[Sequence[Report], RenderOptions], str]

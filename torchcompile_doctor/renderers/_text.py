@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from torchcompile_doctor.report import Finding
+
 # Terminal escape sequences (CSI and OSC), then the control characters XML 1.0 forbids (and DEL): none belong in
 # any output, whether a terminal would obey them or a CI reader would reject them.
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?")
@@ -26,3 +28,30 @@ def clean_for_display(text: str) -> str:
 
 def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def _percent(share: float) -> str:
+    return "<1%" if 0 < share < 0.005 else f"{share:.0%}"
+
+
+def finding_figures(finding: Finding, total_compile_seconds: float) -> str:
+    """The figures that ranked a finding, as the terminal's `figures:` line says them."""
+    impact = finding.impact
+    parts = []
+    if impact.get("occurrences", 0) > 1 or finding.kind in ("graph_break", "frame_skipped"):
+        parts.append(f"{impact.get('occurrences', finding.count)} occurrence(s)")
+    if "compiles" in impact:
+        parts.append(f"in {impact['compiles']} compile(s)")
+    if impact.get("recompiles"):
+        parts.append(f"{impact['recompiles']} recompile(s)")
+    if impact.get("recompiles_caused"):
+        parts.append(f"{impact['recompiles_caused']} recompile(s) caused")
+    if impact.get("compile_seconds"):
+        seconds = impact["compile_seconds"]
+        share = ""
+        if total_compile_seconds:
+            share = f" ({_percent(seconds / total_compile_seconds)} of the run's compile time)"
+        parts.append(f"{seconds:.2f} s compiling{share}")
+    if impact.get("limit"):
+        parts.append(f"limit {impact['limit']}")
+    return " · ".join(parts)

@@ -1,94 +1,166 @@
-"""HTML: one self-contained page (inline CSS and SVG, no script, nothing fetched at view time), made with
-jinja2 with autoescaping on for every value. The pictures are drawn from the report's data
-(renderers/_html_view.py computes them); the markup is in renderers/templates/report.html.j2."""
+"""HTML: one self-contained page to send to a colleague (inline CSS and SVG, no script, nothing fetched at view
+time), made with jinja2 with autoescaping on for every value. What the page shows is computed into typed
+records by renderers/_html_view.py (findings), _html_timeline.py (the compile timeline) and _html_tables.py
+(tables, phase bars); the markup is renderers/templates/report.html.j2. Every value printed passes through
+_shareable.py (no machine paths, no addresses) unless it is the user's own code, marked verbatim."""
 
 from __future__ import annotations
 
+import datetime
 import functools
+import urllib.parse
+from dataclasses import dataclass
 
 import jinja2
+from markupsafe import Markup, escape
 
-from torchcompile_doctor.renderers._html_view import (
-    LABEL_WIDTH,
-    finding_view,
-    graph_map,
-    guard_rows,
+from torchcompile_doctor.renderers._html_tables import (
+    GraphRow,
+    GuardTable,
+    PhaseBars,
+    compile_facts,
+    graph_rows,
+    guard_table,
     phase_bars,
     primary_compile_time,
-    timeline,
 )
+from torchcompile_doctor.renderers._html_timeline import Timeline, timeline
+from torchcompile_doctor.renderers._html_view import FindingView, Tally, finding_views, tally
+from torchcompile_doctor.renderers._shareable import Shareable
+from torchcompile_doctor.renderers._text import NO_FINDINGS, finding_figures
 from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
 from torchcompile_doctor.report import Report, rank_list
 
 
+@jinja2.pass_context
+def _finalize(context: jinja2.runtime.Context, value: object) -> object:
+    """Every printed string made shareable; Markup (our escaped prose, the user's code) is already final."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return context["shareable"].text(value)
+    return value
+
+
+@jinja2.pass_context
+def _breakable(context: jinja2.runtime.Context, value: str) -> Markup:
+    """A long name (`a.<locals>.b`, `pkg/models/x.py:12`) that may wrap after its dots and slashes, so a narrow
+    column or screen wraps it instead of scrolling."""
+    text = str(escape(context["shareable"].text(value)))  # a str: Markup.replace would escape the <wbr>
+    return Markup(text.replace(".", ".<wbr>").replace("/", "/<wbr>"))
+
+
 @functools.cache
 def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    environment = jinja2.Environment(
         loader=jinja2.PackageLoader("torchcompile_doctor.renderers", "templates"),
         autoescape=True,  # every value, whatever the template's name
         undefined=jinja2.StrictUndefined,
+        finalize=_finalize,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    environment.filters["breakable"] = _breakable
+    return environment
 
 
-def _summary(report: Report) -> list[tuple[str, str]]:
+@dataclass(frozen=True)
+class Verdict:
+    """The page's first line: what to do first, and why."""
+
+    text: str
+    first: FindingView | None
+    first_figures: str
+
+
+@dataclass(frozen=True)
+class Card:
+    value: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Page:
+    report: Report
+    target: str
+    verdict: Verdict
+    tally: tuple[Tally, ...]
+    cards: tuple[Card, ...]
+    findings: tuple[FindingView, ...]
+    timeline: Timeline | None
+    graphs: tuple[GraphRow, ...]
+    bars: PhaseBars | None
+    bars_of: str  # whose compile time the per-frame pictures show, in a multi-rank report
+    compile_facts: tuple[str, ...]
+    guards: GuardTable | None
+    all_ranks: str
+    perfetto_file: str | None
+    perfetto_href: str | None  # the file's name as a relative URL
+    footer: str
+
+
+def _cards(report: Report) -> tuple[Card, ...]:
     s = report.summary
     data = report.compile_time
     cards = [
-        ("graphs", str(s.graphs)),
-        ("graph breaks", f"{s.graph_breaks} ({s.graph_break_records} records)"),
-        ("recompiles", str(s.recompiles)),
-        ("fallbacks to eager", str(s.fallbacks_to_eager)),
-        ("compile failures", str(s.compile_failures)),
-        ("compile time", f"{s.compile_time_s:.2f} s"),
+        Card(str(s.graphs), "graphs"),
+        Card(f"{s.graph_breaks} ({s.graph_break_records} records)", "graph breaks"),
+        Card(str(s.recompiles), "recompiles"),
+        Card(str(s.fallbacks_to_eager), "fallbacks to eager"),
+        Card(str(s.compile_failures), "compile failures"),
+        Card(f"{s.compile_time_s:.2f} s", "compile time"),
     ]
+    if s.recompile_limit_hits:
+        cards.insert(3, Card(str(s.recompile_limit_hits), "recompile-limit hits"))
     if data is not None and data.share_of_run is not None:
-        cards.append(("of the run's wall time", f"{data.share_of_run:.0%} of {data.run_s:.1f} s"))
-    if data is not None and data.late_s:
-        cards.append(("compiling after the first call", f"{data.late_s:.2f} s"))
-    return cards
+        cards.append(Card(f"{data.share_of_run:.0%} of {data.run_s:.1f} s", "of the run's wall time"))
+    return tuple(cards)
 
 
-def _cache_facts(report: Report) -> list[str]:
-    data = report.compile_time
-    if data is None:
-        return []
-    facts = []
-    for name, counts in data.cache_totals().items():
-        label = "FX-graph cache" if name == "fx_graph" else "AOT-autograd cache"
-        facts.append(f"{label}: {counts.hits} hit(s), {counts.misses} miss(es), {counts.bypasses} bypass(es)")
-    if data.cache_saved_s:
-        facts.append(f"the cache hits saved {data.cache_saved_s:.2f} s of compiling (a fresh machine pays it)")
-    facts += [f"bypassed: {reason}" for reason in data.miss_reasons]
-    if data.last_compile_end_s is not None:
-        facts.append(f"the last compile ended {data.last_compile_end_s:.2f} s after the run started")
-    return facts
+def _verdict(report: Report, findings: tuple[FindingView, ...]) -> Verdict:
+    if not findings:
+        return Verdict(NO_FINDINGS, None, "")
+    count = len(findings)
+    text = f"{count} finding{'s' if count > 1 else ''}. Start with"
+    return Verdict(text, findings[0], finding_figures(report.findings[0], report.summary.compile_time_s))
 
 
-def page_context(report: Report) -> dict:
-    ranks = [row.as_dict() for row in report.rank_table]
-    return {
-        "report": report,
-        "cards": _summary(report),
-        "findings": [finding_view(f) for f in report.findings],
-        "divergence": [finding_view(f) for f in report.findings if f.kind == "rank_divergence"],
-        "bars": phase_bars(primary_compile_time(report)),
-        "bars_of": f"rank {report.rank_compile_times[0][0]}"
+def _footer(report: Report) -> str:
+    env = report.environment
+    parts = [f"torchcompile-doctor {report.tool_version}", f"torch {report.torch_version or 'unknown'}"]
+    if env.python_version:
+        parts.append(f"Python {env.python_version}")
+    if env.started_at is not None:
+        started = datetime.datetime.fromtimestamp(env.started_at, tz=datetime.UTC)
+        parts.insert(0, f"run of {started:%Y-%m-%d %H:%M} UTC")
+    return " · ".join(parts)
+
+
+def page(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> Page:
+    shareable = Shareable(report.environment)
+    findings = finding_views(report, shareable.text)
+    return Page(
+        report=report,
+        target=shareable.text(report.target),
+        verdict=_verdict(report, findings),
+        tally=tally(report),
+        cards=_cards(report),
+        findings=findings,
+        timeline=timeline(report),
+        graphs=graph_rows(report),
+        bars=phase_bars(primary_compile_time(report)),
+        bars_of=f"rank {report.rank_compile_times[0][0]}"
         if report.compile_time is None and report.rank_compile_times
         else "",
-        "timeline": timeline(report),
-        "graphs": graph_map(report),
-        "guards": guard_rows(report),
-        "cache": _cache_facts(report),
-        "ranks": ranks,
-        "rank_max_compile": max((r["compile_time_s"] for r in ranks), default=0.0) or 1.0,
-        "all_ranks": rank_list(r["rank"] for r in ranks) if ranks else "",
-        "label_width": LABEL_WIDTH,
-        "notes": list(report.notes),
-    }
+        compile_facts=compile_facts(report.compile_time),
+        guards=guard_table(report),
+        all_ranks=rank_list(row.rank for row in report.rank_table),
+        perfetto_file=options.perfetto_file,
+        perfetto_href=urllib.parse.quote(options.perfetto_file) if options.perfetto_file else None,
+        footer=_footer(report),
+    )
 
 
 def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
-    return _environment().get_template("report.html.j2").render(page_context(report))
+    shareable = Shareable(report.environment)
+    template = _environment().get_template("report.html.j2")
+    return template.render(page=page(report, options), shareable=shareable)

@@ -12,6 +12,7 @@ class RenderOptions:
     width: int | None = 110  # terminal: the column lines wrap at; None: not wrapped (output to a file or a pipe)
     base_dir: str | None = None  # sarif, junit, github: files under it are written relative to it, as CI expects
     show_guards: bool = False  # terminal: the guards of each compiled frame (`doctor guards`)
+    perfetto_file: str | None = None  # html: the Perfetto trace the CLI writes beside the page, as the page links it
 
     def __post_init__(self) -> None:
         if self.width is not None and self.width < 1:

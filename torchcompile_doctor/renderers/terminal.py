@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.text import Text as _RichText
 
 from torchcompile_doctor.renderers._compile_time_text import compile_time_lines
-from torchcompile_doctor.renderers._text import NO_FINDINGS, clean_for_display
+from torchcompile_doctor.renderers._text import NO_FINDINGS, clean_for_display, finding_figures
 from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
 from torchcompile_doctor.report import Finding, Fix, GateResult, Location, Report, rank_list
 
@@ -19,32 +19,6 @@ def Text(text: str = "", style: str = "") -> _RichText:  # noqa: N802 - a drop-i
 
 
 _STYLE = {"critical": "bold white on red", "high": "bold red", "medium": "bold yellow", "low": "cyan", "info": "dim"}
-
-
-def _percent(share: float) -> str:
-    return "<1%" if 0 < share < 0.005 else f"{share:.0%}"
-
-
-def _figures(finding: Finding, total_compile_seconds: float) -> str:
-    impact = finding.impact
-    parts = []
-    if impact.get("occurrences", 0) > 1 or finding.kind in ("graph_break", "frame_skipped"):
-        parts.append(f"{impact.get('occurrences', finding.count)} occurrence(s)")
-    if "compiles" in impact:
-        parts.append(f"in {impact['compiles']} compile(s)")
-    if impact.get("recompiles"):
-        parts.append(f"{impact['recompiles']} recompile(s)")
-    if impact.get("recompiles_caused"):
-        parts.append(f"{impact['recompiles_caused']} recompile(s) caused")
-    if impact.get("compile_seconds"):
-        seconds = impact["compile_seconds"]
-        share = ""
-        if total_compile_seconds:
-            share = f" ({_percent(seconds / total_compile_seconds)} of the run's compile time)"
-        parts.append(f"{seconds:.2f} s compiling{share}")
-    if impact.get("limit"):
-        parts.append(f"limit {impact['limit']}")
-    return " · ".join(parts)
 
 
 def _source_block(location: Location | None) -> list[_RichText]:
@@ -109,7 +83,7 @@ def _finding(console: Console, finding: Finding, report: Report) -> None:
         console.print(Text(f"   torch says: {finding.torch_says}", style="dim"))
     for change in finding.changes:
         console.print(Text(f"   changed: {change}", style="yellow"))
-    figures = _figures(finding, report.summary.compile_time_s)
+    figures = finding_figures(finding, report.summary.compile_time_s)
     if figures:
         console.print(Text(f"   figures: {figures}", style="dim"))
     if finding.fix is not None:
