@@ -8,7 +8,7 @@ import json
 import textwrap
 
 import pytest
-from support.captures import CAPTURES
+from support.captures import CAPTURES, TRACES, snapshot_context, trace_root
 from support.doctor import doctor_in_process
 from support.paths import DATA
 
@@ -242,11 +242,11 @@ def test_preview_rules_do_not_fail_the_default_gate():
 
 
 def test_a_compile_failure_carries_the_origin_and_category_of_its_break():
-    from torchcompile_doctor.analysis import AnalysisContext, analyze
+    from torchcompile_doctor.analysis import analyze
     from torchcompile_doctor.events.load import load_artifacts
 
     log = load_artifacts(DATA / "traces" / "fullgraph_failure.log")
-    report = analyze(log, AnalysisContext(target="t.py", root="/work/main/tests/data/traces/scripts"))
+    report = analyze(log, snapshot_context(TRACES, "t.py", trace_root(TRACES / "item_recompile.log")))
     (failure,) = [f for f in report.findings if f.kind == "compile_failure"]
     as_break = rule_for_break(failure.gb_id, failure.gb_type or "", failure.evidence["torch_text"], origin="user")
     assert failure.origin == "user" and failure.category == as_break.category == "print_or_logging"

@@ -8,9 +8,11 @@ import itertools
 from dataclasses import replace
 
 import pytest
+from support.captures import TRACES as TRACES_DIR
+from support.captures import snapshot_context, trace_root
 from support.paths import DATA
 
-from torchcompile_doctor.analysis import AnalysisContext, analyze, ranking
+from torchcompile_doctor.analysis import analyze, ranking
 from torchcompile_doctor.analysis.detectors import DETECTOR_NAMES, DETECTORS, LATER_STEPS
 from torchcompile_doctor.analysis.findings import fill, finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
@@ -178,7 +180,7 @@ def test_rule_page_shows_the_detector_and_its_params():
 @pytest.mark.parametrize("trace", ["item_recompile.log", "frame_skipped_loop.log", "dtype_shape_recompile.log"])
 def test_detectors_are_pure_functions_of_the_index(trace):
     log = load_artifacts(TRACES / trace)
-    context = AnalysisContext(target="t.py", root="/work/main/sample_models")
+    context = snapshot_context(TRACES_DIR, "t.py", trace_root(TRACES_DIR / "item_recompile.log"))
     index = AnalysisIndex.build(log, context)
     for name, detect in DETECTORS.items():
         first = detect(index, rules_for_detector(name))
@@ -217,7 +219,7 @@ def test_rank_row_reads_like_the_dict_it_was():
 @pytest.mark.parametrize("trace", ["item_recompile.log", "recompile_limit.log", "fullgraph_failure.log"])
 def test_impact_and_evidence_are_typed_and_read_like_their_json(trace):
     log = load_artifacts(TRACES / trace)
-    report = analyze(log, AnalysisContext(target="t.py", root="/work/main/sample_models"))
+    report = analyze(log, snapshot_context(TRACES_DIR, "t.py", trace_root(TRACES_DIR / "item_recompile.log")))
     assert report.findings
     for finding in report.findings:
         assert isinstance(finding.evidence, Evidence), finding.code
@@ -241,7 +243,7 @@ def test_merged_evidence_keeps_its_keys_and_puts_per_rank_last():
 
 def test_a_recompile_of_a_carried_number_is_worded_by_the_carried_scalar_rule():
     log = load_artifacts(TRACES / "item_recompile.log")
-    report = analyze(log, AnalysisContext(target="t.py", root="/work/main/tests/data/traces/scripts"))
+    report = analyze(log, snapshot_context(TRACES_DIR, "t.py", trace_root(TRACES_DIR / "item_recompile.log")))
     carried = [f for f in report.findings if f.changes and "value carried across the break" in f.changes[0]]
     # the carried-scalar rule's own finding, whatever the reason class says about the guard
     assert sorted((f.code, f.reason_class) for f in carried) == [

@@ -22,6 +22,7 @@ from torchcompile_doctor.analysis.recompiles import (
 from torchcompile_doctor.events.load import load_artifacts
 
 TRACES = DATA / "traces"
+# where the scenarios ran, as torch wrote it into the texts below (recorded data, never read from the disk)
 SCRIPT = "/work/main/tests/data/traces/scripts/guard_failures.py"
 
 # --- texts printed by guard_failures.py (one per scenario, named after it) ---------------------

@@ -9,6 +9,7 @@ import io
 from pathlib import Path
 
 import pytest
+from support.captures import trace_root
 from support.paths import DATA
 
 from torchcompile_doctor.events.load import load_artifacts, load_trace
@@ -32,8 +33,8 @@ from torchcompile_doctor.events.parsers.graph_break_reason import parse_graph_br
 from torchcompile_doctor.events.reader import Record, read_records
 
 TRACES = DATA / "traces"
-# the logs were captured in /work/main; the paths inside them are the paths of that checkout
-CAPTURED_SCRIPTS = "/work/main/tests/data/traces/scripts"
+# the folder of the scripts as the logs recorded it (the checkout that made them)
+CAPTURED_SCRIPTS = trace_root(DATA / "traces" / "graph_break_print.log")
 
 
 def records(name: str, kind: str) -> list[Record]:
