@@ -276,6 +276,7 @@ def _offline_context(log: EventLog, path: Path, root: Path | None = None, as_liv
         read_source=sources.read,
         is_install_dir=sources.is_install_dir,
         check_sources=True,
+        snapshot_files=sources.kept,
     )
 
 

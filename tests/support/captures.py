@@ -107,6 +107,7 @@ def snapshot_context(folder: Path, target: str, root: str, **fields) -> Analysis
         read_source=sources.read,
         is_install_dir=sources.is_install_dir,
         check_sources=True,
+        snapshot_files=sources.kept,
         **fields,
     )
 

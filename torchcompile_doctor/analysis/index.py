@@ -38,15 +38,17 @@ class AnalysisContext:
     is_install_dir: InstallDirCheck = has_dist_info
     registry: GraphBreakRegistry | None = None
     offline: bool = False  # re-reading kept logs (`doctor report`): the report says which GB registry it used
-    # re-reading: a file is used only where its lines still say what the trace recorded (analysis/source_check.py)
+    # re-reading: a file is used only where its lines still say what the trace recorded (analysis/source_check.py),
+    # but for those read_source answers from the capture's source snapshot
     check_sources: bool = False
+    snapshot_files: frozenset[str] = frozenset()
 
 
 def _source_reader(log: EventLog, context: AnalysisContext) -> tuple[SourceReader, Mapping[str, str]]:
     """The context's reader, checked against the trace when re-reading (with what it refused, filled as it reads)."""
     if not context.check_sources:
         return context.read_source, {}
-    checked = CheckedSources(context.read_source, recorded_lines(log))
+    checked = CheckedSources(context.read_source, recorded_lines(log), context.snapshot_files)
     return checked, checked.changed
 
 

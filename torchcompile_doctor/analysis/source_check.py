@@ -49,15 +49,21 @@ class CheckedSources:
     """A SourceReader that refuses a file whose lines no longer say what the trace recorded; `changed` names
     each refused file with the first disagreement, for the report's notes."""
 
-    def __init__(self, read_source: SourceReader, recorded: dict[str, tuple[RecordedLine, ...]]) -> None:
+    def __init__(
+        self,
+        read_source: SourceReader,
+        recorded: dict[str, tuple[RecordedLine, ...]],
+        as_it_ran: frozenset[str] = frozenset(),
+    ) -> None:
         self._read_source = read_source
         self._recorded = recorded
+        self._as_it_ran = as_it_ran  # files the reader answers from a snapshot: the code as it ran, nothing to check
         self.changed: dict[str, str] = {}
 
     def __call__(self, path: str) -> Sequence[str] | None:
         lines = self._read_source(path)
-        if lines is None:
-            return None
+        if lines is None or path in self._as_it_ran:
+            return lines
         disagreement = first_disagreement(lines, self._recorded.get(path, ()))
         if disagreement is not None:
             self.changed[path] = disagreement

@@ -54,6 +54,7 @@ class SnapshotSources:
 
     def __init__(self, snapshot: SourceSnapshot) -> None:
         self._snapshot = snapshot
+        self.kept = frozenset(snapshot.files)  # the paths answered from the snapshot
 
     def read(self, path: str) -> Sequence[str] | None:
         files = self._snapshot.files
