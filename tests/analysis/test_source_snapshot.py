@@ -9,7 +9,7 @@ import json
 import shutil
 
 import pytest
-from support.captures import CAPTURES, capture_dirs, disk_unreadable, reread, trace_files
+from support.captures import CAPTURES, capture_dirs, disk_unreadable, reread, reread_options, trace_files
 from support.paths import DATA
 from support.recording import move
 
@@ -83,7 +83,7 @@ def test_every_checked_in_capture_reads_the_same_without_the_files_it_names(path
     made unreadable the re-read asks it for nothing and comes to the same report."""
     expected = reread(path)  # the session's re-read (the rule and e2e tests read the same captures)
     with disk_unreadable() as asked:
-        again = pipeline.reread(path).report
+        again = pipeline.reread(path, reread_options(path)).report
     assert asked == []
     assert again == expected
 

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from support.paths import DATA, REPO, RULES, TESTS
+from support.paths import DATA, RULES, TESTS
 from torchcompile_doctor import pipeline
 from torchcompile_doctor.analysis import AnalysisContext, analyze_ranks, source_snapshot
 from torchcompile_doctor.analysis.source_snapshot import snapshot_sources
@@ -30,7 +30,15 @@ CORPUS_CAPTURES = DATA / "corpus"  # ../shared/corpus-dev's cases, recorded, wit
 def reread(path: Path) -> Report:
     """The report `doctor report PATH` gives (a capture dir, a TORCH_TRACE dir or one trace file); cached, as
     reports are immutable."""
-    return pipeline.reread(path).report
+    return pipeline.reread(path, reread_options(path)).report
+
+
+def reread_options(path: Path) -> pipeline.RereadOptions:
+    """A bare trace records no program folder (`doctor report` takes the current directory, or `--root`): the
+    tests give it the folder it recorded, so it reads the same from any directory on any machine."""
+    if path.is_dir() and (path / "doctor_events.jsonl").is_file():
+        return pipeline.RereadOptions()
+    return pipeline.RereadOptions(root=Path(trace_root(path)))
 
 
 def capture_dirs() -> list[Path]:
@@ -73,7 +81,7 @@ def normalise(text: str, root: str) -> str:
     text = text.replace(root, "<ROOT>")
     text = re.sub(r"(/[^\s\"',:]*)?/tests/", "<TESTS>/", text)  # a capture made in a checkout, any checkout
     text = re.sub(r"(/[^\s\"',:]*)?/(site|dist)-packages/", "<SITE>/", text)
-    text = text.replace(str(REPO), "<REPO>")
+    text = re.sub(r"(/[^\s\"',:]*)?/torchcompile_doctor/", "<REPO>/torchcompile_doctor/", text)  # the doctor's own
     text = re.sub(r"torchcompile-doctor [0-9][\w.+-]*", "torchcompile-doctor <version>", text)
     text = re.sub(r"\"tool_version\": \"[^\"]+\"", '"tool_version": "<version>"', text)
     text = re.sub(r'("name": "torchcompile-doctor",\s*"version": )"[^"]+"', r'\1"<version>"', text)  # sarif driver

@@ -39,7 +39,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: the shared test code is found from tests/
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from support.captures import capture_dirs, disk_unreadable, trace_files
+from support.captures import capture_dirs, disk_unreadable, reread_options, trace_files
 from support.paths import REPO
 from torchcompile_doctor import pipeline
 from torchcompile_doctor.analysis import source_snapshot
@@ -273,7 +273,7 @@ def snapshot(path: Path, moves: list[tuple[str, str]]) -> None:
         old.rename(moved_aside)  # every read goes through `_recording_disk`, which reads the earlier one first
     try:
         with _recording_disk(moves, earlier) as kept:
-            reports = [pipeline.reread(target).report for target in targets]
+            reports = [pipeline.reread(target, reread_options(target)).report for target in targets]
     finally:
         if moved_aside:
             moved_aside.rename(old)
@@ -297,9 +297,9 @@ def check(paths: list[Path]) -> None:
     """Each capture re-reads the same with the disk unreadable, asking the disk for nothing."""
     problems = []
     for path in paths:
-        expected = pipeline.reread(path).report
+        expected = pipeline.reread(path, reread_options(path)).report
         with disk_unreadable() as asked:
-            again = pipeline.reread(path).report
+            again = pipeline.reread(path, reread_options(path)).report
         if asked or again != expected:
             problems.append(f"{path}: the snapshot lacks {sorted(set(asked))[:5]}")
     if problems:
