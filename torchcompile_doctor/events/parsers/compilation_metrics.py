@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId
 from torchcompile_doctor.events.parsers import Parser
 from torchcompile_doctor.events.parsers.common import as_float, as_int, as_str, compile_id_of
@@ -42,7 +44,31 @@ def parse(record: Record, strings: dict[int, str]) -> CompilationMetrics | None:
             _count(body, "aotautograd_local_cache_hit_count"),
             _count(body, "aotautograd_local_cache_miss_count"),
         ),
+        kernel_compiler="triton" if _compiled_triton(body) else None,
+        autotune_s=_micros(body.get("compile_time_autotune_time_us")),
+        torch_version=as_str(body.get("pytorch_version")),
+        **_backend_failure(body),
     )
+
+
+def _compiled_triton(body: dict) -> bool:
+    """torch listed the Triton kernels it compiled, with their times. (`triton_compile_time_us` is no evidence:
+    torch 2.13 fills it on a CPU too, with the time of the C++ kernels' async compile.)"""
+    kernels = body.get("triton_kernel_compile_times_us")
+    return isinstance(kernels, (str, list)) and "triton_" in str(kernels)
+
+
+_BACKEND_RAISED = re.compile(r"^backend=(?P<quote>['\"])(?P<name>.+?)(?P=quote) raised:\n?(?P<error>.*)", re.S)
+
+
+def _backend_failure(body: dict) -> dict:
+    """The backend that raised and its error, for a BackendCompilerFailed (`backend='x' raised:\nError: ...`)."""
+    reason = as_str(body.get("fail_reason")) or ""
+    match = _BACKEND_RAISED.match(reason) if body.get("fail_type") == "BackendCompilerFailed" else None
+    if match is None:
+        return {}
+    error = match["error"].strip().split("\n\n")[0].strip()
+    return {"failed_backend": match["name"], "backend_error": error or None}
 
 
 def _micros(value: object) -> float | None:
