@@ -130,8 +130,10 @@ def analyze(log: EventLog, context: AnalysisContext) -> Report:
     summary = summarize(ranked, measured)
     explain, notes = _notes(log, index, summary, ranked, suppressed)
     outcome = target_outcome(index)
-    torch_version = (log.bootstrap[-1].torch_version if log.bootstrap else None) or (
-        log.torch_versions[-1].version if log.torch_versions else None
+    torch_version = (
+        (log.bootstrap[-1].torch_version if log.bootstrap else None)
+        or (log.torch_versions[-1].version if log.torch_versions else None)
+        or next((m.torch_version for m in log.metrics if m.torch_version), None)  # what wrote the trace
     )
     return Report(
         tool_version=__version__,

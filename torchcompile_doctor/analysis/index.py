@@ -129,11 +129,16 @@ class AnalysisIndex:
             return metrics
         return self.frame_metrics.get(compile_id.frame_id)
 
+    @cached_property  # a text log without its trace names a frame only where it recompiled
+    def _frames_named_by_recompiles(self) -> dict[int, tuple[str, int, str]]:
+        return {r.compile_id.frame_id: r.frame for r in self.log.recompiles if r.compile_id and r.frame}
+
     def frame_key(self, compile_id: CompileId | None) -> tuple[str, int, str]:
         """(file, first line, co_name) of the compiled function, or UNKNOWN_FRAME."""
         metrics = self.function_of(compile_id)
         if metrics is None:
-            return UNKNOWN_FRAME
+            named = self._frames_named_by_recompiles.get(compile_id.frame_id) if compile_id else None
+            return named or UNKNOWN_FRAME
         # function_of only returns metrics that name their function (co_name set), whose code object
         # torch logged with it; a missing file or line reads as unknown, not None
         return (metrics.co_filename or "?", metrics.co_firstlineno or 0, metrics.co_name or "?")

@@ -7,7 +7,7 @@ import re
 
 from markupsafe import Markup, escape
 
-from torchcompile_doctor.compile_time import PHASE_LABELS, PHASES, CompileTime
+from torchcompile_doctor.compile_time import PHASES, CompileTime
 from torchcompile_doctor.renderers._text import clean_for_display
 from torchcompile_doctor.report import Finding, Kind, Location, Report
 
@@ -103,7 +103,7 @@ def phase_bars(data: CompileTime | None) -> dict:
                         "x": round(x, 1),
                         "width": round(width, 1),
                         "color": PHASE_COLORS[phase],
-                        "title": f"{PHASE_LABELS[phase]}: {seconds:.2f} s",
+                        "title": f"{data.labels[phase]}: {seconds:.2f} s",
                     }
                 )
             x += width
@@ -117,7 +117,7 @@ def phase_bars(data: CompileTime | None) -> dict:
                 "compiles": len(frame.compiles),
             }
         )
-    legend = [{"label": PHASE_LABELS[p], "color": PHASE_COLORS[p], "seconds": f"{data.phases[p]:.2f}"} for p in PHASES]
+    legend = [{"label": data.labels[p], "color": PHASE_COLORS[p], "seconds": f"{data.phases[p]:.2f}"} for p in PHASES]
     return {"rows": rows, "legend": legend, "width": CHART_WIDTH, "height": len(rows) * 26}
 
 
