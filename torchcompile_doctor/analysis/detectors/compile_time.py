@@ -112,6 +112,9 @@ def _repeated_block_finding(rule, index, frame, compile_, block) -> Finding:
     return replace(finding, fix=replace(finding.fix, experiment=experiment))
 
 
+_KERNEL_ADVICE = {"triton": "triton_compile", "cpp": "cpp_compile"}  # which advice of TCD602 for the kernel compile
+
+
 def dominant_phase(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
     """TCD602: one phase taking most of a frame's compile time, with what controls that phase."""
     (rule,) = rules
@@ -128,7 +131,7 @@ def dominant_phase(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]
         phase, seconds = max(frame.phases.items(), key=lambda item: item[1])
         share = seconds / frame.seconds
         # the kernel compile's levers differ: Triton kernels (and their autotuning) on a GPU, C++ on a CPU
-        advised = "triton_compile" if phase == "cpp_compile" and data.kernel_compiler == "triton" else phase
+        advised = _KERNEL_ADVICE.get(data.kernel_compiler, "kernel_compile") if phase == "cpp_compile" else phase
         if share < rule.params.get("min_share", 0.5) or advised not in advice:
             continue
         findings.append(

@@ -32,9 +32,9 @@ def parse(record: Record, strings: dict[int, str]) -> CompilationMetrics | None:
         fail_file=as_str(body.get("fail_user_frame_filename")),
         fail_line=as_int(body.get("fail_user_frame_lineno")),
         start_time_us=as_int(body.get("start_time_us")),
-        backend_compile_s=as_float(body.get("backend_compile_time_s")),
-        inductor_compile_s=as_float(body.get("inductor_compile_time_s")),
-        code_gen_s=as_float(body.get("code_gen_time_s")),
+        backend_compile_s=_seconds(body, "backend_compile_time_s", "aot_autograd_cumulative_compile_time_us"),
+        inductor_compile_s=_seconds(body, "inductor_compile_time_s", "inductor_cumulative_compile_time_us"),
+        code_gen_s=_seconds(body, "code_gen_time_s", "inductor_code_gen_cumulative_compile_time_us"),
         async_compile_s=_micros(body.get("triton_compile_time_us")),
         fx_cache=(
             _count(body, "inductor_fx_local_cache_hit_count"),
@@ -69,6 +69,12 @@ def _backend_failure(body: dict) -> dict:
         return {}
     error = match["error"].strip().split("\n\n")[0].strip()
     return {"failed_backend": match["name"], "backend_error": error or None}
+
+
+def _seconds(body: dict, seconds_key: str, micros_key: str) -> float | None:
+    """A phase timer in seconds; logs of late 2024 carry only its `*_cumulative_compile_time_us` twin."""
+    seconds = as_float(body.get(seconds_key))
+    return seconds if seconds is not None or seconds_key in body else _micros(body.get(micros_key))
 
 
 def _micros(value: object) -> float | None:
