@@ -112,7 +112,10 @@ def _repeated_block_finding(rule, index, frame, compile_, block) -> Finding:
     return replace(finding, fix=replace(finding.fix, experiment=experiment))
 
 
-_KERNEL_ADVICE = {"triton": "triton_compile", "cpp": "cpp_compile"}  # which advice of TCD602 for the kernel compile
+_KERNEL_ADVICE: dict[str | None, str] = {
+    "triton": "triton_compile",
+    "cpp": "cpp_compile",
+}  # which advice of TCD602 for the kernel compile
 
 
 def dominant_phase(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
