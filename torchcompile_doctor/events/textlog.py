@@ -19,9 +19,10 @@ holds one record, one traceback and the events, not the file. Nothing read is ex
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from torchcompile_doctor.events.messages import LogMessage, MessageReader, ShownWarning, starts_a_record
@@ -33,10 +34,11 @@ MAX_LINE_BYTES = 1024 * 1024  # a longer line is counted as bad and skipped
 MAX_RECORD_LINES = 10_000  # a record's or a traceback's lines beyond this are dropped (memory stays flat)
 
 _TIMESTAMP = r"\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?\s+(?:(?:stdout|stderr) [FP] )?"
-_OUTER = re.compile(rf"^(?:{_TIMESTAMP})?(?:\[(?:rank|default)(?P<rank>\d+)\]:\s?)?")
-_GLOG = re.compile(
-    r"^(?P<level>[VIWEC])\d{4} (?P<time>\d\d:\d\d:\d\d\.\d+) +(?P<pid>\d+) (?P<file>[^\s:\]]+):\d+\]"
-    r"(?: \[(?P<trace>(?!__)[^\]]*)\])?(?: \[__(?P<artifact>\w+)\])?(?: (?P<message>.*))?$"
+# one match per line: the outer prefix (a timestamp, torchrun's rank), then torch's glog prefix when it is one
+_LINE = re.compile(
+    rf"^(?:{_TIMESTAMP})?(?:\[(?:rank|default)(?P<rank>\d+)\]:\s?)?(?:(?P<level>[VIWEC])\d{{4}} "
+    r"(?P<time>\d\d:\d\d:\d\d\.\d+) +(?P<pid>\d+) (?P<file>[^\s:\]]+):\d+\]"
+    r"(?: \[(?P<trace>(?!__)[^\]]*)\])?(?: \[__(?P<artifact>\w+)\])?(?: (?P<message>.*))?$)?"
 )
 _LEVELS = {"V": "DEBUG", "I": "INFO", "W": "WARNING", "E": "ERROR", "C": "CRITICAL"}
 # `file.py:12: UserWarning: message`, as warnings.formatwarning writes it
@@ -90,7 +92,8 @@ class _Process:
     def flush_record(self) -> None:
         if self.record is not None:
             record, self.record = self.record, None
-            self.add(self.reader.log(replace(record.message, text="\n".join(record.lines))))
+            m = record.message
+            self.add(self.reader.log(LogMessage(m.module, m.artifact, m.level, m.compile_id, "\n".join(record.lines))))
 
     def take_warnings(self) -> None:
         for shown in self.waiting_warnings:
@@ -123,8 +126,15 @@ class _Process:
         return self.logged
 
 
+@functools.lru_cache(maxsize=4096)
 def _module_of(file: str) -> str:
     return file.removesuffix(".py").replace("/", ".")
+
+
+@functools.lru_cache(maxsize=4096)
+def _compile_id(trace: str | None) -> CompileId | None:
+    """`[0/1_2]` (attempt 2 of compile 0/1) names compile 0/1."""
+    return CompileId.parse(trace.partition("_")[0]) if trace else None
 
 
 class TextLogReader:
@@ -154,13 +164,14 @@ class TextLogReader:
         return fresh
 
     def line(self, text: str) -> None:
-        outer = _OUTER.match(text)
-        rank = int(outer["rank"]) if outer and outer["rank"] is not None else None
-        text = text[outer.end() :] if outer else text
-        glog = _GLOG.match(text)
-        if glog is not None:
-            self._torch_record(rank, glog)
+        match = _LINE.match(text)
+        assert match is not None  # every part is optional
+        rank_text, level = match.group("rank", "level")
+        rank = int(rank_text) if rank_text is not None else None
+        if level is not None:
+            self._torch_record(rank, match)
             return
+        text = text[match.end() :]
         process = self._current.get(rank) or self._process(rank, None)
         process.flush_record()
         if process.traceback is not None and self._traceback_line(process, text):
@@ -174,22 +185,24 @@ class TextLogReader:
             process.waiting_warnings.append(shown)
 
     def _torch_record(self, rank: int | None, glog: re.Match[str]) -> None:
-        process = self._process(rank, int(glog["pid"]))
+        level, time, pid, file, trace, artifact, message = glog.group(
+            "level", "time", "pid", "file", "trace", "artifact", "message"
+        )
+        process = self._process(rank, int(pid))
         if process.traceback is not None:
             process.finish_traceback(self.health, at_end=False)
         process.last_exception = None  # torch logged on after it: the exception did not end the run
-        process.take_warnings()
-        message = glog["message"] or ""
-        trace, artifact = glog["trace"], glog["artifact"]
-        key = (glog["level"], glog["time"], glog["pid"], glog["file"], trace, artifact)
+        if process.waiting_warnings:
+            process.take_warnings()
+        message = message or ""
+        key = (level, time, pid, file, trace, artifact)
         record = process.record
         if record is not None and record.key == key and not starts_a_record(message, artifact):
             if len(record.lines) < MAX_RECORD_LINES:
                 record.lines.append(message)
             return
         process.flush_record()
-        compile_id = CompileId.parse(trace.partition("_")[0]) if trace else None
-        log_message = LogMessage(_module_of(glog["file"]), artifact, _LEVELS[glog["level"]], compile_id, "")
+        log_message = LogMessage(_module_of(file), artifact, _LEVELS[level], _compile_id(trace), "")
         process.record = _Record(key, log_message, [message])
 
     def _traceback_line(self, process: _Process, text: str) -> bool:

@@ -13,6 +13,7 @@ repeated events (a call that missed the CUDA-graph fast path, logged per call) s
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import fields, replace
 
@@ -54,6 +55,15 @@ def _counted_key(event: object) -> object:
     return replace(event, count=1)  # type: ignore[type-var]
 
 
+_MEMO_SIZE = 4096  # distinct repeated records remembered (a job logs the same per-call records over and over)
+
+
+@functools.cache
+def _counts(kind: type) -> bool:
+    """Events of this type carry a `count`: repeats are summed, not kept one by one."""
+    return any(f.name == "count" for f in fields(kind))  # type: ignore[arg-type]
+
+
 class MessageReader:
     """The events of one process's messages, fed in the order torch logged them; `close()` gives the rest."""
 
@@ -62,8 +72,16 @@ class MessageReader:
         self._op: NonCudagraphableOp | None = None  # an op whose stack may still follow, as records of its own
         self._op_stack: list[str] = []
         self._counts: dict[object, int] = {}  # counted events (they have a `count`), first seen first
+        # a record seen before whose event counts: its key, so a repeat costs a dict lookup, not a parse
+        self._memo: dict[tuple, object] = {}
 
     def log(self, message: LogMessage) -> list[object]:
+        memo = (message.artifact, message.compile_id, message.text)
+        key = self._memo.get(memo)
+        if key is not None and self._op is None:
+            self.health.records += 1
+            self._counts[key] += 1
+            return []
         done: list[object] = []
         if self._op is not None:
             if cudagraphs.OP_STACK_LINE.match(message.text) and message.artifact == "cudagraphs":
@@ -75,6 +93,8 @@ class MessageReader:
             self._op, self._op_stack = event, []
         elif event is not None and event is not KNOWN:
             done.extend(self.emit(event))
+            if _counts(type(event)) and len(self._memo) < _MEMO_SIZE:
+                self._memo[memo] = _counted_key(event)
         return done
 
     def _parse(self, message: LogMessage) -> object | None:
@@ -105,7 +125,7 @@ class MessageReader:
 
     def emit(self, event: object) -> list[object]:
         """The event now, or, for an event that counts (`count`), later: summed with its repeats at close()."""
-        if not any(f.name == "count" for f in fields(event)):  # type: ignore[arg-type]
+        if not _counts(type(event)):
             return [event]
         key = _counted_key(event)
         self._counts[key] = self._counts.get(key, 0) + event.count  # type: ignore[attr-defined]
@@ -121,5 +141,5 @@ class MessageReader:
     def close(self) -> list[object]:
         done = [self._finish_op()] if self._op is not None else []
         done += [replace(event, count=count) for event, count in self._counts.items()]  # type: ignore[type-var]
-        self._counts = {}
+        self._counts, self._memo = {}, {}
         return done
