@@ -13,7 +13,6 @@ repeated events (a call that missed the CUDA-graph fast path, logged per call) s
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import fields, replace
 
@@ -58,10 +57,15 @@ def _counted_key(event: object) -> object:
 _MEMO_SIZE = 4096  # distinct repeated records remembered (a job logs the same per-call records over and over)
 
 
-@functools.cache
+_COUNTED_TYPES: dict[type, bool] = {}
+
+
 def _counts(kind: type) -> bool:
     """Events of this type carry a `count`: repeats are summed, not kept one by one."""
-    return any(f.name == "count" for f in fields(kind))  # type: ignore[arg-type]
+    counted = _COUNTED_TYPES.get(kind)
+    if counted is None:
+        counted = _COUNTED_TYPES[kind] = any(f.name == "count" for f in fields(kind))
+    return counted
 
 
 class MessageReader:
