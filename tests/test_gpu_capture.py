@@ -217,3 +217,19 @@ def test_each_skip_reason_gets_its_rule_at_the_users_line(tmp_path):
     assert "torch.where" in by_code["TCD413"].fix.summary
     assert "bisector" in by_code["TCD414"].title
     assert "aten.cummax" in by_code["TCD420"].title
+
+
+def test_another_warning_of_torchs_compile_stack_is_a_note(tmp_path):
+    def warn():
+        message = "not enough SMs to use max_autotune_gemm mode"
+        warnings.warn_explicit(message, UserWarning, torch_file(torch._inductor.compile_fx), 700)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = lambda *args: None  # the program's own replacement: the capture wraps it
+        captured(tmp_path, warn)
+    (found,) = pipeline.reread(tmp_path).reports
+    assert any(
+        note.startswith("torch warned while compiling (UserWarning at ") and "not enough SMs" in note
+        for note in found.notes
+    )

@@ -173,13 +173,14 @@ class TextLogReader:
             return
         text = text[match.end() :]
         process = self._current.get(rank) or self._process(rank, None)
-        process.flush_record()
+        if process.record is not None:
+            process.flush_record()
         if process.traceback is not None and self._traceback_line(process, text):
             return
         if text.startswith("Traceback (most recent call last):"):
             process.traceback = _Traceback()
             return
-        warned = _WARNING.match(text)
+        warned = _WARNING.match(text) if ".py:" in text else None  # most lines are the program's own output
         if warned is not None:
             shown = ShownWarning(warned["category"], warned["message"], warned["file"], int(warned["line"]))
             process.waiting_warnings.append(shown)
