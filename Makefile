@@ -66,6 +66,7 @@ lint: install
 bench: install
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/ingest.py
+	$(BIN)/python bench/textlog.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache

@@ -248,10 +248,11 @@ def report(
     root: opt.Root = None,
     strict: opt.Strict = False,
 ) -> None:
-    """Re-render the report from an existing capture or TORCH_TRACE dir (rank files merged); no torch needed."""
+    """Re-render the report from an existing capture or TORCH_TRACE dir (rank files merged), and/or a job's
+    text log under TORCH_LOGS (gzipped or not); no torch needed."""
     check_format(fmt)
     check_output_path(output)
-    _finish(pipeline.reread(path, pipeline.RereadOptions(root=root, strict=strict)), fmt, output)
+    _finish(pipeline.reread_paths(path, pipeline.RereadOptions(root=root, strict=strict)), fmt, output)
 
 
 @app.command()

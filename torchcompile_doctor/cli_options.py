@@ -115,7 +115,13 @@ Dump = Annotated[
 ]
 
 # `doctor report`
-ReportPath = Annotated[Path, typer.Argument(help="A kept --artifacts dir, a TORCH_TRACE dir, or one trace log.")]
+ReportPath = Annotated[
+    list[Path],
+    typer.Argument(
+        help="A kept --artifacts dir, a TORCH_TRACE dir or one trace log, and/or the text log(s) of the same run "
+        "(stderr under TORCH_LOGS; .gz read as is)."
+    ),
+]
 Root = Annotated[Path | None, typer.Option("--root", help="The directory of your code (for relative paths).")]
 Strict = Annotated[
     bool,

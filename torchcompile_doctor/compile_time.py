@@ -3,7 +3,9 @@
 Phases (seconds, summing to torch's `entire_frame_compile_time_s` of each compile):
 `dynamo` (bytecode tracing, guards), `aot_autograd` (AOT autograd and the backend's own overhead,
 loading cached graphs included), `inductor` (lowering, scheduling, code generation), `cpp_compile`
-(the C++ compile of the generated kernels on CPU: compiled here or waited for from worker processes).
+(the compile of the generated kernels: compiled here or waited for from worker processes). The kernels are
+C++ on a CPU and Triton on a GPU; `kernel_compiler` says which the trace shows, and the phase is named for it
+(the JSON key stays `cpp_compile`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,13 @@ PHASE_LABELS = {
     "inductor": "Inductor lowering and codegen",
     "cpp_compile": "C++ compile",
 }
+KERNEL_COMPILE_LABELS = {"triton": "Triton kernel compile", "cpp": "C++ compile", None: "kernel compile"}
 CACHES = ("fx_graph", "aot_autograd")
+
+
+def phase_labels(kernel_compiler: str | None) -> dict[str, str]:
+    """The phases' names, the kernel compile named for what compiled the kernels (None: the trace does not say)."""
+    return {**PHASE_LABELS, "cpp_compile": KERNEL_COMPILE_LABELS.get(kernel_compiler, "kernel compile")}
 
 
 def _rounded(phases: dict[str, float]) -> dict[str, float]:
@@ -83,6 +91,7 @@ class FrameCompileTime:
     guard_latency_us: float | None = None  # torch's estimate for that entry
     calls: int | None = None  # how often the compiled function was called (None: not counted)
     last_compile_call: int | None = None  # the last call during which Dynamo compiled (or tried to)
+    co_name: str = ""  # the code object's name (with file and line, what identifies the frame; not in the JSON)
 
     @property
     def seconds(self) -> float:
@@ -123,6 +132,11 @@ class CompileTime:
     cache_saved_s: float = 0.0  # compile time the caches' hits saved, as torch measured it
     miss_reasons: tuple[str, ...] = ()  # torch's reasons for cache bypasses (and detailed misses)
     notes: tuple[str, ...] = field(default=())
+    kernel_compiler: str | None = None  # "triton" (a GPU), "cpp" (a CPU) or None: what compiled the kernels
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return phase_labels(self.kernel_compiler)
 
     @property
     def total_s(self) -> float:

@@ -302,3 +302,43 @@ class CacheEvidence(Evidence):
     cache: dict[str, dict[str, int]]
     saved_s: float
     miss_reasons: list[str]
+
+
+# -- the GPU: CUDA graphs, TF32, fallback kernels, autotuning (analysis/detectors/cudagraphs.py, gpu.py)
+@dataclass(frozen=True, eq=False)
+class CudagraphSkipEvidence(Evidence):
+    compile_ids: list[str]
+    reason: str  # events.model.CudagraphSkipReason
+    torch_text: str  # torch's reason, its stack left out
+    ops: list[str]  # for a partition that runs outside CUDA graphs: its ops and their reasons
+
+
+@dataclass(frozen=True, eq=False)
+class CudagraphCallsEvidence(Evidence):
+    """Calls of CUDA-graph-managed code that did not replay a graph, per mode (warmup, record, eager, rerecord),
+    and what torch said about them."""
+
+    compile_ids: list[str]
+    calls: dict[str, int]
+    torch_text: str | None
+
+
+@dataclass(frozen=True, eq=False)
+class CudagraphSizesEvidence(Evidence):
+    compile_ids: list[str]
+    sizes: list[str]  # torch's size keys of the recorded trees, e.g. "(8, 2)"
+    calls: dict[str, int]
+    torch_text: str | None
+
+
+@dataclass(frozen=True, eq=False)
+class OverwrittenEvidence(Evidence):
+    torch_text: str
+    produced_at: str | None  # "file:line" of the line that made the output
+
+
+@dataclass(frozen=True, eq=False)
+class Tf32Evidence(Evidence):
+    compile_ids: list[str]
+    fp32_matmuls: int | None  # float32 matmuls on the GPU in the graphs (None: no graph in what was read)
+    torch_text: str

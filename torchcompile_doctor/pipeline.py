@@ -35,6 +35,7 @@ from torchcompile_doctor.report import BaselineUpdate, GateCriteria, Report, Tar
 if TYPE_CHECKING:  # the analysis stage is imported when a run needs it: `doctor --help` stays quick
     from torchcompile_doctor.analysis import AnalysisContext, RunOutcome
     from torchcompile_doctor.capture.target import TargetSpec
+    from torchcompile_doctor.events.load import RankLogs
     from torchcompile_doctor.events.model import EventLog
 
 Progress = Callable[[str], AbstractContextManager]
@@ -305,8 +306,25 @@ def _dump_report(dump: Path, root: Path | None = None) -> Report:
     return analyze(log, _offline_context(log, dump / CAPTURE_IN_DUMP, root))
 
 
-def _trace_report(path: Path, options: RereadOptions) -> Report:
-    """A kept capture or TORCH_TRACE dir (or one trace file), rank files merged into one report."""
+def _strict(loaded: RankLogs, options: RereadOptions) -> None:
+    """--strict: damaged logs are an error (one line naming each problem)."""
+    if not options.strict:
+        return
+    several = len(loaded.logs) > 1
+    problems = [
+        f"rank {rank}: {log.health.describe()}" if several else log.health.describe()
+        for rank, log in loaded.logs.items()
+        if log.health.describe()
+    ]
+    problems += [f"{file.name} names no rank" for file in loaded.unranked]
+    if problems:
+        found = "; ".join(problems)
+        raise DoctorError(f"--strict: the logs have problems: {found} (drop --strict to read past them)")
+
+
+def _trace_report(path: Path, options: RereadOptions, text_logs: Sequence[Path] = ()) -> Report:
+    """A kept capture or TORCH_TRACE dir (or one trace file), rank files merged into one report; with the text
+    logs of the same run, what they add (CUDA graphs, warnings, perf hints) counted once with the trace."""
     from torchcompile_doctor.analysis import analyze_ranks
     from torchcompile_doctor.events.load import RankLogs, load_ranks
     from torchcompile_doctor.events.processes import is_target_capture, load_processes
@@ -315,21 +333,88 @@ def _trace_report(path: Path, options: RereadOptions) -> Report:
         raise DoctorError(f"no such file or directory: {path}")
     one_target = is_target_capture(path)
     loaded = RankLogs(load_processes(path)) if one_target else load_ranks(path)
-    if options.strict:
-        several = len(loaded.logs) > 1
-        problems = [
-            f"rank {rank}: {log.health.describe()}" if several else log.health.describe()
-            for rank, log in loaded.logs.items()
-            if log.health.describe()
-        ]
-        problems += [f"{file.name} names no rank" for file in loaded.unranked]
-        if problems:
-            found = "; ".join(problems)
-            raise DoctorError(f"--strict: the logs have problems: {found} (drop --strict to read past them)")
+    if text_logs:
+        _add_text_logs(loaded, path, text_logs)
+    _strict(loaded, options)
     first = next(iter(loaded.logs.values()))
     unranked = [str(file) for file in loaded.unranked]
     context = _offline_context(first, path, options.root, options.as_live)
     return analyze_ranks(loaded.logs, context, unranked=unranked, processes=one_target)
+
+
+def _add_text_logs(loaded: RankLogs, path: Path, text_logs: Sequence[Path]) -> None:
+    """The run of the text logs that the trace's processes made, added rank by rank (a single rank on either
+    side is the same process)."""
+    from torchcompile_doctor.events.job_logs import add_described_once, load_text_logs, run_for_pids
+    from torchcompile_doctor.events.load import trace_pids
+    from torchcompile_doctor.events.model import EventLog
+
+    runs = load_text_logs(text_logs)
+    pids = trace_pids(path)
+    run = run_for_pids(runs, pids)
+    if run is None:
+        raise DoctorError(
+            f"{len(runs)} runs in {', '.join(map(str, text_logs))} and none of them was made by the process(es) "
+            f"that wrote {path} (pid {', '.join(map(str, sorted(pids))) or 'unknown'}): give the log of the same run"
+        )
+    for rank, log in run.logs.items():
+        target = loaded.logs.get(rank)
+        if target is None and len(loaded.logs) == 1 and len(run.logs) == 1:
+            target = next(iter(loaded.logs.values()))
+        if target is None:
+            loaded.logs[rank] = target = EventLog()
+        add_described_once(target, log)
+
+
+TEXT_LOG_ONLY = (
+    "read from a text log only: it holds what torch logged under TORCH_LOGS (CUDA graphs, warnings, perf hints, "
+    "graph breaks, recompiles, an uncaught exception); the graphs, compile times and caches are in the run's "
+    "TORCH_TRACE: `doctor report TRACE_DIR LOG` reads both."
+)
+
+
+def _text_log_reports(paths: Sequence[Path], options: RereadOptions) -> tuple[Report, ...]:
+    """Text logs without a trace: one report per run found in them (several runs appended to one file)."""
+    from torchcompile_doctor.analysis import analyze_ranks
+    from torchcompile_doctor.events.job_logs import load_text_logs
+    from torchcompile_doctor.events.load import RankLogs
+    from torchcompile_doctor.events.model import Warning_
+
+    runs = load_text_logs(paths)
+    reports = []
+    for run in runs:
+        loaded = RankLogs(dict(sorted(run.logs.items())))
+        next(iter(loaded.logs.values())).warnings.append(Warning_(TEXT_LOG_ONLY))
+        _strict(loaded, options)
+        first = next(iter(loaded.logs.values()))
+        context = _offline_context(first, paths[0], options.root)
+        label = " ".join(str(p) for p in paths) + (f" (run {run.index + 1} of {len(runs)})" if len(runs) > 1 else "")
+        reports.append(analyze_ranks(loaded.logs, replace(context, target=label)))
+    return tuple(reports)
+
+
+def reread_paths(paths: Sequence[Path], options: RereadOptions = RereadOptions()) -> Run:
+    """`doctor report PATH...`: a kept capture, a TORCH_TRACE dir or trace file, and/or the text logs of the
+    same run (a job's stderr under TORCH_LOGS, gzipped or not); no torch needed. Text logs alone give one report
+    per run they hold."""
+    from torchcompile_doctor.events.job_logs import is_text_log
+
+    for path in paths:
+        if not path.exists():
+            raise DoctorError(f"no such file or directory: {path}")
+    text_logs = [path for path in paths if is_text_log(path)]
+    traces = [path for path in paths if path not in text_logs]
+    if len(traces) > 1:
+        raise DoctorError(
+            f"one capture or TORCH_TRACE dir at a time (with the text logs of its run), not {len(traces)}: "
+            + ", ".join(map(str, traces))
+        )
+    if not text_logs:
+        return reread(traces[0], options)
+    if not traces:
+        return Run(_text_log_reports(text_logs, options))
+    report = _trace_report(traces[0], options, text_logs)
+    return Run((_with_kept_experiments(traces[0], report, options),))
 
 
 def reread(path: Path, options: RereadOptions = RereadOptions()) -> Run:

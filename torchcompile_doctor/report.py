@@ -33,6 +33,7 @@ class Kind(StrEnum):
     RANK_DIVERGENCE = "rank_divergence"
     DDP_SPLIT = "ddp_split"
     NOTHING_COMPILED = "nothing_compiled"
+    CUDAGRAPHS = "cudagraphs"  # CUDA graphs skipped, bypassed per call, overwritten outputs, one graph per size
 
     @property
     def is_break(self) -> bool:

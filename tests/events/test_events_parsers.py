@@ -406,7 +406,7 @@ def _without_compile_time_fields(event: CompilationMetrics) -> CompilationMetric
 
     defaults = CompilationMetrics(None, None, None, None, None, None, None, None, 0.0, None, None, None, None)
     names = ("start_time_us", "backend_compile_s", "inductor_compile_s", "code_gen_s", "async_compile_s")
-    names += ("fx_cache", "aot_cache")
+    names += ("fx_cache", "aot_cache", "kernel_compiler", "autotune_s", "torch_version")
     return dataclasses.replace(event, **{name: getattr(defaults, name) for name in names})
 
 

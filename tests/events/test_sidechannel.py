@@ -10,12 +10,14 @@ from torchcompile_doctor.events.model import (
     CallCount,
     CallSite,
     CompileId,
+    CudagraphSkip,
     ExplainResult,
     GuardOverhead,
     LogHealth,
     PerfHint,
     StackFrame,
     TargetExit,
+    TorchWarning,
     Warning_,
 )
 from torchcompile_doctor.events.sidechannel import _PARSERS, EventName, SideChannel, read_side_channel
@@ -98,6 +100,37 @@ WRITTEN = [
             "stack": [{"file": "/t.py", "line": 9, "function": "main", "code": "f(x)"}],
         },
         TargetExit("exception", 1, "ValueError", "bad", (StackFrame("/t.py", 9, "main", "f(x)"),)),
+    ),
+    # torch's own messages, read by events/messages/ (tests/test_gpu_capture.py drives the real loggers)
+    (
+        EventName.TORCH_WARNING,
+        {
+            "category": "UserWarning",
+            "message": "TensorFloat32 tensor cores for float32 matrix multiplication available but not enabled.",
+            "file": "/venv/torch/_inductor/compile_fx.py",
+            "line": 322,
+        },
+        TorchWarning(
+            "tf32_disabled",
+            "UserWarning",
+            "TensorFloat32 tensor cores for float32 matrix multiplication available but not enabled.",
+            "/venv/torch/_inductor/compile_fx.py",
+            322,
+        ),
+    ),
+    (
+        EventName.TORCH_LOG,
+        {
+            "module": "torch._inductor.cudagraph_utils",
+            "artifact": "cudagraphs",
+            "level": "WARNING",
+            "compile_id": None,
+            "message": "skipping cudagraphs due to mutated inputs (1 instances). Found from : \n"
+            ' File "/t.py", line 6, in f\n    acc.add_(x)',
+        },
+        CudagraphSkip(
+            None, "mutated_inputs", "mutated inputs (1 instances)", (StackFrame("/t.py", 6, "f", "acc.add_(x)"),)
+        ),
     ),
 ]
 

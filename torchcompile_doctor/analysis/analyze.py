@@ -14,7 +14,7 @@ from torchcompile_doctor.analysis.ranking import rank_findings
 from torchcompile_doctor.analysis.summary import Measured, summarize
 from torchcompile_doctor.analysis.suppressions import ALL, suppressions_in
 from torchcompile_doctor.analysis.suppressions import apply as apply_suppressions
-from torchcompile_doctor.events.model import EventLog
+from torchcompile_doctor.events.model import EventLog, WarningKind
 from torchcompile_doctor.finding_data import UnusedSuppressionEvidence
 from torchcompile_doctor.report import Finding, Kind, Report, RunEnvironment, Summary
 from torchcompile_doctor.rules import rules_for_detector
@@ -101,6 +101,23 @@ def registry_note(registry: GraphBreakRegistry) -> str:
     return f"graph-break registry: {registry.source}"
 
 
+_WARNINGS_SHOWN = 5  # torch's other warnings, as notes: at most this many distinct ones
+
+
+def _torch_warnings(index: AnalysisIndex) -> list[str]:
+    """Warnings torch's compile stack raised that no rule reads, said as torch said them (first line)."""
+    seen: dict[str, int] = {}
+    for warning in index.log.torch_warnings:
+        if warning.kind == WarningKind.OTHER:
+            where = f"{index.code.display(warning.file)}:{warning.line}"
+            text = f"{warning.category} at {where}: {warning.message.splitlines()[0][:300]}"
+            seen[text] = seen.get(text, 0) + warning.count
+    return [
+        f"torch warned while compiling ({text})" + (f", {count} times" if count > 1 else "")
+        for text, count in list(seen.items())[:_WARNINGS_SHOWN]
+    ]
+
+
 def _notes(log: EventLog, index: AnalysisIndex, summary: Summary, ranked: list[Finding], suppressed: list) -> tuple:
     """(explain's result, the report's notes)."""
     explain, notes = _explain_notes(log, summary, ranked)
@@ -111,6 +128,7 @@ def _notes(log: EventLog, index: AnalysisIndex, summary: Summary, ranked: list[F
             "rerun with --fresh-inductor-cache to compile them afresh and see the hints."
         )
     notes += [warning.message for warning in log.warnings]
+    notes += _torch_warnings(index)
     if suppressed:
         notes.append(f"{len(suppressed)} finding(s) suppressed by `# doctor: ignore[...]` comments.")
     if log.health.problems:
@@ -157,8 +175,10 @@ def analyze(log: EventLog, context: AnalysisContext) -> Report:
     summary = summarize(ranked, measured)
     explain, notes = _notes(log, index, summary, ranked, suppressed)
     outcome = target_outcome(index)
-    torch_version = (log.bootstrap[-1].torch_version if log.bootstrap else None) or (
-        log.torch_versions[-1].version if log.torch_versions else None
+    torch_version = (
+        (log.bootstrap[-1].torch_version if log.bootstrap else None)
+        or (log.torch_versions[-1].version if log.torch_versions else None)
+        or next((m.torch_version for m in log.metrics if m.torch_version), None)  # what wrote the trace
     )
     return Report(
         tool_version=__version__,

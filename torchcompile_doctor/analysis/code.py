@@ -4,6 +4,7 @@ functions mapped back, methods with their class)."""
 
 from __future__ import annotations
 
+import ast
 import os
 from collections.abc import Callable, Sequence
 
@@ -55,6 +56,10 @@ class CodeMap:
         if not self.is_library(file) or _TORCH_MARKER in file:
             return False
         return any(marker in file for marker in _LIBRARY_MARKERS) or self._installed_package_dir(file) is not None
+
+    def is_torch(self, file: str) -> bool:
+        """torch's own code (its modules, Dynamo's wrappers of a compiled module): no place for a finding."""
+        return _TORCH_MARKER in file and self.is_library(file)
 
     def origin(self, file: str) -> str | None:
         """Whose code `file` is: USER, THIRD_PARTY or TORCH; None for the standard library, frozen modules
@@ -133,6 +138,17 @@ class CodeMap:
             at = int(resume["line"])
             return f"{self.qualified_name(file, resume['function'], at)} (after line {at})"
         return self.qualified_name(file, co_name, line)
+
+
+def called_name(code: str) -> str | None:
+    """What a line of code calls (`y = cm(x)` -> `cm`, `out = self.model(**batch)` -> `self.model`): the
+    outermost call of the statement, parsed (never run); None when the line is not one whole statement."""
+    try:
+        tree = ast.parse(code.strip())
+    except (SyntaxError, ValueError):
+        return None
+    call = next((node for node in ast.walk(tree) if isinstance(node, ast.Call)), None)
+    return ast.unparse(call.func) if call is not None else None
 
 
 def is_doctor_file(file: str) -> bool:

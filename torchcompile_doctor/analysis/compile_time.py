@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from torchcompile_doctor.analysis.compiled_frames import frame_view
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.compile_time import (
     CACHES,
@@ -74,6 +75,17 @@ def phases_of(metrics: CompilationMetrics, cpp_s: float | None) -> dict[str, flo
     return {"dynamo": total - backend, "aot_autograd": backend - cpp, "inductor": 0.0, "cpp_compile": cpp}
 
 
+def kernel_compiler(log: EventLog) -> str | None:
+    """What compiled the generated kernels: Triton when torch timed a Triton compile (a GPU), C++ when the trace
+    has C++ compile spans or a CPU-only torch wrote it; None when the trace does not say."""
+    if any(m.kernel_compiler == "triton" for m in log.metrics):
+        return "triton"
+    cpu_build = any((m.torch_version or "").endswith("+cpu") for m in log.metrics)
+    if cpu_build or any(span.name == "compile_file" for span in log.compile_spans):
+        return "cpp"
+    return None
+
+
 def _run_span(log: EventLog) -> tuple[float | None, float | None]:
     """(start, end) of the run in time.time() seconds, from the side channel (None: not recorded)."""
     start = next((b.wall_time for b in log.bootstrap if b.wall_time is not None), None)
@@ -131,6 +143,7 @@ def compile_time(index: AnalysisIndex) -> CompileTime | None:
         last_compile_end_s=max(ends) if ends else None,
         cache_saved_s=saved,
         miss_reasons=reasons,
+        kernel_compiler=kernel_compiler(log),
     )
 
 
@@ -153,7 +166,7 @@ def _frame(index, key, items, cpp, cache, origin, spans) -> FrameCompileTime:
     heaviest = max(guarded, key=lambda m: m.guard_count or 0) if guarded else None
     counted = next((c for c in index.log.call_counts if (c.function_file, c.function_line) == (file, line)), None)
     return FrameCompileTime(
-        function=index.function_name(file, co_name, line),
+        function=frame_view(index, key)[1],
         file=file,
         line=line,
         display_file=index.code.display(file) if file != "?" else file,
@@ -163,4 +176,5 @@ def _frame(index, key, items, cpp, cache, origin, spans) -> FrameCompileTime:
         guard_latency_us=heaviest.guard_latency_us if heaviest else None,
         calls=counted.calls if counted else None,
         last_compile_call=counted.last_compile_call if counted else None,
+        co_name=co_name,
     )

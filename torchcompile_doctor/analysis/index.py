@@ -62,6 +62,7 @@ class AnalysisIndex:
     frame_metrics: Mapping[int, CompilationMetrics]  # per frame id: its first compile that names the function
     starts: Mapping[CompileId, tuple[StackFrame, ...]]  # dynamo_start stacks
     changed_sources: Mapping[str, str]  # files left unread as they changed since the capture: why (filled lazily)
+    recompiled_frames: Mapping[int, tuple[str, int, str]]  # a text log without its trace names a frame only here
 
     @classmethod
     def build(cls, log: EventLog, context: AnalysisContext) -> AnalysisIndex:
@@ -84,6 +85,7 @@ class AnalysisIndex:
             frame_metrics=frame_metrics,
             starts={start.compile_id: start.stack for start in log.dynamo_starts},
             changed_sources=changed,
+            recompiled_frames={r.compile_id.frame_id: r.frame for r in log.recompiles if r.compile_id and r.frame},
         )
 
     @cached_property
@@ -150,7 +152,7 @@ class AnalysisIndex:
         """(file, first line, co_name) of the compiled function, or UNKNOWN_FRAME."""
         metrics = self.function_of(compile_id)
         if metrics is None:
-            return UNKNOWN_FRAME
+            return self.recompiled_frames.get(compile_id.frame_id, UNKNOWN_FRAME) if compile_id else UNKNOWN_FRAME
         # function_of only returns metrics that name their function (co_name set), whose code object
         # torch logged with it; a missing file or line reads as unknown, not None
         return (metrics.co_filename or "?", metrics.co_firstlineno or 0, metrics.co_name or "?")

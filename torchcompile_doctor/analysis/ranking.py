@@ -37,11 +37,12 @@ def cost_seconds(finding: Finding) -> float | None:
 
 
 def cost_share(finding: Finding, total_compile_seconds: float) -> float | None:
-    """The finding's share of the run's compile time; None without a compile cost."""
+    """The finding's share of the run's compile time; None without a compile cost, and when the run's compile
+    time is not known (a text log without its trace records none)."""
     seconds = cost_seconds(finding)
-    if seconds is None:
+    if seconds is None or total_compile_seconds <= 0:
         return None
-    return seconds / total_compile_seconds if total_compile_seconds > 0 else 0.0
+    return seconds / total_compile_seconds
 
 
 def severity_of(finding: Finding, total_compile_seconds: float) -> str:

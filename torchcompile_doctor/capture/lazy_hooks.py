@@ -15,6 +15,7 @@ from types import ModuleType
 from torchcompile_doctor.capture.compile_experiments import persistent_cache
 from torchcompile_doctor.capture.hooks import compile_hook, dynamo_config, perf_hint_capture
 from torchcompile_doctor.capture.torch_import import TorchImportWatcher, on_torch_import, stop_watching
+from torchcompile_doctor.capture.torch_messages import torch_log_capture, warning_capture
 from torchcompile_doctor.events.sidechannel import EventName, SideChannel
 
 WHY_OWNED = {
@@ -101,6 +102,8 @@ class CaptureHooks:
             )
             self._stack.enter_context(persistent_cache(experiment.get("cache_artifacts")))
             self._stack.enter_context(perf_hint_capture(channel))
+            self._stack.enter_context(torch_log_capture(channel))
+            self._stack.enter_context(warning_capture(channel))
             self._stack.enter_context(_depyf_dump(spec.get("dump_dir"), channel))
         except Exception as error:  # a hook that cannot go in must not stop the program importing torch
             channel.write(EventName.WARNING, message=f"capture hooks incomplete ({type(error).__name__}: {error})")

@@ -10,10 +10,12 @@ process: everything read as one log, which is what `load_ranks` gives (as rank 0
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import BinaryIO
 
 from torchcompile_doctor.dumps.layout import CAPTURE_IN_DUMP
 from torchcompile_doctor.errors import DoctorError
@@ -29,9 +31,17 @@ _ENVELOPE_PID = re.compile(rb"^[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d+ +(\d+) ")
 
 
 def trace_files(path: Path) -> list[Path]:
+    """The trace files of a dir (`*.log`, and `*.log.gz` as a job's artifacts keep them), or the file itself."""
     if path.is_file():
         return [path]
-    return sorted(p for p in path.rglob("*.log") if p.is_file())
+    return sorted(p for pattern in ("*.log", "*.log.gz") for p in path.rglob(pattern) if p.is_file())
+
+
+def open_log(path: Path) -> BinaryIO:
+    """A log file for reading as bytes, gunzipped as it is read when it is gzipped (by its magic bytes)."""
+    with path.open("rb") as probe:
+        gzipped = probe.read(2) == b"\x1f\x8b"
+    return gzip.open(path, "rb") if gzipped else path.open("rb")  # type: ignore[return-value]
 
 
 def load_trace(stream, log: EventLog, parsers: list[Parser] | None = None) -> int | None:
@@ -106,7 +116,7 @@ def _trace_files(path: Path) -> list[_TraceFile]:
     loaded = []
     for file in trace_files(path):
         log = EventLog()
-        with file.open("rb") as stream:
+        with open_log(file) as stream:
             envelope_rank = load_trace(stream, log)
         named = RANK_TRACE_FILE.match(file.name)
         loaded.append(_TraceFile(file, int(named.group(1)) if named else envelope_rank, log))
@@ -146,8 +156,13 @@ class RankLogs:
         return list(self.logs)
 
 
+def trace_pids(path: Path) -> set[int]:
+    """The process ids that wrote the trace files under `path` (their envelopes name them)."""
+    return {pid for file in trace_files(path) if (pid := _envelope_pid(file)) is not None}
+
+
 def _envelope_pid(file: Path) -> int | None:
-    with file.open("rb") as stream:
+    with open_log(file) as stream:
         match = _ENVELOPE_PID.match(stream.readline(4096))
     return int(match.group(1)) if match else None
 

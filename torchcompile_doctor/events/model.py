@@ -6,6 +6,7 @@ Every event is a frozen dataclass; analysis only ever sees these, never raw log 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 
 @dataclass(frozen=True, order=True)
@@ -72,6 +73,9 @@ class Recompile:
 
     compile_id: CompileId | None
     failures: tuple[str, ...]
+    # the function recompiled (file, first line, code name): a text log's `Recompiling function f in file:line`
+    # names it; TORCH_TRACE's record does not (its compilation_metrics do)
+    frame: tuple[str, int, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -97,6 +101,13 @@ class CompilationMetrics:
     async_compile_s: float | None = None  # waiting for kernels compiled in worker processes
     fx_cache: tuple[int, int] = (0, 0)  # local FX-graph cache (hits, misses)
     aot_cache: tuple[int, int] = (0, 0)  # local AOT-autograd cache (hits, misses)
+    # what compiled the kernels: "triton" when torch timed a Triton compile (a GPU); None when the record does
+    # not say (on a CPU the C++ compile shows as `compile_file` spans instead)
+    kernel_compiler: str | None = None
+    autotune_s: float | None = None  # max-autotune's benchmarking of kernel choices during this compile
+    torch_version: str | None = None  # the torch that wrote the record (`pytorch_version`)
+    failed_backend: str | None = None  # a backend that raised (BackendCompilerFailed): its name, as torch wrote it
+    backend_error: str | None = None  # and what it raised
 
 
 @dataclass(frozen=True)
@@ -127,6 +138,7 @@ class OutputGraph:
     compile_id: CompileId | None
     inlined: tuple[tuple[str, int, str, int], ...] = ()
     module_lists: tuple[tuple[str, int], ...] = ()
+    fp32_gpu_matmuls: int = 0  # matmul-class calls (linear, matmul, @, bmm, sdpa) with a float32 CUDA result
 
 
 @dataclass(frozen=True)
@@ -255,6 +267,7 @@ class PerfHint:
     message: str
     logger: str
     compile_id: CompileId | None
+    fallback_op: str | None = None  # `Using FallbackKernel: <op>`: the op inductor has no lowering for
 
 
 @dataclass(frozen=True)
@@ -278,6 +291,126 @@ class TargetExit:
     message: str | None = None
     stack: tuple[StackFrame, ...] = ()
     wall_time: float | None = None  # time.time() when the target ended
+
+
+# --- what torch says to Python loggers and warnings, not to TORCH_TRACE (CUDA graphs, TF32, perf hints): read
+# live by the capture's hooks (the side channel) or from a job's text log (events/textlog.py), and turned into
+# these events by the same parsers (events/messages/)
+
+
+class CudagraphSkipReason(StrEnum):
+    """Why torch ran a graph without CUDA graphs (`skipping cudagraphs due to ...`), as torch's text says it."""
+
+    MUTATED_INPUTS = "mutated_inputs"  # an in-place write to an input that is no parameter, buffer or static input
+    CPU_DEVICE = "cpu_device"  # a CPU tensor or op in the graph, or tensors on several devices
+    DYNAMIC_SHAPES = "dynamic_shapes"  # symbolic shapes with cudagraph_skip_dynamic_graphs=True
+    INCOMPATIBLE_OP = "incompatible_op"  # an op CUDA graphs cannot capture (control flow, sparse, boolean index_put_)
+    NON_TENSOR_INPUTS = "non_tensor_inputs"
+    RERECORD_LIMIT = "rerecord_limit"  # re-recorded too often (input addresses that keep changing)
+    OTHER = "other"
+
+
+@dataclass(frozen=True)
+class CudagraphSkip:
+    """torch did not use CUDA graphs for a graph: the reason, torch's words for it (its stack left out) and
+    the frames torch found it from (`Found from:`), the user's line among them when torch gives one."""
+
+    compile_id: CompileId | None
+    reason: str  # a CudagraphSkipReason
+    detail: str
+    user_stack: tuple[StackFrame, ...] = ()
+    count: int = 1
+
+
+@dataclass(frozen=True)
+class CudagraphPartitions:
+    """How inductor split a graph for CUDA graphs (`Created N graph partitions: C cudagraphable, ...`)."""
+
+    compile_id: CompileId | None
+    partitions: int
+    cudagraphable: int
+
+
+@dataclass(frozen=True)
+class NonCudagraphableOp:
+    """An op of a partition that runs outside CUDA graphs, torch's reason (`cpu ops`, `dynamic shape ops`, or,
+    when CUDA graphs are off, `partition includes all ops when cudagraphs is disabled`) and its stack."""
+
+    compile_id: CompileId | None
+    node: str
+    reason: str
+    op: str | None  # the FX target, e.g. aten.mm.default
+    user_stack: tuple[StackFrame, ...] = ()
+    cause: str = "other"  # the reason as a CudagraphSkipReason (`cpu ops`: cpu_device)
+
+    @property
+    def cudagraphs_off(self) -> bool:
+        """CUDA graphs were not asked for (no `reduce-overhead`): every op is listed, none is a problem."""
+        return self.reason.startswith("partition includes all ops when cudagraphs is disabled")
+
+
+@dataclass(frozen=True)
+class CudagraphRecording:
+    """A CUDA graph tree recorded for one set of input sizes (`None`: a graph without symbolic sizes)."""
+
+    compile_id: CompileId | None
+    size_key: str | None
+    count: int = 1
+
+
+class CudagraphRunMode(StrEnum):
+    WARMUP = "warmup"  # the first call, run eagerly before recording
+    RECORD = "record"  # the call that records the CUDA graph
+    EAGER = "eager"  # a later call that missed the fast path and ran eagerly
+    RERECORD = "rerecord"  # a recorded graph whose invariants failed, recorded again
+
+
+@dataclass(frozen=True)
+class CudagraphRun:
+    """Calls of a CUDA-graph-managed function that did not replay a graph, counted per mode (torch logs no
+    line for a replay, the fast path)."""
+
+    compile_id: CompileId | None
+    function: str  # torch's name for it, e.g. partition_0
+    mode: str  # a CudagraphRunMode
+    count: int = 1
+
+
+@dataclass(frozen=True)
+class CudagraphSizesWarning:
+    """torch's warning that CUDA graphs were recorded for many distinct input sizes."""
+
+    compile_id: CompileId | None
+    distinct_sizes: int
+
+
+@dataclass(frozen=True)
+class CudagraphOverwritten:
+    """torch's error: a CUDA graph's output was read after a later replay overwrote it. `producer`: the line
+    that made the output (torch's `Stack trace:`); `stack`: where it was read (the traceback), when known."""
+
+    message: str
+    producer: StackFrame | None
+    stack: tuple[StackFrame, ...] = ()
+    gradient: bool = False  # a .grad allocated during capture, overwritten by a later backward
+
+
+class WarningKind(StrEnum):
+    TF32_DISABLED = "tf32_disabled"  # fp32 matmuls on an Ampere+ GPU without TensorFloat32
+    CUDAGRAPH_PENDING_BACKWARD = "cudagraph_pending_backward"  # the CUDA-graph fast path missed
+    OTHER = "other"
+
+
+@dataclass(frozen=True)
+class TorchWarning:
+    """A warning torch raised from its compile stack, as Python showed it (the warnings module), classified."""
+
+    kind: str  # a WarningKind
+    category: str  # UserWarning, ...
+    message: str
+    file: str
+    line: int
+    count: int = 1
 
 
 @dataclass
@@ -353,6 +486,14 @@ class EventLog:
     warnings: list[Warning_] = field(default_factory=list)
     explain: list[ExplainResult] = field(default_factory=list)
     target_exits: list[TargetExit] = field(default_factory=list)
+    cudagraph_skips: list[CudagraphSkip] = field(default_factory=list)
+    cudagraph_partitions: list[CudagraphPartitions] = field(default_factory=list)
+    non_cudagraphable_ops: list[NonCudagraphableOp] = field(default_factory=list)
+    cudagraph_recordings: list[CudagraphRecording] = field(default_factory=list)
+    cudagraph_runs: list[CudagraphRun] = field(default_factory=list)
+    cudagraph_size_warnings: list[CudagraphSizesWarning] = field(default_factory=list)
+    cudagraph_overwrites: list[CudagraphOverwritten] = field(default_factory=list)
+    torch_warnings: list[TorchWarning] = field(default_factory=list)
     health: LogHealth = field(default_factory=LogHealth)
 
     def add(self, event: object) -> None:
@@ -385,4 +526,12 @@ _LIST_FOR = {
     Warning_: "warnings",
     ExplainResult: "explain",
     TargetExit: "target_exits",
+    CudagraphSkip: "cudagraph_skips",
+    CudagraphPartitions: "cudagraph_partitions",
+    NonCudagraphableOp: "non_cudagraphable_ops",
+    CudagraphRecording: "cudagraph_recordings",
+    CudagraphRun: "cudagraph_runs",
+    CudagraphSizesWarning: "cudagraph_size_warnings",
+    CudagraphOverwritten: "cudagraph_overwrites",
+    TorchWarning: "torch_warnings",
 }

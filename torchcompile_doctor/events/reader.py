@@ -235,45 +235,83 @@ def _envelope(line: bytes, health: LogHealth) -> tuple[str, dict] | None:
     return kind, meta
 
 
+_UNKEPT_RUNS = 16  # the unwanted payload of the pending record kept by reference (its blocks), for the end check
+
+
+class _Pending:
+    """The record being read: its envelope, its payload as written when it is wanted (else a view of it while it
+    is short: the file's last record is checked whole), and whether every payload line could be loaded."""
+
+    def __init__(self, kind: str, meta: dict, line_no: int, keep_payload: bool) -> None:
+        self.envelope = (kind, meta, line_no)
+        self.keep_payload = keep_payload
+        self.runs: list[bytes] = []
+        self.unkept: list[memoryview] | None = []
+        self.complete = True
+
+    def add_run(self, block: bytes, start: int, stop: int) -> None:
+        if self.keep_payload:
+            self.runs.append(block[start:stop])
+        elif self.unkept is not None:
+            self.unkept = self.unkept + [memoryview(block)[start:stop]] if len(self.unkept) < _UNKEPT_RUNS else None
+
+    def finish(self, health: LogHealth) -> Record | None:
+        return _finish(self.envelope, self.runs if self.keep_payload else None, self.complete, health)
+
+    def whole(self) -> bool:
+        """The file's last record, which a last line without its newline ends, is whole: it announces no payload,
+        or the payload its md5 vouches for is all there (a writer that wrote all but the final newline)."""
+        expected = self.envelope[1].get("has_payload")
+        if not isinstance(expected, str):
+            return True
+        runs = self.runs if self.keep_payload else self.unkept
+        if runs is None or not self.complete:
+            return False
+        return hashlib.md5(_payload_bytes(b"".join(runs)), usedforsecurity=False).hexdigest() == expected
+
+
 def read_records(
     stream: BinaryIO,
     health: LogHealth,
     wants_payload: Callable[[str], bool] = lambda kind: True,
 ) -> Iterator[Record]:
-    """Yield the records of one trace file; interned strings (`{"str": [...]}`) are yielded too."""
-    pending: tuple[str, dict, int] | None = None
-    runs: list[bytes] = []  # the pending record's payload, as written, when it is wanted
-    keep_payload = False
-    complete = True  # no payload line of the pending record was too long to load
-
+    """Yield the records of one trace file; interned strings (`{"str": [...]}`) are yielded too. A file whose
+    last line lacks its newline is truncated only when that line leaves its record incomplete."""
+    truncated_before = health.truncated
+    pending: _Pending | None = None
     for what, line_no, block, start, stop in _scan(stream, health):
         if what == _PAYLOAD:
             if pending is None:
                 health.bad_lines += block.count(b"\n", start, stop) + (block[stop - 1] != 10)
-            elif keep_payload:
-                runs.append(block[start:stop])
+            else:
+                pending.add_run(block, start, stop)
             continue
         if what == _LONG:
             health.bad_lines += 1
             if start == _TAB:  # a payload line of the pending record, if any: it cannot be checked now
-                complete = False
+                if pending is not None:
+                    pending.complete = False
                 continue
         if pending is not None:
-            record = _finish(pending, runs if keep_payload else None, complete, health)
+            record = pending.finish(health)
             if record is not None:
                 yield record
             pending = None
-        if what == _LONG:
-            continue
-        started = _envelope(block[start:stop], health)
-        if started is None:
-            continue
-        kind, meta = started
-        pending = (kind, meta, line_no)
-        runs = []
-        complete = True
-        keep_payload = "has_payload" in meta and wants_payload(kind)
+        started = _envelope(block[start:stop], health) if what != _LONG else None
+        if started is not None:
+            kind, meta = started
+            pending = _Pending(kind, meta, line_no, "has_payload" in meta and wants_payload(kind))
     if pending is not None:
-        record = _finish(pending, runs if keep_payload else None, complete, health)
-        if record is not None:
-            yield record
+        yield from _last(pending, health, truncated_before)
+
+
+def _last(pending: _Pending, health: LogHealth, truncated_before: bool) -> Iterator[Record]:
+    """The file's last record; a file cut just after its last byte but for the newline is not truncated."""
+    whole = pending.whole()
+    if not whole and not pending.keep_payload and pending.unkept and health.truncated:
+        health.md5_mismatches += 1  # the last payload is not what its md5 says (finish() checks a kept one)
+    record = pending.finish(health)
+    if record is not None:
+        yield record
+    if whole and not truncated_before:
+        health.truncated = False  # only the final newline is missing

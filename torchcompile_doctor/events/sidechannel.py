@@ -1,7 +1,9 @@
 """The doctor's side channel: JSON lines the capture child writes next to the TORCH_TRACE files.
 
 It carries what TORCH_TRACE does not: how the target ended, perf hints, the backends used,
-`torch._dynamo.explain` results. This module owns the whole channel: its file names, its event names
+`torch._dynamo.explain` results, and torch's messages to its loggers and to `warnings` (CUDA graphs, TF32),
+which the same parsers read as they read a job's text log (events/messages/). This module owns the whole
+channel: its file names, its event names
 (`EventName`), the writer the child uses (`SideChannel`) and the reader (`read_side_channel`, one parser
 per event name, tolerant like the trace reader). The child imports it, so it imports nothing heavy.
 """
@@ -17,6 +19,9 @@ from collections.abc import Callable, Iterator
 from enum import StrEnum
 from typing import BinaryIO
 
+from torchcompile_doctor.events.messages import LogMessage, MessageReader, ShownWarning
+from torchcompile_doctor.events.messages.exceptions import overwritten_output
+from torchcompile_doctor.events.messages.hints import perf_hint
 from torchcompile_doctor.events.model import (
     BackendUse,
     BootstrapInfo,
@@ -26,7 +31,6 @@ from torchcompile_doctor.events.model import (
     ExplainResult,
     GuardOverhead,
     LogHealth,
-    PerfHint,
     StackFrame,
     TargetExit,
     Warning_,
@@ -59,6 +63,8 @@ class EventName(StrEnum):
     EXPLAIN = "explain"  # ExplainResult: torch._dynamo.explain on a function target
     TARGET_EXIT = "target_exit"  # TargetExit: how the target ended, as the child saw it
     CALL_COUNT = "call_count"  # CallCount: a compiled function's calls, and the last one Dynamo compiled in
+    TORCH_LOG = "torch_log"  # a record of one of torch's loggers (cudagraphs): read by events/messages/
+    TORCH_WARNING = "torch_warning"  # a warning Python showed from torch's compile stack (TF32): events/messages/
 
 
 class SideChannel:
@@ -169,10 +175,10 @@ _PARSERS: dict[str, Callable[[dict], object]] = {  # keyed by EventName (a str)
         error=_opt_str(d.get("error")),
     ),
     EventName.WARNING: lambda d: Warning_(str(d["message"])),
-    EventName.PERF_HINT: lambda d: PerfHint(
-        message=str(d["message"]),
-        logger=str(d.get("logger", "")),
-        compile_id=CompileId.parse(d["compile_id"]) if isinstance(d.get("compile_id"), str) else None,
+    EventName.PERF_HINT: lambda d: perf_hint(
+        str(d["message"]),
+        str(d.get("logger", "")),
+        CompileId.parse(d["compile_id"]) if isinstance(d.get("compile_id"), str) else None,
     ),
     EventName.EXPLAIN: lambda d: ExplainResult(
         graph_count=int(d["graph_count"]),
@@ -189,28 +195,53 @@ _PARSERS: dict[str, Callable[[dict], object]] = {  # keyed by EventName (a str)
         stack=_frames(d.get("stack")),
         wall_time=_opt_float(d.get("t")),
     ),
+    EventName.TORCH_LOG: lambda d: LogMessage(
+        module=str(d["module"]),
+        artifact=_opt_str(d.get("artifact")),
+        level=str(d.get("level", "")),
+        compile_id=CompileId.parse(d["compile_id"]) if isinstance(d.get("compile_id"), str) else None,
+        text=str(d["message"]),
+    ),
+    EventName.TORCH_WARNING: lambda d: ShownWarning(
+        category=str(d["category"]), message=str(d["message"]), file=str(d["file"]), line=int(d["line"])
+    ),
 }
 
 
+def _events_of(read: object, messages: MessageReader) -> list[object]:
+    """What one line read back gives: its event, or for torch's own messages what their parsers make of them
+    (a record whose stack comes as records of its own, and repeated calls, are given at the end)."""
+    if isinstance(read, LogMessage):
+        return messages.log(read)
+    if isinstance(read, ShownWarning):
+        return messages.warning(read)
+    if isinstance(read, TargetExit) and read.message:  # the target died of a CUDA-graph error: say which
+        overwritten = overwritten_output(read.message, read.stack)
+        return [read, overwritten] if overwritten is not None else [read]
+    return [read]
+
+
 def read_side_channel(stream: BinaryIO, health: LogHealth) -> Iterator[object]:
+    messages = MessageReader(health)
     for raw in stream:
         health.lines += 1
-        if not raw.endswith(b"\n"):
-            health.truncated = True
         try:
             data = json.loads(raw.decode("utf-8", errors="replace"))
             name = data.get("event") if isinstance(data, dict) else None
             parser = _PARSERS.get(name) if isinstance(name, str) else None  # a list as name: not hashable
         except ValueError:
             health.bad_json += 1
+            health.truncated = health.truncated or not raw.endswith(b"\n")  # the writer died mid-line
             continue
         if parser is None:
             health.unknown_kinds += 1
             continue
         try:
-            event = parser(data)
+            read = parser(data)
         except (KeyError, TypeError, ValueError):
             health.parse_errors += 1
             continue
-        health.records += 1
-        yield event
+        if not isinstance(read, (LogMessage, ShownWarning)):  # torch's messages are counted by their parsers
+            health.records += 1
+        yield from _events_of(read, messages)
+    yield from messages.close()

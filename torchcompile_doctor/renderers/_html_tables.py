@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from torchcompile_doctor.compile_time import PHASE_LABELS, PHASES, CompileTime, FrameCompileTime
+from torchcompile_doctor.compile_time import PHASES, CompileTime, FrameCompileTime
 from torchcompile_doctor.report import Finding, Kind, Report
 
 BAR_WIDTH = 1000  # viewBox units of a phase bar
@@ -133,13 +133,13 @@ class PhaseBars:
     rest_s: float
 
 
-def _bar(frame: FrameCompileTime, longest: float) -> PhaseBar:
+def _bar(frame: FrameCompileTime, longest: float, labels: dict[str, str]) -> PhaseBar:
     x, segments = 0.0, []
     for phase in PHASES:
         seconds = frame.phases[phase]
         width = seconds / longest * BAR_WIDTH
         if width >= 0.5:
-            title = f"{PHASE_LABELS[phase]}: {seconds:.2f} s"
+            title = f"{labels[phase]}: {seconds:.2f} s"
             segments.append(Segment(round(x, 1), round(width, 1), phase, title))
         x += width
     return PhaseBar(frame.function, frame.where, frame.seconds, len(frame.compiles), tuple(segments))
@@ -153,8 +153,8 @@ def phase_bars(data: CompileTime | None) -> PhaseBars | None:
     longest = frames[0].seconds or 1.0
     totals = data.phases
     return PhaseBars(
-        bars=tuple(_bar(frame, longest) for frame in frames[:BAR_ROWS]),
-        phases=tuple((p, PHASE_LABELS[p], totals[p]) for p in PHASES if totals[p] >= SHOWN_S),
+        bars=tuple(_bar(frame, longest, data.labels) for frame in frames[:BAR_ROWS]),
+        phases=tuple((p, data.labels[p], totals[p]) for p in PHASES if totals[p] >= SHOWN_S),
         rest=max(len(frames) - BAR_ROWS, 0),
         rest_s=sum(f.seconds for f in frames[BAR_ROWS:]),
     )
@@ -165,7 +165,7 @@ def compile_facts(data: CompileTime | None) -> tuple[str, ...]:
     if data is None or data.total_s < SHOWN_S:
         return ()
     share = f" ({data.share_of_run:.0%} of the {data.run_s:.1f} s run)" if data.share_of_run is not None else ""
-    phases = ", ".join(f"{PHASE_LABELS[p]} {data.phases[p]:.2f} s" for p in PHASES if data.phases[p] >= SHOWN_S)
+    phases = ", ".join(f"{data.labels[p]} {data.phases[p]:.2f} s" for p in PHASES if data.phases[p] >= SHOWN_S)
     facts = [f"compile time {data.total_s:.2f} s{share}: {phases}"]
     if data.late_s >= SHOWN_S:
         facts.append(f"{data.late_s:.2f} s of it compiling again after each function's first compile (recompiles)")

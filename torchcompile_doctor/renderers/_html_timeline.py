@@ -5,11 +5,10 @@ finding. Geometry in viewBox units (the drawing scales with the page); pure: not
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from torchcompile_doctor.compile_time import (
-    PHASE_LABELS,
     PHASES,
     CompileRecord,
     CompileTime,
@@ -17,6 +16,8 @@ from torchcompile_doctor.compile_time import (
     TraceSpan,
 )
 from torchcompile_doctor.report import Finding, Kind, Report
+
+Labels = Mapping[str, str]  # phase -> its name
 
 VIEW_WIDTH = 1000  # viewBox units across the time axis: about a pixel each on a desktop page
 LEVEL_HEIGHT = 7  # one nesting level of spans
@@ -125,6 +126,7 @@ class Timeline:
     run_end: bool  # the run's end is drawn
     nested: bool  # torch's spans are drawn (not only each compile's phases)
     compiles: tuple[CompileLine, ...]
+    labels: Labels  # the phases' names (the kernel compile named for what ran: C++ or Triton)
 
     @property
     def width(self) -> int:
@@ -136,7 +138,7 @@ class Timeline:
 
     @property
     def legend_phases(self) -> tuple[tuple[str, str], ...]:
-        return tuple((phase, PHASE_LABELS[phase]) for phase in self.phases)
+        return tuple((phase, self.labels[phase]) for phase in self.phases)
 
     @property
     def legend_marks(self) -> tuple[tuple[str, str], ...]:
@@ -220,7 +222,7 @@ def _span_boxes(record: CompileRecord, scale: float, top: float) -> list[Box]:
     return boxes
 
 
-def _phase_boxes(record: CompileRecord, start: float, scale: float, top: float) -> list[Box]:
+def _phase_boxes(record: CompileRecord, start: float, scale: float, top: float, labels: Labels) -> list[Box]:
     """A compile without spans: its phases one after another, two levels high."""
     boxes: list[Box] = []
     x = start * scale
@@ -235,7 +237,7 @@ def _phase_boxes(record: CompileRecord, start: float, scale: float, top: float) 
                     y=top,
                     height=2 * LEVEL_HEIGHT - 1,
                     phase=phase,
-                    title=f"{PHASE_LABELS[phase]} ({record.compile_id}): {record.phases.get(phase, 0.0):.3f} s",
+                    title=f"{labels[phase]} ({record.compile_id}): {record.phases.get(phase, 0.0):.3f} s",
                 )
             )
         x += width
@@ -256,13 +258,15 @@ def _levels(frame: FrameCompileTime) -> int:
     return min(max(depths) + 1, MAX_LEVELS) if depths else 2
 
 
-def _compile_boxes(frame: FrameCompileTime, scale: float, top: float, levels: int) -> list[Box]:
+def _compile_boxes(frame: FrameCompileTime, scale: float, top: float, levels: int, labels: Labels) -> list[Box]:
     boxes = []
     for record in frame.compiles:
         if record.start_s is None:
             continue
         drawn = (
-            _span_boxes(record, scale, top) if spans_cover(record) else _phase_boxes(record, record.start_s, scale, top)
+            _span_boxes(record, scale, top)
+            if spans_cover(record)
+            else _phase_boxes(record, record.start_s, scale, top, labels)
         )
         boxes += drawn
         if record.failed:  # outlined across every level: torch gave up on this compile
@@ -338,7 +342,9 @@ def _markers(marks: list[_Mark]) -> list[Marker]:
     return markers
 
 
-def _row(frame: FrameCompileTime, marks: list[_Mark], scale: float, run_end: float | None) -> TimelineRow:
+def _row(
+    frame: FrameCompileTime, marks: list[_Mark], scale: float, run_end: float | None, labels: Labels
+) -> TimelineRow:
     markers = _markers(marks)
     lanes = max((m.lane + 1 for m in markers), default=0)
     levels = _levels(frame)
@@ -348,7 +354,7 @@ def _row(frame: FrameCompileTime, marks: list[_Mark], scale: float, run_end: flo
         where=frame.where,
         compiles=len(frame.compiles),
         seconds=frame.seconds,
-        boxes=tuple(_compile_boxes(frame, scale, top, levels)),
+        boxes=tuple(_compile_boxes(frame, scale, top, levels, labels)),
         markers=tuple(markers),
         lanes=lanes,
         levels=levels,
@@ -381,15 +387,16 @@ def _lane(report: Report, label: str, rank: int | None, data: CompileTime, scale
             if c.start_s is not None
             for kind, finding in at_compile.get(c.compile_id, [])
         ]
-        rows.append(_row(frame, marks, scale, data.run_s))
-        lines += [_compile_line(frame, c, at_compile.get(c.compile_id, []), rank) for c in frame.compiles]
+        rows.append(_row(frame, marks, scale, data.run_s, data.labels))
+        marked = [(c, at_compile.get(c.compile_id, [])) for c in frame.compiles]
+        lines += [_compile_line(frame, c, marks_at, rank, data.labels) for c, marks_at in marked]
     return Lane(label, tuple(rows)), lines
 
 
-def _compile_line(frame: FrameCompileTime, record: CompileRecord, marks, rank: int | None) -> CompileLine:
-    phases = " · ".join(
-        f"{PHASE_LABELS[p]} {record.phases[p]:.2f} s" for p in PHASES if record.phases.get(p, 0.0) >= 0.005
-    )
+def _compile_line(
+    frame: FrameCompileTime, record: CompileRecord, marks, rank: int | None, labels: Labels
+) -> CompileLine:
+    phases = " · ".join(f"{labels[p]} {record.phases[p]:.2f} s" for p in PHASES if record.phases.get(p, 0.0) >= 0.005)
     return CompileLine(
         function=frame.function,
         compile_id=record.compile_id,
@@ -425,7 +432,9 @@ def _span_s(lanes: list[tuple[str, int | None, CompileTime]]) -> float:
     return max(ends + [data.run_s or 0.0 for _, _, data in lanes], default=0.0)
 
 
-def _timeline(lanes: tuple[Lane, ...], span: float, nested: bool, compiles: tuple[CompileLine, ...]) -> Timeline:
+def _timeline(
+    lanes: tuple[Lane, ...], span: float, nested: bool, compiles: tuple[CompileLine, ...], labels: Labels
+) -> Timeline:
     rows = [row for lane in lanes for row in lane.rows]
     drawn = {box.phase for row in rows for box in row.boxes}
     marked = {marker.kind for row in rows for marker in row.markers}
@@ -438,6 +447,7 @@ def _timeline(lanes: tuple[Lane, ...], span: float, nested: bool, compiles: tupl
         run_end=any(row.run_end is not None for row in rows),
         nested=nested,
         compiles=compiles,
+        labels=labels,
     )
 
 
@@ -450,4 +460,5 @@ def timeline(report: Report) -> Timeline | None:
     built = [_lane(report, label, rank, data, VIEW_WIDTH / span) for label, rank, data in lanes]
     nested = any(spans_cover(c) for _, _, data in lanes for f in data.frames for c in f.compiles)
     compiles = tuple(line for _, lines in built for line in lines)
-    return _timeline(tuple(lane for lane, _ in built if lane.rows), span, nested, compiles)
+    labels = lanes[0][2].labels
+    return _timeline(tuple(lane for lane, _ in built if lane.rows), span, nested, compiles, labels)

@@ -13,6 +13,24 @@ _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
 _ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
 
 NO_FINDINGS = "No findings: one graph per compiled function, no recompiles."
+NO_COMPILE = "No findings: what was read records no compiled graph."
+NOT_RECORDED = "not recorded"
+
+
+def no_findings(graphs: int, compiled: bool) -> str:
+    """What a report without findings says: nothing compiled is not "one graph per function"."""
+    return NO_FINDINGS if graphs or compiled else NO_COMPILE
+
+
+def torch_label(version: str | None) -> str:
+    return version or f"version {NOT_RECORDED}"
+
+
+def target_line(status: str, exit_code: int | None) -> str:
+    """How the target ended, or that the logs read do not say (a bare trace, a text log that ends normally)."""
+    if status == "unknown":
+        return f"target: how it ended is {NOT_RECORDED} in what was read"
+    return f"target: {status}, exit code {exit_code}"
 
 
 def clean(text: str) -> str:

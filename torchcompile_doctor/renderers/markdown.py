@@ -6,7 +6,7 @@ import html
 import re
 
 from torchcompile_doctor.renderers._compile_time_text import compile_time_lines
-from torchcompile_doctor.renderers._text import NO_FINDINGS, clean_for_display
+from torchcompile_doctor.renderers._text import NOT_RECORDED, clean_for_display, no_findings, torch_label
 from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
 from torchcompile_doctor.report import Finding, GateResult, Report, rank_list
 
@@ -124,7 +124,8 @@ def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
         f"| {s.graphs} | {s.graph_breaks} | {s.recompiles} | {s.recompile_limit_hits} | {s.fallbacks_to_eager} "
         f"| {s.compile_failures} | {s.compile_time_s:.2f} s |",
         "",
-        f"backend `{report.backend}`, torch `{report.torch_version}`, target exit `{report.target_exit_code}`",
+        f"backend `{report.backend}`, torch `{torch_label(report.torch_version)}`, target exit "
+        + (f"`{report.target_exit_code}`" if report.target_status != "unknown" else NOT_RECORDED),
         "",
     ]
     compile_time = compile_time_lines(report.compile_time)
@@ -136,7 +137,7 @@ def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
     if report.gate is not None:
         lines += _gate(report.gate)
     if not report.findings:
-        lines.append(NO_FINDINGS)
+        lines.append(no_findings(s.graphs, report.compile_time is not None))
     for finding in report.findings[:TOP_FINDINGS]:
         lines += _finding(finding, report.gate, all_ranks)
     rest = report.findings[TOP_FINDINGS:]

@@ -8,7 +8,13 @@ from rich.console import Console
 from rich.text import Text as _RichText
 
 from torchcompile_doctor.renderers._compile_time_text import compile_time_lines
-from torchcompile_doctor.renderers._text import NO_FINDINGS, clean_for_display, finding_figures
+from torchcompile_doctor.renderers._text import (
+    clean_for_display,
+    finding_figures,
+    no_findings,
+    target_line,
+    torch_label,
+)
 from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
 from torchcompile_doctor.report import Finding, Fix, GateResult, Location, Report, rank_list
 
@@ -193,7 +199,7 @@ def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
             f"{s.graphs} graphs · {s.graph_breaks} graph breaks ({s.graph_break_records} records) · "
             f"{s.recompiles} recompiles · {s.recompile_limit_hits} recompile-limit hits · "
             f"{s.fallbacks_to_eager} fallbacks to eager · {s.compile_failures} compile failures · "
-            f"compile {s.compile_time_s:.2f} s · backend {report.backend} · torch {report.torch_version}"
+            f"compile {s.compile_time_s:.2f} s · backend {report.backend} · torch {torch_label(report.torch_version)}"
         )
     )
     for line in compile_time_lines(report.compile_time):
@@ -207,11 +213,10 @@ def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
     if options.show_guards:
         _guards(console, report)
     if not report.findings:
-        console.print(Text(NO_FINDINGS, style="green"))
+        console.print(Text(no_findings(s.graphs, report.compile_time is not None), style="green"))
     for finding in report.findings:
         _finding(console, finding, report)
     for note in report.notes:
         console.print(Text(f"note: {note}", style="dim"))
-    status = report.target_status
-    console.print(Text(f"target: {status}, exit code {report.target_exit_code}", style="dim"))
+    console.print(Text(target_line(report.target_status, report.target_exit_code), style="dim"))
     return buffer.getvalue()

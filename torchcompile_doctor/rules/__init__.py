@@ -5,12 +5,14 @@ recompile reason class or perf-hint pattern; a rule's library wording is chosen 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
 import yaml
 
+from torchcompile_doctor.events.model import CudagraphSkipReason
 from torchcompile_doctor.report import KINDS, SEVERITIES, Kind
 
 CATALOGUE = Path(__file__).resolve().parent / "catalogue.yaml"
@@ -69,6 +71,7 @@ class Match:
     within: tuple[re.Pattern, ...] = ()  # the construct the break happened inside (torch's text): enough alone
     skipped_origins: tuple[str, ...] = ()  # a call to a function Dynamo skips, defined in this code
     carried: bool = False  # a recompile of a value carried across a graph break (a resume function's guard)
+    cudagraph_reasons: tuple[str, ...] = ()  # why torch skipped CUDA graphs (events.model.CudagraphSkipReason)
     fallback: bool = False  # matches anything of its kind; used last
 
 
@@ -223,6 +226,10 @@ def _match(entry: dict, where: str) -> Match:
     for origin in origins + skipped_origins:
         if origin not in ORIGINS:
             raise CatalogueError(f"{where}: unknown origin {origin}")
+    cudagraph_reasons = _tuple(raw.get("cudagraph_reasons"), where)
+    for reason in cudagraph_reasons:
+        if reason not in set(CudagraphSkipReason):
+            raise CatalogueError(f"{where}: unknown CUDA-graph skip reason {reason}")
     try:
         return Match(
             gb_ids=_tuple(raw.get("gb_ids"), where),
@@ -235,6 +242,7 @@ def _match(entry: dict, where: str) -> Match:
             skipped_origins=skipped_origins,
             fallback=bool(raw.get("fallback", False)),
             carried=bool(raw.get("carried", False)),
+            cudagraph_reasons=cudagraph_reasons,
         )
     except re.error as error:
         raise CatalogueError(f"{where}: bad pattern: {error}") from None
@@ -432,6 +440,21 @@ def _by_code() -> dict[str, Rule]:
 def rules_for_detector(name: str) -> tuple[Rule, ...]:
     """The rules a detector reports, in catalogue order."""
     return tuple(entry for entry in load_catalogue() if entry.detector == name)
+
+
+def rule_for_text(rules: Sequence[Rule], text: str) -> Rule:
+    """Of a detector's rules, the first whose `match.text` patterns all find `text`; else its fallback rule."""
+    for candidate in rules:
+        if candidate.match.text and all(p.search(text) for p in candidate.match.text):
+            return candidate
+    return next(r for r in rules if r.match.fallback)
+
+
+def rule_for_cudagraph_reason(rules: Sequence[Rule], reason: str) -> Rule:
+    """Of the CUDA-graph skip rules, the one that names the reason; else the fallback rule."""
+    return next((r for r in rules if reason in r.match.cudagraph_reasons), None) or next(
+        r for r in rules if r.match.fallback
+    )
 
 
 def rule_for_carried(reason_class: str) -> Rule:

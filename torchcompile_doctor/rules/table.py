@@ -17,7 +17,8 @@ START, END = "<!-- rules:start -->", "<!-- rules:end -->"
 def rule_table(catalogue: tuple[Rule, ...]) -> str:
     lines = ["| code | name | kind | severity | status | matches |", "| --- | --- | --- | --- | --- | --- |"]
     for rule in catalogue:
-        matches = ", ".join(rule.match.gb_ids) or ", ".join(rule.match.reason_classes)
+        match = rule.match
+        matches = ", ".join(match.gb_ids) or ", ".join(match.reason_classes) or ", ".join(match.cudagraph_reasons)
         if rule.match.carried:
             matches = (matches + ", " if matches else "") + "a value carried across a graph break"
         if rule.match.fallback:

@@ -9,11 +9,13 @@ from collections.abc import Callable, Sequence
 from torchcompile_doctor.analysis.detectors import (
     breaks,
     compile_time,
+    cudagraphs,
     failures,
     fallbacks,
     guards,
     hints,
     outcome,
+    precision,
     recompiles,
 )
 from torchcompile_doctor.analysis.index import AnalysisIndex
@@ -38,6 +40,12 @@ DETECTORS: dict[str, Detector] = {
     "compile_phase": compile_time.dominant_phase,
     "cold_cache": compile_time.cold_cache,
     "warm_cache": compile_time.warm_cache,
+    "autotune_time": compile_time.autotune_time,
+    "cudagraph_skip": cudagraphs.cudagraph_skips,  # and partitions left out of CUDA graphs (a CPU op)
+    "cudagraph_pending_backward": cudagraphs.cudagraph_pending_backward,
+    "cudagraph_overwritten": cudagraphs.cudagraph_overwritten,
+    "cudagraph_sizes": cudagraphs.cudagraph_sizes,
+    "tf32_disabled": precision.tf32_disabled,
     "target_failed": outcome.target_failed,  # and, in a multi-rank run, the launcher's failure
     "nothing_compiled": outcome.nothing_compiled,
 }

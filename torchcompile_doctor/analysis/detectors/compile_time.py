@@ -9,9 +9,10 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
 
+from torchcompile_doctor.analysis.compiled_frames import frame_view
 from torchcompile_doctor.analysis.findings import finding_from_rule, unique
 from torchcompile_doctor.analysis.index import AnalysisIndex
-from torchcompile_doctor.compile_time import PHASE_LABELS, CompileTime, FrameCompileTime
+from torchcompile_doctor.compile_time import CompileTime, FrameCompileTime
 from torchcompile_doctor.events.model import CompileId, OutputGraph
 from torchcompile_doctor.finding_data import (
     CacheEvidence,
@@ -111,6 +112,12 @@ def _repeated_block_finding(rule, index, frame, compile_, block) -> Finding:
     return replace(finding, fix=replace(finding.fix, experiment=experiment))
 
 
+_KERNEL_ADVICE: dict[str | None, str] = {
+    "triton": "triton_compile",
+    "cpp": "cpp_compile",
+}  # which advice of TCD602 for the kernel compile
+
+
 def dominant_phase(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
     """TCD602: one phase taking most of a frame's compile time, with what controls that phase."""
     (rule,) = rules
@@ -126,19 +133,21 @@ def dominant_phase(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]
             continue
         phase, seconds = max(frame.phases.items(), key=lambda item: item[1])
         share = seconds / frame.seconds
-        if share < rule.params.get("min_share", 0.5) or phase not in advice:
+        # the kernel compile's levers differ: Triton kernels (and their autotuning) on a GPU, C++ on a CPU
+        advised = _KERNEL_ADVICE.get(data.kernel_compiler, "kernel_compile") if phase == "cpp_compile" else phase
+        if share < rule.params.get("min_share", 0.5) or advised not in advice:
             continue
         findings.append(
             finding_from_rule(
                 rule,
-                location=index.location(frame.file, frame.line, frame.function),
+                location=frame_view(index, _key(frame))[0],
                 facts={
-                    "phase": PHASE_LABELS[phase],
+                    "phase": data.labels[phase],
                     "share": _percent(share),
                     "seconds": f"{seconds:.1f}",
                     "total": f"{frame.seconds:.1f}",
                     "frame": frame.function,
-                    "advice": advice[phase],
+                    "advice": advice[advised],
                 },
                 count=len(frame.compiles),
                 impact=CompileTimeImpact(compile_seconds=round(seconds, 3), share=round(share, 3)),
@@ -160,9 +169,13 @@ def _cache_evidence(data: CompileTime) -> CacheEvidence:
     )
 
 
+def _key(frame: FrameCompileTime) -> tuple[str, int, str]:
+    return frame.file, frame.line, frame.co_name
+
+
 def _heaviest(index: AnalysisIndex, data: CompileTime):
     frame = data.frames[0]
-    return index.location(frame.file, frame.line, frame.function) if frame.file != "?" else None
+    return frame_view(index, _key(frame))[0] if frame.file != "?" else None
 
 
 def cold_cache(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
@@ -208,3 +221,37 @@ def warm_cache(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
             evidence=_cache_evidence(data),
         )
     ]
+
+
+def autotune_time(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+    """TCD605: max-autotune's benchmarking of kernel choices (torch's `compile_time_autotune_time_us`) taking a
+    large part of a frame's compile time."""
+    (rule,) = rules
+    data = index.compile_time
+    if data is None:
+        return []
+    by_frame: dict[tuple[str, int, str], float] = defaultdict(float)
+    for metrics in index.log.metrics:
+        if metrics.compile_id is not None and metrics.autotune_s:
+            by_frame[index.frame_key(metrics.compile_id)] += metrics.autotune_s
+    findings = []
+    for frame in data.frames:
+        seconds = by_frame.get(_key(frame), 0.0)
+        if seconds < rule.params["min_autotune_s"] or seconds < rule.params["min_share"] * frame.seconds:
+            continue
+        location, name = frame_view(index, _key(frame))
+        share = seconds / frame.seconds if frame.seconds else 0.0
+        findings.append(
+            finding_from_rule(
+                rule,
+                location=location,
+                facts={"frame": name, "seconds": f"{seconds:.1f}", "share": _percent(share)},
+                count=len(frame.compiles),
+                impact=CompileTimeImpact(compile_seconds=round(seconds, 3), share=round(share, 3)),
+                evidence=CompilePhaseEvidence(
+                    compile_ids=[c.compile_id for c in frame.compiles],
+                    phases={k: round(v, 3) for k, v in frame.phases.items()},
+                ),
+            )
+        )
+    return findings

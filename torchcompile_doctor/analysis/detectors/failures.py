@@ -16,7 +16,7 @@ from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import CompilationMetrics
 from torchcompile_doctor.finding_data import CompilesImpact, FailureEvidence
 from torchcompile_doctor.report import Finding
-from torchcompile_doctor.rules import Rule, rule_for_break
+from torchcompile_doctor.rules import Rule, rule_for_break, rule_for_text
 
 # Compiles that end without a graph on purpose (nothing to trace, skipped files): not failures.
 _BENIGN_FAIL_TYPES = {"SkipFrame", "SkipCodeRecursiveException", "ResetRequired", "RecompileLimitExceeded"}
@@ -33,7 +33,7 @@ def _is_failure(metrics: CompilationMetrics, break_ids: set) -> bool:
 
 
 def compile_failures(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
-    (rule,) = rules
+    """TCD401 per failure; TCD408 when a backend raised (its own error, not a construct of the user's code)."""
     break_ids = {r.compile_id for r in index.log.graph_breaks}
     groups: dict[tuple, list[CompilationMetrics]] = defaultdict(list)
     for metrics in index.log.metrics:
@@ -41,7 +41,8 @@ def compile_failures(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Findin
             first_line = (metrics.fail_reason or metrics.fail_type or "").split("\n")[0].strip()
             groups[(metrics.fail_file, metrics.fail_line, first_line)].append(metrics)
     return [
-        _failure_finding(index, rule, file, line, gb_type, items) for (file, line, gb_type), items in groups.items()
+        _failure_finding(index, rule_for_text(rules, items[0].fail_type or ""), file, line, gb_type, items)
+        for (file, line, gb_type), items in groups.items()
     ]
 
 
@@ -64,10 +65,11 @@ def _failure_finding(
     code = index.code
     origin = code.origin(file) or (THIRD_PARTY if code.is_library(file) else USER)
     as_break = rule_for_break(gb_id, gb_type, metrics.fail_reason or "", origin=origin, owner_file=file)
+    backend = {"backend": metrics.failed_backend, "backend_error": metrics.backend_error or metrics.fail_type}
     return finding_from_rule(
         rule,
         location=index.location(file, line, function),
-        facts={"gb_type": gb_type, "fullgraph_hint": fullgraph_hint},
+        facts={"gb_type": gb_type, "fullgraph_hint": fullgraph_hint, **backend},
         gb_id=gb_id,
         gb_type=gb_type,
         category=as_break.category,

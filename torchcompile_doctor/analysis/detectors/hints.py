@@ -1,42 +1,45 @@
-"""Inductor's performance hints (TCD404) and graphs DDP's optimizer split at gradient-bucket
-boundaries (TCD506): not breaks, but what the compiled code costs."""
+"""Inductor's performance hints (TCD404; a fallback kernel TCD419/TCD420, each rule chosen by the hint's text) and
+graphs DDP's optimizer split at gradient-bucket boundaries (TCD506): not breaks, but what the compiled code
+costs."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
 
+from torchcompile_doctor.analysis.compiled_frames import compiled_frame
 from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import CompileId, DdpSplit, PerfHint
 from torchcompile_doctor.finding_data import DdpSplitEvidence, DdpSplitImpact, OccurrencesImpact, PerfHintEvidence
 from torchcompile_doctor.report import Finding
-from torchcompile_doctor.rules import Rule
+from torchcompile_doctor.rules import Rule, rule_for_text
 
 _SHORT = 100  # a hint's message in the title, at most
 
 
 def perf_hints(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
-    """One finding per distinct hint message, placed at the first compiled function that logged it."""
-    (rule,) = rules
+    """One finding per distinct hint message, placed at the first compiled function that logged it (the user's
+    line that called it when the function is torch's)."""
     groups: dict[str, list[PerfHint]] = defaultdict(list)
     for hint in index.log.perf_hints:
         groups[hint.message].append(hint)
     findings = []
     for message, hints in groups.items():
         compile_ids = {h.compile_id for h in hints if h.compile_id is not None}
-        metrics = next((index.function_of(c) for c in sorted(compile_ids)), None)
-        location = None
-        if metrics and metrics.co_filename:
-            first_line = metrics.co_firstlineno or 0
-            name = index.code.user_function_name(metrics.co_filename, metrics.co_name or "?", first_line)
-            location = index.location(metrics.co_filename, first_line, name)
+        compiled = compiled_frame(index, compile_ids)
+        location = compiled[0] if compiled else None
         short = message if len(message) <= _SHORT else message[: _SHORT - 3] + "..."
         findings.append(
             finding_from_rule(
-                rule,
+                rule_for_text(rules, message),
                 location=location,
-                facts={"message": short, "in_frame": f" `{location.function}`" if location else ""},
+                facts={
+                    "message": short,
+                    "in_frame": f" `{compiled[1]}`" if compiled else "",
+                    "in_function": f" in `{compiled[1]}`" if compiled else "",
+                    "op": hints[0].fallback_op or "",
+                },
                 count=len(hints),
                 impact=OccurrencesImpact(occurrences=len(hints)),
                 evidence=PerfHintEvidence(

@@ -8,6 +8,7 @@ import signal as signals
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from torchcompile_doctor.analysis.code import USER
 from torchcompile_doctor.analysis.findings import fill, finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex, RunOutcome
 from torchcompile_doctor.events.model import BackendUse, StackFrame, TargetExit
@@ -84,11 +85,14 @@ def target_failed(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
     stack: tuple[StackFrame, ...] = exit_event.stack if exit_event else ()
     frame = index.code.last_user_frame(stack) if stack else None
     location = index.location(frame.file, frame.line, frame.function) if frame else None
+    # the error is torch's CUDA-graph overwrite (TCD416 explains it): worded for that
+    facts: dict[str, str | None] = {"message": outcome.message, "where": location.where if location else "the target"}
+    facts["cudagraph_overwritten"] = "yes" if index.log.cudagraph_overwrites else None
     return [
         finding_from_rule(
-            rule,
+            rule.worded_for(USER, facts),
             location=location,
-            facts={"message": outcome.message, "where": location.where if location else "the target"},
+            facts=facts,
             evidence=TargetEvidence(
                 status=outcome.status,
                 exit_code=outcome.exit_code,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId
 from torchcompile_doctor.events.parsers import Parser
 from torchcompile_doctor.events.parsers.common import as_float, as_int, as_str, compile_id_of
@@ -30,9 +32,9 @@ def parse(record: Record, strings: dict[int, str]) -> CompilationMetrics | None:
         fail_file=as_str(body.get("fail_user_frame_filename")),
         fail_line=as_int(body.get("fail_user_frame_lineno")),
         start_time_us=as_int(body.get("start_time_us")),
-        backend_compile_s=as_float(body.get("backend_compile_time_s")),
-        inductor_compile_s=as_float(body.get("inductor_compile_time_s")),
-        code_gen_s=as_float(body.get("code_gen_time_s")),
+        backend_compile_s=_seconds(body, "backend_compile_time_s", "aot_autograd_cumulative_compile_time_us"),
+        inductor_compile_s=_seconds(body, "inductor_compile_time_s", "inductor_cumulative_compile_time_us"),
+        code_gen_s=_seconds(body, "code_gen_time_s", "inductor_code_gen_cumulative_compile_time_us"),
         async_compile_s=_micros(body.get("triton_compile_time_us")),
         fx_cache=(
             _count(body, "inductor_fx_local_cache_hit_count"),
@@ -42,7 +44,37 @@ def parse(record: Record, strings: dict[int, str]) -> CompilationMetrics | None:
             _count(body, "aotautograd_local_cache_hit_count"),
             _count(body, "aotautograd_local_cache_miss_count"),
         ),
+        kernel_compiler="triton" if _compiled_triton(body) else None,
+        autotune_s=_micros(body.get("compile_time_autotune_time_us")),
+        torch_version=as_str(body.get("pytorch_version")),
+        **_backend_failure(body),
     )
+
+
+def _compiled_triton(body: dict) -> bool:
+    """torch listed the Triton kernels it compiled, with their times. (`triton_compile_time_us` is no evidence:
+    torch 2.13 fills it on a CPU too, with the time of the C++ kernels' async compile.)"""
+    kernels = body.get("triton_kernel_compile_times_us")
+    return isinstance(kernels, (str, list)) and "triton_" in str(kernels)
+
+
+_BACKEND_RAISED = re.compile(r"^backend=(?P<quote>['\"])(?P<name>.+?)(?P=quote) raised:\n?(?P<error>.*)", re.S)
+
+
+def _backend_failure(body: dict) -> dict:
+    """The backend that raised and its error, for a BackendCompilerFailed (`backend='x' raised:\nError: ...`)."""
+    reason = as_str(body.get("fail_reason")) or ""
+    match = _BACKEND_RAISED.match(reason) if body.get("fail_type") == "BackendCompilerFailed" else None
+    if match is None:
+        return {}
+    error = match["error"].strip().split("\n\n")[0].strip()
+    return {"failed_backend": match["name"], "backend_error": error or None}
+
+
+def _seconds(body: dict, seconds_key: str, micros_key: str) -> float | None:
+    """A phase timer in seconds; logs of late 2024 carry only its `*_cumulative_compile_time_us` twin."""
+    seconds = as_float(body.get(seconds_key))
+    return seconds if seconds is not None or seconds_key in body else _micros(body.get(micros_key))
 
 
 def _micros(value: object) -> float | None:

@@ -14,6 +14,12 @@ from torchcompile_doctor.events.reader import Record
 
 _FILE_COMMENT = re.compile(r"# File: (.+?):(\d+) in (\S+), code: ")
 _INPUT_NAME = re.compile(r"\b[Ll]_\w+")
+# a node whose result is a float32 CUDA tensor made by a matmul-class call (what TF32 speeds up)
+_FP32_GPU_MATMUL = re.compile(
+    r'^\s*\w+: "f32\[[^"]*\]cuda[^"]*" = (?:\S+ @ \S+|(?:torch\.(?:_C\._nn\.|nn\.functional\.)?'
+    r"(?:linear|matmul|mm|bmm|addmm|baddbmm|einsum|scaled_dot_product_attention))\()",
+    re.M,
+)
 
 
 def _numbered_child(name: str) -> tuple[str, str] | None:
@@ -50,6 +56,7 @@ def parse(record: Record, strings: dict[int, str]) -> OutputGraph:
         compile_id_of(record.meta),
         inlined=tuple((file, line, function, n) for (file, line, function), n in lines.items()),
         module_lists=_module_lists(inputs),
+        fp32_gpu_matmuls=len(_FP32_GPU_MATMUL.findall(payload)),
     )
 
 

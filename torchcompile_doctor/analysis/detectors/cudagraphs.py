@@ -1,0 +1,180 @@
+"""CUDA graphs (`mode="reduce-overhead"`), as torch's `cudagraphs` logger and warnings tell them (TCD410-TCD417):
+graphs torch ran without CUDA graphs and why (each reason its rule), calls that missed the fast path because a
+backward was pending, an output read after a later replay overwrote it, and one CUDA graph recorded per input
+size. Each finding stands at the user's line when torch gives one (its `Found from` stack, the traceback),
+else at the compiled function (the user's line that called it, when the function is torch's)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+
+from torchcompile_doctor.analysis.compiled_frames import compiled_frame
+from torchcompile_doctor.analysis.findings import finding_from_rule
+from torchcompile_doctor.analysis.index import AnalysisIndex
+from torchcompile_doctor.events.model import (
+    CompileId,
+    CudagraphRun,
+    CudagraphRunMode,
+    CudagraphSkip,
+    NonCudagraphableOp,
+    StackFrame,
+    WarningKind,
+)
+from torchcompile_doctor.finding_data import (
+    CudagraphCallsEvidence,
+    CudagraphSizesEvidence,
+    CudagraphSkipEvidence,
+    OccurrencesImpact,
+    OverwrittenEvidence,
+)
+from torchcompile_doctor.report import Finding, Location
+from torchcompile_doctor.rules import Rule, rule_for_cudagraph_reason
+
+
+def _ids(compile_ids: Iterable[CompileId | None]) -> list[CompileId]:
+    return sorted({c for c in compile_ids if c is not None})
+
+
+def _place(
+    index: AnalysisIndex, stack: Sequence[StackFrame], compile_ids: Iterable[CompileId]
+) -> tuple[Location | None, str]:
+    """The user's line on torch's stack, else the compiled function; and the function's name ("" unknown)."""
+    frame = index.code.last_user_frame(stack)
+    compiled = compiled_frame(index, compile_ids)
+    name = compiled[1] if compiled else ""
+    if frame is not None:
+        function = index.code.qualified_name(frame.file, frame.function, frame.line)
+        return index.location(frame.file, frame.line, function), name or function
+    return (compiled[0] if compiled else None), name
+
+
+def _in(name: str) -> str:
+    return f" in `{name}`" if name else ""
+
+
+def cudagraph_skips(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+    """TCD410-TCD414: graphs run without CUDA graphs (torch's `skipping cudagraphs due to ...`), and partitions
+    of a graph left out of CUDA graphs for a reason of the same kind (a CPU op), one finding per reason and line."""
+    groups: dict[tuple, list[CudagraphSkip | NonCudagraphableOp]] = defaultdict(list)
+    for skip in index.log.cudagraph_skips:
+        frame = index.code.last_user_frame(skip.user_stack)
+        groups[(skip.reason, frame and (frame.file, frame.line), skip.detail)].append(skip)
+    for op in index.log.non_cudagraphable_ops:
+        if not op.cudagraphs_off:  # CUDA graphs asked for, and this op runs outside them
+            frame = index.code.last_user_frame(op.user_stack)
+            groups[(op.cause, frame and (frame.file, frame.line), op.reason)].append(op)
+    return [_skip_finding(index, rule_for_cudagraph_reason(rules, key[0]), key, items) for key, items in groups.items()]
+
+
+def _skip_finding(index: AnalysisIndex, rule: Rule, key: tuple, items: list) -> Finding:
+    reason, _, detail = key
+    compile_ids = _ids(item.compile_id for item in items)
+    location, function = _place(index, items[0].user_stack, compile_ids)
+    ops = [f"{op.node}: {op.op or '?'} ({op.reason})" for op in items if isinstance(op, NonCudagraphableOp)]
+    count = sum(getattr(item, "count", 1) for item in items)
+    partition = f" (a partition of the graph runs outside CUDA graphs: {len(ops)} op(s))" if ops else ""
+    return finding_from_rule(
+        rule,
+        location=location,
+        facts={"detail": detail, "in_function": _in(function), "partition": partition},
+        count=count,
+        impact=OccurrencesImpact(occurrences=count),
+        evidence=CudagraphSkipEvidence(
+            compile_ids=[str(c) for c in compile_ids], reason=str(reason), torch_text=detail, ops=ops[:20]
+        ),
+    )
+
+
+def _calls(runs: Iterable[CudagraphRun]) -> dict[str, int]:
+    calls: dict[str, int] = defaultdict(int)
+    for run in runs:
+        calls[str(run.mode)] += run.count
+    return dict(calls)
+
+
+def cudagraph_pending_backward(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+    """TCD415: torch warned that the CUDA-graph fast path is missed while a backward is pending (outputs that
+    require grad, never backpropagated: inference without `no_grad`); the calls that then ran eagerly."""
+    (rule,) = rules
+    warned = [w for w in index.log.torch_warnings if w.kind == WarningKind.CUDAGRAPH_PENDING_BACKWARD]
+    if not warned:
+        return []
+    runs = index.log.cudagraph_runs
+    calls = _calls(runs)
+    compile_ids = _ids(run.compile_id for run in runs if run.mode == CudagraphRunMode.EAGER)
+    location, function = _place(index, (), compile_ids)
+    eager, total = calls.get(CudagraphRunMode.EAGER, 0), sum(calls.values())
+    slow = f"{eager} call(s) ran eagerly instead of replaying the CUDA graph" if eager else "calls ran eagerly"
+    return [
+        finding_from_rule(
+            rule,
+            location=location,
+            facts={"slow_calls": slow, "calls_logged": total, "in_function": _in(function)},
+            identity="cudagraphs",
+            count=max(eager, 1),
+            impact=OccurrencesImpact(occurrences=max(eager, 1)),
+            evidence=CudagraphCallsEvidence(
+                compile_ids=[str(c) for c in compile_ids], calls=calls, torch_text=warned[0].message
+            ),
+        )
+    ]
+
+
+def cudagraph_overwritten(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+    """TCD416: torch's error for a CUDA graph's output read after a later replay overwrote it; at the user's line
+    that read it, naming the line that made it."""
+    (rule,) = rules
+    findings = []
+    for overwritten in index.log.cudagraph_overwrites:
+        producer = overwritten.producer
+        produced_at = None
+        if producer is not None:
+            produced_at = f"{index.code.display(producer.file)}:{producer.line}"
+        location, _ = _place(index, overwritten.stack or ((producer,) if producer else ()), ())
+        made_by = f" (made at {produced_at}: `{producer.code}`)" if producer and producer.code else ""
+        findings.append(
+            finding_from_rule(
+                rule,
+                location=location,
+                facts={"made_by": made_by, "produced_at": produced_at or "the compiled function"},
+                identity="cudagraphs",
+                evidence=OverwrittenEvidence(torch_text=overwritten.message, produced_at=produced_at),
+            )
+        )
+    return findings
+
+
+def cudagraph_sizes(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+    """TCD417: one CUDA graph tree recorded per distinct input size (dynamic shapes under reduce-overhead), or
+    torch's warning that it saw many sizes."""
+    (rule,) = rules
+    log = index.log
+    sizes = list(dict.fromkeys(r.size_key for r in log.cudagraph_recordings if r.size_key is not None))
+    warned = max((w.distinct_sizes for w in log.cudagraph_size_warnings), default=0)
+    if len(sizes) < rule.params["min_sizes"] and not warned:
+        return []
+    calls = _calls(log.cudagraph_runs)
+    compile_ids = _ids([*(r.compile_id for r in log.cudagraph_recordings), *(r.compile_id for r in log.cudagraph_runs)])
+    location, function = _place(index, (), compile_ids)
+    warmups = calls.get(CudagraphRunMode.WARMUP, 0)
+    records = calls.get(CudagraphRunMode.RECORD, 0)
+    # every size seen once: each call was the eager warm-up of its own size, nothing was recorded or replayed
+    replay_note = rule.params["never_replayed"] if sizes and warmups >= len(sizes) and not records else ""
+    count = max(len(sizes), warned)
+    return [
+        finding_from_rule(
+            rule,
+            location=location,
+            facts={"sizes": count, "in_function": _in(function), "replay_note": replay_note},
+            identity="cudagraphs",
+            count=count,
+            impact=OccurrencesImpact(occurrences=count),
+            evidence=CudagraphSizesEvidence(
+                compile_ids=[str(c) for c in compile_ids],
+                sizes=sizes[:50],
+                calls=calls,
+                torch_text=f"observed {warned} distinct sizes" if warned else None,
+            ),
+        )
+    ]
