@@ -30,9 +30,6 @@ PENDING_2_11 = (
 )
 USER_STACK = '  File "/home/user/app.py", line 6, in accumulate\n    acc.add_(x @ w)\n'
 
-# importing torch._inductor loads torch.jit, whose deprecation warning says nothing about these tests
-pytestmark = pytest.mark.filterwarnings("ignore:`torch.jit.script_method` is deprecated:DeprecationWarning")
-
 
 def torch_file(module) -> str:
     return module.__file__
