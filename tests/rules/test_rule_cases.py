@@ -43,7 +43,6 @@ WITHOUT_A_CASE = {
     "TCD404",
     "TCD501",
     "TCD502",
-    "TCD503",
     "TCD504",
     "TCD505",
     "TCD601",

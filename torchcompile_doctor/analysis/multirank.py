@@ -316,6 +316,16 @@ def _divergence_rules() -> dict[str, Rule]:
     return {kind: rule for rule in rules_for_detector("rank_divergence") for kind in rule.params["of_kinds"]}
 
 
+def _what_differs(merged: Finding) -> str:
+    """The finding in a few words for the divergence title: what changed for a recompile, torch's name of the
+    failure for a compile failure (its own title would repeat "Compilation failed"), else its title."""
+    if merged.kind == Kind.RECOMPILE and merged.changes:
+        return ", ".join(merged.changes)
+    if merged.kind == Kind.COMPILE_FAILURE and merged.gb_type:
+        return merged.gb_type
+    return merged.title
+
+
 def _some_ranks_only(job: _Job, merged: Finding, rule: Rule) -> Finding | None:
     """The divergence finding for a merged finding missing on some ranks (None: on every rank)."""
     present = merged.ranks
@@ -328,7 +338,7 @@ def _some_ranks_only(job: _Job, merged: Finding, rule: Rule) -> Finding | None:
     facts = {
         "present": ranks_phrase(present),
         "missing": ranks_phrase(missing),
-        "what": ", ".join(merged.changes) if merged.kind == Kind.RECOMPILE and merged.changes else merged.title,
+        "what": _what_differs(merged),
         "code": merged.code,
         "early": (
             f" ({ranks_phrase(late)} ended early, so {'it' if len(late) == 1 else 'they'} may just not have "
