@@ -41,8 +41,6 @@ WITHOUT_A_CASE = {
     "TCD219",
     "TCD299",
     "TCD404",
-    "TCD501",
-    "TCD502",
     "TCD504",
     "TCD505",
     "TCD601",
