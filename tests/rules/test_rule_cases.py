@@ -38,7 +38,6 @@ WITHOUT_A_CASE = {
     "TCD216",
     "TCD217",
     "TCD219",
-    "TCD299",
     "TCD404",
     "TCD504",
     "TCD505",
