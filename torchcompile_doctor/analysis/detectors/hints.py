@@ -3,21 +3,25 @@ boundaries (TCD506): not breaks, but what the compiled code costs."""
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 
+from torchcompile_doctor.analysis.code import USER
 from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import CompileId, DdpSplit, PerfHint
 from torchcompile_doctor.finding_data import DdpSplitEvidence, DdpSplitImpact, OccurrencesImpact, PerfHintEvidence
-from torchcompile_doctor.report import Finding
+from torchcompile_doctor.report import Finding, Location
 from torchcompile_doctor.rules import Rule
 
 _SHORT = 100  # a hint's message in the title, at most
+_FALLBACK_OPERATOR = re.compile(r"FallbackKernel: torch\.ops\.\w+\.(\w+)\b")  # inductor: an op with no lowering
 
 
 def perf_hints(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
-    """One finding per distinct hint message, placed at the first compiled function that logged it."""
+    """One finding per distinct hint message, placed at the user's line that calls the operator it names (a
+    fallback kernel), else at the first compiled function that logged it."""
     (rule,) = rules
     groups: dict[str, list[PerfHint]] = defaultdict(list)
     for hint in index.log.perf_hints:
@@ -25,18 +29,19 @@ def perf_hints(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
     findings = []
     for message, hints in groups.items():
         compile_ids = {h.compile_id for h in hints if h.compile_id is not None}
-        metrics = next((index.function_of(c) for c in sorted(compile_ids)), None)
-        location = None
-        if metrics and metrics.co_filename:
-            first_line = metrics.co_firstlineno or 0
-            name = index.code.user_function_name(metrics.co_filename, metrics.co_name or "?", first_line)
-            location = index.location(metrics.co_filename, first_line, name)
-        short = message if len(message) <= _SHORT else message[: _SHORT - 3] + "..."
+        named = _FALLBACK_OPERATOR.search(message)
+        operator = named.group(1) if named else None
+        location = _operator_line(index, operator, compile_ids) or _frame(index, compile_ids)
+        facts = {
+            "message": message if len(message) <= _SHORT else message[: _SHORT - 3] + "...",
+            "in_frame": f" `{location.function}`" if location else "",
+            "operator": operator,
+        }
         findings.append(
             finding_from_rule(
-                rule,
+                rule.worded_for(USER, facts),  # the fallback-kernel wording speaks of any code
                 location=location,
-                facts={"message": short, "in_frame": f" `{location.function}`" if location else ""},
+                facts=facts,
                 count=len(hints),
                 impact=OccurrencesImpact(occurrences=len(hints)),
                 evidence=PerfHintEvidence(
@@ -45,6 +50,32 @@ def perf_hints(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
             )
         )
     return findings
+
+
+def _frame(index: AnalysisIndex, compile_ids: set[CompileId]) -> Location | None:
+    """The first compiled function that logged the hint."""
+    metrics = next((index.function_of(c) for c in sorted(compile_ids)), None)
+    if not metrics or not metrics.co_filename:
+        return None
+    first_line = metrics.co_firstlineno or 0
+    name = index.code.user_function_name(metrics.co_filename, metrics.co_name or "?", first_line)
+    return index.location(metrics.co_filename, first_line, name)
+
+
+def _operator_line(index: AnalysisIndex, operator: str | None, compile_ids: set[CompileId]) -> Location | None:
+    """The user's line that calls `operator` (`topk` for a fallback kernel's `aten.topk`), where exactly one
+    line of the graphs the hint was logged for calls it."""
+    lines = {
+        (file, line, function)
+        for graph in index.log.output_graphs
+        if operator and graph.compile_id in compile_ids
+        for file, line, function, called in graph.calls
+        if called == operator and not index.code.is_library(file)
+    }
+    if len(lines) != 1:
+        return None
+    ((file, line, function),) = lines
+    return index.location(file, line, index.function_name(file, function, line))
 
 
 def ddp_splits(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
