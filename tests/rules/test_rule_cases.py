@@ -37,7 +37,6 @@ WITHOUT_A_CASE = {
     "TCD219",
     "TCD504",
     "TCD505",
-    "TCD602",
     "TCD603",
     "TCD604",
 }
