@@ -15,6 +15,7 @@ from torchcompile_doctor.compile_time import PHASE_LABELS, CompileTime, FrameCom
 from torchcompile_doctor.events.model import CompileId, OutputGraph
 from torchcompile_doctor.finding_data import (
     CacheEvidence,
+    CacheSavedImpact,
     CompilePhaseEvidence,
     CompileTimeImpact,
     RepeatedBlockEvidence,
@@ -204,7 +205,7 @@ def warm_cache(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
             facts={"saved": f"{data.cache_saved_s:.1f}", "seconds": f"{data.total_s:.1f}", "hits": hits},
             identity="run",
             count=hits,
-            impact=CompileTimeImpact(compile_seconds=round(data.cache_saved_s, 3), share=0.0),
+            impact=CacheSavedImpact(saved_seconds=round(data.cache_saved_s, 3), hits=hits),
             evidence=_cache_evidence(data),
         )
     ]
