@@ -225,6 +225,7 @@ def guards(
     backend: opt.Backend = None,
     fmt: opt.Format = "terminal",
     output: opt.Output = None,
+    artifacts: opt.Artifacts = None,
     timeout: opt.Timeout = None,
 ) -> None:
     """What each compiled frame is guarded on, what it costs per call, and what changed between entries."""
@@ -234,7 +235,7 @@ def guards(
         if dump is None:
             raise DoctorError("give a TARGET to run, or --dump DIR to read an existing dump")
         _finish(pipeline.reread(dump, pipeline.RereadOptions(dump=True)), fmt, output, show_guards=True)
-    options = pipeline.RunOptions(backend, timeout, measure_guards=True, dump_dir=dump)
+    options = pipeline.RunOptions(backend, timeout, artifacts=artifacts, measure_guards=True, dump_dir=dump)
     settings = ExplainSettings.from_cli(target, list(args or []), module, inputs, fmt=fmt, output=output, run=options)
     _finish(pipeline.run(settings.target, settings.run, progress=_status), fmt, output, show_guards=True)
 

@@ -283,6 +283,14 @@ class CompileTimeImpact(Record):
 
 
 @dataclass(frozen=True, eq=False)
+class CacheSavedImpact(Record):
+    """Compile time this run did not spend (TCD604): its cache hits loaded the graphs instead."""
+
+    saved_seconds: float  # as torch measured the compiles the hits replaced
+    hits: int
+
+
+@dataclass(frozen=True, eq=False)
 class RepeatedBlockEvidence(Evidence):
     compile_ids: list[str]
     block_lines: list[str]  # "file:line" of the block's lines and how often each was inlined

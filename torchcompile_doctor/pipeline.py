@@ -150,7 +150,8 @@ def _capture_and_analyze(
         options.nproc_per_node,
     )
     # torchrun: one log per rank, merged in analysis; one target: its processes (one log unless several compiled)
-    logs = load_ranks(workdir).logs if options.nproc_per_node is not None else load_processes(workdir)
+    program = load_processes(workdir) if options.nproc_per_node is None else None
+    logs = program.logs if program is not None else load_ranks(workdir).logs
     usage = next((e for log in logs.values() for e in log.target_exits if e.status == "usage_error"), None)
     if usage is not None:
         raise DoctorError(usage.message or "the target cannot be run as given")
@@ -163,8 +164,8 @@ def _capture_and_analyze(
         read_source=sources.read,
         is_install_dir=sources.is_install_dir,
     )
-    one_target = options.nproc_per_node is None
-    report = analyze(logs[0], context) if list(logs) == [0] else analyze_ranks(logs, context, processes=one_target)
+    processes = program is not None and not program.are_ranks  # a program's processes may differ by design
+    report = analyze(logs[0], context) if list(logs) == [0] else analyze_ranks(logs, context, processes=processes)
     write_snapshot(sources.snapshot, workdir)  # `doctor report` on the kept capture reads the code as it was now
     return outcome, report
 
@@ -331,15 +332,16 @@ def _trace_report(path: Path, options: RereadOptions, text_logs: Sequence[Path] 
 
     if not path.exists():
         raise DoctorError(f"no such file or directory: {path}")
-    one_target = is_target_capture(path)
-    loaded = RankLogs(load_processes(path)) if one_target else load_ranks(path)
+    program = load_processes(path) if is_target_capture(path) else None
+    loaded = RankLogs(program.logs) if program is not None else load_ranks(path)
     if text_logs:
         _add_text_logs(loaded, path, text_logs)
     _strict(loaded, options)
     first = next(iter(loaded.logs.values()))
     unranked = [str(file) for file in loaded.unranked]
     context = _offline_context(first, path, options.root, options.as_live)
-    return analyze_ranks(loaded.logs, context, unranked=unranked, processes=one_target)
+    processes = program is not None and not program.are_ranks
+    return analyze_ranks(loaded.logs, context, unranked=unranked, processes=processes)
 
 
 def _add_text_logs(loaded: RankLogs, path: Path, text_logs: Sequence[Path]) -> None:

@@ -70,4 +70,6 @@ def test_perf_hints_on_a_fresh_inductor_cache():
     assert all(h["severity"] == "low" and h["code"] == "TCD420" for h in fallback)
     assert all(h["severity"] == "info" and h["code"] == "TCD404" for h in hints if h not in fallback)
     assert all(h["location"]["function"] == "TwoTowerScorer.forward" for h in hints)
+    (topk,) = [h for h in hints if "aten.topk" in h["evidence"]["torch_text"]]
+    assert topk["location"]["line"] == 18  # the user's line that calls topk, not the def of forward
     assert report["findings"][-1]["kind"] == "perf_hint"  # kept low in the ranking

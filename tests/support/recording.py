@@ -46,6 +46,7 @@ from torchcompile_doctor.analysis import source_snapshot
 from torchcompile_doctor.analysis.source_snapshot import FILE_NAME, SourceSnapshot, read_snapshot, write_snapshot
 from torchcompile_doctor.events.parsers import NOT_AN_EVENT, parser_table
 from torchcompile_doctor.events.reader import Record, record_kind
+from torchcompile_doctor.finding_data import EndsEarlyEvidence
 from torchcompile_doctor.report import Report
 
 RECORDING = "recording.json"  # in each recorded capture: how it was made
@@ -117,10 +118,22 @@ def strip_trace(text: str) -> str:
     return "\n".join(kept)
 
 
+def _without_sizes(health: dict) -> dict:
+    return {k: v for k, v in health.items() if k not in ("lines", "records")}
+
+
 def _comparable(report: Report) -> Report:
-    """A report without what stripping changes on purpose: how many lines and records the logs held."""
-    counts = {k: v for k, v in report.log_health.items() if k not in ("lines", "records")}
-    return dataclasses.replace(report, log_health=counts)
+    """A report without what stripping changes on purpose: how many lines and records the logs held (the run's,
+    and a rank's that ends early, which its finding keeps)."""
+    findings = tuple(
+        dataclasses.replace(
+            f, evidence=dataclasses.replace(f.evidence, log_health=_without_sizes(f.evidence.log_health))
+        )
+        if isinstance(f.evidence, EndsEarlyEvidence)
+        else f
+        for f in report.findings
+    )
+    return dataclasses.replace(report, log_health=_without_sizes(report.log_health), findings=findings)
 
 
 def strip(source: Path, dest: Path) -> None:

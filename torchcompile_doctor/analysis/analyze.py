@@ -19,7 +19,7 @@ from torchcompile_doctor.finding_data import UnusedSuppressionEvidence
 from torchcompile_doctor.report import Finding, Kind, Report, RunEnvironment, Summary
 from torchcompile_doctor.rules import rules_for_detector
 
-__all__ = ["AnalysisContext", "RunOutcome", "analyze", "registry_note"]
+__all__ = ["AnalysisContext", "RunOutcome", "analyze", "registry_note", "report_of"]
 
 
 def suppress(index: AnalysisIndex, findings: list[Finding]) -> tuple[list[Finding], list[Finding]]:
@@ -168,7 +168,12 @@ def run_environment(log: EventLog, context: AnalysisContext) -> RunEnvironment:
 
 
 def analyze(log: EventLog, context: AnalysisContext) -> Report:
-    index = AnalysisIndex.build(log, context)
+    return report_of(AnalysisIndex.build(log, context))
+
+
+def report_of(index: AnalysisIndex) -> Report:
+    """The report of one process's index (multirank.py keeps each rank's index to place its own findings)."""
+    log, context = index.log, index.context
     findings, suppressed = suppress(index, run_detectors(index))
     measured = Measured.of_log(log, findings)
     ranked = rank_findings(findings, measured.compile_time_s)

@@ -22,12 +22,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass, replace
 from typing import Any
 
-from torchcompile_doctor.analysis.analyze import AnalysisContext, RunOutcome, analyze
+from torchcompile_doctor.analysis.analyze import AnalysisContext, RunOutcome, analyze, report_of
 from torchcompile_doctor.analysis.detectors.outcome import killed, stopped
 from torchcompile_doctor.analysis.findings import finding_from_rule
+from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.ranking import rank_findings
 from torchcompile_doctor.analysis.summary import Measured, summarize
-from torchcompile_doctor.events.model import EventLog, LogHealth
+from torchcompile_doctor.events.model import CompileId, EventLog, LogHealth
 from torchcompile_doctor.finding_data import (
     DivergenceEvidence,
     DivergenceImpact,
@@ -115,7 +116,7 @@ def _grouped(per_rank: Mapping[int, tuple[Finding, ...]]) -> list[list[tuple[int
     return list(groups.values())
 
 
-def _divergence(  # a finding of the merged report's own (divergence, launcher failure), from its rule
+def _divergence(
     rule: Rule,
     facts: dict,
     ranks: tuple[int, ...],
@@ -123,7 +124,13 @@ def _divergence(  # a finding of the merged report's own (divergence, launcher f
     identity: str = "",
     **fields,
 ) -> Finding:
-    return finding_from_rule(rule, location=location, facts=facts, identity=identity, ranks=ranks, **fields)
+    """A finding of the merged report's own (divergence, launcher failure), from its rule. One about the whole
+    job (`identity`: the graphs, a rank, the launcher) keeps that identity as its fingerprint when it is also
+    placed at a function: the place can change from run to run, and two ranks can stop in the same function."""
+    if not identity:
+        return finding_from_rule(rule, location=location, facts=facts, ranks=ranks, **fields)
+    finding = finding_from_rule(rule, location=None, facts=facts, identity=identity, ranks=ranks, **fields)
+    return replace(finding, location=location)
 
 
 def _ends_early(logs: Mapping[int, EventLog]) -> dict[int, str]:
@@ -138,18 +145,38 @@ def _ends_early(logs: Mapping[int, EventLog]) -> dict[int, str]:
     return early
 
 
+def _compiles(log: EventLog) -> dict[str, CompileId]:
+    """The compile ids a rank went through, in log order (attempts of one compile collapsed), by their text."""
+    ids = [start.compile_id for start in log.dynamo_starts if start.compile_id is not None]
+    ids += [m.compile_id for m in log.metrics if m.compile_id is not None]
+    return {str(compile_id): compile_id for compile_id in ids}
+
+
 def _compile_sequence(log: EventLog) -> tuple[str, ...]:
-    """The compile ids a rank went through, in log order (attempts of one compile collapsed)."""
-    ids = [str(start.compile_id) for start in log.dynamo_starts]
-    ids += [str(m.compile_id) for m in log.metrics if m.compile_id is not None]
-    return tuple(dict.fromkeys(ids))
+    return tuple(_compiles(log))
 
 
-def _sequence_findings(
-    logs: Mapping[int, EventLog], reports: Mapping[int, Report], early: Mapping[int, str]
-) -> list[Finding]:
-    """TCD504: graph counts or compile-id sequences that differ between ranks. A rank that ends early and
-    compiled a prefix of what the others did is TCD505's, not a divergence of its own."""
+def _frame_location(index: AnalysisIndex, compile_id: CompileId | None) -> Location | None:
+    """Where the function a compile belongs to starts, as the rank's own analysis names it."""
+    file, line, co_name = index.frame_key(compile_id)
+    return None if file == "?" else index.location(file, line, index.function_name(file, co_name, line))
+
+
+def _where_ranks_part(job: _Job, sequences: Mapping[int, tuple[str, ...]]) -> tuple[int, Location | None] | None:
+    """(the lowest rank that made it, the function of) the first compile where the ranks' sequences differ."""
+    for position in range(max(len(sequence) for sequence in sequences.values())):
+        at = {rank: sequence[position] if position < len(sequence) else None for rank, sequence in sequences.items()}
+        if len(set(at.values())) > 1:
+            rank, compile_id = next((r, at[r]) for r in sorted(at) if at[r] is not None)
+            return rank, _frame_location(job.indexes[rank], _compiles(job.logs[rank]).get(compile_id or ""))
+    return None
+
+
+def _sequence_findings(job: _Job) -> list[Finding]:
+    """TCD504: graph counts or compile-id sequences that differ between ranks, placed at the first compile where
+    they part. A rank that ends early and compiled a prefix of what the others did is TCD505's, not a divergence
+    of its own."""
+    logs, reports, early = job.logs, job.reports, job.early
     signatures = {rank: (reports[rank].summary.graphs, _compile_sequence(log)) for rank, log in logs.items()}
     complete = {rank: sig for rank, sig in signatures.items() if rank not in early}
     longest = max((sig[1] for sig in complete.values()), key=len, default=())
@@ -163,21 +190,15 @@ def _sequence_findings(
     by_signature: dict[tuple, list[int]] = {}
     for rank, signature in sorted(compared.items()):
         by_signature.setdefault(signature, []).append(rank)
-    parts = []
-    for (graphs, sequence), ranks in by_signature.items():
-        shown = " ".join(sequence[:MAX_IDS_SHOWN]) + (" ..." if len(sequence) > MAX_IDS_SHOWN else "")
-        parts.append(f"{ranks_phrase(ranks)}: {graphs} graph(s), {len(sequence)} compile(s) ({shown or 'none'})")
-    graph_counts = {graphs for graphs, _ in compared.values()}
-    if len(graph_counts) > 1:
-        counts = ", ".join(f"{ranks_phrase(ranks)}: {graphs}" for (graphs, _), ranks in by_signature.items())
-    else:
-        counts = f"{graph_counts.pop()} graph(s) on each rank, different compile ids"
+    parted = _where_ranks_part(job, {rank: signature[1] for rank, signature in compared.items()})
+    location = parted[1] if parted else None
     (rule,) = rules_for_detector("rank_graph_divergence")
     return [
         _divergence(
             rule,
-            {"detail": "; ".join(parts), "counts": counts},
+            {**_sequence_texts(by_signature), "parted": _parted_text(parted)},
             tuple(sorted(compared)),
+            location,
             identity="graphs",
             impact=RankGroupsImpact(rank_groups=len(by_signature)),
             evidence=GraphDivergenceEvidence(
@@ -186,6 +207,27 @@ def _sequence_findings(
             ),
         )
     ]
+
+
+def _sequence_texts(by_signature: Mapping[tuple, list[int]]) -> dict[str, str]:
+    """TCD504's `detail` (each group of ranks: graphs, compiles, their ids) and `counts` (its title's figures)."""
+    parts = []
+    for (graphs, sequence), ranks in by_signature.items():
+        shown = " ".join(sequence[:MAX_IDS_SHOWN]) + (" ..." if len(sequence) > MAX_IDS_SHOWN else "")
+        parts.append(f"{ranks_phrase(ranks)}: {graphs} graph(s), {len(sequence)} compile(s) ({shown or 'none'})")
+    graph_counts = {graphs for graphs, _ in by_signature}
+    if len(graph_counts) > 1:
+        counts = ", ".join(f"{ranks_phrase(ranks)}: {graphs}" for (graphs, _), ranks in by_signature.items())
+    else:
+        counts = f"{graph_counts.pop()} graph(s) on each rank, different compile ids"
+    return {"detail": "; ".join(parts), "counts": counts}
+
+
+def _parted_text(parted: tuple[int, Location | None] | None) -> str:
+    rank, location = parted or (0, None)
+    if location is None:
+        return ""
+    return f" The first compile that differs is rank {rank}'s of `{location.function}` ({location.where})."
 
 
 def _health(logs: Mapping[int, EventLog]) -> LogHealth:
@@ -301,6 +343,7 @@ class _Job:
     logs: Mapping[int, EventLog]
     reports: Mapping[int, Report]
     early: Mapping[int, str]  # ranks whose log ends early, with how it shows
+    indexes: Mapping[int, AnalysisIndex]  # each rank's, to place a finding at a function it compiled
 
     @property
     def ranks(self) -> list[int]:
@@ -316,6 +359,16 @@ def _divergence_rules() -> dict[str, Rule]:
     return {kind: rule for rule in rules_for_detector("rank_divergence") for kind in rule.params["of_kinds"]}
 
 
+def _what_differs(merged: Finding) -> str:
+    """The finding in a few words for the divergence title: what changed for a recompile, torch's name of the
+    failure for a compile failure (its own title would repeat "Compilation failed"), else its title."""
+    if merged.kind == Kind.RECOMPILE and merged.changes:
+        return ", ".join(merged.changes)
+    if merged.kind == Kind.COMPILE_FAILURE and merged.gb_type:
+        return merged.gb_type
+    return merged.title
+
+
 def _some_ranks_only(job: _Job, merged: Finding, rule: Rule) -> Finding | None:
     """The divergence finding for a merged finding missing on some ranks (None: on every rank)."""
     present = merged.ranks
@@ -328,7 +381,7 @@ def _some_ranks_only(job: _Job, merged: Finding, rule: Rule) -> Finding | None:
     facts = {
         "present": ranks_phrase(present),
         "missing": ranks_phrase(missing),
-        "what": ", ".join(merged.changes) if merged.kind == Kind.RECOMPILE and merged.changes else merged.title,
+        "what": _what_differs(merged),
         "code": merged.code,
         "early": (
             f" ({ranks_phrase(late)} ended early, so {'it' if len(late) == 1 else 'they'} may just not have "
@@ -375,17 +428,26 @@ def _merged_findings(job: _Job) -> list[Finding]:
 
 
 def _ends_early_findings(job: _Job) -> list[Finding]:
+    """TCD505, placed at the function of the last compile the rank's trace records (where it was last seen)."""
     (rule,) = rules_for_detector("rank_log_ends_early")
-    return [
-        _divergence(
-            rule,
-            {"rank": rank, "how": how},
-            (rank,),
-            identity=f"rank {rank}",
-            evidence=EndsEarlyEvidence(rank=rank, how=how, log_health=job.logs[rank].health.as_dict()),
+    findings = []
+    for rank, how in job.early.items():
+        last = list(_compiles(job.logs[rank]).values())[-1:]
+        location = _frame_location(job.indexes[rank], last[0]) if last else None
+        seen = (
+            f" The last compile its trace records is of `{location.function}` ({location.where})." if location else ""
         )
-        for rank, how in job.early.items()
-    ]
+        findings.append(
+            _divergence(
+                rule,
+                {"rank": rank, "how": how, "last_seen": seen},
+                (rank,),
+                location,
+                identity=f"rank {rank}",
+                evidence=EndsEarlyEvidence(rank=rank, how=how, log_health=job.logs[rank].health.as_dict()),
+            )
+        )
+    return findings
 
 
 def _job_findings(
@@ -393,7 +455,7 @@ def _job_findings(
 ) -> tuple[list[Finding], TargetStatus, int | None]:
     """The merged findings of every rank (or process), the job's status and exit code."""
     logs, reports = job.logs, job.reports
-    findings = _merged_findings(job) + _sequence_findings(logs, reports, job.early) + _ends_early_findings(job)
+    findings = _merged_findings(job) + _sequence_findings(job) + _ends_early_findings(job)
     if processes:
         findings = [f for f in findings if f.kind != Kind.RANK_DIVERGENCE]
     status, exit_code = _target_status(reports, context.outcome)
@@ -413,8 +475,9 @@ def analyze_ranks(
     if len(logs) <= 1:
         return _one_rank(logs, context, unranked)
     logs = {rank: logs[rank] for rank in sorted(logs)}
-    reports = {rank: analyze(log, _rank_context(context, log)) for rank, log in logs.items()}
-    job = _Job(logs, reports, _ends_early(logs))
+    indexes = {rank: AnalysisIndex.build(log, _rank_context(context, log)) for rank, log in logs.items()}
+    reports = {rank: report_of(index) for rank, index in indexes.items()}
+    job = _Job(logs, reports, _ends_early(logs), indexes)
     findings, status, exit_code = _job_findings(job, context, processes)
     suppressed = [_merge(items) for items in _grouped({r: report.suppressed for r, report in reports.items()})]
     measured = Measured.worst_of(r.summary for r in reports.values())

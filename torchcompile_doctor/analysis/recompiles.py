@@ -232,6 +232,10 @@ def _classify_value(text: str) -> _Classified:
     if "dict keys" in text or "___dict_contains" in text or "dict_version" in text:
         return "dict_or_list_length", "dict keys", None, None
     compare = _COMPARE.match(text)
+    if compare and compare["op"] in ("is", "is not") and compare["rhs"].strip() == "None":
+        # an optional argument: the entry was compiled for it being None (or not), a call passed the other
+        was, now = ("None", "not None") if compare["op"] == "is" else ("not None", "None")
+        return "other", user_variable(compare["lhs"]), was, now
     if compare:
         reason_class = _classify_comparison(compare["lhs"], compare["rhs"])
         if reason_class != "other" or compare["op"] == "==":

@@ -133,12 +133,14 @@ class OutputGraph:
 
     `inlined`: (file, line, function, times) of each user line the graph's nodes came from, as torch's
     `# File:` comments name them; `module_lists`: (attribute path, numbered children) of each nn.ModuleList
-    (or Sequential) whose children's parameters are graph inputs, e.g. ("blocks", 8)."""
+    (or Sequential) whose children's parameters are graph inputs, e.g. ("blocks", 8); `calls`: (file, line,
+    function, name) of each function or method a user line's nodes call (`scores.topk(5)`: topk)."""
 
     compile_id: CompileId | None
     inlined: tuple[tuple[str, int, str, int], ...] = ()
     module_lists: tuple[tuple[str, int], ...] = ()
     fp32_gpu_matmuls: int = 0  # matmul-class calls (linear, matmul, @, bmm, sdpa) with a float32 CUDA result
+    calls: tuple[tuple[str, int, str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,11 @@ trace whose pid no side channel names came from a process that ran outside the c
 
 `load_processes` gives one EventLog when at most one process compiled (everything merged, as one
 process), else one log per compiling process, to be reported like ranks (worst process, not the sum: a
-break traced in two processes is one break, seen twice). Notes on which processes compiled and which ran
-outside the capture go into the logs as warnings, so the report says them.
+break traced in two processes is one break, seen twice). Processes that are the ranks of one process group
+(the program started them with `torch.multiprocessing.spawn` and each joined the group: torch's trace names
+each one's rank) are keyed by rank and compared as a job's ranks are; other processes may differ by design.
+Notes on which processes compiled and which ran outside the capture go into the logs as warnings, so the
+report says them.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ class _Process:
     pid: int | None
     role: str  # TARGET, CHILD or OUTSIDE
     log: EventLog = field(default_factory=EventLog)
+    rank: int | None = None  # its rank in a process group, where its trace names one
 
     @property
     def compiled(self) -> bool:
@@ -66,13 +70,28 @@ def _with_traces(path: Path, processes: dict[int | None, _Process]) -> list[_Pro
         pid = _envelope_pid(trace.path)
         if target is not None and (pid is None or (pid not in processes and target.pid is None)):
             pid = target.pid  # no pid to tell (a damaged first line, an old capture): the target's, as before
-        processes.setdefault(pid, _Process(pid, OUTSIDE)).log.extend(trace.log)
+        process = processes.setdefault(pid, _Process(pid, OUTSIDE))
+        process.log.extend(trace.log)
+        process.rank = trace.rank if trace.rank is not None else process.rank
     return list(processes.values())
+
+
+def _ranks_of_one_group(compiling: list[_Process]) -> bool:
+    """Every compiling process names a rank of a process group, each another one."""
+    ranks = [p.rank for p in compiling]
+    return None not in ranks and len(set(ranks)) == len(ranks)
 
 
 def _notes(processes: list[_Process], compiling: list[_Process], backend: str | None) -> list[str]:
     notes = []
-    if len(compiling) > 1:
+    if len(compiling) > 1 and _ranks_of_one_group(compiling):
+        notes.append(
+            f"{len(compiling)} processes compiled: "
+            + ", ".join(f"{p.label} as rank {p.rank}" for p in compiling)
+            + ", the ranks of one process group; they are reported as a job's ranks (a finding's figures are the "
+            "worst rank's, not their sum), and where they differ the report says so."
+        )
+    elif len(compiling) > 1:
         notes.append(
             f"{len(compiling)} processes compiled: "
             + ", ".join(p.label for p in compiling)
@@ -110,9 +129,18 @@ def _shared(target: _Process | None, process: _Process) -> EventLog:
     return log
 
 
-def load_processes(path: Path) -> dict[int, EventLog]:
+@dataclass(frozen=True)
+class ProgramLogs:
+    """The logs of one target's processes, and whether they are the ranks of one process group."""
+
+    logs: dict[int, EventLog]
+    are_ranks: bool = False
+
+
+def load_processes(path: Path) -> ProgramLogs:
     """A capture directory of one target: {0: log} when at most one process compiled, else one log per
-    compiling process (keyed 0, 1, ... in the order of `_notes`)."""
+    compiling process, keyed by its rank where they are the ranks of one process group, else 0, 1, ... in the
+    order of `_notes`."""
     processes = _with_traces(path, _captured(path)) if path.is_dir() else []
     target = next((p for p in processes if p.role == TARGET), None)
     compiling = [p for p in processes if p.compiled]
@@ -125,12 +153,14 @@ def load_processes(path: Path) -> dict[int, EventLog]:
         if compiling and compiling[0].role == OUTSIDE:
             _without_override(merged)
         merged.warnings.extend(notes)
-        return {0: merged}
+        return ProgramLogs({0: merged})
+    are_ranks = _ranks_of_one_group(compiling)
     logs = {}
     for index, process in enumerate(compiling):
-        logs[index] = _shared(target, process)
-        logs[index].warnings.extend(notes)
-    return logs
+        key = process.rank if are_ranks and process.rank is not None else index
+        logs[key] = _shared(target, process)
+        logs[key].warnings.extend(notes)
+    return ProgramLogs(dict(sorted(logs.items())), are_ranks)
 
 
 def is_target_capture(path: Path) -> bool:

@@ -70,6 +70,8 @@ def finding_figures(finding: Finding, total_compile_seconds: float) -> str:
         if total_compile_seconds:
             share = f" ({_percent(seconds / total_compile_seconds)} of the run's compile time)"
         parts.append(f"{seconds:.2f} s compiling{share}")
+    if impact.get("saved_seconds"):  # not spent in this run: no share of its compile time
+        parts.append(f"{impact['saved_seconds']:.2f} s of compiling saved by {impact['hits']} cache hit(s)")
     if impact.get("limit"):
         parts.append(f"limit {impact['limit']}")
     return " · ".join(parts)

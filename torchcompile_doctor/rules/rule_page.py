@@ -6,7 +6,14 @@ from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.report import Kind
 from torchcompile_doctor.rules import Rule, ranking_params
 
-GB_PAGE = "https://meta-pytorch.github.io/compile-graph-break-site/gb/{}.html"
+GB_SITE = "https://meta-pytorch.github.io/compile-graph-break-site/"
+GB_PAGE = GB_SITE + "gb/{}.html"
+
+
+def gb_page(gb_id: str | None) -> str:
+    """Torch's page for a graph-break id, or the site's index when the id is unknown."""
+    return GB_PAGE.format(gb_id.lower()) if gb_id else GB_SITE
+
 
 SECTION_TITLES = {
     "what_it_does": "What it does",

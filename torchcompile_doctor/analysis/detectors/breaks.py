@@ -21,6 +21,7 @@ from torchcompile_doctor.finding_data import BreakEvidence, BreakImpact
 from torchcompile_doctor.report import Finding, Location
 from torchcompile_doctor.rules import Rule, rule_for_break
 from torchcompile_doctor.rules.fixes import code_only
+from torchcompile_doctor.rules.rule_page import gb_page
 
 _POLYFILLS = "/torch/_dynamo/polyfills/"
 _TRACEBACK = "\nTraceback (most recent call last):"
@@ -215,8 +216,9 @@ class BreakSite:
             if self.user_frame
             else (self.call_sites[0] if self.call_sites else location.where),
             "torch_explanation": first.explanation or (entry.explanation if entry else ""),
-            "torch_hints": " ".join(first.hints or (entry.hints if entry else ())) or "see the GB page",
-            "hint_class": _HINT_CLASS_WORDS.get((entry.hint_class if entry else None) or "", "not classified by torch"),
+            "torch_hints": " ".join(first.hints or (entry.hints if entry else ())) or None,
+            "hint_class": _HINT_CLASS_WORDS.get((entry.hint_class if entry else None) or ""),
+            "gb_page": gb_page(first.gb_id or (entry.gb_id if entry else None)),
             "skipped_function": skipped[0] or None,
             "skipped_library": skipped[2],
             "scheduler_wrapped_step": skipped[0] if skipped[3].endswith("/torch/optim/lr_scheduler.py") else None,

@@ -16,6 +16,7 @@ from torchcompile_doctor.compile_time import CompileTime, FrameCompileTime
 from torchcompile_doctor.events.model import CompileId, OutputGraph
 from torchcompile_doctor.finding_data import (
     CacheEvidence,
+    CacheSavedImpact,
     CompilePhaseEvidence,
     CompileTimeImpact,
     RepeatedBlockEvidence,
@@ -217,7 +218,7 @@ def warm_cache(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
             facts={"saved": f"{data.cache_saved_s:.1f}", "seconds": f"{data.total_s:.1f}", "hits": hits},
             identity="run",
             count=hits,
-            impact=CompileTimeImpact(compile_seconds=round(data.cache_saved_s, 3), share=0.0),
+            impact=CacheSavedImpact(saved_seconds=round(data.cache_saved_s, 3), hits=hits),
             evidence=_cache_evidence(data),
         )
     ]

@@ -12,15 +12,16 @@ from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import CompileId, DdpSplit, PerfHint
 from torchcompile_doctor.finding_data import DdpSplitEvidence, DdpSplitImpact, OccurrencesImpact, PerfHintEvidence
-from torchcompile_doctor.report import Finding
+from torchcompile_doctor.report import Finding, Location
 from torchcompile_doctor.rules import Rule, rule_for_text
 
 _SHORT = 100  # a hint's message in the title, at most
 
 
 def perf_hints(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
-    """One finding per distinct hint message, placed at the first compiled function that logged it (the user's
-    line that called it when the function is torch's)."""
+    """One finding per distinct hint message, placed at the user's line that calls the operator a fallback kernel
+    names, else at the first compiled function that logged it (the user's line that called it when the function
+    is torch's)."""
     groups: dict[str, list[PerfHint]] = defaultdict(list)
     for hint in index.log.perf_hints:
         groups[hint.message].append(hint)
@@ -28,7 +29,8 @@ def perf_hints(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
     for message, hints in groups.items():
         compile_ids = {h.compile_id for h in hints if h.compile_id is not None}
         compiled = compiled_frame(index, compile_ids)
-        location = compiled[0] if compiled else None
+        at_call = _operator_line(index, _operator(hints[0].fallback_op), compile_ids)
+        location = at_call or (compiled[0] if compiled else None)
         short = message if len(message) <= _SHORT else message[: _SHORT - 3] + "..."
         findings.append(
             finding_from_rule(
@@ -48,6 +50,28 @@ def perf_hints(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
             )
         )
     return findings
+
+
+def _operator(fallback_op: str | None) -> str | None:
+    """The operator a fallback kernel runs: `topk` of `torch.ops.aten.topk.default`."""
+    parts = (fallback_op or "").removeprefix("torch.ops.").split(".")
+    return parts[1] if len(parts) > 1 else None
+
+
+def _operator_line(index: AnalysisIndex, operator: str | None, compile_ids: set[CompileId]) -> Location | None:
+    """The user's line that calls `operator` (`topk` for a fallback kernel's `aten.topk`), where exactly one
+    line of the graphs the hint was logged for calls it."""
+    lines = {
+        (file, line, function)
+        for graph in index.log.output_graphs
+        if operator and graph.compile_id in compile_ids
+        for file, line, function, called in graph.calls
+        if called == operator and not index.code.is_library(file)
+    }
+    if len(lines) != 1:
+        return None
+    ((file, line, function),) = lines
+    return index.location(file, line, index.function_name(file, function, line))
 
 
 def ddp_splits(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:

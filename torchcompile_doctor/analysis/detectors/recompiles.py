@@ -215,7 +215,7 @@ def _recompile_finding(index: AnalysisIndex, group: RecompileGroup, special: _Sp
         rule = rule.worded_for(index.code.origin(file) or THIRD_PARTY, facts)
         changes = _switches_marked(changes, found, facts["switches"])
     if carried and main is not None:
-        changes = [c.replace(main.variable, "value carried across the break") for c in changes]
+        changes = [c.replace(main.variable, _carried_words(main.variable)) for c in changes]
     finding = finding_from_rule(
         rule,
         location=index.location(file, line or 0, name),
@@ -329,6 +329,13 @@ def _facts(name: str, root: Cause | None, group: RecompileGroup, changes: list[s
     }
     facts["first_value"] = next((f.old for f in (root.failures if root else ()) if f.old), None)
     return facts
+
+
+def _carried_words(variable: str) -> str:
+    """`___stack0` -> the value carried across the break; `___stack0.shape[0]` -> shape[0] of that value."""
+    carried = "value carried across the break"
+    _, dot, attribute = variable.partition(".")
+    return f"{attribute} of the {carried}" if dot else carried
 
 
 def _carried_facts(index: AnalysisIndex, main: GuardFailure, co_name: str, file: str) -> dict:

@@ -1,6 +1,7 @@
 """`dynamo_output_graph`: a graph handed to the backend. The graph text is not kept: only which user lines
-its nodes came from (torch's `# File: path:line in fn` comments, counted) and which numbered module
-children (`self.blocks[0..7]`) its parameters came from, which tell a block inlined many times."""
+its nodes came from (torch's `# File: path:line in fn` comments, counted), which numbered module
+children (`self.blocks[0..7]`) its parameters came from, which tell a block inlined many times, and what each
+user line's nodes call (which line an operator a perf hint names came from)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ _FP32_GPU_MATMUL = re.compile(
     r"(?:linear|matmul|mm|bmm|addmm|baddbmm|einsum|scaled_dot_product_attention))\()",
     re.M,
 )
+# a name called in a node's expression: `scores.topk(5)`, `torch.sort(x)`, `torch.ops.aten.sort.default(x)`
+_CALLED = re.compile(r"(\w+)(?:\.default)?\(")
 
 
 def _numbered_child(name: str) -> tuple[str, str] | None:
@@ -43,6 +46,24 @@ def _module_lists(inputs: str) -> tuple[tuple[str, int], ...]:
     return tuple(sorted((path, len(numbers)) for path, numbers in children.items()))
 
 
+def _calls(payload: str) -> tuple[tuple[str, int, str, str], ...]:
+    """(file, line, function, name) of each name the nodes under a `# File:` comment call."""
+    calls: dict[tuple[str, int, str, str], None] = {}
+    where = None
+    for text in payload.splitlines():
+        comment = _FILE_COMMENT.search(text)
+        if comment:
+            where = (
+                (comment.group(1), int(comment.group(2)), comment.group(3)) if comment.group(2).isdecimal() else None
+            )
+        elif where is not None:
+            # a node: `topk = scores.topk(5, dim = -1);  scores = None` (its first statement's right-hand side)
+            _, assigned, expression = text.split(";")[0].partition(" = ")
+            if assigned:
+                calls.update(dict.fromkeys((*where, name) for name in _CALLED.findall(expression)))
+    return tuple(calls)
+
+
 def parse(record: Record, strings: dict[int, str]) -> OutputGraph:
     payload = record.payload or ""
     lines = Counter(
@@ -57,6 +78,7 @@ def parse(record: Record, strings: dict[int, str]) -> OutputGraph:
         inlined=tuple((file, line, function, n) for (file, line, function), n in lines.items()),
         module_lists=_module_lists(inputs),
         fp32_gpu_matmuls=len(_FP32_GPU_MATMUL.findall(payload)),
+        calls=_calls(payload),
     )
 
 
