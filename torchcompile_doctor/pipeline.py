@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from torchcompile_doctor.baseline import Baseline
+from torchcompile_doctor.capture_layout import EXPERIMENT_RECORD, EXPERIMENTS
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.exit_codes import ExitCode
 from torchcompile_doctor.report import BaselineUpdate, GateCriteria, Report, TargetStatus
@@ -434,7 +435,7 @@ def _with_kept_experiments(path: Path, report: Report, options: RereadOptions) -
     from torchcompile_doctor.rules import experiments
 
     results: dict[str, Report | str | tuple[Report, Report]] = {}
-    folder = path / "experiments" if path.is_dir() else None
+    folder = path / EXPERIMENTS if path.is_dir() else None
     for kept in sorted(folder.iterdir()) if folder is not None and folder.is_dir() else ():
         try:
             record = json.loads((kept / EXPERIMENT_RECORD).read_text(encoding="utf-8"))
@@ -453,7 +454,6 @@ def _with_kept_experiments(path: Path, report: Report, options: RereadOptions) -
 
 # ---------------------------------------------------------------------------------------------- verified fixes
 
-EXPERIMENT_RECORD = "experiment.json"  # in each kept experiment's folder: which fix it measured
 _CARRIED_RUNS = ("first", "second")  # a cache experiment's two runs: a fresh machine, then a persistent cache
 
 
@@ -472,7 +472,7 @@ def try_fixes(run: Run, options: RunOptions, progress: Progress = _quiet) -> Run
         raise DoctorError("fixes are tried on a run of one target")
     target, report = run.targets[0], run.report
     planned = experiments.plan(report)
-    kept = options.artifacts / "experiments" if options.artifacts is not None else None
+    kept = options.artifacts / EXPERIMENTS if options.artifacts is not None else None
 
     def run_one(numbered: tuple[int, dict]) -> tuple[str, Report | str | tuple[Report, Report]]:
         index, experiment = numbered

@@ -9,7 +9,7 @@ import re
 
 import pytest
 from support.captures import CAPTURES, SAMPLE_CAPTURES, reread, snapshot_context, trace_root
-from support.doctor import doctor_here, doctor_in_process
+from support.doctor import doctor_in_process
 from support.paths import DATA, SAMPLES
 
 from torchcompile_doctor.analysis import analyze
@@ -137,21 +137,6 @@ def test_a_compile_time_fix_is_judged_by_compile_time(cold, warm):
     assert verified.before["compile_time_s"] > verified.after["compile_time_s"]
     assert "TORCHINDUCTOR_CACHE_DIR" in verified.change
     assert re.search(r"compile 35\.8\d s → 3\.51 s", experiments.summary_line(verified))
-
-
-@pytest.mark.inductor
-def test_explain_on_the_sample_reports_compile_time(tmp_path):
-    """The one live run: the sample (4 blocks, the fewest TCD601 reports) under inductor on an empty cache."""
-    args = ("explain", "repeated_blocks.py", "--fresh-inductor-cache", "--format", "json", "--", "--layers", "4")
-    result = doctor_here(*args, cwd=SAMPLES, timeout=600)
-    document = json.loads(result.stdout)
-    codes = [f["code"] for f in document["findings"]]
-    assert "TCD601" in codes and "TCD603" in codes
-    (block,) = [f for f in document["findings"] if f["code"] == "TCD601"]
-    assert block["location"]["function"] == "Block.forward" and block["evidence"]["module_list"] == "blocks"
-    assert "4 times" in block["title"]
-    data = document["compile_time"]
-    assert data["total_s"] > 0 and data["phases"]["cpp_compile"] > 0 and data["run_s"] > data["total_s"]
 
 
 def test_module_lists_are_found_under_any_root_local():

@@ -7,7 +7,7 @@ import json
 
 import pytest
 from support.captures import SAMPLE_CAPTURES, reread
-from support.doctor import doctor_here, doctor_in_process, run_doctor
+from support.doctor import doctor_here, doctor_in_process
 from support.paths import REPO, SAMPLES
 
 from torchcompile_doctor.analysis.guards import diff_entries, pins, readable
@@ -102,9 +102,9 @@ def test_guard_findings_appear_in_explain():
 
 
 def test_guards_needs_a_target_or_a_dump(tmp_path):
-    run = run_doctor("guards", cwd=tmp_path)
+    run = doctor_here("guards", cwd=tmp_path)
     assert run.returncode == 2 and "give a TARGET to run, or --dump DIR" in run.stderr
-    missing = run_doctor("guards", "--dump", str(tmp_path / "nope"), cwd=tmp_path)
+    missing = doctor_here("guards", "--dump", str(tmp_path / "nope"), cwd=tmp_path)
     assert missing.returncode == 2 and "is not a directory" in missing.stderr
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from support.captures import merged_multirank, normalise, snapshot_context, trace_root
-from support.doctor import doctor_in_process, run_doctor
+from support.doctor import doctor_here, doctor_in_process, run_doctor
 from support.paths import DATA, REPO, SAMPLES, TESTS
 
 from torchcompile_doctor.analysis import AnalysisContext, RunOutcome, analyze, analyze_ranks
@@ -252,7 +252,7 @@ def test_rank_report_needs_no_torch(tmp_path):
 
 
 def test_nproc_per_node_does_not_combine_with_try_fixes():
-    run = run_doctor("explain", DDP_SAMPLE, "--nproc-per-node", "2", "--try-fixes", cwd=SAMPLES)
+    run = doctor_here("explain", DDP_SAMPLE, "--nproc-per-node", "2", "--try-fixes", cwd=SAMPLES)
     assert run.returncode == 2 and "--try-fixes" in run.stderr and "Traceback" not in run.stderr
 
 
@@ -313,7 +313,7 @@ dist.barrier()
 def test_timeout_stops_every_rank(tmp_path):
     script = tmp_path / "hangs_on_rank_1.py"
     script.write_text(HANGING)
-    run = run_doctor("explain", str(script), "--nproc-per-node", "2", "--timeout", "15", "--format", "json")
+    run = run_doctor("explain", str(script), "--nproc-per-node", "2", "--timeout", "10", "--format", "json")
     assert run.returncode == 3, run.stderr[-3000:]
     assert run.json["target_status"] == "timeout"
     deadline = time.monotonic() + 10

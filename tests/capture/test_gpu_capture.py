@@ -11,14 +11,30 @@ import warnings
 from pathlib import Path
 
 import pytest
-import torch
-from torch._inductor import cudagraph_trees, cudagraph_utils, graph, scheduler
 
 from torchcompile_doctor import pipeline
 from torchcompile_doctor.capture.hooks import perf_hint_capture
 from torchcompile_doctor.capture.torch_messages import torch_log_capture, warning_capture
 from torchcompile_doctor.events.model import CudagraphRunMode, LogHealth, WarningKind
 from torchcompile_doctor.events.sidechannel import FILE_NAME, SideChannel, read_side_channel
+
+# torch and the inductor modules whose loggers and message functions these tests drive: imported when the tests
+# run (the fixture below), not when pytest collects them, which would cost every xdist worker their import
+torch = cudagraph_trees = cudagraph_utils = graph = scheduler = None
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _torch_modules():
+    global torch, cudagraph_trees, cudagraph_utils, graph, scheduler
+    import torch as imported_torch
+    from torch._inductor import cudagraph_trees as trees
+    from torch._inductor import cudagraph_utils as utils
+    from torch._inductor import graph as inductor_graph
+    from torch._inductor import scheduler as inductor_scheduler
+
+    torch, cudagraph_trees, cudagraph_utils = imported_torch, trees, utils
+    graph, scheduler = inductor_graph, inductor_scheduler
+
 
 TF32 = (
     "TensorFloat32 tensor cores for float32 matrix multiplication available but not enabled. Consider setting "

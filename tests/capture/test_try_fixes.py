@@ -1,14 +1,23 @@
-"""`--try-fixes`: each suggested no-code-change fix is re-run and its measured effect reported."""
+"""`--try-fixes`: each suggested no-code-change fix is re-run and its measured effect reported.
+
+The measured effects are read from `--try-fixes` runs recorded with their experiments (tests/data/try_fixes,
+each `python tests/support/recording.py record PROGRAM --into tests/data/try_fixes/NAME.capture --options
+"--try-fixes --jobs 2"`), re-read as `doctor report DIR` re-reads a kept capture; one run is live, to prove the
+experiments run and come back."""
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
-from support.doctor import DoctorRun, doctor_here, doctor_in_process
-from support.paths import CORPUS, RULES, SAMPLES
+from support.captures import reread
+from support.doctor import doctor_in_process
+from support.paths import DATA, SAMPLES
 
-pytestmark = pytest.mark.slow
+from torchcompile_doctor.renderers import render
+
+TRY_FIXES = DATA / "try_fixes"
 
 
 def _verified(report: dict, code: str) -> dict:
@@ -18,14 +27,12 @@ def _verified(report: dict, code: str) -> dict:
     return verified
 
 
-def _explain(script: str, cwd=SAMPLES) -> dict:
-    run = doctor_here("explain", script, "--try-fixes", "--jobs", "2", "--format", "json", cwd=cwd)
-    assert run.returncode == 0, run.stderr[-2000:]
-    return run.json
+def _recorded(name: str) -> dict:
+    return json.loads(render(reread(TRY_FIXES / f"{name}.capture"), "json"))
 
 
 def test_capture_scalar_outputs_removes_the_item_break():
-    verified = _verified(_explain("item_metric.py"), "TCD104")
+    verified = _verified(_recorded("item_metric"), "TCD104")
     assert verified["change"] == "torch._dynamo.config.capture_scalar_outputs = True"
     assert verified["effect"] == "fixed" and verified["ok"] is True
     assert verified["before"]["graph_breaks"] == 1 and verified["after"]["graph_breaks"] == 0
@@ -34,8 +41,10 @@ def test_capture_scalar_outputs_removes_the_item_break():
 
 def test_ignore_logging_functions_removes_a_logger_break():
     # reorderable_logging_functions does not remove a logging.Logger break on torch 2.13; ignoring the method does
-    report = _explain("logger_info.py", cwd=RULES / "TCD103")
-    for finding in [f for f in report["findings"] if f["code"] == "TCD103"]:  # the call, and Logger.info inside
+    report = _recorded("logger_info")
+    found = [f for f in report["findings"] if f["code"] == "TCD103"]  # the call, and Logger.info inside
+    assert found
+    for finding in found:
         verified = finding["fix"]["verified"]
         assert verified["change"] == "torch._dynamo.config.ignore_logging_functions.update({logging.Logger.info})"
         assert verified["effect"] == "fixed" and verified["ok"] is True
@@ -43,34 +52,25 @@ def test_ignore_logging_functions_removes_a_logger_break():
 
 
 def test_allow_unspec_int_on_nn_module_for_a_counter():
-    verified = _verified(_explain("module_counter.py"), "TCD204")
+    verified = _verified(_recorded("module_counter"), "TCD204")
     assert verified["change"] == "torch._dynamo.config.allow_unspec_int_on_nn_module = True"
     # one recompile remains: the attribute becomes dynamic after the first change
     assert (verified["before"]["recompiles"], verified["after"]["recompiles"]) == (3, 1)
     assert verified["effect"] == "improved" and verified["ok"] is True
 
 
-def _kept(shared_run) -> DoctorRun:
-    """shape_recompile.py's `--try-fixes` run with its capture (and its experiments) kept, once per session."""
-    args = ("explain", "shape_recompile.py", "--try-fixes", "--jobs", "2", "--format", "json")
-    run = shared_run(*args, keep_artifacts=True)
-    assert run.returncode == 0, run.stderr[-2000:]
-    return run
-
-
-def test_mark_dynamic_removes_shape_recompiles_but_dynamic_true_not_dtype_ones(shared_run):
-    shape = _verified(_kept(shared_run).json, "TCD301")
+def test_mark_dynamic_removes_shape_recompiles_but_dynamic_true_not_dtype_ones():
+    shape = _verified(_recorded("shape_recompile"), "TCD301")
     assert shape["change"] == "torch._dynamo.mark_dynamic(ids, 1) before each call of `SentenceEncoder.forward`"
     assert shape["effect"] == "fixed" and (shape["before"]["recompiles"], shape["after"]["recompiles"]) == (3, 0)
-    dtype = _verified(_explain("dtype_recompile.py"), "TCD201")
+    dtype = _verified(_recorded("dtype_recompile"), "TCD201")
     assert dtype["effect"] == "no effect"
     assert dtype["before"]["recompiles"] == dtype["after"]["recompiles"] == 1
 
 
 def test_knock_on_recompiles_share_the_break_experiment():
-    if not (CORPUS / "04_draft_model_metrics").is_dir():
-        pytest.skip("shared/corpus-dev is not beside the checkout")
-    report = _explain("script.py", cwd=CORPUS / "04_draft_model_metrics")
+    """The dev corpus's case 04 (a draft model's metrics), recorded from ../shared/corpus-dev."""
+    report = _recorded("draft_model_metrics")
     effects = sorted(
         (f["code"], f["reason_class"], f["fix"]["verified"]["effect"])
         for f in report["findings"]
@@ -85,7 +85,7 @@ def test_knock_on_recompiles_share_the_break_experiment():
 
 
 def test_raising_the_recompile_limit_is_reported_as_mixed():
-    report = _explain("int_arg_recompile_limit.py")
+    report = _recorded("int_arg_recompile_limit")
     limit = _verified(report, "TCD402")
     assert limit["change"] == "torch._dynamo.config.recompile_limit = 64"
     assert limit["effect"] == "mixed"  # the limit is no longer hit, but it compiles even more
@@ -93,15 +93,29 @@ def test_raising_the_recompile_limit_is_reported_as_mixed():
     assert _verified(report, "TCD202")["effect"] == "fixed"  # dynamic=True
 
 
-def test_a_kept_capture_reports_the_measured_effects_again(shared_run, tmp_path):
-    """`doctor report DIR` of a `--try-fixes --artifacts DIR` run: the experiments kept beside the capture put
-    the same measured effects back on the fixes, in the terminal as in JSON."""
-    live = _kept(shared_run)
+def test_the_experiments_kept_beside_a_capture_are_not_part_of_its_run():
+    """A kept experiment is a run of its own: re-reading the capture does not count it as another process."""
+    report = reread(TRY_FIXES / "item_metric.capture")
+    assert not any("processes compiled" in note for note in report.notes)
+    assert [finding.ranks for finding in report.findings] == [(0,)] * len(report.findings)
+    assert report.summary.graph_break_records == 1
+
+
+@pytest.mark.slow
+def test_fixes_are_run_live_and_a_kept_capture_reports_their_effects_again(shared_run, tmp_path):
+    """The live run: the experiment re-runs the program with the fix, and `doctor report DIR` of the kept
+    `--try-fixes --artifacts DIR` capture puts the same measured effects back on the fixes, in the terminal as in
+    JSON; a damaged experiment record leaves its fix unverified and fails nothing."""
+    args = ("explain", "item_metric.py", "--try-fixes", "--jobs", "2", "--format", "json")
+    live = shared_run(*args, cwd=SAMPLES, keep_artifacts=True)
+    assert live.returncode == 0, live.stderr[-2000:]
+    verified = _verified(live.json, "TCD104")
+    assert verified["effect"] == "fixed" and verified["after"]["graph_breaks"] == 0
     terminal = doctor_in_process("report", str(live.artifacts), cwd=tmp_path)
-    assert "verified: torch._dynamo.mark_dynamic(ids, 1)" in terminal.stdout
-    assert "fixed: recompiles 3 → 0" in terminal.stdout
+    assert "verified: torch._dynamo.config.capture_scalar_outputs = True" in terminal.stdout
+    assert "fixed: graph breaks 1 → 0" in terminal.stdout
     again = doctor_in_process("report", str(live.artifacts), "--format", "json", cwd=tmp_path).json
-    assert _verified(again, "TCD301") == _verified(live.json, "TCD301")
+    assert _verified(again, "TCD104") == verified
     copy = tmp_path / "copy"  # the shared capture stays as it is
     shutil.copytree(live.artifacts, copy)
     records = list(copy.glob("experiments/*/experiment.json"))
@@ -109,5 +123,5 @@ def test_a_kept_capture_reports_the_measured_effects_again(shared_run, tmp_path)
     for record in records:
         record.write_text("{not json")  # a damaged record: its fix is reported unverified, nothing fails
     damaged = doctor_in_process("report", str(copy), "--format", "json", cwd=tmp_path).json
-    [finding] = [f for f in damaged["findings"] if f["code"] == "TCD301"]
+    [finding] = [f for f in damaged["findings"] if f["code"] == "TCD104"]
     assert finding["fix"]["verified"] is None

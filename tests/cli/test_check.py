@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from support.captures import CAPTURES, SAMPLE_CAPTURES, recorded_root, reread
-from support.doctor import DoctorRun, doctor_here, doctor_in_process, run_doctor
+from support.doctor import DoctorRun, doctor_here, doctor_in_process
 from support.paths import DATA, SAMPLES
 from support.recording import move
 
@@ -124,12 +124,12 @@ def test_fail_on_severity(tmp_path):
 
 def test_bad_usage(tmp_path):
     (tmp_path / "s.py").write_text(KNOWN_BREAK)
-    bad = run_doctor("check", "s.py", "--fail-on", "severe", cwd=tmp_path)
+    bad = doctor_here("check", "s.py", "--fail-on", "severe", cwd=tmp_path)
     assert bad.returncode == 2 and bad.stderr.startswith("doctor: error: ") and "Traceback" not in bad.stderr
     assert "--fail-on" in bad.stderr and "critical, high, medium, low, info" in bad.stderr
-    codes = run_doctor("check", "s.py", "--select", "E501", cwd=tmp_path)
+    codes = doctor_here("check", "s.py", "--select", "E501", cwd=tmp_path)
     assert codes.returncode == 2 and "`--select` must be a list of rule codes" in codes.stderr
-    nothing = run_doctor("check", cwd=tmp_path)
+    nothing = doctor_here("check", cwd=tmp_path)
     assert nothing.returncode == 2 and "missing TARGET" in nothing.stderr
 
 
@@ -149,7 +149,7 @@ def test_failing_target_exits_3_from_its_capture(tmp_path):
 
 def test_missing_baseline_is_a_usage_error(tmp_path):
     (tmp_path / "s.py").write_text(KNOWN_BREAK)
-    run = run_doctor("check", "s.py", "--baseline", "nope.json", cwd=tmp_path)
+    run = doctor_here("check", "s.py", "--baseline", "nope.json", cwd=tmp_path)
     assert run.returncode == 2 and "create it with --update-baseline" in run.stderr
 
 
@@ -219,7 +219,7 @@ def test_baseline_for_another_torch_is_reported_and_worse_counts_noted(tmp_path)
 def test_malformed_baseline_is_a_usage_error(tmp_path):
     (tmp_path / "s.py").write_text(KNOWN_BREAK)
     (tmp_path / "b.json").write_text('{"version": 1, "torch": {"2.13.0": {"s.py": [{"code": 1}]}}}')
-    run = run_doctor("check", "s.py", "--baseline", "b.json", cwd=tmp_path)
+    run = doctor_here("check", "s.py", "--baseline", "b.json", cwd=tmp_path)
     assert run.returncode == 2 and "malformed entries" in run.stderr
 
 
@@ -286,7 +286,7 @@ def test_pyproject_wins_over_yaml_and_explicit_config_is_used(tmp_path):
 def test_bad_config_names_the_key_and_the_file(tmp_path, text, message):
     (tmp_path / "s.py").write_text(KNOWN_BREAK)
     (tmp_path / ".torchcompile-doctor.yaml").write_text(text)
-    run = run_doctor("check", "s.py", cwd=tmp_path)
+    run = doctor_here("check", "s.py", cwd=tmp_path)
     assert run.returncode == 2, run.stdout
     assert run.stderr.startswith("doctor: error: ") and "Traceback" not in run.stderr
     assert ".torchcompile-doctor.yaml" in run.stderr and message in run.stderr
@@ -366,7 +366,7 @@ def test_from_capture_leaves_the_configs_targets_and_run_keys_alone(tmp_path):
 
 
 def test_from_capture_of_nothing_is_a_usage_error(tmp_path):
-    run = run_doctor("check", "--from-capture", "out", "--format", "sarif", cwd=tmp_path)
+    run = doctor_here("check", "--from-capture", "out", "--format", "sarif", cwd=tmp_path)
     assert run.returncode == 2 and run.stdout == ""
     assert run.stderr == "doctor: error: --from-capture out: no such file or directory\n"
 

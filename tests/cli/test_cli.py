@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 from support.doctor import doctor_here, doctor_in_process, run_doctor
-from support.paths import REPO, SAMPLES
+from support.paths import REPO
 
 COMPILED_THEN = """\
 import torch
@@ -50,7 +50,7 @@ def _script(tmp_path, name: str, text: str):
 )
 def test_bad_input_is_one_line_exit_2(tmp_path, args, message):
     (tmp_path / "x.py").write_text("print('hi')\n")
-    run = run_doctor(*args, cwd=tmp_path)
+    run = doctor_here(*args, cwd=tmp_path)
     assert run.returncode == 2, run.stderr
     assert message in run.stderr
     assert "Traceback" not in run.stderr
@@ -59,7 +59,7 @@ def test_bad_input_is_one_line_exit_2(tmp_path, args, message):
 
 def test_syntax_error_names_file_and_line(tmp_path):
     _script(tmp_path, "broken.py", "import torch\n\ndef f(:\n    pass\n")
-    run = run_doctor("explain", "broken.py", cwd=tmp_path)
+    run = doctor_here("explain", "broken.py", cwd=tmp_path)
     assert run.returncode == 2
     assert run.stderr.strip() == "doctor: error: syntax error in broken.py:3: invalid syntax"
 
@@ -93,7 +93,7 @@ def test_missing_function_and_bad_inputs(tmp_path):
 def test_output_in_missing_dir_fails_before_running(tmp_path):
     marker = tmp_path / "ran"
     _script(tmp_path, "s.py", f"open({str(marker)!r}, 'w').write('x')\n")
-    run = run_doctor("explain", "s.py", "--output", str(tmp_path / "missing" / "r.json"), cwd=tmp_path)
+    run = doctor_here("explain", "s.py", "--output", str(tmp_path / "missing" / "r.json"), cwd=tmp_path)
     assert run.returncode == 2 and "--output directory does not exist" in run.stderr
     assert not marker.exists()
 
@@ -124,10 +124,10 @@ def test_report_exits_as_the_run_it_rereads(captured_run):
     0 where it records nothing about how the target ended (a bare TORCH_TRACE dir)."""
     folder, live = captured_run(RAISES_AFTER_COMPILING)
     assert live.returncode == 3, live.stderr[-2000:]
-    again = run_doctor("report", str(live.artifacts), "--format", "json", cwd=folder)
+    again = doctor_here("report", str(live.artifacts), "--format", "json", cwd=folder)
     assert again.returncode == 3, again.stderr[-2000:]
     assert again.json["target_status"] == "exception" and again.json["findings"] == live.json["findings"]
-    bare = run_doctor("report", str(live.artifacts / "trace"), "--format", "json", cwd=folder)
+    bare = doctor_here("report", str(live.artifacts / "trace"), "--format", "json", cwd=folder)
     assert bare.returncode == 0, bare.stderr[-2000:]
     assert bare.json["target_status"] == "unknown"
 
@@ -154,12 +154,12 @@ def test_target_exits(tmp_path, tail, status, code, exit_code):
 @pytest.mark.slow
 def test_timeout_kills_the_target_and_still_reports(tmp_path):
     _script(tmp_path, "hang.py", COMPILED_THEN.format(tail="import time; time.sleep(600)"))
-    run = run_doctor("explain", "hang.py", "--timeout", "15", "--format", "json", cwd=tmp_path, timeout=120)
+    run = run_doctor("explain", "hang.py", "--timeout", "10", "--format", "json", cwd=tmp_path, timeout=120)
     assert run.returncode == 3
     report = run.json
     assert report["target_status"] == "timeout"
     assert report["summary"]["graph_breaks"] == 1
-    assert "timed out after 15 s" in report["findings"][0]["title"]
+    assert "timed out after 10 s" in report["findings"][0]["title"]
     # where it was stuck: the main thread's stack when it was stopped, at the user's line
     location = report["findings"][0]["location"]
     assert location["file"].endswith("hang.py") and "time.sleep(600)" in location["source"], location
@@ -301,7 +301,9 @@ def test_artifacts_are_kept_and_report_rerenders_them(tmp_path, shared_run):
 @pytest.mark.slow
 def test_temp_dir_is_removed_without_artifacts(tmp_path):
     env = {"TMPDIR": str(tmp_path)}
-    run = run_doctor("explain", str(SAMPLES / "clean_model.py"), "--format", "json", cwd=tmp_path, env=env)
+    clean = 'import torch\n\ntorch.compile(lambda x: x * 2, backend="eager")(torch.ones(2))\n'
+    _script(tmp_path, "clean.py", clean)
+    run = run_doctor("explain", "clean.py", "--format", "json", cwd=tmp_path, env=env)
     assert run.returncode == 0
     assert run.json["findings"] == []
     assert list(tmp_path.glob("torchcompile-doctor-*")) == []

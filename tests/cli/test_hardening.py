@@ -56,9 +56,9 @@ def _one_line_error(run, code: int = 2) -> str:
 
 def test_target_that_is_not_python(tmp_path):
     (tmp_path / "notes.txt").write_text("hello\n")
-    assert "is not a Python file" in _one_line_error(run_doctor("explain", "notes.txt", cwd=tmp_path))
+    assert "is not a Python file" in _one_line_error(doctor_here("explain", "notes.txt", cwd=tmp_path))
     (tmp_path / "blob.py").write_bytes(b"\x00\x01binary")
-    assert "is not Python source" in _one_line_error(run_doctor("check", "blob.py", cwd=tmp_path))
+    assert "is not Python source" in _one_line_error(doctor_here("check", "blob.py", cwd=tmp_path))
 
 
 def test_unreadable_target(tmp_path):
@@ -66,7 +66,7 @@ def test_unreadable_target(tmp_path):
         (tmp_path / "secret.py").symlink_to("/proc/self/mem")
     else:
         _script(tmp_path, "secret.py", "print(1)\n").chmod(0)
-    assert "cannot read target secret.py" in _one_line_error(run_doctor("explain", "secret.py", cwd=tmp_path))
+    assert "cannot read target secret.py" in _one_line_error(doctor_here("explain", "secret.py", cwd=tmp_path))
 
 
 def test_output_that_cannot_be_written_fails_before_running(tmp_path):
@@ -74,7 +74,7 @@ def test_output_that_cannot_be_written_fails_before_running(tmp_path):
     _script(tmp_path, "s.py", f"open({str(marker)!r}, 'w').write('x')\n")
     (tmp_path / "a_file").write_text("")
     for command in ("explain", "check", "guards"):
-        run = run_doctor(command, "s.py", "--output", "a_file/report.txt", cwd=tmp_path)
+        run = doctor_here(command, "s.py", "--output", "a_file/report.txt", cwd=tmp_path)
         assert "--output directory does not exist" in _one_line_error(run)
     assert not marker.exists()
 

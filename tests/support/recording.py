@@ -1,10 +1,10 @@
 """The one tool that makes and keeps the captures checked in under tests/ (run it with the venv's python):
 
-    python tests/support/recording.py record tests/rules/TCD104/item.py
+    python tests/support/recording.py record tests/rules/TCD104/item.py [--into DIR] [--options "--try-fixes"]
         Runs `doctor explain item.py --format json --artifacts TMP` in the case's folder (another command or
-        more options from the case's `# capture: doctor ...` line), strips TMP into `item.capture/` beside it,
-        writes `recording.json` there (the command, the versions, the date), and checks that re-reading the
-        stripped capture finds what the live run found.
+        more options from the case's `# capture: doctor ...` line, or --options), strips TMP into `item.capture/`
+        (or DIR; a --try-fixes run keeps its experiments), writes `recording.json` there (the command, the
+        versions, the date), and checks that re-reading the stripped capture finds what the live run found.
     python tests/support/recording.py strip SRC DEST
         Copies a kept capture, leaving out of its TORCH_TRACE logs what no reader of the doctor uses (kinds it
         reads past, timeline spans it drops, config snapshots); checks the re-read report is unchanged.
@@ -138,7 +138,8 @@ def _comparable(report: Report) -> Report:
 
 def strip(source: Path, dest: Path) -> None:
     before = pipeline.reread(source).report
-    shutil.copytree(source, dest, ignore=shutil.ignore_patterns("inductor_cache", "experiments"))
+    # a --try-fixes capture keeps its experiments (each a capture of its own, stripped the same way)
+    shutil.copytree(source, dest, ignore=shutil.ignore_patterns("*inductor_cache"))
     for log in dest.rglob("*.log"):
         log.write_text(strip_trace(log.read_text(encoding="utf-8", errors="surrogateescape")), encoding="utf-8")
     after = pipeline.reread(dest).report
@@ -193,10 +194,11 @@ def _versions() -> dict[str, str]:
     return versions
 
 
-def record(case: Path, into: Path | None) -> Path:
+def record(case: Path, into: Path | None, more: list[str] | None = None) -> Path:
     case = case.resolve()
     into = (into or case.with_suffix(".capture")).resolve()
     command, options = _capture_command(case)
+    options += more or []
     with tempfile.TemporaryDirectory(prefix="recording-") as temp:
         artifacts = Path(temp) / "capture"
         args = [command, case.name, "--format", "json", "--artifacts", str(artifacts), *options]
@@ -213,10 +215,11 @@ def record(case: Path, into: Path | None) -> Path:
         shutil.rmtree(into, ignore_errors=True)
         strip(artifacts, into)
     shown = " ".join([command, case.name, "--format", "json", "--artifacts", "DIR", *options])
-    into_shown = os.path.relpath(into, REPO)
+    also = f' --options "{" ".join(more)}"' if more else ""
+    tool = f"python tests/support/recording.py record {os.path.relpath(case, REPO)}"
     made = {
         "command": f"cd {os.path.relpath(case.parent, REPO)} && doctor {shown}",
-        "recorded_with": f"python tests/support/recording.py record {os.path.relpath(case, REPO)} --into {into_shown}",
+        "recorded_with": f"{tool} --into {os.path.relpath(into, REPO)}{also}",
         "exit_code": run.returncode,
         "date": datetime.date.today().isoformat(),
         "versions": _versions(),
@@ -325,6 +328,7 @@ def main(argv: list[str] | None = None) -> None:
     record_cmd = commands.add_parser("record")
     record_cmd.add_argument("case", type=Path)
     record_cmd.add_argument("--into", type=Path)
+    record_cmd.add_argument("--options", default="", help='more doctor options, e.g. "--try-fixes --jobs 2"')
     strip_cmd = commands.add_parser("strip")
     strip_cmd.add_argument("source", type=Path)
     strip_cmd.add_argument("dest", type=Path)
@@ -340,7 +344,7 @@ def main(argv: list[str] | None = None) -> None:
         move_cmd.add_argument(name)
     args = parser.parse_args(argv)
     if args.command == "record":
-        print(record(args.case, args.into))
+        print(record(args.case, args.into, args.options.split()))
     elif args.command == "strip":
         strip(args.source, args.dest)
     elif args.command == "snapshot":

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import BinaryIO
 
+from torchcompile_doctor.capture_layout import EXPERIMENTS
 from torchcompile_doctor.dumps.layout import CAPTURE_IN_DUMP
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.events.model import CompileId, EventLog
@@ -31,10 +32,12 @@ _ENVELOPE_PID = re.compile(rb"^[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d+ +(\d+) ")
 
 
 def trace_files(path: Path) -> list[Path]:
-    """The trace files of a dir (`*.log`, and `*.log.gz` as a job's artifacts keep them), or the file itself."""
+    """The trace files of a dir (`*.log`, and `*.log.gz` as a job's artifacts keep them), or the file itself;
+    not those of the experiments a `--try-fixes` capture keeps beside it (runs of their own)."""
     if path.is_file():
         return [path]
-    return sorted(p for pattern in ("*.log", "*.log.gz") for p in path.rglob(pattern) if p.is_file())
+    found = (p for pattern in ("*.log", "*.log.gz") for p in path.rglob(pattern) if p.is_file())
+    return sorted(p for p in found if p.relative_to(path).parts[0] != EXPERIMENTS)
 
 
 def open_log(path: Path) -> BinaryIO:
