@@ -16,7 +16,6 @@ from __future__ import annotations
 import ast
 import dataclasses
 import json
-import os
 import re
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from support.captures import normalise, recorded_root, reread
 from support.ground_truth import matches_file
 from support.paths import REPO, RULES
 from support.recording import RECORDING
+from support.snapshots import assert_matches_snapshot
 
 from torchcompile_doctor.renderers import RenderOptions, render
 from torchcompile_doctor.report import Finding, Report
@@ -190,12 +190,7 @@ def test_rule_case(case: Case):
 def test_rendered_finding_is_the_reviewed_snapshot(case: Case):
     report, finding, _ = _found(case)
     text = finding_text(report, finding)
-    snapshot = case.program.with_suffix(".finding.txt")
-    if os.environ.get("UPDATE_SNAPSHOTS") == "1" or not snapshot.exists():
-        snapshot.write_text(text, encoding="utf-8")
-        if os.environ.get("UPDATE_SNAPSHOTS") != "1":
-            pytest.fail(f"wrote missing snapshot {snapshot.name}; review it and rerun")
-    assert text == snapshot.read_text(encoding="utf-8")
+    assert_matches_snapshot(text, case.program.with_suffix(".finding.txt"))
 
 
 def _transform_cases() -> list[Case]:
