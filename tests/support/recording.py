@@ -39,7 +39,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: the shared test code is found from tests/
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from support.captures import capture_dirs, disk_unreadable, reread_options, trace_files
+from support.captures import capture_dirs, disk_answered_by, disk_unreadable, reread_options, trace_files
 from support.paths import REPO
 from torchcompile_doctor import pipeline
 from torchcompile_doctor.analysis import source_snapshot
@@ -259,23 +259,21 @@ def _recording_disk(moves: list[tuple[str, str]], earlier: SourceSnapshot) -> It
     """Within the block a re-read reads what the `earlier` snapshot holds (the code as it was when the capture
     was made), else the disk through `moves`, and keeps what it read under the recorded paths."""
     kept = SourceSnapshot()
-    saved = source_snapshot.read_source_file, source_snapshot.has_dist_info
+    disk_read, disk_is_install_dir = source_snapshot.read_source_file, source_snapshot.has_dist_info
 
     def read(path: str):
-        lines = earlier.files[path] if path in earlier.files else saved[0](_mapped(path, moves))
+        lines = earlier.files[path] if path in earlier.files else disk_read(_mapped(path, moves))
         kept.files[path] = list(lines) if lines is not None else None
         return lines
 
     def is_install_dir(directory: str) -> bool:
         known = earlier.install_dirs.get(directory)
-        kept.install_dirs[directory] = answer = saved[1](_mapped(directory, moves)) if known is None else known
+        answer = disk_is_install_dir(_mapped(directory, moves)) if known is None else known
+        kept.install_dirs[directory] = answer
         return answer
 
-    source_snapshot.read_source_file, source_snapshot.has_dist_info = read, is_install_dir  # type: ignore[assignment]
-    try:
+    with disk_answered_by(read, is_install_dir):
         yield kept
-    finally:
-        source_snapshot.read_source_file, source_snapshot.has_dist_info = saved
 
 
 def snapshot(path: Path, moves: list[tuple[str, str]]) -> None:
