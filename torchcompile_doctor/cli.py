@@ -20,6 +20,7 @@ from torchcompile_doctor import cli_options as opt
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.exit_codes import ExitCode
 from torchcompile_doctor.settings import ExplainSettings, check_format, check_output_path, check_settings
+from torchcompile_doctor.torch_releases import outside_range_note
 
 app = typer.Typer(
     name="doctor",
@@ -89,8 +90,24 @@ def _perfetto_beside(reports, fmt: str, output: Path | None) -> tuple[Path, str]
     return output.with_name(f"{stem}.perfetto.json"), trace
 
 
-def _finish(run: pipeline.Run | pipeline.GatedRun, fmt: str, output: Path | None, *, show_guards: bool = False) -> None:
+def _say_torch_outside_range(reports) -> None:
+    """A live run under a torch outside the supported releases says so on stderr (and in the report's notes)."""
+    for note in dict.fromkeys(outside_range_note(report.torch_version) for report in reports):
+        if note:
+            typer.echo(f"doctor: {note}", err=True)
+
+
+def _finish(
+    run: pipeline.Run | pipeline.GatedRun,
+    fmt: str,
+    output: Path | None,
+    *,
+    show_guards: bool = False,
+    live: bool = False,
+) -> None:
     """Render, emit (the HTML page's Perfetto file too), and exit with the code the pipeline decided."""
+    if live:
+        _say_torch_outside_range(run.reports)
     beside = _perfetto_beside(run.reports, fmt, output)
     perfetto_file = beside[0].name if beside else None
     _emit(_render(run.reports, fmt, output, show_guards=show_guards, perfetto_file=perfetto_file), output)
@@ -146,7 +163,7 @@ def explain(
     run = pipeline.run(settings.target, settings.run, progress=_status)
     if settings.try_fixes:
         run = pipeline.try_fixes(run, settings.run, progress=_status)
-    _finish(run, settings.format, settings.output)
+    _finish(run, settings.format, settings.output, live=True)
 
 
 def _codes(values: list[str] | None) -> list[str] | None:
@@ -211,7 +228,7 @@ def check(
         run = pipeline.run_all(settings.targets, settings.run_options, progress=_status)
     gated = pipeline.gate(run, settings.gate_options, known)
     _say_baseline(gated, settings.baseline)
-    _finish(gated, settings.format, settings.output)
+    _finish(gated, settings.format, settings.output, live=settings.capture is None)
 
 
 @app.command()
@@ -237,7 +254,7 @@ def guards(
         _finish(pipeline.reread(dump, pipeline.RereadOptions(dump=True)), fmt, output, show_guards=True)
     options = pipeline.RunOptions(backend, timeout, artifacts=artifacts, measure_guards=True, dump_dir=dump)
     settings = ExplainSettings.from_cli(target, list(args or []), module, inputs, fmt=fmt, output=output, run=options)
-    _finish(pipeline.run(settings.target, settings.run, progress=_status), fmt, output, show_guards=True)
+    _finish(pipeline.run(settings.target, settings.run, progress=_status), fmt, output, show_guards=True, live=True)
 
 
 @app.command()

@@ -242,8 +242,8 @@ def test_rank_report_needs_no_torch(tmp_path):
     gb = next(f for f in data["findings"] if f["code"] == "TCD101")
     assert gb["gb_id"] == "GB0059" and gb["torch_says"]
     assert (
-        "graph-break registry: the copy bundled with torchcompile-doctor (torch is not installed here)"
-        in (data["notes"])
+        "graph-break registry: torch 2.13's, bundled with torchcompile-doctor (the capture's torch is 2.13.0+cpu; "
+        "torch is not installed here)" in data["notes"]
     )
 
 

@@ -83,9 +83,16 @@ def disk_unreadable() -> Iterator[list[str]]:
         yield asked
 
 
+# the note ends at its one parenthesis (the terminal may wrap it across lines)
+_REGISTRY_NOTE = re.compile(r"graph-break registry: [^)]*\)")
+
+
 def normalise(text: str, root: str) -> str:
     """A rendered report with what differs between machines and runs made constant: the program's folder as
-    recorded (`root`), checkouts, site-packages, versions and timings."""
+    recorded (`root`), checkouts, site-packages, versions and timings, and which graph-break registry a re-read used
+    (the installed torch's, or the bundled copy of the capture's release where another torch is installed: the
+    lane on another torch reads the same captures)."""
+    text = _REGISTRY_NOTE.sub("graph-break registry: <REGISTRY>", text)
     text = text.replace(root, "<ROOT>")
     text = re.sub(r"(/[^\s\"',:]*)?/tests/", "<TESTS>/", text)  # a capture made in a checkout, any checkout
     text = re.sub(r"(/[^\s\"',:]*)?/(site|dist)-packages/", "<SITE>/", text)
