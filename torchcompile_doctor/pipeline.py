@@ -28,16 +28,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from torchcompile_doctor.baseline import Baseline
-from torchcompile_doctor.capture_layout import EXPERIMENT_RECORD, EXPERIMENTS
+from torchcompile_doctor.capture_layout import CAPTURE_IN_DUMP, CARRIED_RUNS, CaptureFolder, ExperimentFolder
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.exit_codes import ExitCode
 from torchcompile_doctor.report import BaselineUpdate, GateCriteria, Report, TargetStatus
 
 if TYPE_CHECKING:  # the analysis stage is imported when a run needs it: `doctor --help` stays quick
-    from torchcompile_doctor.analysis import AnalysisContext, RunOutcome
+    from torchcompile_doctor.analysis import AnalysisContext
     from torchcompile_doctor.capture.target import TargetSpec
     from torchcompile_doctor.events.load import RankLogs
-    from torchcompile_doctor.events.model import EventLog
+    from torchcompile_doctor.events.model import EventLog, RunOutcome
 
 Progress = Callable[[str], AbstractContextManager]
 """Shows what is running (the CLI: a status line on a TTY) for as long as the context is open."""
@@ -133,13 +133,13 @@ class GatedRun:
 def _capture_and_analyze(
     target: TargetSpec, options: RunOptions, workdir: Path, experiment: dict | None = None
 ) -> tuple[RunOutcome, Report]:
-    from torchcompile_doctor.analysis import AnalysisContext, RunOutcome, analyze, analyze_ranks
-    from torchcompile_doctor.analysis.source_snapshot import RecordingSources, write_snapshot
+    from torchcompile_doctor.analysis import AnalysisContext, analyze, analyze_ranks
     from torchcompile_doctor.capture.runner import run_capture
     from torchcompile_doctor.events.load import load_ranks
     from torchcompile_doctor.events.processes import load_processes
+    from torchcompile_doctor.source_files import RecordingSources, write_snapshot
 
-    result = run_capture(
+    outcome = run_capture(
         target,
         workdir,
         options.backend,
@@ -156,7 +156,6 @@ def _capture_and_analyze(
     usage = next((e for log in logs.values() for e in log.target_exits if e.status == "usage_error"), None)
     if usage is not None:
         raise DoctorError(usage.message or "the target cannot be run as given")
-    outcome = RunOutcome(result.returncode, result.signal, result.timed_out, result.interrupted, options.timeout_s)
     sources = RecordingSources()
     context = AnalysisContext(
         target=target.display,
@@ -199,8 +198,6 @@ def _capture(target: TargetSpec, options: RunOptions, message: str, progress: Pr
         with progress(message):
             outcome, report = _capture_and_analyze(target, options, workdir)
         if options.dump_dir is not None:  # the guard trees travel with the dump, so reading it later is complete
-            from torchcompile_doctor.dumps.layout import CAPTURE_IN_DUMP
-
             shutil.copytree(workdir, options.dump_dir / CAPTURE_IN_DUMP, dirs_exist_ok=True)
     return Run((report,), (outcome,), (target,))
 
@@ -243,8 +240,9 @@ def run_block(label: str) -> Iterator[BlockRun]:
     trace, as TORCH_TRACE writes it), and analyse it when the block ends. An exception passes through."""
     import os
 
-    from torchcompile_doctor.analysis import AnalysisContext, RunOutcome, analyze
+    from torchcompile_doctor.analysis import AnalysisContext, analyze
     from torchcompile_doctor.capture.inprocess import TraceCapture
+    from torchcompile_doctor.events.model import RunOutcome
 
     block = BlockRun()
     capture = TraceCapture()
@@ -266,7 +264,7 @@ def _offline_context(log: EventLog, path: Path, root: Path | None = None, as_liv
     lines come from the capture's source snapshot where it has them (the code as it was when it ran), else from
     the disk, used only where a file still says what the trace recorded of it."""
     from torchcompile_doctor.analysis import AnalysisContext
-    from torchcompile_doctor.analysis.source_snapshot import snapshot_sources
+    from torchcompile_doctor.source_files import snapshot_sources
 
     target = log.bootstrap[-1].target if log.bootstrap else str(path)
     base = root or (Path(target).parent if log.bootstrap and Path(target).is_absolute() else Path.cwd())
@@ -301,8 +299,7 @@ def _dump_report(dump: Path, root: Path | None = None) -> Report:
     else the dump's own guard functions (root-level only on torch 2.13, said in a warning). Nothing in it is
     imported or run."""
     from torchcompile_doctor.analysis import analyze
-    from torchcompile_doctor.dumps.layout import CAPTURE_IN_DUMP
-    from torchcompile_doctor.events.load import load_dump
+    from torchcompile_doctor.events.dumps.source import load_dump
 
     log = load_dump(dump)
     return analyze(log, _offline_context(log, dump / CAPTURE_IN_DUMP, root))
@@ -435,10 +432,10 @@ def _with_kept_experiments(path: Path, report: Report, options: RereadOptions) -
     from torchcompile_doctor.rules import experiments
 
     results: dict[str, Report | str | tuple[Report, Report]] = {}
-    folder = path / EXPERIMENTS if path.is_dir() else None
+    folder = CaptureFolder(path).experiments if path.is_dir() else None
     for kept in sorted(folder.iterdir()) if folder is not None and folder.is_dir() else ():
         try:
-            record = json.loads((kept / EXPERIMENT_RECORD).read_text(encoding="utf-8"))
+            record = json.loads(ExperimentFolder(kept).record.read_text(encoding="utf-8"))
             key, runs = experiments.experiment_key(record["experiment"]), record.get("runs") or []
             if record.get("error"):
                 results[key] = str(record["error"])
@@ -453,8 +450,6 @@ def _with_kept_experiments(path: Path, report: Report, options: RereadOptions) -
 
 
 # ---------------------------------------------------------------------------------------------- verified fixes
-
-_CARRIED_RUNS = ("first", "second")  # a cache experiment's two runs: a fresh machine, then a persistent cache
 
 
 def try_fixes(run: Run, options: RunOptions, progress: Progress = _quiet) -> Run:
@@ -472,17 +467,17 @@ def try_fixes(run: Run, options: RunOptions, progress: Progress = _quiet) -> Run
         raise DoctorError("fixes are tried on a run of one target")
     target, report = run.targets[0], run.report
     planned = experiments.plan(report)
-    kept = options.artifacts / EXPERIMENTS if options.artifacts is not None else None
+    kept = CaptureFolder(options.artifacts) if options.artifacts is not None else None
 
     def run_one(numbered: tuple[int, dict]) -> tuple[str, Report | str | tuple[Report, Report]]:
         index, experiment = numbered
         key = experiments.experiment_key(experiment)
         record = {
             "experiment": experiment,
-            "runs": list(_CARRIED_RUNS) if compile_experiments.carries_cache(experiment) else [],
+            "runs": list(CARRIED_RUNS) if compile_experiments.carries_cache(experiment) else [],
         }
         try:
-            with _workdir(kept / str(index) if kept is not None else None) as workdir:
+            with _workdir(kept.experiment(index) if kept is not None else None) as workdir:
                 if compile_experiments.carries_cache(experiment):
                     result: Report | str | tuple[Report, Report] = _carried_cache_runs(target, options, workdir)
                 else:
@@ -490,7 +485,7 @@ def try_fixes(run: Run, options: RunOptions, progress: Progress = _quiet) -> Run
         except DoctorError as error:
             result = record["error"] = str(error)
         if kept is not None:  # `doctor report DIR` puts the measured effects back on the fixes
-            (kept / str(index) / EXPERIMENT_RECORD).write_text(json.dumps(record), encoding="utf-8")
+            ExperimentFolder(kept.experiment(index)).record.write_text(json.dumps(record), encoding="utf-8")
         return key, result
 
     with progress(f"trying {len(planned)} fix(es), {options.jobs} at a time"):
@@ -504,13 +499,13 @@ def _carried_cache_runs(target: TargetSpec, options: RunOptions, workdir: Path) 
     with a persistent TORCHINDUCTOR_CACHE_DIR."""
     from torchcompile_doctor.rules import compile_experiments
 
-    cache_dir = workdir / "persistent_inductor_cache"
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    step = compile_experiments.cache_step(str(cache_dir))
+    folder = ExperimentFolder(workdir)
+    folder.persistent_inductor_cache.mkdir(parents=True, exist_ok=True)
+    step = compile_experiments.cache_step(str(folder.persistent_inductor_cache))
     runs = []
-    for name in _CARRIED_RUNS:
-        (workdir / name).mkdir(parents=True, exist_ok=True)
-        runs.append(_capture_and_analyze(target, options, workdir / name, step)[1])
+    for name in CARRIED_RUNS:
+        folder.run(name).mkdir(parents=True, exist_ok=True)
+        runs.append(_capture_and_analyze(target, options, folder.run(name), step)[1])
     return runs[0], runs[1]
 
 

@@ -12,7 +12,7 @@ from support.captures import CAPTURES, TRACES, snapshot_context, trace_root
 from support.doctor import doctor_in_process
 from support.paths import DATA
 
-from torchcompile_doctor.analysis.code import CodeMap, read_source_file
+from torchcompile_doctor.analysis.code import CodeMap
 from torchcompile_doctor.analysis.detectors.guards import _user_can_act
 from torchcompile_doctor.analysis.findings import fill
 from torchcompile_doctor.analysis.gate import apply_gate
@@ -20,6 +20,7 @@ from torchcompile_doctor.events.model import Guard
 from torchcompile_doctor.report import Finding, GateCriteria, Report, Summary
 from torchcompile_doctor.rules import rule, rule_for_break
 from torchcompile_doctor.rules.fixes import apply, code_only
+from torchcompile_doctor.source_files import read_source_file
 
 GENERIC_LIBRARY_FIX = rule("TCD120").fix
 

@@ -18,11 +18,12 @@ from pathlib import Path
 import pytest
 from support.paths import DATA, REPO
 
-from torchcompile_doctor.dumps.depyf_dump import DumpHealth, read_dump, split_comment
-from torchcompile_doctor.dumps.events import INCOMPLETE
-from torchcompile_doctor.dumps.layout import CAPTURE_IN_DUMP, GUARD_TREE_NAME, OBSERVE_HEADER
+from torchcompile_doctor.capture_layout import CAPTURE_IN_DUMP
 from torchcompile_doctor.errors import DoctorError
-from torchcompile_doctor.events.load import load_artifacts, load_dump
+from torchcompile_doctor.events.dumps.depyf_dump import DumpHealth, read_dump, split_comment
+from torchcompile_doctor.events.dumps.layout import GUARD_TREE_NAME, OBSERVE_HEADER
+from torchcompile_doctor.events.dumps.source import INCOMPLETE, load_dump
+from torchcompile_doctor.events.load import load_artifacts
 from torchcompile_doctor.events.model import Guard
 from torchcompile_doctor.events.parsers.guards_tree import parse_guard, parse_tree
 
@@ -286,7 +287,7 @@ def test_reading_a_dump_needs_no_torch(tmp_path):
         f"""
         import sys
         from pathlib import Path
-        from torchcompile_doctor.dumps.depyf_dump import read_dump
+        from torchcompile_doctor.events.dumps.depyf_dump import read_dump
         frames, health = read_dump(Path({str(DUMPS / "module_counter")!r}))
         assert "torch" not in sys.modules and "depyf" not in sys.modules, sorted(sys.modules)
         print(len(frames), len(frames[0].entries), health.files)

@@ -22,10 +22,11 @@ from support.captures import CAPTURES, reread
 from support.hostile import HOSTILE_TITLE
 from support.paths import DATA
 
-from torchcompile_doctor.analysis.code import CodeMap, read_source_file
+from torchcompile_doctor.analysis.code import CodeMap
 from torchcompile_doctor.renderers import FORMATS, Format, RenderOptions, render, render_all, renderer_for
 from torchcompile_doctor.report import Finding, Fix, GateResult, Location, Report, Summary
 from torchcompile_doctor.rules import load_catalogue
+from torchcompile_doctor.source_files import read_source_file
 
 # From oasis-tcs/sarif-spec, Documents/CommitteeSpecifications/2.1.0/sarif-schema-2.1.0.json, unchanged.
 SCHEMA = json.loads((DATA / "sarif-schema-2.1.0.json").read_text())

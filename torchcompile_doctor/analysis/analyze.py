@@ -9,12 +9,12 @@ from torchcompile_doctor.analysis.detectors import run_detectors
 from torchcompile_doctor.analysis.detectors.outcome import target_outcome
 from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.graph_break_registry import GraphBreakRegistry
-from torchcompile_doctor.analysis.index import AnalysisContext, AnalysisIndex, RunOutcome
+from torchcompile_doctor.analysis.index import AnalysisContext, AnalysisIndex
 from torchcompile_doctor.analysis.ranking import rank_findings
 from torchcompile_doctor.analysis.summary import Measured, summarize
 from torchcompile_doctor.analysis.suppressions import ALL, suppressions_in
 from torchcompile_doctor.analysis.suppressions import apply as apply_suppressions
-from torchcompile_doctor.events.model import EventLog, WarningKind
+from torchcompile_doctor.events.model import EventLog, RunOutcome, WarningKind
 from torchcompile_doctor.finding_data import UnusedSuppressionEvidence
 from torchcompile_doctor.report import Finding, Kind, Report, RunEnvironment, Summary
 from torchcompile_doctor.rules import rules_for_detector

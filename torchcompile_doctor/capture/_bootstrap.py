@@ -31,7 +31,8 @@ from torchcompile_doctor.capture.guard_timing import CallRecorder, measure
 from torchcompile_doctor.capture.hooks import trace_paused
 from torchcompile_doctor.capture.lazy_hooks import CaptureHooks, not_honoured
 from torchcompile_doctor.capture.stuck_stack import arm as arm_stack_dump
-from torchcompile_doctor.events.sidechannel import EventName, SideChannel, process_file_name, rank_file_name
+from torchcompile_doctor.capture_layout import process_side_channel, rank_side_channel
+from torchcompile_doctor.events.sidechannel import EventName, SideChannel
 
 USAGE_ERROR_EXIT = 2
 
@@ -175,9 +176,9 @@ def _open_channel(spec: dict) -> SideChannel:
     side_channel = spec["side_channel"]
     directory = os.path.dirname(side_channel)
     if spec.get("role") == "spawned":  # a process the target started: a channel of its own
-        side_channel = os.path.join(directory, process_file_name(os.getpid()))
+        side_channel = os.path.join(directory, process_side_channel(os.getpid()))
     elif spec.get("side_channel_per_rank"):  # under torchrun: every rank is a capture child
-        side_channel = os.path.join(directory, rank_file_name(int(os.environ.get("RANK", "0"))))
+        side_channel = os.path.join(directory, rank_side_channel(int(os.environ.get("RANK", "0"))))
     return SideChannel(side_channel, follow_forks=True)
 
 

@@ -284,6 +284,18 @@ class ExplainResult:
 
 
 @dataclass(frozen=True)
+class RunOutcome:
+    """How the capture's child process ended, as the parent saw it (capture/runner.py); the child's own word is
+    its TargetExit. All None/False: not a live run (a re-read log says nothing of how its process ended)."""
+
+    returncode: int | None = None  # None when the child was stopped by us, or killed by a signal
+    signal: int | None = None  # the signal that ended the child, if any
+    timed_out: bool = False
+    interrupted: bool = False
+    timeout_s: float | None = None
+
+
+@dataclass(frozen=True)
 class TargetExit:
     """How the target ended, as the child saw it (the parent adds signals and timeouts)."""
 

@@ -7,7 +7,7 @@
     | | +- TENSOR_MATCH: check_tensor(L['x'], ...)  # return x + 1  # dir/model.py:11 in forward
 
 Managers (CamelCase) are the tree's structure; leaves (UPPER_CASE kinds) are the guards. The one parser of
-this text: dumps/depyf_dump.py reads the observe hook's `__guard_tree_*` files with it too.
+this text: events/dumps/depyf_dump.py reads the observe hook's `__guard_tree_*` files with it too.
 """
 
 from __future__ import annotations
