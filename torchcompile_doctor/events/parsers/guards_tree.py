@@ -16,7 +16,7 @@ import functools
 import re
 
 from torchcompile_doctor.events.model import Guard, GuardTree
-from torchcompile_doctor.events.parsers import Parser
+from torchcompile_doctor.events.parsers.base import Parser
 from torchcompile_doctor.events.parsers.common import compile_id_of
 from torchcompile_doctor.events.reader import Record
 
