@@ -31,7 +31,8 @@ from torchcompile_doctor.baseline import Baseline
 from torchcompile_doctor.capture_layout import CAPTURE_IN_DUMP, CARRIED_RUNS, CaptureFolder, ExperimentFolder
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.exit_codes import ExitCode
-from torchcompile_doctor.report import BaselineUpdate, GateCriteria, Report, TargetStatus
+from torchcompile_doctor.model.gate import BaselineUpdate, GateCriteria
+from torchcompile_doctor.model.report import Report, TargetStatus
 
 if TYPE_CHECKING:  # the analysis stage is imported when a run needs it: `doctor --help` stays quick
     from torchcompile_doctor.analysis import AnalysisContext

@@ -10,9 +10,10 @@ from pathlib import Path
 
 from torchcompile_doctor.capture.target import TargetSpec, parse_target
 from torchcompile_doctor.errors import DoctorError
+from torchcompile_doctor.model.gate import GateCriteria
+from torchcompile_doctor.model.report import SEVERITIES
 from torchcompile_doctor.pipeline import GateOptions, RunOptions
 from torchcompile_doctor.renderers import FORMATS as REPORT_FORMATS
-from torchcompile_doctor.report import SEVERITIES, GateCriteria
 
 KNOWN_BACKENDS = ("eager", "aot_eager", "inductor", "cudagraphs")
 

@@ -14,9 +14,10 @@ from support.paths import DATA, SAMPLES
 
 from torchcompile_doctor.analysis import analyze
 from torchcompile_doctor.analysis.compile_time import cpp_compile_seconds, phases_of
-from torchcompile_doctor.compile_time import PHASES
 from torchcompile_doctor.events.load import load_artifacts
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId, CompileSpan
+from torchcompile_doctor.model.compile_time import PHASES
+from torchcompile_doctor.renderers._text import summary_line
 from torchcompile_doctor.rules import experiments
 
 WARM_TRACE = DATA / "traces" / "repeated_blocks_warm_cache.log"
@@ -66,8 +67,8 @@ def test_repeated_block_finding_points_at_the_block_and_offers_regional_compilat
     assert "16 times" in finding.title and "Encoder.forward" in finding.title
     assert "for block in model.blocks: block.compile()" in finding.fix.summary
     assert finding.fix.experiment == {"regional": {"module_list": "blocks", "block": "Block.forward"}}
-    assert finding.evidence["module_list"] == "blocks"
-    assert finding.impact["compile_seconds"] == pytest.approx(cold.compile_time.total_s, abs=1e-3)
+    assert finding.evidence.module_list == "blocks"
+    assert finding.impact.compile_seconds == pytest.approx(cold.compile_time.total_s, abs=1e-3)
 
 
 def test_cold_cache_and_dominant_phase_findings(cold):
@@ -84,7 +85,7 @@ def test_warm_cache_says_what_a_fresh_machine_pays(warm):
     data = warm.compile_time
     totals = data.cache_totals()
     assert totals["fx_graph"].hits == 1 and totals["aot_autograd"].hits == 1
-    assert data.cache_saved_s == pytest.approx(16.082)
+    assert data.cache.saved_s == pytest.approx(16.082)
     assert data.phases["inductor"] == 0.0  # nothing lowered: the graph came from the cache
     codes = _codes(warm)
     assert "TCD604" in codes and "TCD603" not in codes
@@ -134,9 +135,9 @@ def test_a_compile_time_fix_is_judged_by_compile_time(cold, warm):
     (finding,) = [f for f in attached.findings if f.code == "TCD603"]
     verified = finding.fix.verified
     assert verified.effect == "improved" and verified.ok
-    assert verified.before["compile_time_s"] > verified.after["compile_time_s"]
+    assert verified.before.compile_time_s > verified.after.compile_time_s
     assert "TORCHINDUCTOR_CACHE_DIR" in verified.change
-    assert re.search(r"compile 35\.8\d s → 3\.51 s", experiments.summary_line(verified))
+    assert re.search(r"compile 35\.8\d s → 3\.51 s", summary_line(verified))
 
 
 def test_module_lists_are_found_under_any_root_local():

@@ -13,7 +13,7 @@ from torchcompile_doctor.analysis import AnalysisContext
 from torchcompile_doctor.analysis.detectors.recompiles import recompiles
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.load import load_artifacts
-from torchcompile_doctor.report import Finding
+from torchcompile_doctor.model.report import Finding
 from torchcompile_doctor.rules import rule, rules_for_detector
 
 CAPTURES = RECOMPILE_CAPTURES

@@ -24,7 +24,7 @@ from support.doctor import DoctorRun, doctor_here, doctor_in_process
 from support.paths import DATA, SAMPLES
 from support.recording import move
 
-from torchcompile_doctor.report import SEVERITIES
+from torchcompile_doctor.model.report import SEVERITIES
 
 CHECK_PROJECTS = DATA / "check"
 KNOWN_BREAK = (CHECK_PROJECTS / "known_break" / "s.py").read_text()
@@ -309,7 +309,8 @@ def test_pipeline_gate_round_trip_in_process(tmp_path):
     """The pipeline the CLI calls, in-process on a checked-in capture: --update-baseline writes the findings,
     the next gate knows them, and the baseline's summary serialises as the JSON schema v1 dict did."""
     from torchcompile_doctor import pipeline
-    from torchcompile_doctor.report import GateCriteria
+    from torchcompile_doctor.model.gate import GateCriteria
+    from torchcompile_doctor.model.json import to_json
 
     capture = CAPTURES / "int_arg_recompile_limit"
     run = pipeline.reread(capture)
@@ -324,8 +325,8 @@ def test_pipeline_gate_round_trip_in_process(tmp_path):
     checked = pipeline.gate(run, pipeline.GateOptions(baseline=baseline), pipeline.open_baseline(options))
     summary = checked.report.gate.baseline
     assert (summary.known, summary.new, summary.worse, summary.fixed) == (len(run.report.findings), 0, (), ())
-    assert list(summary.as_dict()) == ["path", "torch_release", "note", "fixed", "known", "new", "worse"]
-    assert list(written.report.gate.baseline.as_dict())[4] == "updated"
+    assert list(to_json(summary)) == ["path", "torch_release", "note", "fixed", "known", "new", "worse"]
+    assert list(to_json(written.report.gate.baseline))[4] == "updated"
 
     failing = pipeline.gate(run, pipeline.GateOptions(GateCriteria(max_recompiles=0)))
     assert pipeline.exit_code(failing) == 1 and failing.report.gate.violations

@@ -26,6 +26,7 @@ from torchcompile_doctor.events.dumps.source import INCOMPLETE, load_dump
 from torchcompile_doctor.events.load import load_artifacts
 from torchcompile_doctor.events.model import Guard
 from torchcompile_doctor.events.parsers.guards_tree import parse_guard, parse_tree
+from torchcompile_doctor.model.json import to_json
 
 DUMPS = DATA / "depyf_dumps"
 
@@ -491,8 +492,8 @@ def test_an_observe_dump_gives_the_guard_events_of_the_trace_it_was_made_from(tm
     from_dump, from_trace = _analyzed(log, REPO).guards, _analyzed(traced, REPO).guards
     assert from_trace and sum(len(f.entries) for f in from_trace) == len(traced.guard_trees) >= 3
     unknown_in_a_dump = {"guard_count": None, "latency_us": None}
-    assert [f.as_dict() for f in from_dump] == [
-        {**f.as_dict(), "entries": [{**e, **unknown_in_a_dump} for e in f.as_dict()["entries"]]} for f in from_trace
+    assert [to_json(f) for f in from_dump] == [
+        {**to_json(f), "entries": [{**e, **unknown_in_a_dump} for e in to_json(f)["entries"]]} for f in from_trace
     ]
 
 

@@ -17,8 +17,9 @@ from support.paths import DATA
 from support.report_schema import SCHEMA, check_report_json
 
 from torchcompile_doctor import pipeline
+from torchcompile_doctor.model.gate import BaselineSummary, BaselineUpdate, GateCriteria
+from torchcompile_doctor.model.report import ExplainSummary
 from torchcompile_doctor.renderers import render
-from torchcompile_doctor.report import BaselineSummary, BaselineUpdate, GateCriteria
 
 GPU = DATA / "gpu"
 STRICT_GATE = pipeline.GateOptions(GateCriteria(fullgraph=True, max_graph_breaks=0, max_recompiles=0, fail_on="low"))
@@ -61,15 +62,14 @@ def test_every_recorded_report_has_the_schema_s_keys(paths):
 def test_what_no_recording_shows_has_the_schema_s_keys_too():
     """A function target's explain result, a baseline rewritten by --update-baseline, a fix that could not be
     measured: built on a recorded report, as the code that makes them would."""
-    from torchcompile_doctor.finding_data import Verification
+    from torchcompile_doctor.model.findings import RunFigures, Verification
 
     report = pipeline.reread(DATA / "captures" / "helper_two_callsites").report
-    figures = {k: 0 for k in ("graph_breaks", "recompiles", "graphs", "recompile_limit_hits", "compile_failures")}
-    unmeasured = Verification("a change", {**figures, "compile_time_s": 0.0}, None, False, "not measured", "boom")
+    unmeasured = Verification("a change", RunFigures(0, 0, 0, 0, 0, 0.0), None, False, "not measured", "boom")
     finding = report.findings[0]
     assert finding.fix is not None
     findings = (replace(finding, fix=replace(finding.fix, verified=unmeasured)), *report.findings[1:])
-    explain = {"graph_count": 1, "graph_break_count": 0, "break_reasons": [], "ops_per_graph": [3], "error": None}
+    explain = ExplainSummary(graph_count=1, graph_break_count=0, break_reasons=(), ops_per_graph=(3,))
     report = replace(report, findings=findings, explain=explain)
     gated = pipeline.gate(pipeline.Run((report,)), STRICT_GATE).report
     assert gated.gate is not None

@@ -27,8 +27,8 @@ from support.paths import REPO, RULES
 from support.recording import RECORDING
 from support.report_schema import check_report_json
 
+from torchcompile_doctor.model.report import Finding, Report
 from torchcompile_doctor.renderers import RenderOptions, render
-from torchcompile_doctor.report import Finding, Report
 from torchcompile_doctor.rules import Rule, load_catalogue
 
 CASES = sorted(RULES.glob("TCD*/*.py"))

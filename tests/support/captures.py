@@ -16,7 +16,7 @@ from torchcompile_doctor import source_files as source_snapshot
 from torchcompile_doctor.analysis import AnalysisContext, analyze_ranks
 from torchcompile_doctor.capture_layout import EXPERIMENTS, SIDE_CHANNEL
 from torchcompile_doctor.events.load import load_ranks
-from torchcompile_doctor.report import Report
+from torchcompile_doctor.model.report import Report
 from torchcompile_doctor.source_files import snapshot_sources
 
 CAPTURES = DATA / "captures"  # the golden cases: every format is rendered from these

@@ -47,8 +47,8 @@ from torchcompile_doctor.capture_layout import SIDE_CHANNEL
 from torchcompile_doctor.capture_layout import SOURCE_SNAPSHOT as FILE_NAME
 from torchcompile_doctor.events.parsers import NOT_AN_EVENT, parser_table
 from torchcompile_doctor.events.reader import Record, record_kind
-from torchcompile_doctor.finding_data import EndsEarlyEvidence
-from torchcompile_doctor.report import Report
+from torchcompile_doctor.model.findings import EndsEarlyEvidence
+from torchcompile_doctor.model.report import Report
 from torchcompile_doctor.source_files import SourceSnapshot, read_snapshot, write_snapshot
 
 RECORDING = "recording.json"  # in each recorded capture: how it was made

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from torchcompile_doctor.analysis.function_defs import RESUME, FunctionDefs
 from torchcompile_doctor.events.model import StackFrame
-from torchcompile_doctor.report import Location
+from torchcompile_doctor.model.report import Location
 from torchcompile_doctor.source_files import InstallDirCheck, SourceReader, has_dist_info
 
 _LIBRARY_MARKERS = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")

@@ -19,26 +19,27 @@ Guards, explain results and the torch version come from the lowest rank.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields, is_dataclass, replace
-from typing import Any
+from dataclasses import dataclass, fields, replace
 
-from torchcompile_doctor.analysis.analyze import AnalysisContext, RunOutcome, analyze, report_of
+from torchcompile_doctor.analysis.analyze import AnalysisContext, RunOutcome, analyze, health_figures, report_of
 from torchcompile_doctor.analysis.detectors.outcome import killed, stopped
 from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.ranking import rank_findings
 from torchcompile_doctor.analysis.summary import Measured, summarize
 from torchcompile_doctor.events.model import CompileId, EventLog, LogHealth
-from torchcompile_doctor.finding_data import (
+from torchcompile_doctor.model.findings import (
     DivergenceEvidence,
     DivergenceImpact,
     EndsEarlyEvidence,
-    Evidence,
     GraphDivergenceEvidence,
+    Impact,
     LauncherEvidence,
+    RankEvidence,
     RankGroupsImpact,
+    compile_ids_of,
 )
-from torchcompile_doctor.report import Finding, Kind, Location, RankRow, Report, TargetStatus, rank_list
+from torchcompile_doctor.model.report import Finding, Kind, Location, RankRow, Report, TargetStatus, rank_list
 from torchcompile_doctor.rules import Rule, rules_for_detector
 
 MAX_IDS_SHOWN = 6  # compile ids spelled out per rank group in TCD504's text
@@ -64,25 +65,17 @@ def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _worst_impact(impacts: list[Mapping[str, Any]]) -> Mapping[str, Any]:
-    """Each figure of the worst rank (where every rank has a number for it), as the first rank's type."""
+def _worst_impact(impacts: list[Impact]) -> Impact:
+    """Each figure of the worst rank (where every rank has a number for it): the first rank's impact with each
+    number the largest of the ranks' (one fingerprint, one finding family: the impacts are of one type)."""
     first = impacts[0]
-    worst = dict(first)
+    worst = {item.name: getattr(first, item.name) for item in fields(first)}
     for impact in impacts[1:]:
-        for key, value in impact.items():
-            if _is_number(value) and _is_number(worst.get(key)):
-                worst[key] = max(worst[key], value)
-            else:
-                worst.setdefault(key, value)
-    if is_dataclass(first) and set(worst) == {f.name for f in fields(first)}:
-        return replace(first, **worst)
-    return worst
-
-
-def _with_per_rank(evidence: Mapping[str, Any], per_rank: dict[str, dict]) -> Mapping[str, Any]:
-    if isinstance(evidence, Evidence):
-        return replace(evidence, per_rank=per_rank)
-    return {**evidence, "per_rank": per_rank}
+        for name, value in worst.items():
+            theirs = getattr(impact, name, None)
+            if _is_number(theirs) and _is_number(value):
+                worst[name] = max(value, theirs)
+    return replace(first, **worst)
 
 
 def _merge(items: list[tuple[int, Finding]]) -> Finding:
@@ -90,16 +83,14 @@ def _merge(items: list[tuple[int, Finding]]) -> Finding:
     call_sites = list(first.call_sites)
     for _, finding in items[1:]:
         call_sites += [site for site in finding.call_sites if site not in call_sites]
-    per_rank = {
-        str(rank): {"count": f.count, "compile_ids": list(f.evidence.get("compile_ids") or [])} for rank, f in items
-    }
+    per_rank = {str(rank): RankEvidence(f.count, list(compile_ids_of(f.evidence))) for rank, f in items}
     return replace(
         first,
         ranks=tuple(rank for rank, _ in items),
         count=max(f.count for _, f in items),
         impact=_worst_impact([f.impact for _, f in items]),
         call_sites=tuple(call_sites),
-        evidence=_with_per_rank(first.evidence, per_rank),
+        evidence=replace(first.evidence, per_rank=per_rank),
     )
 
 
@@ -203,7 +194,7 @@ def _sequence_findings(job: _Job) -> list[Finding]:
             impact=RankGroupsImpact(rank_groups=len(by_signature)),
             evidence=GraphDivergenceEvidence(
                 graphs={str(r): signatures[r][0] for r in sorted(compared)},
-                compile_ids={str(r): list(signatures[r][1]) for r in sorted(compared)},
+                compile_ids_by_rank={str(r): list(signatures[r][1]) for r in sorted(compared)},
             ),
         )
     ]
@@ -376,7 +367,7 @@ def _some_ranks_only(job: _Job, merged: Finding, rule: Rule) -> Finding | None:
     if not missing:
         return None
     # a rank that ended early may not have reached the compile where it happened elsewhere
-    ids = set(merged.evidence.get("compile_ids") or [])
+    ids = set(compile_ids_of(merged.evidence))
     late = [rank for rank in missing if rank in job.early and not ids & job.finished(rank)]
     facts = {
         "present": ranks_phrase(present),
@@ -408,7 +399,7 @@ def _some_ranks_only(job: _Job, merged: Finding, rule: Rule) -> Finding | None:
             missing_on=missing,
             finding=merged.fingerprint,
             finding_code=merged.code,
-            compile_ids=merged.evidence.get("compile_ids", []),
+            compile_ids=compile_ids_of(merged.evidence),
         ),
     )
 
@@ -444,7 +435,7 @@ def _ends_early_findings(job: _Job) -> list[Finding]:
                 (rank,),
                 location,
                 identity=f"rank {rank}",
-                evidence=EndsEarlyEvidence(rank=rank, how=how, log_health=job.logs[rank].health.as_dict()),
+                evidence=EndsEarlyEvidence(rank=rank, how=how, log_health=health_figures(job.logs[rank].health)),
             )
         )
     return findings
@@ -495,7 +486,7 @@ def analyze_ranks(
         findings=tuple(ranked),
         notes=tuple(notes),
         explain=first.explain,
-        log_health=_health(logs).as_dict(),
+        log_health=health_figures(_health(logs)),
         suppressed=tuple(suppressed),
         guards=first.guards,
         rank_table=tuple(_row(rank, reports[rank], job.early) for rank in job.ranks),

@@ -272,15 +272,6 @@ class GuardOverhead:
     eager_us: float | None
     error: str | None = None
 
-    def as_dict(self) -> dict:
-        return {
-            "calls": self.calls,
-            "compiled_us": self.compiled_us,
-            "skip_guards_us": self.skip_guards_us,
-            "eager_us": self.eager_us,
-            "error": self.error,
-        }
-
 
 @dataclass(frozen=True)
 class Warning_:
@@ -488,18 +479,6 @@ class LogHealth:
             if count:
                 parts.append(f"{count} {what}")
         return ", ".join(parts)
-
-    def as_dict(self) -> dict:
-        return {
-            "lines": self.lines,
-            "records": self.records,
-            "bad_lines": self.bad_lines,
-            "bad_json": self.bad_json,
-            "md5_mismatches": self.md5_mismatches,
-            "unknown_kinds": self.unknown_kinds,
-            "parse_errors": self.parse_errors,
-            "truncated": self.truncated,
-        }
 
 
 @dataclass

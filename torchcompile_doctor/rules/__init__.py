@@ -13,7 +13,7 @@ from pathlib import Path
 import yaml
 
 from torchcompile_doctor.events.model import CudagraphSkipReason
-from torchcompile_doctor.report import KINDS, SEVERITIES, Kind
+from torchcompile_doctor.model.report import KINDS, SEVERITIES, Kind
 
 CATALOGUE = Path(__file__).resolve().parent / "catalogue.yaml"
 _CODE = re.compile(r"^TCD[1-6]\d\d$")

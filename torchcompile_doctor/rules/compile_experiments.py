@@ -11,6 +11,8 @@ and recompiles.
 
 from __future__ import annotations
 
+from torchcompile_doctor.model.findings import RunFigures
+
 IMPROVED = 0.9  # compile time after / before at most this: the fix helped
 WORSE = 1.1
 
@@ -39,11 +41,11 @@ def is_compile_time(experiment: dict) -> bool:
     return bool(experiment.get("regional") or experiment.get("cache_artifacts"))
 
 
-def effect(before: dict, after: dict, ok: bool) -> str:
+def effect(before: RunFigures, after: RunFigures, ok: bool) -> str:
     """improved / no effect / worse, by compile seconds."""
     if not ok:
         return "broke the run"
-    was, now = before.get("compile_time_s") or 0.0, after.get("compile_time_s") or 0.0
+    was, now = before.compile_time_s or 0.0, after.compile_time_s or 0.0
     if was and now <= was * IMPROVED:
         return "improved"
     if was and now >= was * WORSE:

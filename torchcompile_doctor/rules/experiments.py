@@ -12,11 +12,9 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from torchcompile_doctor.finding_data import Verification
-from torchcompile_doctor.report import Finding, Report
+from torchcompile_doctor.model.findings import RunFigures, Verification
+from torchcompile_doctor.model.report import Finding, Report
 from torchcompile_doctor.rules import compile_experiments
-
-FIGURES = ("graph_breaks", "recompiles", "graphs", "recompile_limit_hits", "compile_failures", "compile_time_s")
 
 
 def describe(experiment: dict) -> str:
@@ -54,18 +52,29 @@ def plan(report: Report) -> list[dict]:
     return list(seen.values())
 
 
-def figures(report: Report) -> dict:
-    summary = report.summary.as_dict()
-    return {key: summary[key] for key in FIGURES}
+def figures(report: Report) -> RunFigures:
+    summary = report.summary
+    return RunFigures(
+        graph_breaks=summary.graph_breaks,
+        recompiles=summary.recompiles,
+        graphs=summary.graphs,
+        recompile_limit_hits=summary.recompile_limit_hits,
+        compile_failures=summary.compile_failures,
+        compile_time_s=round(summary.compile_time_s, 3),
+    )
 
 
-def _effect(finding: Finding, before: dict, after: dict, after_report: Report, ok: bool) -> str:
+def _problems(figures: RunFigures) -> tuple[int, ...]:
+    return (figures.graph_breaks, figures.recompiles, figures.recompile_limit_hits, figures.compile_failures)
+
+
+def _effect(finding: Finding, before: RunFigures, after: RunFigures, after_report: Report, ok: bool) -> str:
     if not ok:
         return "broke the run"
     gone = all(f.fingerprint != finding.fingerprint for f in after_report.findings)
-    problems = ("graph_breaks", "recompiles", "recompile_limit_hits", "compile_failures")
-    worse = any(after[key] > before[key] for key in problems)
-    better = any(after[key] < before[key] for key in problems)
+    pairs = list(zip(_problems(after), _problems(before), strict=True))
+    worse = any(now > was for now, was in pairs)
+    better = any(now < was for now, was in pairs)
     if gone and not worse:
         return "fixed"
     if worse and not better:
@@ -103,21 +112,3 @@ def attach(report: Report, results: dict[str, Report | str | tuple[Report, Repor
             verified = Verification(describe(experiment), start, after, ok=ok, effect=effect)
         findings.append(replace(finding, fix=replace(finding.fix, verified=verified)))
     return replace(report, findings=tuple(findings))
-
-
-def summary_line(verified: Verification) -> str:
-    """`graph breaks 1 → 0, recompiles 2 → 0, graphs 5 → 1, compile 1.22 s → 0.41 s; the target ran OK`."""
-    if verified.after is None:
-        return f"{verified.change}: not measured ({verified.error or 'the re-run failed'})"
-    before, after = verified.before, verified.after
-    labels = {
-        "graph_breaks": "graph breaks",
-        "recompiles": "recompiles",
-        "graphs": "graphs",
-        "recompile_limit_hits": "recompile-limit hits",
-        "compile_failures": "compile failures",
-    }
-    changes = [f"{label} {before[key]} → {after[key]}" for key, label in labels.items() if before[key] or after[key]]
-    changes.append(f"compile {before['compile_time_s']:.2f} s → {after['compile_time_s']:.2f} s")
-    ran = "the target ran OK" if verified.ok else "the target FAILED with this change"
-    return f"{verified.effect}: {', '.join(changes)}; {ran}"

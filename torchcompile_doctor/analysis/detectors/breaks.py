@@ -17,8 +17,8 @@ from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.graph_break_registry import RegistryEntry
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import GraphBreak, StackFrame
-from torchcompile_doctor.finding_data import BreakEvidence, BreakImpact
-from torchcompile_doctor.report import Finding, Location
+from torchcompile_doctor.model.findings import BreakEvidence, BreakImpact
+from torchcompile_doctor.model.report import Finding, Location
 from torchcompile_doctor.rules import Rule, rule_for_break
 from torchcompile_doctor.rules.fixes import code_only
 from torchcompile_doctor.rules.rule_page import gb_page

@@ -12,8 +12,8 @@ from torchcompile_doctor.analysis.code import THIRD_PARTY, USER
 from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import CompilationMetrics
-from torchcompile_doctor.finding_data import CompilesImpact, FailureEvidence
-from torchcompile_doctor.report import Finding
+from torchcompile_doctor.model.findings import CompilesImpact, FailureEvidence
+from torchcompile_doctor.model.report import Finding
 from torchcompile_doctor.rules import Rule, rule_for_break, rule_for_text
 
 # Compiles that end without a graph on purpose (nothing to trace, skipped files): not failures.

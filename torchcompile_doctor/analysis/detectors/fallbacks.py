@@ -16,8 +16,8 @@ from torchcompile_doctor.analysis.findings import fill, finding_from_rule
 from torchcompile_doctor.analysis.function_defs import RESUME
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import CompilationMetrics, GraphBreak, StackFrame
-from torchcompile_doctor.finding_data import FallbackImpact, SkippedFrame
-from torchcompile_doctor.report import Finding, Fix
+from torchcompile_doctor.model.findings import FallbackImpact, SkippedFrame
+from torchcompile_doctor.model.report import Finding, Fix
 from torchcompile_doctor.rules import Rule
 
 # What torch raises when it gives up on a whole frame at a graph break (not a backend error, not the limit).
@@ -112,7 +112,14 @@ def _fallback_finding(index: AnalysisIndex, rule: Rule, records: list[GraphBreak
     fields = site.fields(site.rule, facts)
     impact = fields.pop("impact")
     eager_lines = sum(_size(index, s) for s in skips)
-    fields["impact"] = FallbackImpact(**impact, frames_skipped=len(skips), eager_lines=eager_lines)
+    fields["impact"] = FallbackImpact(
+        occurrences=impact.occurrences,
+        compiles=impact.compiles,
+        recompiles_caused=impact.recompiles_caused,
+        compile_seconds=impact.compile_seconds,
+        frames_skipped=len(skips),
+        eager_lines=eager_lines,
+    )
     finding = finding_from_rule(rule, skipped_frames=tuple(s.frame for s in skips), **fields)
     assert finding.fix is not None and break_finding.fix is not None  # every rule has a fix
     fix = break_finding.fix

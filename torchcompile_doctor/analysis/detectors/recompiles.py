@@ -29,8 +29,14 @@ from torchcompile_doctor.analysis.recompile_context import (
 )
 from torchcompile_doctor.events.guard_failures import GuardFailure
 from torchcompile_doctor.events.model import CompileId, Recompile, StackFrame
-from torchcompile_doctor.finding_data import LimitEvidence, LimitImpact, RecompileEvidence, RecompileImpact
-from torchcompile_doctor.report import Finding
+from torchcompile_doctor.model.findings import (
+    GuardSource,
+    LimitEvidence,
+    LimitImpact,
+    RecompileEvidence,
+    RecompileImpact,
+)
+from torchcompile_doctor.model.report import Finding
 from torchcompile_doctor.rules import Rule, rule_for_carried, rule_for_recompile, rules_for_detector
 
 _AT_CALL = ("tensor_argument", "cast_at_call_site", "mark_dynamic")  # transforms whose fix edits the call
@@ -143,7 +149,7 @@ def _evidence(group: RecompileGroup, main: GuardFailure | None) -> RecompileEvid
     return RecompileEvidence(
         compile_ids=sorted(str(c) for c in group.compile_ids),
         guard_failures=[text.split("\n")[0] for record in group.records for text in record.failures[:1]],
-        guard_source=({"file": main.file, "line": main.line, "source": main.source} if main and main.file else None),
+        guard_source=GuardSource(main.file, main.line, main.source) if main and main.file else None,
         hint=main.hint if main else None,
     )
 
