@@ -15,8 +15,9 @@ from support.paths import DATA
 from torchcompile_doctor.analysis.code import CodeMap
 from torchcompile_doctor.analysis.detectors.guards import _user_can_act
 from torchcompile_doctor.analysis.findings import fill
-from torchcompile_doctor.analysis.gate import apply_gate
 from torchcompile_doctor.events.model import Guard
+from torchcompile_doctor.experiments.experiment import as_json
+from torchcompile_doctor.gate.verdict import apply_gate
 from torchcompile_doctor.model.gate import GateCriteria
 from torchcompile_doctor.model.report import Finding, Report, Summary
 from torchcompile_doctor.rules import rule, rule_for_break
@@ -138,7 +139,9 @@ def test_a_library_wording_needs_its_facts():
 def test_the_logging_experiment_names_the_method_to_ignore():
     facts = {"logger_method": "warning_once", "logger_function_ref": "transformers:logging.Logger.warning_once"}
     worded = rule("TCD102").worded_for("third_party", facts)
-    assert worded.experiment == {"config": {"ignore_logging_functions": ["transformers:logging.Logger.warning_once"]}}
+    assert worded.experiment and as_json(worded.experiment) == {
+        "config": {"ignore_logging_functions": ["transformers:logging.Logger.warning_once"]}
+    }
     assert "ignore_logging_functions.add(logging.Logger.warning_once)" in fill(worded.fix, facts)
     assert rule("TCD102").worded_for("third_party", {}).experiment is None  # the method unknown: nothing to try
 

@@ -16,9 +16,10 @@ from torchcompile_doctor.analysis import analyze
 from torchcompile_doctor.analysis.compile_time import cpp_compile_seconds, phases_of
 from torchcompile_doctor.events.load import load_artifacts
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId, CompileSpan
+from torchcompile_doctor.experiments import verify
+from torchcompile_doctor.experiments.experiment import CarriedCache, as_json, key
 from torchcompile_doctor.model.compile_time import PHASES
 from torchcompile_doctor.renderers._text import summary_line
-from torchcompile_doctor.rules import experiments
 
 WARM_TRACE = DATA / "traces" / "repeated_blocks_warm_cache.log"
 
@@ -66,7 +67,7 @@ def test_repeated_block_finding_points_at_the_block_and_offers_regional_compilat
     assert finding.location.function == "Block.forward" and finding.location.line == 22
     assert "16 times" in finding.title and "Encoder.forward" in finding.title
     assert "for block in model.blocks: block.compile()" in finding.fix.summary
-    assert finding.fix.experiment == {"regional": {"module_list": "blocks", "block": "Block.forward"}}
+    assert as_json(finding.fix.experiment) == {"regional": {"module_list": "blocks", "block": "Block.forward"}}
     assert finding.evidence.module_list == "blocks"
     assert finding.impact.compile_seconds == pytest.approx(cold.compile_time.total_s, abs=1e-3)
 
@@ -75,7 +76,7 @@ def test_cold_cache_and_dominant_phase_findings(cold):
     codes = _codes(cold)
     assert "TCD603" in codes and "TCD602" in codes and "TCD604" not in codes
     (empty,) = [f for f in cold.findings if f.code == "TCD603"]
-    assert empty.fix.experiment == {"cache_artifacts": {"carry": True}}
+    assert as_json(empty.fix.experiment) == {"cache_artifacts": {"carry": True}}
     (phase,) = [f for f in cold.findings if f.code == "TCD602"]
     assert phase.title.startswith("C++ compile takes")
     assert "TORCHINDUCTOR_CACHE_DIR" in phase.fix.summary
@@ -130,8 +131,7 @@ def test_a_compile_time_fix_is_judged_by_compile_time(cold, warm):
 
     # the warm trace is a bare TORCH_TRACE of a run that ended OK (tests/data/traces/README.md): say so
     second = dataclasses.replace(warm, target_status="ok", target_exit_code=0)
-    key = experiments.experiment_key({"cache_artifacts": {"carry": True}})
-    attached = experiments.attach(cold, {key: (cold, second)})
+    attached = verify.attach(cold, {key(CarriedCache()): (cold, second)})
     (finding,) = [f for f in attached.findings if f.code == "TCD603"]
     verified = finding.fix.verified
     assert verified.effect == "improved" and verified.ok
@@ -160,6 +160,7 @@ def test_the_regional_experiment_compiles_each_block_in_place():
     import torch
 
     from torchcompile_doctor.capture.compile_experiments import compile_blocks, persistent_cache
+    from torchcompile_doctor.experiments.experiment import Regional
 
     spec = importlib.util.spec_from_file_location("repeated_blocks", SAMPLES / "repeated_blocks.py")
     sample = importlib.util.module_from_spec(spec)
@@ -167,12 +168,12 @@ def test_the_regional_experiment_compiles_each_block_in_place():
     model = sample.Encoder(4).eval()
     x = torch.randn(2, 3, sample.WIDTH)
     expected = model(x)
-    assert not compile_blocks(model, {"module_list": "no_such_list"}, {"backend": "eager"})
-    assert compile_blocks(model, {"module_list": "blocks"}, {"backend": "eager"})
+    assert not compile_blocks(model, Regional("no_such_list", "Block.forward"), {"backend": "eager"})
+    assert compile_blocks(model, Regional("blocks", "Block.forward"), {"backend": "eager"})
     assert all(getattr(block, "_compiled_call_impl", None) is not None for block in model.blocks)
     assert getattr(model, "_compiled_call_impl", None) is None
     torch.testing.assert_close(model(x), expected)
-    with persistent_cache({"cache_dir": "/tmp/some-cache"}):
+    with persistent_cache("/tmp/some-cache"):
         import os
 
         assert os.environ["TORCHINDUCTOR_CACHE_DIR"] == "/tmp/some-cache"

@@ -18,6 +18,7 @@ from torchcompile_doctor.analysis.findings import fill, finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.ranking import rank_findings
 from torchcompile_doctor.events.load import load_artifacts
+from torchcompile_doctor.experiments.experiment import as_json
 from torchcompile_doctor.model.findings import (
     BreakImpact,
     CompileIdsEvidence,
@@ -164,7 +165,8 @@ def test_carried_value_texts_are_catalogue_entries_worded_as_before():
         "fix the graph break at train.py:12: keep the value a tensor (no `.item()` inside the compiled code) "
         "or set `torch._dynamo.config.capture_scalar_outputs = True`; this recompile then disappears."
     )
-    assert scalar.experiment == {"config": {"capture_scalar_outputs": True}} and tensor.experiment is None
+    assert scalar.experiment and as_json(scalar.experiment) == {"config": {"capture_scalar_outputs": True}}
+    assert tensor.experiment is None
     assert fill(tensor.why, facts) == (
         "A tensor produced before the graph break at train.py:12 enters the resumed code with a different "
         "shape each time (e.g. a data-dependent size), so the resumed code compiles again."
@@ -263,7 +265,8 @@ def test_a_recompile_of_a_carried_number_is_worded_by_the_carried_scalar_rule():
         cause = finding.why.split("graph break at ")[1].split(" (")[0]
         assert finding.why == fill(rule("TCD216").why, {"cause": cause})
         assert finding.fix is not None and finding.fix.summary == fill(rule("TCD216").fix, {"cause": cause})
-        assert finding.fix.experiment == {"config": {"capture_scalar_outputs": True}} and finding.fix.before is None
+        assert as_json(finding.fix.experiment) == {"config": {"capture_scalar_outputs": True}}
+        assert finding.fix.before is None
 
 
 _RANKING = "ranking: {high_share: 0.25, medium_share: 0.05, high_eager_lines: 50, medium_eager_lines: 15}\n"

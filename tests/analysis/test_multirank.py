@@ -17,9 +17,9 @@ from support.captures import merged_multirank, normalise, snapshot_context, trac
 from support.doctor import doctor_here, doctor_in_process, run_doctor
 from support.paths import DATA, REPO, SAMPLES, TESTS
 
-from torchcompile_doctor.analysis import AnalysisContext, RunOutcome, analyze, analyze_ranks
+from torchcompile_doctor.analysis import AnalysisContext, analyze, report_of_ranks
 from torchcompile_doctor.events.load import load_artifacts, load_ranks
-from torchcompile_doctor.events.model import TargetExit
+from torchcompile_doctor.events.model import RunOutcome, TargetExit
 from torchcompile_doctor.model.report import rank_list
 from torchcompile_doctor.renderers import RenderOptions, render
 
@@ -85,7 +85,7 @@ def test_unranked_files_beside_rank_files_are_left_out_and_named(tmp_path):
     shutil.copy(DATA / "traces" / "graph_break_print.log", tmp_path / "stray.log")
     loaded = load_ranks(tmp_path)
     assert loaded.ranks == [0, 1] and [p.name for p in loaded.unranked] == ["stray.log"]
-    report = analyze_ranks(loaded.logs, _context(), unranked=[p.name for p in loaded.unranked])
+    report = report_of_ranks(loaded.logs, _context(), unranked=[p.name for p in loaded.unranked])
     assert any("stray.log" in note and "left out" in note for note in report.notes)
 
 
@@ -93,7 +93,7 @@ def test_a_single_process_capture_loads_as_before():
     loaded = load_ranks(CAPTURE)
     assert loaded.ranks == [0] and loaded.logs[0] == load_artifacts(CAPTURE)
     context = snapshot_context(CAPTURE, "t", trace_root(CAPTURE))
-    assert analyze_ranks(loaded.logs, context) == analyze(load_artifacts(CAPTURE), context)
+    assert report_of_ranks(loaded.logs, context) == analyze(load_artifacts(CAPTURE), context)
 
 
 # --- the merged report ---------------------------------------------------------------------------
@@ -163,7 +163,7 @@ def test_a_rank_without_an_exit_record_ends_early_and_the_launcher_failure_is_re
     logs = load_ranks(MULTIRANK).logs
     logs[1].health.truncated = False
     logs[0].target_exits.append(TargetExit(status="ok", exit_code=0))
-    report = analyze_ranks(logs, _context(outcome=RunOutcome(returncode=1)))
+    report = report_of_ranks(logs, _context(outcome=RunOutcome(returncode=1)))
     early = _by_code(report)["TCD505"]
     assert [f.ranks for f in early] == [(1,)] and "no exit record" in early[0].title
     assert (report.target_status, report.target_exit_code) == ("exit", 1)
@@ -179,7 +179,7 @@ def test_a_rank_that_stopped_early_on_the_same_path_is_not_a_graph_divergence():
     twin.metrics, twin.output_graphs, twin.graph_breaks, twin.ddp_splits = [], [], [], []
     twin.dynamo_starts = twin.dynamo_starts[:1]
     twin.health.truncated = True
-    report = analyze_ranks({0: logs[0], 2: twin}, _context())
+    report = report_of_ranks({0: logs[0], 2: twin}, _context())
     codes = _by_code(report)
     assert "TCD504" not in codes and [f.ranks for f in codes["TCD505"]] == [(2,)]
     assert "rank 2 ended early" in codes["TCD501"][0].why

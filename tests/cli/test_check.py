@@ -389,13 +389,14 @@ def test_from_capture_says_what_the_live_check_of_the_same_run_said(tmp_path):
     kept, then `doctor check --from-capture` on that capture: the same output in every format, byte for byte,
     and the same exit code."""
     from torchcompile_doctor import cli, pipeline
-    from torchcompile_doctor.settings import check_settings
+    from torchcompile_doctor.settings import CheckFlags, TargetArgs, check_settings
 
     kept = tmp_path / "kept"
     with contextlib.chdir(SAMPLES):
-        settings = check_settings("helper_two_callsites.py", [], None, None, None, {"fullgraph": True})
-        options = dataclasses.replace(settings.run_options, backend="eager", artifacts=kept)
-        live = pipeline.gate(pipeline.run_all(settings.targets, options), settings.gate_options)
+        settings = check_settings(TargetArgs("helper_two_callsites.py"), CheckFlags(fullgraph=True))
+        capture = dataclasses.replace(settings.run.capture, backend="eager")
+        options = dataclasses.replace(settings.run, capture=capture, artifacts=kept)
+        live = pipeline.gate(pipeline.run_all(settings.targets, options), settings.gate)
         said = {fmt: cli._render(live.reports, fmt, None) for fmt in ("json", "sarif", "github", "terminal")}
     assert pipeline.exit_code(live) == 1
     for fmt, text in said.items():

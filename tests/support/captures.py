@@ -13,7 +13,7 @@ from pathlib import Path
 from support.paths import DATA, RULES, TESTS
 from torchcompile_doctor import pipeline
 from torchcompile_doctor import source_files as source_snapshot
-from torchcompile_doctor.analysis import AnalysisContext, analyze_ranks
+from torchcompile_doctor.analysis import AnalysisContext, report_of_ranks
 from torchcompile_doctor.capture_layout import EXPERIMENTS, SIDE_CHANNEL
 from torchcompile_doctor.events.load import load_ranks
 from torchcompile_doctor.model.report import Report
@@ -130,4 +130,4 @@ def rule_case_captures() -> list[Path]:
 def merged_multirank(**fields) -> Report:
     """The two checked-in rank logs merged into one report, as `doctor report` merges a job's ranks."""
     context = snapshot_context(MULTIRANK, "tests/data/traces/multirank", trace_root(MULTIRANK), **fields)
-    return analyze_ranks(load_ranks(MULTIRANK).logs, context)
+    return report_of_ranks(load_ranks(MULTIRANK).logs, context)

@@ -16,12 +16,12 @@ from torchcompile_doctor.analysis.ranking import rank_findings
 from torchcompile_doctor.analysis.summary import Measured, summarize
 from torchcompile_doctor.analysis.suppressions import ALL, suppressions_in
 from torchcompile_doctor.analysis.suppressions import apply as apply_suppressions
-from torchcompile_doctor.events.model import EventLog, LogHealth, RunOutcome, WarningKind
+from torchcompile_doctor.events.model import EventLog, LogHealth, WarningKind
 from torchcompile_doctor.model.findings import LogHealthFigures, UnusedSuppressionEvidence
 from torchcompile_doctor.model.report import ExplainSummary, Finding, Kind, Report, RunEnvironment, Summary
 from torchcompile_doctor.rules import rules_for_detector
 
-__all__ = ["AnalysisContext", "RunOutcome", "analyze", "registry_note", "report_of"]
+__all__ = ["AnalysisContext", "analyze", "registry_note", "report_of"]
 
 
 def suppress(index: AnalysisIndex, findings: list[Finding]) -> tuple[list[Finding], list[Finding]]:

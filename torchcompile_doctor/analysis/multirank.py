@@ -21,13 +21,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 
-from torchcompile_doctor.analysis.analyze import AnalysisContext, RunOutcome, analyze, health_figures, report_of
+from torchcompile_doctor.analysis.analyze import AnalysisContext, analyze, health_figures, report_of
 from torchcompile_doctor.analysis.detectors.outcome import killed, stopped
 from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.ranking import rank_findings
 from torchcompile_doctor.analysis.summary import Measured, summarize
-from torchcompile_doctor.events.model import CompileId, EventLog, LogHealth
+from torchcompile_doctor.events.model import CompileId, EventLog, LogHealth, RunOutcome
 from torchcompile_doctor.model.findings import (
     DivergenceEvidence,
     DivergenceImpact,
@@ -442,12 +442,12 @@ def _ends_early_findings(job: _Job) -> list[Finding]:
 
 
 def _job_findings(
-    job: _Job, context: AnalysisContext, processes: bool
+    job: _Job, context: AnalysisContext, ranks_diverge: bool
 ) -> tuple[list[Finding], TargetStatus, int | None]:
     """The merged findings of every rank (or process), the job's status and exit code."""
     logs, reports = job.logs, job.reports
     findings = _merged_findings(job) + _sequence_findings(job) + _ends_early_findings(job)
-    if processes:
+    if not ranks_diverge:
         findings = [f for f in findings if f.kind != Kind.RANK_DIVERGENCE]
     status, exit_code = _target_status(reports, context.outcome)
     if status in (TargetStatus.EXIT, TargetStatus.SIGNAL) and not any(f.kind == Kind.TARGET_ERROR for f in findings):
@@ -456,20 +456,29 @@ def _job_findings(
     return findings, status, exit_code
 
 
-def analyze_ranks(
-    logs: Mapping[int, EventLog], context: AnalysisContext, unranked: Sequence[str] = (), processes: bool = False
+def report_of_ranks(logs: Mapping[int, EventLog], context: AnalysisContext, unranked: Sequence[str] = ()) -> Report:
+    """One report for all the ranks of a job; a single rank is reported exactly as `analyze` reports it.
+    `unranked`: trace files that could not be given a rank (load_ranks left them out), for a note. Ranks that
+    differ get divergence findings of their own (TCD501-505)."""
+    return _merged_report(logs, context, unranked, ranks_diverge=True)
+
+
+def report_of_processes(logs: Mapping[int, EventLog], context: AnalysisContext) -> Report:
+    """One report for the processes of one program (events/processes.py) that compiled: merged as ranks are,
+    but processes differ by design, so without divergence findings."""
+    return _merged_report(logs, context, (), ranks_diverge=False)
+
+
+def _merged_report(
+    logs: Mapping[int, EventLog], context: AnalysisContext, unranked: Sequence[str], ranks_diverge: bool
 ) -> Report:
-    """One report for all ranks; a single rank is reported exactly as `analyze` reports it.
-    `unranked`: trace files that could not be given a rank (load_ranks left them out), for a note.
-    `processes`: the logs are the processes of one program (events/processes.py), not ranks of a job: they
-    are merged the same way, but differing between them is expected, so no divergence findings."""
     if len(logs) <= 1:
         return _one_rank(logs, context, unranked)
     logs = {rank: logs[rank] for rank in sorted(logs)}
     indexes = {rank: AnalysisIndex.build(log, _rank_context(context, log)) for rank, log in logs.items()}
     reports = {rank: report_of(index) for rank, index in indexes.items()}
     job = _Job(logs, reports, _ends_early(logs), indexes)
-    findings, status, exit_code = _job_findings(job, context, processes)
+    findings, status, exit_code = _job_findings(job, context, ranks_diverge)
     suppressed = [_merge(items) for items in _grouped({r: report.suppressed for r, report in reports.items()})]
     measured = Measured.worst_of(r.summary for r in reports.values())
     ranked = rank_findings(findings, measured.compile_time_s)

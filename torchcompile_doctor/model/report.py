@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from torchcompile_doctor.experiments.experiment import Experiment
 from torchcompile_doctor.model.compile_time import CompileTime
 from torchcompile_doctor.model.findings import (
     Evidence,
@@ -119,8 +120,8 @@ class Fix:
     summary: str
     before: str | None = None
     after: str | None = None
-    # a change that needs no code edit, for --try-fixes (experiments/experiment.py; from the catalogue)
-    experiment: dict | None = field(default=None, metadata=json_field(skip=True))
+    # a change that needs no code edit, for --try-fixes (from the catalogue, or made for the finding)
+    experiment: Experiment | None = field(default=None, metadata=json_field(skip=True))
     verified: Verification | None = None  # its measured effect (--try-fixes)
 
 

@@ -13,6 +13,7 @@ from torchcompile_doctor.analysis.compiled_frames import frame_view
 from torchcompile_doctor.analysis.findings import finding_from_rule, unique
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import CompileId, OutputGraph
+from torchcompile_doctor.experiments.experiment import CarriedCache, Regional
 from torchcompile_doctor.model.compile_time import CompileTime, FrameCompileTime
 from torchcompile_doctor.model.findings import (
     CacheEvidence,
@@ -109,7 +110,7 @@ def _repeated_block_finding(rule, index, frame, compile_, block) -> Finding:
     if finding.fix is None:
         return finding
     # measured by --try-fixes: each block compiled on its own instead of the whole model
-    experiment = {"regional": {"module_list": module_list, "block": block_name}}
+    experiment = Regional(module_list=module_list, block=block_name)
     return replace(finding, fix=replace(finding.fix, experiment=experiment))
 
 
@@ -201,7 +202,7 @@ def cold_cache(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
     if finding.fix is None:
         return [finding]
     # measured by --try-fixes: a first run saves the artifacts, a second one on an empty cache loads them
-    return [replace(finding, fix=replace(finding.fix, experiment={"cache_artifacts": {"carry": True}}))]
+    return [replace(finding, fix=replace(finding.fix, experiment=CarriedCache()))]
 
 
 def warm_cache(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:

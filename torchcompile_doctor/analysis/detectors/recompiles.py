@@ -29,6 +29,7 @@ from torchcompile_doctor.analysis.recompile_context import (
 )
 from torchcompile_doctor.events.guard_failures import GuardFailure
 from torchcompile_doctor.events.model import CompileId, Recompile, StackFrame
+from torchcompile_doctor.experiments.experiment import MarkDynamic
 from torchcompile_doctor.model.findings import (
     GuardSource,
     LimitEvidence,
@@ -248,8 +249,8 @@ def _with_mark_dynamic(
     file, line, name = function
     if main is None or main.dim is None or file == "?" or finding.fix is None:
         return finding
-    mark = {"file": file, "line": line, "function": name, "variable": variable, "dim": main.dim}
-    return replace(finding, fix=replace(finding.fix, experiment={"mark_dynamic": mark}))
+    mark = MarkDynamic(file=file, line=line, function=name, variable=variable, dim=main.dim)
+    return replace(finding, fix=replace(finding.fix, experiment=mark))
 
 
 def _library_facts(index: AnalysisIndex, group: RecompileGroup, through: StackFrame) -> dict:
