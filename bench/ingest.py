@@ -37,6 +37,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from torchcompile_doctor.capture_layout import CaptureFolder
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "bench" / ".data"
 SEEDS = DATA / "seeds"
@@ -154,7 +156,7 @@ def seed_traces(log) -> list[Path]:
     traces = []
     for name in SEED_SAMPLES:
         dest = SEEDS / name
-        found = sorted((dest / "trace").glob("*.log")) if dest.is_dir() else []
+        found = sorted(CaptureFolder(dest).trace_dir.glob("*.log")) if dest.is_dir() else []
         if not found:
             log(f"ingest: capturing the seed trace of {name}.py (inductor, cold cache; once)")
             shutil.rmtree(dest, ignore_errors=True)
@@ -162,8 +164,8 @@ def seed_traces(log) -> list[Path]:
             argv = doctor_cmd() + ["explain", str(ROOT / "sample_models" / f"{name}.py"), "--backend", "inductor"]
             argv += ["--fresh-inductor-cache", "--artifacts", str(dest), "--format", "json", "-o", os.devnull]
             subprocess.run(argv, cwd=ROOT, env=base_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            found = sorted((dest / "trace").glob("*.log"))
-            shutil.rmtree(dest / "inductor_cache", ignore_errors=True)
+            found = sorted(CaptureFolder(dest).trace_dir.glob("*.log"))
+            shutil.rmtree(CaptureFolder(dest).fresh_inductor_cache, ignore_errors=True)
         if not found:
             log(f"ingest: no trace captured for {name}.py; left out of the seed")
         traces += found

@@ -11,7 +11,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from torchcompile_doctor import pipeline
-from torchcompile_doctor.report import GateCriteria, GateResult, Report
+from torchcompile_doctor.model.gate import GateCriteria, GateResult
+from torchcompile_doctor.model.report import Report
 
 
 def _is_compiled(fn) -> bool:

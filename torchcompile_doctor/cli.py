@@ -17,9 +17,18 @@ import typer
 
 from torchcompile_doctor import __version__, pipeline
 from torchcompile_doctor import cli_options as opt
+from torchcompile_doctor.capture.options import CaptureOptions
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.exit_codes import ExitCode
-from torchcompile_doctor.settings import ExplainSettings, check_format, check_output_path, check_settings
+from torchcompile_doctor.settings import (
+    CheckFlags,
+    RereadSettings,
+    TargetArgs,
+    check_settings,
+    explain_settings,
+    guards_settings,
+    reread_settings,
+)
 from torchcompile_doctor.torch_releases import outside_range_note
 
 app = typer.Typer(
@@ -156,9 +165,14 @@ def explain(
     nproc_per_node: opt.Ranks = None,
 ) -> None:
     """Run TARGET under capture and print the ranked report."""
-    options = pipeline.RunOptions(backend, timeout, fresh_inductor_cache, nproc_per_node, artifacts, jobs=jobs)
-    settings = ExplainSettings.from_cli(
-        target, list(args or []), module, inputs, fmt=fmt, output=output, run=options, try_fixes=try_fixes
+    settings = explain_settings(
+        TargetArgs(target, tuple(args or ()), module, inputs),
+        CaptureOptions(backend, timeout, fresh_inductor_cache, nproc_per_node),
+        fmt=fmt,
+        output=output,
+        artifacts=artifacts,
+        jobs=jobs,
+        try_fixes=try_fixes,
     )
     run = pipeline.run(settings.target, settings.run, progress=_status)
     if settings.try_fixes:
@@ -166,20 +180,8 @@ def explain(
     _finish(run, settings.format, settings.output, live=True)
 
 
-def _codes(values: list[str] | None) -> list[str] | None:
-    return [c.strip().upper() for v in values for c in v.split(",") if c.strip()] if values else None
-
-
-# check's options that are config keys too (max_graph_breaks is `max-graph-breaks`)
-_CHECK_FLAGS = (
-    "fullgraph max_graph_breaks max_recompiles fail_on baseline update_baseline backend output timeout nproc_per_node"
-).split()
-
-
-def _given_flags(options: dict) -> dict:
-    """check's options by config key (max_graph_breaks -> max-graph-breaks); None means not given."""
-    flags = {name.replace("_", "-"): options[name] for name in _CHECK_FLAGS}
-    return {**flags, "select": _codes(options["select"]), "ignore": _codes(options["ignore"]), "format": options["fmt"]}
+def _codes(values: list[str] | None) -> tuple[str, ...] | None:
+    return tuple(c.strip().upper() for v in values for c in v.split(",") if c.strip()) if values else None
 
 
 def _say_baseline(gated: pipeline.GatedRun, path: Path | None) -> None:
@@ -219,16 +221,30 @@ def check(
 ) -> None:
     """CI gate: run the targets (or gate a kept capture: --from-capture DIR), then exit 0 (passed),
     1 (the gate failed), 2 (usage) or 3 (a target failed)."""
-    flags = _given_flags(locals())  # read first: locals() is exactly the options here
-    settings = check_settings(target, list(args or []), module, inputs, config, flags, from_capture)
-    known = pipeline.open_baseline(settings.gate_options)  # a bad baseline fails before anything runs
-    if settings.capture is not None:
-        run = pipeline.reread(settings.capture, pipeline.RereadOptions(as_live=True))  # as `doctor report` reads
+    flags = CheckFlags(
+        fullgraph=fullgraph,
+        max_graph_breaks=max_graph_breaks,
+        max_recompiles=max_recompiles,
+        fail_on=fail_on,
+        baseline=baseline,
+        update_baseline=update_baseline,
+        select=_codes(select),
+        ignore=_codes(ignore),
+        backend=backend,
+        format=fmt,
+        output=output,
+        timeout=timeout,
+        nproc_per_node=nproc_per_node,
+    )
+    settings = check_settings(TargetArgs(target, tuple(args or ()), module, inputs), flags, config, from_capture)
+    known = pipeline.open_baseline(settings.gate)  # a bad baseline fails before anything runs
+    if settings.from_capture is not None:  # as `doctor report` reads it
+        run = pipeline.reread(settings.from_capture, pipeline.RereadOptions(as_live=True))
     else:
-        run = pipeline.run_all(settings.targets, settings.run_options, progress=_status)
-    gated = pipeline.gate(run, settings.gate_options, known)
-    _say_baseline(gated, settings.baseline)
-    _finish(gated, settings.format, settings.output, live=settings.capture is None)
+        run = pipeline.run_all(settings.targets, settings.run, progress=_status)
+    gated = pipeline.gate(run, settings.gate, known)
+    _say_baseline(gated, settings.gate.baseline)
+    _finish(gated, settings.format, settings.output, live=settings.from_capture is None)
 
 
 @app.command()
@@ -246,15 +262,18 @@ def guards(
     timeout: opt.Timeout = None,
 ) -> None:
     """What each compiled frame is guarded on, what it costs per call, and what changed between entries."""
-    check_format(fmt)
-    check_output_path(output)
-    if target is None and module is None:
-        if dump is None:
-            raise DoctorError("give a TARGET to run, or --dump DIR to read an existing dump")
-        _finish(pipeline.reread(dump, pipeline.RereadOptions(dump=True)), fmt, output, show_guards=True)
-    options = pipeline.RunOptions(backend, timeout, artifacts=artifacts, measure_guards=True, dump_dir=dump)
-    settings = ExplainSettings.from_cli(target, list(args or []), module, inputs, fmt=fmt, output=output, run=options)
-    _finish(pipeline.run(settings.target, settings.run, progress=_status), fmt, output, show_guards=True, live=True)
+    settings = guards_settings(
+        TargetArgs(target, tuple(args or ()), module, inputs),
+        CaptureOptions(backend, timeout, dump_dir=dump),
+        fmt=fmt,
+        output=output,
+        artifacts=artifacts,
+    )
+    if isinstance(settings, RereadSettings):
+        run = pipeline.reread(settings.paths[0], settings.reread)
+    else:
+        run = pipeline.run(settings.target, settings.run, progress=_status)
+    _finish(run, settings.format, settings.output, show_guards=True, live=not isinstance(settings, RereadSettings))
 
 
 @app.command()
@@ -268,9 +287,8 @@ def report(
 ) -> None:
     """Re-render the report from an existing capture or TORCH_TRACE dir (rank files merged), and/or a job's
     text log under TORCH_LOGS (gzipped or not); no torch needed."""
-    check_format(fmt)
-    check_output_path(output)
-    _finish(pipeline.reread_paths(path, pipeline.RereadOptions(root=root, strict=strict)), fmt, output)
+    read = reread_settings(tuple(path), pipeline.RereadOptions(root=root, strict=strict), fmt=fmt, output=output)
+    _finish(pipeline.reread_paths(read.paths, read.reread), read.format, read.output)
 
 
 @app.command()

@@ -18,46 +18,43 @@ in-process capture (`run_block`) is imported only when it runs.
 from __future__ import annotations
 
 import contextlib
-import json
 import shutil
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from torchcompile_doctor.baseline import Baseline
-from torchcompile_doctor.capture_layout import EXPERIMENT_RECORD, EXPERIMENTS
+from torchcompile_doctor.capture.options import CaptureOptions
+from torchcompile_doctor.capture_layout import CAPTURE_IN_DUMP
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.exit_codes import ExitCode
-from torchcompile_doctor.report import BaselineUpdate, GateCriteria, Report, TargetStatus
+from torchcompile_doctor.gate.baseline import Baseline
+from torchcompile_doctor.model.gate import BaselineUpdate, GateCriteria
+from torchcompile_doctor.model.report import Report, TargetStatus
 
-if TYPE_CHECKING:  # the analysis stage is imported when a run needs it: `doctor --help` stays quick
-    from torchcompile_doctor.analysis import AnalysisContext, RunOutcome
+if TYPE_CHECKING:  # the analysis stage and the capture are imported when a run needs them: `doctor --help` is quick
+    from torchcompile_doctor.analysis import AnalysisContext
     from torchcompile_doctor.capture.target import TargetSpec
     from torchcompile_doctor.events.load import RankLogs
-    from torchcompile_doctor.events.model import EventLog
+    from torchcompile_doctor.events.model import EventLog, RunOutcome
+    from torchcompile_doctor.experiments.experiment import Experiment
 
-Progress = Callable[[str], AbstractContextManager]
+Progress = Callable[[str], AbstractContextManager[object]]
 """Shows what is running (the CLI: a status line on a TTY) for as long as the context is open."""
 
 
-def _quiet(message: str) -> AbstractContextManager:
+def _quiet(message: str) -> AbstractContextManager[object]:
     return contextlib.nullcontext()
 
 
 @dataclass(frozen=True)
 class RunOptions:
-    """How to capture a target."""
+    """How to run a target: how to capture it (capture/runner.py's options: backend, timeout, ranks, guard timing,
+    a depyf dump), where to keep the capture, how many experiments try_fixes runs side by side."""
 
-    backend: str | None = None  # override every torch.compile backend
-    timeout_s: float | None = None
-    fresh_inductor_cache: bool = False
-    nproc_per_node: int | None = None  # run under torchrun with this many ranks (one merged report)
+    capture: CaptureOptions = field(default_factory=CaptureOptions)
     artifacts: Path | None = None  # keep the capture here; None: a temp dir, removed afterwards
-    measure_guards: bool = False  # time each compiled frame's guards (`doctor guards`)
-    dump_dir: Path | None = None  # write a depyf dump here; the capture is copied into it
     jobs: int = 2  # experiments run side by side by try_fixes
 
 
@@ -131,32 +128,22 @@ class GatedRun:
 
 
 def _capture_and_analyze(
-    target: TargetSpec, options: RunOptions, workdir: Path, experiment: dict | None = None
+    target: TargetSpec, options: RunOptions, workdir: Path, experiment: Experiment | None = None
 ) -> tuple[RunOutcome, Report]:
-    from torchcompile_doctor.analysis import AnalysisContext, RunOutcome, analyze, analyze_ranks
-    from torchcompile_doctor.analysis.source_snapshot import RecordingSources, write_snapshot
+    from torchcompile_doctor.analysis import AnalysisContext, analyze, report_of_processes, report_of_ranks
     from torchcompile_doctor.capture.runner import run_capture
     from torchcompile_doctor.events.load import load_ranks
     from torchcompile_doctor.events.processes import load_processes
+    from torchcompile_doctor.source_files import RecordingSources, write_snapshot
 
-    result = run_capture(
-        target,
-        workdir,
-        options.backend,
-        options.timeout_s,
-        options.fresh_inductor_cache,
-        experiment,
-        options.measure_guards,
-        options.dump_dir,
-        options.nproc_per_node,
-    )
+    capture = replace(options.capture, experiment=experiment) if experiment is not None else options.capture
+    outcome = run_capture(target, workdir, capture)
     # torchrun: one log per rank, merged in analysis; one target: its processes (one log unless several compiled)
-    program = load_processes(workdir) if options.nproc_per_node is None else None
+    program = load_processes(workdir) if capture.nproc_per_node is None else None
     logs = program.logs if program is not None else load_ranks(workdir).logs
     usage = next((e for log in logs.values() for e in log.target_exits if e.status == "usage_error"), None)
     if usage is not None:
         raise DoctorError(usage.message or "the target cannot be run as given")
-    outcome = RunOutcome(result.returncode, result.signal, result.timed_out, result.interrupted, options.timeout_s)
     sources = RecordingSources()
     context = AnalysisContext(
         target=target.display,
@@ -165,48 +152,39 @@ def _capture_and_analyze(
         read_source=sources.read,
         is_install_dir=sources.is_install_dir,
     )
-    processes = program is not None and not program.are_ranks  # a program's processes may differ by design
-    report = analyze(logs[0], context) if list(logs) == [0] else analyze_ranks(logs, context, processes=processes)
+    if list(logs) == [0]:
+        report = analyze(logs[0], context)
+    elif program is not None and not program.are_ranks:  # a program's processes may differ by design
+        report = report_of_processes(logs, context)
+    else:
+        report = report_of_ranks(logs, context)
     write_snapshot(sources.snapshot, workdir)  # `doctor report` on the kept capture reads the code as it was now
     return outcome, report
 
 
 def _running(target: TargetSpec, options: RunOptions) -> str:
-    if options.measure_guards:
+    if options.capture.measure_guards:
         return f"running {target.display} and timing its guards"
-    ranks = f" on {options.nproc_per_node} ranks (torchrun)" if options.nproc_per_node else ""
-    return f"running {target.display} under torch.compile capture{ranks}"
-
-
-@contextlib.contextmanager
-def _workdir(keep: Path | None) -> Iterator[Path]:
-    """`keep` (created when missing), or a temp dir removed afterwards."""
-    if keep is not None:
-        keep.mkdir(parents=True, exist_ok=True)
-        yield keep
-        return
-    workdir = Path(tempfile.mkdtemp(prefix="torchcompile-doctor-"))
-    try:
-        yield workdir
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+    ranks = options.capture.nproc_per_node
+    return f"running {target.display} under torch.compile capture" + (f" on {ranks} ranks (torchrun)" if ranks else "")
 
 
 def _capture(target: TargetSpec, options: RunOptions, message: str, progress: Progress) -> Run:
-    if options.dump_dir is not None:
-        options.dump_dir.mkdir(parents=True, exist_ok=True)
-    with _workdir(options.artifacts) as workdir:
+    from torchcompile_doctor.capture.runner import capture_folder
+
+    dump_dir = options.capture.dump_dir
+    if dump_dir is not None:
+        dump_dir.mkdir(parents=True, exist_ok=True)
+    with capture_folder(options.artifacts) as workdir:
         with progress(message):
             outcome, report = _capture_and_analyze(target, options, workdir)
-        if options.dump_dir is not None:  # the guard trees travel with the dump, so reading it later is complete
-            from torchcompile_doctor.dumps.layout import CAPTURE_IN_DUMP
-
-            shutil.copytree(workdir, options.dump_dir / CAPTURE_IN_DUMP, dirs_exist_ok=True)
+        if dump_dir is not None:  # the guard trees travel with the dump, so reading it later is complete
+            shutil.copytree(workdir, dump_dir / CAPTURE_IN_DUMP, dirs_exist_ok=True)
     return Run((report,), (outcome,), (target,))
 
 
 def run(target: TargetSpec, options: RunOptions, progress: Progress = _quiet) -> Run:
-    """Capture `target` in a child process (torchrun with options.nproc_per_node) and analyse what it did."""
+    """Capture `target` in a child process (torchrun with options.capture.nproc_per_node) and analyse it."""
     return _capture(target, options, _running(target, options), progress)
 
 
@@ -243,8 +221,9 @@ def run_block(label: str) -> Iterator[BlockRun]:
     trace, as TORCH_TRACE writes it), and analyse it when the block ends. An exception passes through."""
     import os
 
-    from torchcompile_doctor.analysis import AnalysisContext, RunOutcome, analyze
+    from torchcompile_doctor.analysis import AnalysisContext, analyze
     from torchcompile_doctor.capture.inprocess import TraceCapture
+    from torchcompile_doctor.events.model import RunOutcome
 
     block = BlockRun()
     capture = TraceCapture()
@@ -269,7 +248,7 @@ def _offline_context(log: EventLog, path: Path, root: Path | None = None, as_liv
     from torchcompile_doctor.analysis import AnalysisContext
     from torchcompile_doctor.analysis.analyze import recorded_torch_version
     from torchcompile_doctor.analysis.graph_break_registry import registry_for_capture
-    from torchcompile_doctor.analysis.source_snapshot import snapshot_sources
+    from torchcompile_doctor.source_files import snapshot_sources
 
     target = log.bootstrap[-1].target if log.bootstrap else str(path)
     base = root or (Path(target).parent if log.bootstrap and Path(target).is_absolute() else Path.cwd())
@@ -301,8 +280,7 @@ def _dump_report(dump: Path, root: Path | None = None) -> Report:
     else the dump's own guard functions (root-level only on torch 2.13, said in a warning). Nothing in it is
     imported or run."""
     from torchcompile_doctor.analysis import analyze
-    from torchcompile_doctor.dumps.layout import CAPTURE_IN_DUMP
-    from torchcompile_doctor.events.load import load_dump
+    from torchcompile_doctor.events.dumps.source import load_dump
 
     log = load_dump(dump)
     return analyze(log, _offline_context(log, dump / CAPTURE_IN_DUMP, root))
@@ -327,7 +305,7 @@ def _strict(loaded: RankLogs, options: RereadOptions) -> None:
 def _trace_report(path: Path, options: RereadOptions, text_logs: Sequence[Path] = ()) -> Report:
     """A kept capture or TORCH_TRACE dir (or one trace file), rank files merged into one report; with the text
     logs of the same run, what they add (CUDA graphs, warnings, perf hints) counted once with the trace."""
-    from torchcompile_doctor.analysis import analyze_ranks
+    from torchcompile_doctor.analysis import report_of_processes, report_of_ranks
     from torchcompile_doctor.events.load import RankLogs, load_ranks
     from torchcompile_doctor.events.processes import is_target_capture, load_processes
 
@@ -341,8 +319,9 @@ def _trace_report(path: Path, options: RereadOptions, text_logs: Sequence[Path] 
     first = next(iter(loaded.logs.values()))
     unranked = [str(file) for file in loaded.unranked]
     context = _offline_context(first, path, options.root, options.as_live)
-    processes = program is not None and not program.are_ranks
-    return analyze_ranks(loaded.logs, context, unranked=unranked, processes=processes)
+    if program is not None and not program.are_ranks:  # a program's processes may differ by design
+        return report_of_processes(loaded.logs, context)
+    return report_of_ranks(loaded.logs, context, unranked=unranked)
 
 
 def _add_text_logs(loaded: RankLogs, path: Path, text_logs: Sequence[Path]) -> None:
@@ -378,7 +357,7 @@ TEXT_LOG_ONLY = (
 
 def _text_log_reports(paths: Sequence[Path], options: RereadOptions) -> tuple[Report, ...]:
     """Text logs without a trace: one report per run found in them (several runs appended to one file)."""
-    from torchcompile_doctor.analysis import analyze_ranks
+    from torchcompile_doctor.analysis import report_of_ranks
     from torchcompile_doctor.events.job_logs import load_text_logs
     from torchcompile_doctor.events.load import RankLogs
     from torchcompile_doctor.events.model import Warning_
@@ -392,7 +371,7 @@ def _text_log_reports(paths: Sequence[Path], options: RereadOptions) -> tuple[Re
         first = next(iter(loaded.logs.values()))
         context = _offline_context(first, paths[0], options.root)
         label = " ".join(str(p) for p in paths) + (f" (run {run.index + 1} of {len(runs)})" if len(runs) > 1 else "")
-        reports.append(analyze_ranks(loaded.logs, replace(context, target=label)))
+        reports.append(report_of_ranks(loaded.logs, replace(context, target=label)))
     return tuple(reports)
 
 
@@ -430,88 +409,34 @@ def reread(path: Path, options: RereadOptions = RereadOptions()) -> Run:
 
 
 def _with_kept_experiments(path: Path, report: Report, options: RereadOptions) -> Report:
-    """The report with the effects of the experiments `--try-fixes` kept under `path/experiments` (each
-    folder: the experiment's own capture and EXPERIMENT_RECORD, plain JSON; nothing in it is run)."""
-    from torchcompile_doctor.rules import experiments
+    """The report with the effects of the experiments `--try-fixes` kept beside the capture (experiments/runs.py)."""
+    from torchcompile_doctor.experiments.runs import with_kept_experiments
 
-    results: dict[str, Report | str | tuple[Report, Report]] = {}
-    folder = path / EXPERIMENTS if path.is_dir() else None
-    for kept in sorted(folder.iterdir()) if folder is not None and folder.is_dir() else ():
-        try:
-            record = json.loads((kept / EXPERIMENT_RECORD).read_text(encoding="utf-8"))
-            key, runs = experiments.experiment_key(record["experiment"]), record.get("runs") or []
-            if record.get("error"):
-                results[key] = str(record["error"])
-            elif runs:
-                first, second = (_trace_report(kept / name, options) for name in runs)
-                results[key] = (first, second)
-            else:
-                results[key] = _trace_report(kept, options)
-        except (OSError, ValueError, KeyError, TypeError, DoctorError):
-            continue  # an experiment folder that is incomplete or not ours: its fix stays unverified
-    return experiments.attach(report, results) if results else report
+    return with_kept_experiments(path, report, lambda kept: _trace_report(kept, options))
 
 
 # ---------------------------------------------------------------------------------------------- verified fixes
 
-_CARRIED_RUNS = ("first", "second")  # a cache experiment's two runs: a fresh machine, then a persistent cache
-
 
 def try_fixes(run: Run, options: RunOptions, progress: Progress = _quiet) -> Run:
     """Re-run the target once per suggested no-code-change fix (options.jobs side by side) and put each
-    one's measured effect on the fixes that suggested it. An interrupted run is returned as it is."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from torchcompile_doctor.rules import compile_experiments, experiments
+    one's measured effect on the fixes that suggested it (experiments/runs.py). An interrupted run is returned
+    as it is."""
+    from torchcompile_doctor.experiments import runs
 
     if run.interrupted:
         return run
-    if options.nproc_per_node is not None:
+    if options.capture.nproc_per_node is not None:
         raise DoctorError("--try-fixes does not run under --nproc-per-node yet; run the fixes on one process")
     if len(run.targets) != 1:
         raise DoctorError("fixes are tried on a run of one target")
-    target, report = run.targets[0], run.report
-    planned = experiments.plan(report)
-    kept = options.artifacts / EXPERIMENTS if options.artifacts is not None else None
+    target = run.targets[0]
 
-    def run_one(numbered: tuple[int, dict]) -> tuple[str, Report | str | tuple[Report, Report]]:
-        index, experiment = numbered
-        key = experiments.experiment_key(experiment)
-        record = {
-            "experiment": experiment,
-            "runs": list(_CARRIED_RUNS) if compile_experiments.carries_cache(experiment) else [],
-        }
-        try:
-            with _workdir(kept / str(index) if kept is not None else None) as workdir:
-                if compile_experiments.carries_cache(experiment):
-                    result: Report | str | tuple[Report, Report] = _carried_cache_runs(target, options, workdir)
-                else:
-                    result = _capture_and_analyze(target, options, workdir, experiment)[1]
-        except DoctorError as error:
-            result = record["error"] = str(error)
-        if kept is not None:  # `doctor report DIR` puts the measured effects back on the fixes
-            (kept / str(index) / EXPERIMENT_RECORD).write_text(json.dumps(record), encoding="utf-8")
-        return key, result
+    def measure(experiment: Experiment, workdir: Path) -> Report:
+        return _capture_and_analyze(target, options, workdir, experiment)[1]
 
-    with progress(f"trying {len(planned)} fix(es), {options.jobs} at a time"):
-        with ThreadPoolExecutor(max_workers=options.jobs) as pool:
-            results = dict(pool.map(run_one, enumerate(planned)))
-    return replace(run, reports=(experiments.attach(report, results),))
-
-
-def _carried_cache_runs(target: TargetSpec, options: RunOptions, workdir: Path) -> tuple[Report, Report]:
-    """Two runs sharing one inductor cache directory that starts empty: a fresh machine, then the same start
-    with a persistent TORCHINDUCTOR_CACHE_DIR."""
-    from torchcompile_doctor.rules import compile_experiments
-
-    cache_dir = workdir / "persistent_inductor_cache"
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    step = compile_experiments.cache_step(str(cache_dir))
-    runs = []
-    for name in _CARRIED_RUNS:
-        (workdir / name).mkdir(parents=True, exist_ok=True)
-        runs.append(_capture_and_analyze(target, options, workdir / name, step)[1])
-    return runs[0], runs[1]
+    report = runs.try_fixes(run.report, measure, options.artifacts, options.jobs, progress)
+    return replace(run, reports=(report,))
 
 
 # ---------------------------------------------------------------------------------------------- the gate
@@ -519,7 +444,7 @@ def _carried_cache_runs(target: TargetSpec, options: RunOptions, workdir: Path) 
 
 def open_baseline(options: GateOptions) -> Baseline | None:
     """The baseline file, read (and checked) before anything runs; None when there is none yet."""
-    from torchcompile_doctor.baseline import open_baseline as read
+    from torchcompile_doctor.gate.baseline import open_baseline as read
 
     return read(options.baseline, options.update_baseline)
 
@@ -527,7 +452,7 @@ def open_baseline(options: GateOptions) -> Baseline | None:
 def _update_baseline(
     reports: Sequence[Report], path: Path, baseline: Baseline | None
 ) -> tuple[Baseline, BaselineUpdate]:
-    from torchcompile_doctor.baseline import updated_document, write_baseline
+    from torchcompile_doctor.gate.baseline import updated_document, write_baseline
 
     document, update = updated_document(baseline, list(reports), path.parent)
     write_baseline(path, document)
@@ -537,8 +462,8 @@ def _update_baseline(
 def gate(run: Run, options: GateOptions, baseline: Baseline | None = None) -> GatedRun:
     """Leave out what select/ignore exclude, rewrite the baseline when asked (only after a clean run), and
     mark on each report the findings that fail the criteria; findings the baseline holds never fail."""
-    from torchcompile_doctor.analysis.gate import apply_gate, select_findings
-    from torchcompile_doctor.baseline import known_findings
+    from torchcompile_doctor.gate.baseline import known_findings
+    from torchcompile_doctor.gate.verdict import apply_gate, select_findings
 
     reports = tuple(select_findings(report, options.select, options.ignore) for report in run.reports)
     update, refused = None, False

@@ -102,13 +102,14 @@ def _session_report(reports: list, markdown: bool) -> str:
                   for nodeid, report in reports]  # fmt: skip
         return "".join(parts)
     from torchcompile_doctor import __version__
-    from torchcompile_doctor.report import SCHEMA_VERSION
+    from torchcompile_doctor.model.json import to_json
+    from torchcompile_doctor.model.report import SCHEMA_VERSION
 
     document = {
         "schema_version": SCHEMA_VERSION,
         "tool_version": __version__,
         "checks": [
-            {"test": nodeid, "passed": report.gate.passed if report.gate else None, "report": report.as_dict()}
+            {"test": nodeid, "passed": report.gate.passed if report.gate else None, "report": to_json(report)}
             for nodeid, report in reports
         ],
     }

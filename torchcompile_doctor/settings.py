@@ -1,26 +1,152 @@
-"""Frozen settings for each command, built from the command line and checked before anything runs."""
+"""What each command runs, built from the command line (and, for `doctor check`, the config file) and checked
+before anything runs: one builder per command (`explain_settings`, `guards_settings`, `check_settings`,
+`report_settings`), each returning the pipeline's own option types (RunOptions, GateOptions, RereadOptions) and
+where the report goes; one table of validators (`SETTINGS`) for the command line's values and the config file's
+alike."""
 
 from __future__ import annotations
 
 import difflib
 import os
 import re
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
+from torchcompile_doctor.capture.options import CaptureOptions
 from torchcompile_doctor.capture.target import TargetSpec, parse_target
 from torchcompile_doctor.errors import DoctorError
-from torchcompile_doctor.pipeline import GateOptions, RunOptions
+from torchcompile_doctor.model.gate import GateCriteria
+from torchcompile_doctor.model.report import SEVERITIES
+from torchcompile_doctor.pipeline import GateOptions, RereadOptions, RunOptions
 from torchcompile_doctor.renderers import FORMATS as REPORT_FORMATS
-from torchcompile_doctor.report import SEVERITIES, GateCriteria
 
 KNOWN_BACKENDS = ("eager", "aot_eager", "inductor", "cudagraphs")
+CONFIG_YAML = ".torchcompile-doctor.yaml"
+PYPROJECT_TABLE = "torchcompile-doctor"  # [tool.torchcompile-doctor]
+DEFAULT_BASELINE = ".doctor-baseline.json"
+COMMAND_LINE = "command line"
+_CODE = re.compile(r"^TCD\d{1,3}$")  # a rule code or a prefix of one (TCD1 = every TCD1xx)
+_TARGET_KEYS = ("target", "module", "args", "inputs")
 
 
-def check_format(fmt: str) -> str:
-    if fmt not in REPORT_FORMATS:
-        raise DoctorError(f"unknown --format {fmt!r}; choose one of: {', '.join(REPORT_FORMATS)}")
-    return fmt
+# ---------------------------------------------------------------------------------------------- the validators
+
+
+class Invalid(ValueError):
+    """A value a setting does not take: what is wrong with it, the part of the value it is about (`[0].args` of a
+    config's targets), and for a choice the choices."""
+
+    def __init__(self, problem: str, part: str = "", choices: tuple[str, ...] = ()) -> None:
+        super().__init__(problem)
+        self.part = part
+        self.choices = choices
+
+
+Check = Callable[[object], object]
+
+
+def _whole(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise Invalid(f"must be a whole number >= 0, not {value!r}")
+    return value
+
+
+def _at_least_one(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise Invalid(f"must be at least 1, not {value!r}")
+    return value
+
+
+def _choice(choices: tuple[str, ...]) -> Check:
+    def check(value: object) -> str:
+        if value not in choices:
+            raise Invalid(f"must be one of {', '.join(choices)}, not {value!r}", choices=choices)
+        return str(value)
+
+    return check
+
+
+def _flag(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise Invalid(f"must be true or false, not {value!r}")
+    return value
+
+
+def _seconds(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise Invalid(f"must be a positive number of seconds, not {value!r}")
+    return float(value)
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str) or not value:
+        raise Invalid(f"must be a non-empty string, not {value!r}")
+    return value
+
+
+def _codes(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list | tuple) or not all(isinstance(code, str) and _CODE.match(code) for code in value):
+        raise Invalid(f"must be a list of rule codes or prefixes like TCD101 or TCD2, not {value!r}")
+    return tuple(value)
+
+
+def _target_entry(index: int, item: object) -> dict[str, object]:
+    """One of the config's targets: "train.py", "file.py:fn", or a table {target | module, args, inputs}."""
+    where = f"[{index}]"
+    if isinstance(item, str):
+        item = {"target": item}
+    if not isinstance(item, dict):
+        raise Invalid(f"must be a path string or a table, not {item!r}", where)
+    for name in item:
+        if name not in _TARGET_KEYS:
+            raise Invalid(f"is not a target key ({', '.join(_TARGET_KEYS)})", f"{where}.{name}")
+    if ("target" in item) == ("module" in item):
+        raise Invalid("needs exactly one of `target` or `module`", where)
+    for name in ("target", "module", "inputs"):
+        if name in item and (not isinstance(item[name], str) or not item[name]):
+            raise Invalid(f"must be a non-empty string, not {item[name]!r}", f"{where}.{name}")
+    args = item.get("args", [])
+    if not isinstance(args, list) or not all(isinstance(a, str | int | float) for a in args):
+        raise Invalid(f"must be a list of strings, not {args!r}", f"{where}.args")
+    return {**item, "args": [str(a) for a in args]}
+
+
+def _targets(value: object) -> tuple[dict[str, object], ...]:
+    if not isinstance(value, list) or not value:
+        raise Invalid("must be a non-empty list of targets")
+    return tuple(_target_entry(index, item) for index, item in enumerate(value))
+
+
+# key -> its check, for the command line's `--key` and the config file's `key` alike
+SETTINGS: dict[str, Check] = {
+    "targets": _targets,
+    "fullgraph": _flag,
+    "max-graph-breaks": _whole,
+    "max-recompiles": _whole,
+    "fail-on": _choice(SEVERITIES),
+    "backend": _choice(KNOWN_BACKENDS),
+    "timeout": _seconds,
+    "nproc-per-node": _whole,
+    "baseline": _text,
+    "select": _codes,
+    "ignore": _codes,
+    "format": _choice(REPORT_FORMATS),
+    "jobs": _at_least_one,
+}
+CONFIG_KEYS = tuple(key for key in SETTINGS if key != "jobs")  # the keys of pyproject.toml's table and the YAML file
+
+
+def checked(source: str, key: str, value: object) -> object:
+    """`value` as `key` takes it, or a DoctorError naming where it came from (a config file, the command line)."""
+    try:
+        return SETTINGS[key](value)
+    except Invalid as invalid:
+        if source != COMMAND_LINE:
+            raise DoctorError(f"{source}: `{key}{invalid.part}` {invalid}") from None
+        if invalid.choices:
+            raise DoctorError(f"unknown --{key} {value!r}; choose one of: {', '.join(invalid.choices)}") from None
+        raise DoctorError(f"{source}: `--{key}` {invalid}") from None
 
 
 def check_output_path(output: Path | None) -> None:
@@ -36,182 +162,20 @@ def check_output_path(output: Path | None) -> None:
         raise DoctorError(f"--output {output} is not writable")
 
 
-@dataclass(frozen=True)
-class ExplainSettings:
-    """`doctor explain` and `doctor guards TARGET`: what to run, how, and where the report goes."""
-
-    target: TargetSpec
-    run: RunOptions
-    format: str
-    output: Path | None
-    try_fixes: bool = False
-
-    @classmethod
-    def from_cli(
-        cls,
-        target: str | None,
-        args: list[str],
-        module: str | None,
-        inputs: str | None,
-        *,
-        fmt: str,
-        output: Path | None,
-        run: RunOptions,
-        try_fixes: bool = False,
-    ) -> ExplainSettings:
-        if module and target is not None:  # `-m pkg -- --flag`: the first word after `--` is an argument
-            args, target = [target, *args], None
-        if run.backend is not None and run.backend not in KNOWN_BACKENDS:
-            raise DoctorError(f"unknown --backend {run.backend!r}; choose one of: {', '.join(KNOWN_BACKENDS)}")
-        if run.timeout_s is not None and run.timeout_s <= 0:
-            raise DoctorError("--timeout must be a positive number of seconds")
-        if run.jobs < 1:
-            raise DoctorError("--jobs must be at least 1")
-        artifacts = run.artifacts
-        if artifacts is not None and artifacts.exists() and not artifacts.is_dir():
-            raise DoctorError(f"--artifacts {artifacts} exists and is not a directory")
-        parsed = parse_target(target, module, inputs, args)
-        check_format(fmt)
-        check_output_path(output)
-        if run.nproc_per_node is not None and try_fixes:
-            raise DoctorError("--try-fixes does not run under --nproc-per-node yet; run the fixes on one process")
-        run = replace(run, artifacts=artifacts.resolve() if artifacts else None)
-        return cls(target=parsed, run=run, format=fmt, output=output, try_fixes=try_fixes)
-
-
-# ---------------------------------------------------------------------------------------------- doctor check
-
-CONFIG_YAML = ".torchcompile-doctor.yaml"
-PYPROJECT_TABLE = "torchcompile-doctor"  # [tool.torchcompile-doctor]
-DEFAULT_BASELINE = ".doctor-baseline.json"
-_CODE = re.compile(r"^TCD\d{1,3}$")  # a rule code or a prefix of one (TCD1 = every TCD1xx)
-
-
-@dataclass(frozen=True)
-class CheckSettings:
-    targets: tuple[TargetSpec, ...]
-    gate: GateCriteria
-    baseline: Path | None  # the file read (and written with update_baseline)
-    update_baseline: bool
-    select: tuple[str, ...]
-    ignore: tuple[str, ...]
-    backend: str | None
-    format: str
-    output: Path | None
-    timeout_s: float | None
-    config_file: Path | None
-    nproc_per_node: int | None = None  # run each target under torchrun with this many ranks
-    capture: Path | None = None  # --from-capture: gate this kept capture instead of running `targets` (then empty)
-
-    @property
-    def run_options(self) -> RunOptions:
-        return RunOptions(backend=self.backend, timeout_s=self.timeout_s, nproc_per_node=self.nproc_per_node)
-
-    @property
-    def gate_options(self) -> GateOptions:
-        return GateOptions(self.gate, self.select, self.ignore, self.baseline, self.update_baseline)
-
-
-def _key_error(path: Path, key: str, problem: str) -> DoctorError:
-    return DoctorError(f"{path}: `{key}` {problem}")
-
-
-def _check_int(path: Path, key: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise _key_error(path, key, f"must be a whole number >= 0, not {value!r}")
-    return value
-
-
-def _check_choice(choices: tuple[str, ...]):
-    def check(path: Path, key: str, value: object) -> str:
-        if value not in choices:
-            raise _key_error(path, key, f"must be one of {', '.join(choices)}, not {value!r}")
-        return value
-
-    return check
-
-
-def _check_bool(path: Path, key: str, value: object) -> bool:
-    if not isinstance(value, bool):
-        raise _key_error(path, key, f"must be true or false, not {value!r}")
-    return value
-
-
-def _check_timeout(path: Path, key: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-        raise _key_error(path, key, f"must be a positive number of seconds, not {value!r}")
-    return float(value)
-
-
-def _check_str(path: Path, key: str, value: object) -> str:
-    if not isinstance(value, str) or not value:
-        raise _key_error(path, key, f"must be a non-empty string, not {value!r}")
-    return value
-
-
-def _check_codes(path: Path, key: str, value: object) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(code, str) and _CODE.match(code) for code in value):
-        raise _key_error(path, key, f"must be a list of rule codes or prefixes like TCD101 or TCD2, not {value!r}")
-    return tuple(value)
-
-
-_TARGET_KEYS = ("target", "module", "args", "inputs")
-
-
-def _check_targets(path: Path, key: str, value: object) -> tuple[dict, ...]:
-    """Each target: "train.py", "file.py:fn", or a table {target | module, args, inputs}."""
-    if not isinstance(value, list) or not value:
-        raise _key_error(path, key, "must be a non-empty list of targets")
-    targets = []
-    for index, item in enumerate(value):
-        where = f"{key}[{index}]"
-        if isinstance(item, str):
-            item = {"target": item}
-        if not isinstance(item, dict):
-            raise _key_error(path, where, f"must be a path string or a table, not {item!r}")
-        for name in item:
-            if name not in _TARGET_KEYS:
-                raise _key_error(path, f"{where}.{name}", f"is not a target key ({', '.join(_TARGET_KEYS)})")
-        if ("target" in item) == ("module" in item):
-            raise _key_error(path, where, "needs exactly one of `target` or `module`")
-        for name in ("target", "module", "inputs"):
-            if name in item:
-                _check_str(path, f"{where}.{name}", item[name])
-        args = item.get("args", [])
-        if not isinstance(args, list) or not all(isinstance(a, str | int | float) for a in args):
-            raise _key_error(path, f"{where}.args", f"must be a list of strings, not {args!r}")
-        targets.append({**item, "args": [str(a) for a in args]})
-    return tuple(targets)
-
-
-# key -> its check; the same keys in pyproject.toml and the YAML file
-CONFIG_KEYS = {
-    "targets": _check_targets,
-    "fullgraph": _check_bool,
-    "max-graph-breaks": _check_int,
-    "max-recompiles": _check_int,
-    "fail-on": _check_choice(SEVERITIES),
-    "backend": _check_choice(KNOWN_BACKENDS),
-    "timeout": _check_timeout,
-    "nproc-per-node": _check_int,
-    "baseline": _check_str,
-    "select": _check_codes,
-    "ignore": _check_codes,
-    "format": _check_choice(REPORT_FORMATS),
-}
+# ---------------------------------------------------------------------------------------------- the config file
 
 
 @dataclass(frozen=True)
 class Config:
     path: Path | None  # the file it came from; None when there is none
-    values: dict
+    values: Mapping[str, object] = field(default_factory=dict)  # its keys, checked
 
     @property
     def directory(self) -> Path:
         return self.path.parent if self.path else Path.cwd()
 
 
-def _read_table(path: Path) -> dict | None:
+def _read_table(path: Path) -> dict[str, object] | None:
     """The doctor's table from pyproject.toml or the YAML file; None when pyproject.toml has none."""
     import tomllib
 
@@ -242,15 +206,14 @@ def _read_table(path: Path) -> dict | None:
     return table
 
 
-def validate_config(path: Path, table: dict) -> dict:
+def validate_config(path: Path, table: Mapping[str, object]) -> dict[str, object]:
     values = {}
     for key, value in table.items():
-        check = CONFIG_KEYS.get(key)
-        if check is None:
+        if key not in CONFIG_KEYS:
             close = difflib.get_close_matches(str(key).replace("_", "-"), CONFIG_KEYS, n=1)
             hint = f" (did you mean `{close[0]}`?)" if close else f" (known: {', '.join(CONFIG_KEYS)})"
             raise DoctorError(f"{path}: unknown key `{key}`{hint}")
-        values[key] = check(path, key, value)
+        values[str(key)] = checked(str(path), str(key), value)
     return values
 
 
@@ -281,41 +244,168 @@ def load_config(explicit: Path | None, start: Path) -> Config:
     return Config(path, validate_config(path, table or {}) if path else {})
 
 
-def _config_target(entry: dict, base: Path) -> TargetSpec:
+# ---------------------------------------------------------------------------------------------- the commands
+
+
+@dataclass(frozen=True)
+class TargetArgs:
+    """What to run, as the command line says it: TARGET and the arguments after `--`, -m MODULE, --inputs."""
+
+    target: str | None = None
+    args: tuple[str, ...] = ()
+    module: str | None = None
+    inputs: str | None = None
+
+    def spec(self) -> TargetSpec:
+        target, args = self.target, list(self.args)
+        if self.module and target is not None:  # `-m pkg -- --flag`: the first word after `--` is an argument
+            args, target = [target, *args], None
+        return parse_target(target, self.module, self.inputs, args)
+
+
+@dataclass(frozen=True)
+class ExplainSettings:
+    """`doctor explain` and `doctor guards TARGET`: what to run, how, and where the report goes."""
+
+    target: TargetSpec
+    run: RunOptions
+    format: str
+    output: Path | None
+    try_fixes: bool = False
+
+
+def _run_options(capture: CaptureOptions, artifacts: Path | None, jobs: int) -> RunOptions:
+    if capture.backend is not None:
+        checked(COMMAND_LINE, "backend", capture.backend)
+    if capture.timeout_s is not None:
+        checked(COMMAND_LINE, "timeout", capture.timeout_s)
+    checked(COMMAND_LINE, "jobs", jobs)
+    if artifacts is not None and artifacts.exists() and not artifacts.is_dir():
+        raise DoctorError(f"--artifacts {artifacts} exists and is not a directory")
+    return RunOptions(capture, artifacts.resolve() if artifacts else None, jobs)
+
+
+def check_destination(fmt: str, output: Path | None) -> None:
+    """The report's format is one there is, and `--output` can be written."""
+    checked(COMMAND_LINE, "format", fmt)
+    check_output_path(output)
+
+
+def explain_settings(
+    target: TargetArgs,
+    capture: CaptureOptions,
+    *,
+    fmt: str,
+    output: Path | None,
+    artifacts: Path | None = None,
+    jobs: int = 2,
+    try_fixes: bool = False,
+) -> ExplainSettings:
+    """`doctor explain` (and `doctor guards TARGET`, whose capture times the guards)."""
+    run = _run_options(capture, artifacts, jobs)
+    spec = target.spec()
+    check_destination(fmt, output)
+    if capture.nproc_per_node is not None and try_fixes:
+        raise DoctorError("--try-fixes does not run under --nproc-per-node yet; run the fixes on one process")
+    return ExplainSettings(target=spec, run=run, format=fmt, output=output, try_fixes=try_fixes)
+
+
+@dataclass(frozen=True)
+class RereadSettings:
+    """`doctor report` and `doctor guards --dump DIR`: what to read back, how, and where the report goes."""
+
+    paths: tuple[Path, ...]
+    reread: RereadOptions
+    format: str
+    output: Path | None
+
+
+def reread_settings(paths: tuple[Path, ...], reread: RereadOptions, *, fmt: str, output: Path | None) -> RereadSettings:
+    """`doctor report PATH...`."""
+    check_destination(fmt, output)
+    return RereadSettings(paths, reread, fmt, output)
+
+
+def guards_settings(
+    target: TargetArgs, capture: CaptureOptions, *, fmt: str, output: Path | None, artifacts: Path | None
+) -> ExplainSettings | RereadSettings:
+    """`doctor guards`: run TARGET timing its guards (and writing --dump DIR), or read an existing --dump DIR."""
+    check_destination(fmt, output)
+    if target.target is None and target.module is None:
+        if capture.dump_dir is None:
+            raise DoctorError("give a TARGET to run, or --dump DIR to read an existing dump")
+        return RereadSettings((capture.dump_dir,), RereadOptions(dump=True), fmt, output)
+    measured = replace(capture, measure_guards=True)
+    return explain_settings(target, measured, fmt=fmt, output=output, artifacts=artifacts)
+
+
+# ---------------------------------------------------------------------------------------------- doctor check
+
+
+@dataclass(frozen=True)
+class CheckFlags:
+    """`doctor check`'s options as the command line gave them (None: not given; the config file, then the
+    defaults, decide)."""
+
+    fullgraph: bool | None = None
+    max_graph_breaks: int | None = None
+    max_recompiles: int | None = None
+    fail_on: str | None = None
+    baseline: Path | None = None
+    update_baseline: bool = False
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] | None = None
+    backend: str | None = None
+    format: str | None = None
+    output: Path | None = None
+    timeout: float | None = None
+    nproc_per_node: int | None = None
+
+    def given(self) -> dict[str, object]:
+        """The settings the command line gave, by their config key (`max_graph_breaks`: `max-graph-breaks`)."""
+        named = {f.name.replace("_", "-"): getattr(self, f.name) for f in fields(self)}
+        return {key: value for key, value in named.items() if key in CONFIG_KEYS and value is not None}
+
+
+@dataclass(frozen=True)
+class CheckSettings:
+    targets: tuple[TargetSpec, ...]  # empty with --from-capture
+    run: RunOptions
+    gate: GateOptions
+    format: str
+    output: Path | None
+    config_file: Path | None
+    from_capture: Path | None = None  # gate this kept capture instead of running `targets`
+
+
+def _config_target(entry: Mapping[str, object], base: Path) -> TargetSpec:
     """A target from the config: its paths are relative to the config file's directory."""
 
-    def resolve(text: str | None) -> str | None:
-        if text is None:
+    def resolve(text: object) -> str | None:
+        if not isinstance(text, str):
             return None
         file, sep, name = text.rpartition(":")
         if sep and file and re.fullmatch(r"[A-Za-z_][\w.]*", name) and not (base / text).exists():
             return f"{base / file}:{name}"  # file.py:function: only the file is a path
         return str(base / text)
 
-    return parse_target(resolve(entry.get("target")), entry.get("module"), resolve(entry.get("inputs")), entry["args"])
+    module = entry.get("module")
+    args = entry.get("args")
+    return parse_target(
+        resolve(entry.get("target")),
+        module if isinstance(module, str) else None,
+        resolve(entry.get("inputs")),
+        [str(arg) for arg in args] if isinstance(args, list) else [],
+    )
 
 
-def _check_flags(flags: dict) -> None:
-    """The command line's values, checked as the config file's are."""
-    for key, check in (
-        ("fail-on", _check_choice(SEVERITIES)),
-        ("backend", _check_choice(KNOWN_BACKENDS)),
-        ("format", _check_choice(REPORT_FORMATS)),
-        ("select", _check_codes),
-        ("ignore", _check_codes),
-    ):
-        if key in flags and flags[key] is not None:
-            check(Path("command line"), f"--{key}", flags[key])
-
-
-def _targets_to_run(
-    target: str | None, module: str | None, inputs: str | None, args: list[str], config: Config
-) -> tuple[TargetSpec, ...]:
+def _targets_to_run(target: TargetArgs, config: Config) -> tuple[TargetSpec, ...]:
     """The command line's target, else the config file's `targets`."""
-    if target or module:
-        return (parse_target(target, module, inputs, args),)
-    if "targets" in config.values:
-        return tuple(_config_target(entry, config.directory) for entry in config.values["targets"])
+    if target.target or target.module:
+        return (target.spec(),)
+    entries = config.values.get("targets")
+    if isinstance(entries, tuple):
+        return tuple(_config_target(entry, config.directory) for entry in entries)
     where = f" in {config.path}" if config.path else ""
     raise DoctorError(
         f"missing TARGET: give a script (train.py), -m MODULE or file.py:function, or list `targets`{where}"
@@ -325,74 +415,92 @@ def _targets_to_run(
 _RUN_ONLY_FLAGS = ("timeout", "backend", "nproc-per-node")  # they change how a target runs: nothing runs here
 
 
-def _check_capture_usage(
-    capture: Path, target: str | None, module: str | None, inputs: str | None, args: list[str], flags: dict
-) -> None:
+def _check_capture_usage(capture: Path, target: TargetArgs, given: Mapping[str, object]) -> None:
     """--from-capture gates what a run left: a target or a flag about running one is a mistake, said as such.
     The config's `targets` and run keys are simply not used (the same config serves live checks)."""
-    if target or module or inputs or args:
+    if target.target or target.module or target.inputs or target.args:
         raise DoctorError("give a TARGET to run or --from-capture DIR to gate a kept capture, not both")
-    given = next((f"--{key}" for key in _RUN_ONLY_FLAGS if flags.get(key) is not None), None)
-    if given is not None:
-        raise DoctorError(f"{given} applies to running a target; --from-capture DIR runs nothing")
+    flag = next((f"--{key}" for key in _RUN_ONLY_FLAGS if given.get(key) is not None), None)
+    if flag is not None:
+        raise DoctorError(f"{flag} applies to running a target; --from-capture DIR runs nothing")
     if not capture.exists():
         raise DoctorError(f"--from-capture {capture}: no such file or directory")
 
 
-def _baseline_path(flags: dict, config: Config) -> Path | None:
+def _baseline_path(flags: CheckFlags, config: Config) -> Path | None:
     """--baseline, else the config's `baseline` (relative to the config file), else the default for an update."""
-    if flags.get("baseline") is not None:
-        return Path(flags["baseline"])
-    if config.values.get("baseline"):
-        return config.directory / config.values["baseline"]
-    if flags.get("update-baseline"):
+    if flags.baseline is not None:
+        return flags.baseline
+    if isinstance(config.values.get("baseline"), str):
+        return config.directory / str(config.values["baseline"])
+    if flags.update_baseline:
         return config.directory / DEFAULT_BASELINE
     return None
 
 
-def check_settings(
-    target: str | None,
-    args: list[str],
-    module: str | None,
-    inputs: str | None,
-    config_file: Path | None,
-    flags: dict,
-    capture: Path | None = None,
-) -> CheckSettings:
-    """Flags > the config file > defaults. `flags` holds only the options given on the command line.
-    With `capture` (--from-capture) nothing is run: the config is found from the current directory."""
-    if capture is not None:
-        _check_capture_usage(capture, target, module, inputs, args, flags)
-    if module and target is not None:
-        args, target = [target, *args], None
-    given = target or (inputs.rpartition(":")[0] if inputs else None)
-    start = Path(given).expanduser().resolve().parent if given and Path(given).parent.exists() else Path.cwd()
-    config = load_config(config_file, start)
-    merged = {**config.values, **{k: v for k, v in flags.items() if v is not None}}
-    targets = _targets_to_run(target, module, inputs, args, config) if capture is None else ()
-    _check_flags(flags)
-    if merged.get("timeout") is not None and merged["timeout"] <= 0:
-        raise DoctorError("--timeout must be a positive number of seconds")
-    gate = GateCriteria(
+def _config_start(target: TargetArgs) -> Path:
+    """Where the config file is looked for, upward: the target's directory, else the current one."""
+    given = target.target if not target.module else None
+    given = given or (target.inputs.rpartition(":")[0] if target.inputs else None)
+    return Path(given).expanduser().resolve().parent if given and Path(given).parent.exists() else Path.cwd()
+
+
+def _gate_options(merged: Mapping[str, object], flags: CheckFlags, config: Config) -> GateOptions:
+    def number(key: str) -> int | None:
+        value = merged.get(key)
+        return value if isinstance(value, int) else None
+
+    fail_on = merged.get("fail-on")
+    criteria = GateCriteria(
         fullgraph=bool(merged.get("fullgraph", False)),
-        max_graph_breaks=merged.get("max-graph-breaks"),
-        max_recompiles=merged.get("max-recompiles"),
-        fail_on=merged.get("fail-on"),
+        max_graph_breaks=number("max-graph-breaks"),
+        max_recompiles=number("max-recompiles"),
+        fail_on=fail_on if isinstance(fail_on, str) else None,
     ).or_default()
-    check_output_path(flags.get("output"))
     baseline = _baseline_path(flags, config)
+    codes = {key: merged.get(key, ()) for key in ("select", "ignore")}
+    return GateOptions(
+        criteria=criteria,
+        select=tuple(str(c) for c in codes["select"]) if isinstance(codes["select"], tuple) else (),
+        ignore=tuple(str(c) for c in codes["ignore"]) if isinstance(codes["ignore"], tuple) else (),
+        baseline=Path(baseline).resolve() if baseline is not None else None,
+        update_baseline=flags.update_baseline,
+    )
+
+
+def _check_run(merged: Mapping[str, object]) -> RunOptions:
+    backend, timeout, ranks = merged.get("backend"), merged.get("timeout"), merged.get("nproc-per-node")
+    return RunOptions(
+        CaptureOptions(
+            backend=backend if isinstance(backend, str) else None,
+            timeout_s=float(timeout) if isinstance(timeout, int | float) else None,
+            nproc_per_node=ranks if isinstance(ranks, int) and ranks else None,
+        )
+    )
+
+
+def check_settings(
+    target: TargetArgs, flags: CheckFlags, config_file: Path | None = None, from_capture: Path | None = None
+) -> CheckSettings:
+    """Flags > the config file > defaults. With `from_capture` (--from-capture) nothing is run: the config is
+    found from the current directory."""
+    given = flags.given()
+    if from_capture is not None:
+        _check_capture_usage(from_capture, target, given)
+    config = load_config(config_file, _config_start(target))
+    targets = _targets_to_run(target, config) if from_capture is None else ()
+    for key, value in given.items():
+        if key != "baseline":  # a path the user gave
+            given[key] = checked(COMMAND_LINE, key, value)
+    merged = {**config.values, **given}
+    check_output_path(flags.output)
+    fmt = merged.get("format", "terminal")
     return CheckSettings(
         targets=targets,
-        gate=gate,
-        baseline=Path(baseline).resolve() if baseline is not None else None,
-        update_baseline=bool(flags.get("update-baseline")),
-        select=tuple(merged.get("select", ())),
-        ignore=tuple(merged.get("ignore", ())),
-        backend=merged.get("backend"),
-        format=merged.get("format", "terminal"),
-        output=flags.get("output"),
-        timeout_s=merged.get("timeout"),
+        run=_check_run(merged),
+        gate=_gate_options(merged, flags, config),
+        format=fmt if isinstance(fmt, str) else "terminal",
+        output=flags.output,
         config_file=config.path,
-        nproc_per_node=merged.get("nproc-per-node") or None,
-        capture=capture,
+        from_capture=from_capture,
     )

@@ -12,14 +12,17 @@ from support.captures import CAPTURES, TRACES, snapshot_context, trace_root
 from support.doctor import doctor_in_process
 from support.paths import DATA
 
-from torchcompile_doctor.analysis.code import CodeMap, read_source_file
+from torchcompile_doctor.analysis.code import CodeMap
 from torchcompile_doctor.analysis.detectors.guards import _user_can_act
 from torchcompile_doctor.analysis.findings import fill
-from torchcompile_doctor.analysis.gate import apply_gate
 from torchcompile_doctor.events.model import Guard
-from torchcompile_doctor.report import Finding, GateCriteria, Report, Summary
+from torchcompile_doctor.experiments.experiment import as_json
+from torchcompile_doctor.gate.verdict import apply_gate
+from torchcompile_doctor.model.gate import GateCriteria
+from torchcompile_doctor.model.report import Finding, Report, Summary
 from torchcompile_doctor.rules import rule, rule_for_break
 from torchcompile_doctor.rules.fixes import apply, code_only
+from torchcompile_doctor.source_files import read_source_file
 
 GENERIC_LIBRARY_FIX = rule("TCD120").fix
 
@@ -136,7 +139,9 @@ def test_a_library_wording_needs_its_facts():
 def test_the_logging_experiment_names_the_method_to_ignore():
     facts = {"logger_method": "warning_once", "logger_function_ref": "transformers:logging.Logger.warning_once"}
     worded = rule("TCD102").worded_for("third_party", facts)
-    assert worded.experiment == {"config": {"ignore_logging_functions": ["transformers:logging.Logger.warning_once"]}}
+    assert worded.experiment and as_json(worded.experiment) == {
+        "config": {"ignore_logging_functions": ["transformers:logging.Logger.warning_once"]}
+    }
     assert "ignore_logging_functions.add(logging.Logger.warning_once)" in fill(worded.fix, facts)
     assert rule("TCD102").worded_for("third_party", {}).experiment is None  # the method unknown: nothing to try
 
@@ -220,7 +225,9 @@ def test_python_guard_rule_fires_only_where_the_user_can_act(expression, actiona
 
 
 def _finding(code: str, severity: str) -> Finding:
-    return Finding(code, "guard_cost", severity, "t", None, "w", None, fingerprint=code)
+    return Finding(
+        code=code, kind="guard_cost", severity=severity, title="t", location=None, why="w", fix=None, fingerprint=code
+    )
 
 
 def test_preview_rules_do_not_fail_the_default_gate():
@@ -248,7 +255,7 @@ def test_a_compile_failure_carries_the_origin_and_category_of_its_break():
     log = load_artifacts(DATA / "traces" / "fullgraph_failure.log")
     report = analyze(log, snapshot_context(TRACES, "t.py", trace_root(TRACES / "item_recompile.log")))
     (failure,) = [f for f in report.findings if f.kind == "compile_failure"]
-    as_break = rule_for_break(failure.gb_id, failure.gb_type or "", failure.evidence["torch_text"], origin="user")
+    as_break = rule_for_break(failure.gb_id, failure.gb_type or "", failure.evidence.torch_text, origin="user")
     assert failure.origin == "user" and failure.category == as_break.category == "print_or_logging"
 
 

@@ -14,10 +14,12 @@ from support.paths import DATA, SAMPLES
 
 from torchcompile_doctor.analysis import analyze
 from torchcompile_doctor.analysis.compile_time import cpp_compile_seconds, phases_of
-from torchcompile_doctor.compile_time import PHASES
 from torchcompile_doctor.events.load import load_artifacts
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId, CompileSpan
-from torchcompile_doctor.rules import experiments
+from torchcompile_doctor.experiments import verify
+from torchcompile_doctor.experiments.experiment import CarriedCache, as_json, key
+from torchcompile_doctor.model.compile_time import PHASES
+from torchcompile_doctor.renderers._text import summary_line
 
 WARM_TRACE = DATA / "traces" / "repeated_blocks_warm_cache.log"
 
@@ -65,16 +67,16 @@ def test_repeated_block_finding_points_at_the_block_and_offers_regional_compilat
     assert finding.location.function == "Block.forward" and finding.location.line == 22
     assert "16 times" in finding.title and "Encoder.forward" in finding.title
     assert "for block in model.blocks: block.compile()" in finding.fix.summary
-    assert finding.fix.experiment == {"regional": {"module_list": "blocks", "block": "Block.forward"}}
-    assert finding.evidence["module_list"] == "blocks"
-    assert finding.impact["compile_seconds"] == pytest.approx(cold.compile_time.total_s, abs=1e-3)
+    assert as_json(finding.fix.experiment) == {"regional": {"module_list": "blocks", "block": "Block.forward"}}
+    assert finding.evidence.module_list == "blocks"
+    assert finding.impact.compile_seconds == pytest.approx(cold.compile_time.total_s, abs=1e-3)
 
 
 def test_cold_cache_and_dominant_phase_findings(cold):
     codes = _codes(cold)
     assert "TCD603" in codes and "TCD602" in codes and "TCD604" not in codes
     (empty,) = [f for f in cold.findings if f.code == "TCD603"]
-    assert empty.fix.experiment == {"cache_artifacts": {"carry": True}}
+    assert as_json(empty.fix.experiment) == {"cache_artifacts": {"carry": True}}
     (phase,) = [f for f in cold.findings if f.code == "TCD602"]
     assert phase.title.startswith("C++ compile takes")
     assert "TORCHINDUCTOR_CACHE_DIR" in phase.fix.summary
@@ -84,7 +86,7 @@ def test_warm_cache_says_what_a_fresh_machine_pays(warm):
     data = warm.compile_time
     totals = data.cache_totals()
     assert totals["fx_graph"].hits == 1 and totals["aot_autograd"].hits == 1
-    assert data.cache_saved_s == pytest.approx(16.082)
+    assert data.cache.saved_s == pytest.approx(16.082)
     assert data.phases["inductor"] == 0.0  # nothing lowered: the graph came from the cache
     codes = _codes(warm)
     assert "TCD604" in codes and "TCD603" not in codes
@@ -129,14 +131,13 @@ def test_a_compile_time_fix_is_judged_by_compile_time(cold, warm):
 
     # the warm trace is a bare TORCH_TRACE of a run that ended OK (tests/data/traces/README.md): say so
     second = dataclasses.replace(warm, target_status="ok", target_exit_code=0)
-    key = experiments.experiment_key({"cache_artifacts": {"carry": True}})
-    attached = experiments.attach(cold, {key: (cold, second)})
+    attached = verify.attach(cold, {key(CarriedCache()): (cold, second)})
     (finding,) = [f for f in attached.findings if f.code == "TCD603"]
     verified = finding.fix.verified
     assert verified.effect == "improved" and verified.ok
-    assert verified.before["compile_time_s"] > verified.after["compile_time_s"]
+    assert verified.before.compile_time_s > verified.after.compile_time_s
     assert "TORCHINDUCTOR_CACHE_DIR" in verified.change
-    assert re.search(r"compile 35\.8\d s → 3\.51 s", experiments.summary_line(verified))
+    assert re.search(r"compile 35\.8\d s → 3\.51 s", summary_line(verified))
 
 
 def test_module_lists_are_found_under_any_root_local():
@@ -159,6 +160,7 @@ def test_the_regional_experiment_compiles_each_block_in_place():
     import torch
 
     from torchcompile_doctor.capture.compile_experiments import compile_blocks, persistent_cache
+    from torchcompile_doctor.experiments.experiment import Regional
 
     spec = importlib.util.spec_from_file_location("repeated_blocks", SAMPLES / "repeated_blocks.py")
     sample = importlib.util.module_from_spec(spec)
@@ -166,12 +168,12 @@ def test_the_regional_experiment_compiles_each_block_in_place():
     model = sample.Encoder(4).eval()
     x = torch.randn(2, 3, sample.WIDTH)
     expected = model(x)
-    assert not compile_blocks(model, {"module_list": "no_such_list"}, {"backend": "eager"})
-    assert compile_blocks(model, {"module_list": "blocks"}, {"backend": "eager"})
+    assert not compile_blocks(model, Regional("no_such_list", "Block.forward"), {"backend": "eager"})
+    assert compile_blocks(model, Regional("blocks", "Block.forward"), {"backend": "eager"})
     assert all(getattr(block, "_compiled_call_impl", None) is not None for block in model.blocks)
     assert getattr(model, "_compiled_call_impl", None) is None
     torch.testing.assert_close(model(x), expected)
-    with persistent_cache({"cache_dir": "/tmp/some-cache"}):
+    with persistent_cache("/tmp/some-cache"):
         import os
 
         assert os.environ["TORCHINDUCTOR_CACHE_DIR"] == "/tmp/some-cache"

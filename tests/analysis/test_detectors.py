@@ -5,7 +5,7 @@ recorded trace is the same however often it runs (detectors are pure functions o
 from __future__ import annotations
 
 import itertools
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 import pytest
 from support.captures import TRACES as TRACES_DIR
@@ -18,8 +18,16 @@ from torchcompile_doctor.analysis.findings import fill, finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.ranking import rank_findings
 from torchcompile_doctor.events.load import load_artifacts
-from torchcompile_doctor.finding_data import BreakImpact, CompileIdsEvidence, Evidence
-from torchcompile_doctor.report import Finding, Kind, RankRow
+from torchcompile_doctor.experiments.experiment import as_json
+from torchcompile_doctor.model.findings import (
+    BreakImpact,
+    CompileIdsEvidence,
+    EvidenceBase,
+    FallbackImpact,
+    RankEvidence,
+)
+from torchcompile_doctor.model.json import to_json
+from torchcompile_doctor.model.report import Finding, Kind, RankRow
 from torchcompile_doctor.rules import (
     CatalogueError,
     load_catalogue,
@@ -157,7 +165,8 @@ def test_carried_value_texts_are_catalogue_entries_worded_as_before():
         "fix the graph break at train.py:12: keep the value a tensor (no `.item()` inside the compiled code) "
         "or set `torch._dynamo.config.capture_scalar_outputs = True`; this recompile then disappears."
     )
-    assert scalar.experiment == {"config": {"capture_scalar_outputs": True}} and tensor.experiment is None
+    assert scalar.experiment and as_json(scalar.experiment) == {"config": {"capture_scalar_outputs": True}}
+    assert tensor.experiment is None
     assert fill(tensor.why, facts) == (
         "A tensor produced before the graph break at train.py:12 enters the resumed code with a different "
         "shape each time (e.g. a data-dependent size), so the resumed code compiles again."
@@ -187,10 +196,10 @@ def test_detectors_are_pure_functions_of_the_index(trace):
         assert detect(index, rules_for_detector(name)) == first, name
         codes = {r.code for r in RULES if r.kind in {x.kind for x in rules_for_detector(name)}}
         assert {f.code for f in first} <= codes, name
-    assert analyze(log, context).as_dict() == analyze(log, context).as_dict()
+    assert to_json(analyze(log, context)) == to_json(analyze(log, context))
 
 
-def test_rank_row_reads_like_the_dict_it_was():
+def test_rank_row_serialises_its_fields_in_order():
     row = RankRow(
         rank=1,
         graphs=2,
@@ -202,7 +211,7 @@ def test_rank_row_reads_like_the_dict_it_was():
         target_status="ok",
         log="complete",
     )
-    assert list(row.as_dict()) == [
+    assert list(to_json(row)) == [  # type: ignore[arg-type]
         "rank",
         "graphs",
         "graph_breaks",
@@ -213,27 +222,28 @@ def test_rank_row_reads_like_the_dict_it_was():
         "target_status",
         "log",
     ]
-    assert row["rank"] == row.get("rank") == 1 and dict(row) == row.as_dict() and row.get("missing") is None
+    assert row.rank == 1 and to_json(row)["rank"] == 1  # type: ignore[index,call-overload]
 
 
 @pytest.mark.parametrize("trace", ["item_recompile.log", "recompile_limit.log", "fullgraph_failure.log"])
-def test_impact_and_evidence_are_typed_and_read_like_their_json(trace):
+def test_impact_and_evidence_are_typed_and_serialise_as_their_json(trace):
     log = load_artifacts(TRACES / trace)
     report = analyze(log, snapshot_context(TRACES_DIR, "t.py", trace_root(TRACES_DIR / "item_recompile.log")))
     assert report.findings
     for finding in report.findings:
-        assert isinstance(finding.evidence, Evidence), finding.code
-        data = finding.as_dict()
-        assert data["evidence"] == finding.evidence.as_dict() == dict(finding.evidence)
-        assert data["impact"] == dict(finding.impact) and list(data["impact"]) == list(finding.impact)
+        assert isinstance(finding.evidence, EvidenceBase), finding.code
+        data = to_json(finding)
+        assert isinstance(data, dict)
+        assert data["evidence"] == to_json(finding.evidence)
+        assert data["impact"] == to_json(finding.impact)
 
 
 def test_merged_evidence_keeps_its_keys_and_puts_per_rank_last():
     evidence = CompileIdsEvidence(compile_ids=["0/0"])
-    assert list(evidence) == ["compile_ids"] and "per_rank" not in evidence
-    merged = replace(evidence, per_rank={"1": {"count": 1, "compile_ids": ["0/0"]}})
-    assert list(merged) == ["compile_ids", "per_rank"] and merged["per_rank"]["1"]["count"] == 1
-    assert BreakImpact(occurrences=2, compiles=1, recompiles_caused=0, compile_seconds=0.1) == {
+    assert to_json(evidence) == {"compile_ids": ["0/0"]}
+    merged = replace(evidence, per_rank={"1": RankEvidence(count=1, compile_ids=["0/0"])})
+    assert list(to_json(merged)) == ["compile_ids", "per_rank"] and merged.per_rank["1"].count == 1  # type: ignore
+    assert to_json(BreakImpact(occurrences=2, compiles=1, recompiles_caused=0, compile_seconds=0.1)) == {
         "occurrences": 2,
         "compiles": 1,
         "recompiles_caused": 0,
@@ -255,7 +265,8 @@ def test_a_recompile_of_a_carried_number_is_worded_by_the_carried_scalar_rule():
         cause = finding.why.split("graph break at ")[1].split(" (")[0]
         assert finding.why == fill(rule("TCD216").why, {"cause": cause})
         assert finding.fix is not None and finding.fix.summary == fill(rule("TCD216").fix, {"cause": cause})
-        assert finding.fix.experiment == {"config": {"capture_scalar_outputs": True}} and finding.fix.before is None
+        assert as_json(finding.fix.experiment) == {"config": {"capture_scalar_outputs": True}}
+        assert finding.fix.before is None
 
 
 _RANKING = "ranking: {high_share: 0.25, medium_share: 0.05, high_eager_lines: 50, medium_eager_lines: 15}\n"
@@ -282,9 +293,13 @@ def test_a_fallback_is_banded_by_what_runs_eagerly_too():
     """MBart: the break costs 0.15 s of 2.6 s compiling, but torch skipped `MBartModel.forward`, the model body."""
     limits = ranking_params()
     skip = _costed("TCD403", 0.15)
-    whole_body = replace(
-        skip, impact={**skip.impact, "frames_skipped": 1, "eager_lines": int(limits["high_eager_lines"])}
-    )
-    a_comprehension = replace(skip, impact={**skip.impact, "frames_skipped": 1, "eager_lines": 3})
+    break_impact = skip.impact
+    assert isinstance(break_impact, BreakImpact)
+
+    def skipping(eager_lines: int) -> FallbackImpact:
+        return FallbackImpact(**asdict(break_impact), frames_skipped=1, eager_lines=eager_lines)
+
+    whole_body = replace(skip, impact=skipping(int(limits["high_eager_lines"])))
+    a_comprehension = replace(skip, impact=skipping(3))
     ranked = rank_findings([a_comprehension, whole_body], 40.0)
-    assert [(f.impact["eager_lines"], f.severity) for f in ranked] == [(limits["high_eager_lines"], "high"), (3, "low")]
+    assert [(f.impact.eager_lines, f.severity) for f in ranked] == [(limits["high_eager_lines"], "high"), (3, "low")]

@@ -13,7 +13,9 @@ from support.paths import DATA
 
 from torchcompile_doctor import pipeline
 from torchcompile_doctor.events.load import load_artifacts
-from torchcompile_doctor.report import GateCriteria, Kind
+from torchcompile_doctor.model.gate import GateCriteria
+from torchcompile_doctor.model.json import to_json
+from torchcompile_doctor.model.report import Kind
 
 DATA = DATA / "fallbacks"
 SKIP_SCRIPT = (DATA / "skip_reasons.py").read_text(encoding="utf-8")
@@ -92,7 +94,7 @@ def test_a_fallback_points_to_the_break_at_its_own_line_and_keeps_its_identity()
     assert finding.count == len(records)  # every record of the site, skipped or not
     assert f"fall back is at skip_reasons.py:{records[0].line}" in finding.why
     assert finding.title.startswith("`in_loop` runs eagerly (and 3 more frames)")
-    assert finding.impact["frames_skipped"] == 4 and finding.impact["eager_lines"] > 4
+    assert finding.impact.frames_skipped == 4 and finding.impact.eager_lines > 4
 
 
 def test_mbart_names_the_model_body_torch_skipped():
@@ -101,7 +103,7 @@ def test_mbart_names_the_model_body_torch_skipped():
     [metrics] = [m for m in log.metrics if m.fail_type]
     report = _report("mbart_eval")
     [finding] = _fallbacks(report)
-    assert finding.as_dict()["skipped_frames"] == [
+    assert to_json(finding)["skipped_frames"] == [
         {"function": "MBartModel.forward", "file": metrics.co_filename, "line": metrics.co_firstlineno}
     ]
     assert finding.title.startswith("`MBartModel.forward` runs eagerly")
@@ -112,7 +114,7 @@ def test_mbart_names_the_model_body_torch_skipped():
 
 def test_findings_other_than_fallbacks_list_no_skipped_frames():
     for finding in _report("mbart_eval").findings:
-        assert (finding.as_dict()["skipped_frames"] != []) == (finding.kind == Kind.FRAME_SKIPPED)
+        assert (to_json(finding)["skipped_frames"] != []) == (finding.kind == Kind.FRAME_SKIPPED)
 
 
 def test_a_module_compiled_but_never_called_is_a_finding_that_fails_the_gate():

@@ -11,7 +11,7 @@ from support.paths import DATA
 
 from torchcompile_doctor import pipeline
 from torchcompile_doctor.exit_codes import ExitCode
-from torchcompile_doctor.report import Report
+from torchcompile_doctor.model.report import Report
 
 GPU = DATA / "gpu"
 CASES = sorted(p.name for p in GPU.iterdir() if p.is_dir())
@@ -54,7 +54,7 @@ def test_cg_pending_backward_inference_without_no_grad(with_trace):
     found = report("cg_pending_backward", with_trace)
     pending = finding(found, "TCD415")
     assert found.findings[0] is pending
-    assert pending.impact["occurrences"] == 19 and pending.evidence["calls"] == {"warmup": 1, "eager": 19}
+    assert pending.impact.occurrences == 19 and pending.evidence.calls == {"warmup": 1, "eager": 19}
     assert "19 call(s) ran eagerly" in pending.why
     assert "torch.no_grad()" in pending.fix.summary and "torch.inference_mode()" in pending.fix.summary
     assert "cudagraph_mark_step_begin()" in pending.fix.summary
@@ -71,7 +71,7 @@ def test_cg_overwritten_names_the_line_that_read_and_the_line_that_made_the_outp
     at(failed, "cg_overwritten", 11)
     assert "TCD416" in failed.fix.summary and "fix the error" not in failed.fix.summary
     at(overwritten, "cg_overwritten", 11)
-    assert overwritten.evidence["produced_at"] == "/home/user/gpu-cases/cg_overwritten.py:6"
+    assert overwritten.evidence.produced_at == "/home/user/gpu-cases/cg_overwritten.py:6"
     assert "`return torch.sin(x) * 2`" in overwritten.why
     assert ".clone()" in overwritten.fix.summary and "cudagraph_mark_step_begin()" in overwritten.fix.summary
     assert pipeline.exit_code(pipeline.Run((found,))) == ExitCode.TARGET_FAILED
@@ -81,7 +81,7 @@ def test_cg_overwritten_names_the_line_that_read_and_the_line_that_made_the_outp
 def test_cg_many_sizes_one_graph_per_size(with_trace):
     found = report("cg_many_sizes", with_trace)
     sizes = finding(found, "TCD417")
-    assert sizes.impact["occurrences"] == 24 and sizes.evidence["sizes"][:2] == ["(8, 2)", "(9, 2)"]
+    assert sizes.impact.occurrences == 24 and sizes.evidence.sizes[:2] == ["(8, 2)", "(9, 2)"]
     assert "no CUDA graph was ever recorded or replayed" in sizes.why  # each size came once: warm-ups only
     assert "cudagraph_skip_dynamic_graphs = True" in sizes.fix.summary and "pad" in sizes.fix.summary
     attention = finding(found, "TCD419")
@@ -98,10 +98,10 @@ def test_tf32_matmul(with_trace):
     assert 'torch.set_float32_matmul_precision("high")' in tf32.fix.summary
     assert "torch.backends.cuda.matmul.allow_tf32 = True" in tf32.fix.summary
     if with_trace:  # 4 fp32 Linear layers in the graph; nn.Sequential is torch's: the user's calling line
-        assert tf32.evidence["fp32_matmuls"] == 4 and "4 float32 matmul(s)" in tf32.why and "`cm`" in tf32.why
+        assert tf32.evidence.fp32_matmuls == 4 and "4 float32 matmul(s)" in tf32.why and "`cm`" in tf32.why
         at(tf32, "tf32_matmul", 8)
     else:
-        assert tf32.location is None and tf32.evidence["fp32_matmuls"] is None
+        assert tf32.location is None and tf32.evidence.fp32_matmuls is None
 
 
 @both
@@ -122,10 +122,10 @@ def test_hf_gpt2_generate(with_trace):
     found = report("hf_gpt2_generate", with_trace)
     recompile = finding(found, "TCD301")
     assert "input_ids.shape[1]: 12 → 1" in recompile.changes[0]
-    assert finding(found, "TCD419").impact["occurrences"] == 3
+    assert finding(found, "TCD419").impact.occurrences == 3
     tf32 = finding(found, "TCD418")
     if with_trace:
-        assert tf32.evidence["fp32_matmuls"] == 63
+        assert tf32.evidence.fp32_matmuls == 63
         assert "Triton kernel compile" in found.compile_time.labels["cpp_compile"]
         assert found.torch_version == "2.11.0+cu130"
 

@@ -13,6 +13,7 @@ from support.paths import REPO, SAMPLES
 from torchcompile_doctor.analysis.guards import diff_entries, pins, readable
 from torchcompile_doctor.events.model import Guard
 from torchcompile_doctor.events.parsers.guards_tree import parse_tree
+from torchcompile_doctor.model.json import to_json
 from torchcompile_doctor.renderers import render
 
 TREE = """
@@ -155,9 +156,9 @@ def test_measured_guard_share_becomes_a_finding(tmp_path):
     report = analyze(log, AnalysisContext(target=str(script), root=str(tmp_path)))
     [finding] = [f for f in report.findings if f.code == "TCD214"]
     assert finding.title == "Guards take 40% of each `step` call"
-    assert finding.impact == {"guard_us_per_call": 4.0, "guard_share": 0.4}
+    assert to_json(finding.impact) == {"guard_us_per_call": 4.0, "guard_share": 0.4}
     assert "compiled 10.0 µs" in finding.why and "eager 8.0 µs" in finding.why
-    assert report.guards[0].overhead["skip_guards_us"] == 6.0
+    assert report.guards[0].overhead.skip_guards_us == 6.0
     # below the share threshold: no finding
     log.guard_overheads[0] = GuardOverhead(str(script), 3, "step", 500, 10.0, 9.5, 8.0)
     report = analyze(log, AnalysisContext(target=str(script), root=str(tmp_path)))

@@ -18,11 +18,11 @@ from support.doctor import doctor_here, doctor_in_process, run_doctor
 from support.paths import DATA, REPO, SAMPLES, TESTS
 from support.snapshots import assert_matches_snapshot
 
-from torchcompile_doctor.analysis import AnalysisContext, RunOutcome, analyze, analyze_ranks
+from torchcompile_doctor.analysis import AnalysisContext, analyze, report_of_ranks
 from torchcompile_doctor.events.load import load_artifacts, load_ranks
-from torchcompile_doctor.events.model import TargetExit
+from torchcompile_doctor.events.model import RunOutcome, TargetExit
+from torchcompile_doctor.model.report import rank_list
 from torchcompile_doctor.renderers import RenderOptions, render
-from torchcompile_doctor.report import rank_list
 
 MULTIRANK = DATA / "traces" / "multirank"
 CAPTURE = DATA / "captures" / "helper_two_callsites"
@@ -86,7 +86,7 @@ def test_unranked_files_beside_rank_files_are_left_out_and_named(tmp_path):
     shutil.copy(DATA / "traces" / "graph_break_print.log", tmp_path / "stray.log")
     loaded = load_ranks(tmp_path)
     assert loaded.ranks == [0, 1] and [p.name for p in loaded.unranked] == ["stray.log"]
-    report = analyze_ranks(loaded.logs, _context(), unranked=[p.name for p in loaded.unranked])
+    report = report_of_ranks(loaded.logs, _context(), unranked=[p.name for p in loaded.unranked])
     assert any("stray.log" in note and "left out" in note for note in report.notes)
 
 
@@ -94,7 +94,7 @@ def test_a_single_process_capture_loads_as_before():
     loaded = load_ranks(CAPTURE)
     assert loaded.ranks == [0] and loaded.logs[0] == load_artifacts(CAPTURE)
     context = snapshot_context(CAPTURE, "t", trace_root(CAPTURE))
-    assert analyze_ranks(loaded.logs, context) == analyze(load_artifacts(CAPTURE), context)
+    assert report_of_ranks(loaded.logs, context) == analyze(load_artifacts(CAPTURE), context)
 
 
 # --- the merged report ---------------------------------------------------------------------------
@@ -120,8 +120,8 @@ def test_merged_report_dedupes_findings_and_names_their_ranks():
 
     gb = codes["TCD501"][0]
     assert (gb.location.line, gb.gb_id) == (33, "GB0059")
-    assert (gb.evidence["present_on"], gb.evidence["missing_on"]) == ([0], [1])
-    assert gb.evidence["finding"] == codes["TCD101"][0].fingerprint
+    assert (gb.evidence.present_on, gb.evidence.missing_on) == ([0], [1])
+    assert gb.evidence.finding == codes["TCD101"][0].fingerprint
     recompile = codes["TCD502"][0]
     assert recompile.location.function == "TinyNet.forward" and "x.shape[0]: 8 → 5" in recompile.changes
     assert "0/0 1/0" in codes["TCD504"][0].why and "0/0 0/1" in codes["TCD504"][0].why
@@ -132,22 +132,22 @@ def test_ddp_splits_are_not_graph_breaks():
     report = _merged()
     split = _by_code(report)["TCD506"][0]
     assert (split.kind, split.severity, split.location.function) == ("ddp_split", "info", "TinyNet.forward")
-    assert split.impact["subgraphs"] == 2 and split.evidence["per_rank"]["1"]["count"] == 2
+    assert split.impact.subgraphs == 2 and split.evidence.per_rank["1"].count == 2
     assert report.summary.graph_breaks == 1  # the print only
     assert [f.code for f in report.findings if f.kind == "graph_break"] == ["TCD101"]
 
 
 def test_rank_table_summary_and_log_health():
     report = _merged()
-    assert [row["rank"] for row in report.rank_table] == [0, 1]
+    assert [row.rank for row in report.rank_table] == [0, 1]
     rank0, rank1 = report.rank_table
-    assert (rank0["graphs"], rank0["graph_breaks"], rank0["recompiles"], rank0["ddp_splits"]) == (2, 1, 0, 1)
-    assert (rank1["graphs"], rank1["graph_breaks"], rank1["recompiles"], rank1["ddp_splits"]) == (2, 0, 1, 1)
-    assert (rank0["log"], rank1["log"]) == ("complete", "ends early")
+    assert (rank0.graphs, rank0.graph_breaks, rank0.recompiles, rank0.ddp_splits) == (2, 1, 0, 1)
+    assert (rank1.graphs, rank1.graph_breaks, rank1.recompiles, rank1.ddp_splits) == (2, 0, 1, 1)
+    assert (rank0.log, rank1.log) == ("complete", "ends early")
     s = report.summary
     assert (s.graphs, s.graph_breaks, s.recompiles) == (2, 1, 1)  # worst rank's figures, breaks unique
-    assert s.compile_time_s == pytest.approx(max(row["compile_time_s"] for row in report.rank_table), abs=1e-3)
-    assert report.log_health["truncated"] and report.log_health["bad_json"] == 1
+    assert s.compile_time_s == pytest.approx(max(row.compile_time_s for row in report.rank_table), abs=1e-3)
+    assert report.log_health.truncated and report.log_health.bad_json == 1
     health = [n for n in report.notes if n.startswith("log health:")]
     assert len(health) == 1 and "rank 1: the file ends mid-record (truncated), 1 bad JSON envelope(s)" in health[0]
 
@@ -164,13 +164,13 @@ def test_a_rank_without_an_exit_record_ends_early_and_the_launcher_failure_is_re
     logs = load_ranks(MULTIRANK).logs
     logs[1].health.truncated = False
     logs[0].target_exits.append(TargetExit(status="ok", exit_code=0))
-    report = analyze_ranks(logs, _context(outcome=RunOutcome(returncode=1)))
+    report = report_of_ranks(logs, _context(outcome=RunOutcome(returncode=1)))
     early = _by_code(report)["TCD505"]
     assert [f.ranks for f in early] == [(1,)] and "no exit record" in early[0].title
     assert (report.target_status, report.target_exit_code) == ("exit", 1)
     failed = [f for f in report.findings if f.kind == "target_error"]
     assert len(failed) == 1 and failed[0].ranks == (1,) and "rank 1 left no exit record" in failed[0].title
-    assert [row["target_status"] for row in report.rank_table] == ["ok", "unknown"]
+    assert [row.target_status for row in report.rank_table] == ["ok", "unknown"]
 
 
 def test_a_rank_that_stopped_early_on_the_same_path_is_not_a_graph_divergence():
@@ -180,7 +180,7 @@ def test_a_rank_that_stopped_early_on_the_same_path_is_not_a_graph_divergence():
     twin.metrics, twin.output_graphs, twin.graph_breaks, twin.ddp_splits = [], [], [], []
     twin.dynamo_starts = twin.dynamo_starts[:1]
     twin.health.truncated = True
-    report = analyze_ranks({0: logs[0], 2: twin}, _context())
+    report = report_of_ranks({0: logs[0], 2: twin}, _context())
     codes = _by_code(report)
     assert "TCD504" not in codes and [f.ranks for f in codes["TCD505"]] == [(2,)]
     assert "rank 2 ended early" in codes["TCD501"][0].why

@@ -15,8 +15,8 @@ from support.recording import move
 
 from torchcompile_doctor import pipeline
 from torchcompile_doctor.analysis.source_check import RecordedLine, first_disagreement
-from torchcompile_doctor.analysis.source_snapshot import (
-    FILE_NAME,
+from torchcompile_doctor.capture_layout import SOURCE_SNAPSHOT as FILE_NAME
+from torchcompile_doctor.source_files import (
     MAX_FILE_BYTES,
     RecordingSources,
     read_snapshot,

@@ -15,8 +15,9 @@ import pytest
 from torchcompile_doctor import pipeline
 from torchcompile_doctor.capture.hooks import perf_hint_capture
 from torchcompile_doctor.capture.torch_messages import torch_log_capture, warning_capture
+from torchcompile_doctor.capture_layout import SIDE_CHANNEL as FILE_NAME
 from torchcompile_doctor.events.model import CudagraphRunMode, LogHealth, WarningKind
-from torchcompile_doctor.events.sidechannel import FILE_NAME, SideChannel, read_side_channel
+from torchcompile_doctor.events.sidechannel import SideChannel, read_side_channel
 
 # torch and the inductor modules whose loggers and message functions these tests drive: imported when the tests
 # run (the fixture below), not when pytest collects them, which would cost every xdist worker their import

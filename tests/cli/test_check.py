@@ -24,7 +24,7 @@ from support.doctor import DoctorRun, doctor_here, doctor_in_process
 from support.paths import DATA, SAMPLES
 from support.recording import move
 
-from torchcompile_doctor.report import SEVERITIES
+from torchcompile_doctor.model.report import SEVERITIES
 
 CHECK_PROJECTS = DATA / "check"
 KNOWN_BREAK = (CHECK_PROJECTS / "known_break" / "s.py").read_text()
@@ -309,7 +309,8 @@ def test_pipeline_gate_round_trip_in_process(tmp_path):
     """The pipeline the CLI calls, in-process on a checked-in capture: --update-baseline writes the findings,
     the next gate knows them, and the baseline's summary serialises as the JSON schema v1 dict did."""
     from torchcompile_doctor import pipeline
-    from torchcompile_doctor.report import GateCriteria
+    from torchcompile_doctor.model.gate import GateCriteria
+    from torchcompile_doctor.model.json import to_json
 
     capture = CAPTURES / "int_arg_recompile_limit"
     run = pipeline.reread(capture)
@@ -324,8 +325,8 @@ def test_pipeline_gate_round_trip_in_process(tmp_path):
     checked = pipeline.gate(run, pipeline.GateOptions(baseline=baseline), pipeline.open_baseline(options))
     summary = checked.report.gate.baseline
     assert (summary.known, summary.new, summary.worse, summary.fixed) == (len(run.report.findings), 0, (), ())
-    assert list(summary.as_dict()) == ["path", "torch_release", "note", "fixed", "known", "new", "worse"]
-    assert list(written.report.gate.baseline.as_dict())[4] == "updated"
+    assert list(to_json(summary)) == ["path", "torch_release", "note", "fixed", "known", "new", "worse"]
+    assert list(to_json(written.report.gate.baseline))[4] == "updated"
 
     failing = pipeline.gate(run, pipeline.GateOptions(GateCriteria(max_recompiles=0)))
     assert pipeline.exit_code(failing) == 1 and failing.report.gate.violations
@@ -388,13 +389,14 @@ def test_from_capture_says_what_the_live_check_of_the_same_run_said(tmp_path):
     kept, then `doctor check --from-capture` on that capture: the same output in every format, byte for byte,
     and the same exit code."""
     from torchcompile_doctor import cli, pipeline
-    from torchcompile_doctor.settings import check_settings
+    from torchcompile_doctor.settings import CheckFlags, TargetArgs, check_settings
 
     kept = tmp_path / "kept"
     with contextlib.chdir(SAMPLES):
-        settings = check_settings("helper_two_callsites.py", [], None, None, None, {"fullgraph": True})
-        options = dataclasses.replace(settings.run_options, backend="eager", artifacts=kept)
-        live = pipeline.gate(pipeline.run_all(settings.targets, options), settings.gate_options)
+        settings = check_settings(TargetArgs("helper_two_callsites.py"), CheckFlags(fullgraph=True))
+        capture = dataclasses.replace(settings.run.capture, backend="eager")
+        options = dataclasses.replace(settings.run, capture=capture, artifacts=kept)
+        live = pipeline.gate(pipeline.run_all(settings.targets, options), settings.gate)
         said = {fmt: cli._render(live.reports, fmt, None) for fmt in ("json", "sarif", "github", "terminal")}
     assert pipeline.exit_code(live) == 1
     for fmt, text in said.items():

@@ -21,8 +21,8 @@ from support.paths import DATA
 from support.torch_logs import TorchLog, TorchRecompile, read_torch_log
 
 from torchcompile_doctor.analysis.graph_break_registry import registry_for_capture
-from torchcompile_doctor.finding_data import BreakEvidence
-from torchcompile_doctor.report import Finding
+from torchcompile_doctor.model.findings import BreakEvidence
+from torchcompile_doctor.model.report import Finding
 from torchcompile_doctor.torch_releases import SUPPORTED_RELEASES, release_of
 
 TORCH_VERSIONS = DATA / "torch_versions"

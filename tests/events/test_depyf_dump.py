@@ -18,13 +18,15 @@ from pathlib import Path
 import pytest
 from support.paths import DATA, REPO
 
-from torchcompile_doctor.dumps.depyf_dump import DumpHealth, read_dump, split_comment
-from torchcompile_doctor.dumps.events import INCOMPLETE
-from torchcompile_doctor.dumps.layout import CAPTURE_IN_DUMP, GUARD_TREE_NAME, OBSERVE_HEADER
+from torchcompile_doctor.capture_layout import CAPTURE_IN_DUMP
 from torchcompile_doctor.errors import DoctorError
-from torchcompile_doctor.events.load import load_artifacts, load_dump
+from torchcompile_doctor.events.dumps.depyf_dump import DumpHealth, read_dump, split_comment
+from torchcompile_doctor.events.dumps.layout import GUARD_TREE_NAME, OBSERVE_HEADER
+from torchcompile_doctor.events.dumps.source import INCOMPLETE, load_dump
+from torchcompile_doctor.events.load import load_artifacts
 from torchcompile_doctor.events.model import Guard
 from torchcompile_doctor.events.parsers.guards_tree import parse_guard, parse_tree
+from torchcompile_doctor.model.json import to_json
 
 DUMPS = DATA / "depyf_dumps"
 
@@ -286,7 +288,7 @@ def test_reading_a_dump_needs_no_torch(tmp_path):
         f"""
         import sys
         from pathlib import Path
-        from torchcompile_doctor.dumps.depyf_dump import read_dump
+        from torchcompile_doctor.events.dumps.depyf_dump import read_dump
         frames, health = read_dump(Path({str(DUMPS / "module_counter")!r}))
         assert "torch" not in sys.modules and "depyf" not in sys.modules, sorted(sys.modules)
         print(len(frames), len(frames[0].entries), health.files)
@@ -490,8 +492,8 @@ def test_an_observe_dump_gives_the_guard_events_of_the_trace_it_was_made_from(tm
     from_dump, from_trace = _analyzed(log, REPO).guards, _analyzed(traced, REPO).guards
     assert from_trace and sum(len(f.entries) for f in from_trace) == len(traced.guard_trees) >= 3
     unknown_in_a_dump = {"guard_count": None, "latency_us": None}
-    assert [f.as_dict() for f in from_dump] == [
-        {**f.as_dict(), "entries": [{**e, **unknown_in_a_dump} for e in f.as_dict()["entries"]]} for f in from_trace
+    assert [to_json(f) for f in from_dump] == [
+        {**to_json(f), "entries": [{**e, **unknown_in_a_dump} for e in to_json(f)["entries"]]} for f in from_trace
     ]
 
 

@@ -67,40 +67,40 @@ def test_print_break_behind_the_encountered_preamble():
     (text,) = break_texts("graph_break_print")
     assert "Graph Break Reason: Encountered graph break when attempting to trace CALL" in text
     fields = parse_graph_break_text(text)
-    assert fields["file"] == f"{CAPTURED_SCRIPTS}/graph_break_print.py"
-    assert fields["line"] == 7
-    assert fields["gb_type"] == "Failed to trace builtin operator"  # not the preamble
-    assert fields["gb_id"] == "GB0059"
-    assert fields["explanation"] == (
+    assert fields.file == f"{CAPTURED_SCRIPTS}/graph_break_print.py"
+    assert fields.line == 7
+    assert fields.gb_type == "Failed to trace builtin operator"  # not the preamble
+    assert fields.gb_id == "GB0059"
+    assert fields.explanation == (
         "Dynamo does not know how to trace builtin operator `print` with argument types ['str'] (has_kwargs False)"
     )
-    assert fields["hints"] == PRINT_HINTS
-    assert fields["frame_skipped"] is False
-    assert fields["secondary_gb_ids"] == ()
+    assert fields.hints == PRINT_HINTS
+    assert fields.frame_skipped is False
+    assert fields.secondary_gb_ids == ()
     # the user code traceback, not torch's internal "Traceback (most recent call last)" after it
-    assert user_frames(fields["user_stack"]) == [
+    assert user_frames(fields.user_stack) == [
         ("graph_break_print.py", 12, "<module>", "compiled(torch.ones(4))"),
         ("graph_break_print.py", 7, "fn", 'print("inside fn")'),
     ]
-    assert len(fields["user_stack"]) == 2
+    assert len(fields.user_stack) == 2
 
 
 def test_break_in_loop_behind_failed_to_handle_gracefully_skips_the_frame():
     (text,) = break_texts("frame_skipped_loop")
     assert "Graph Break Reason: Failed to handle graph break gracefully. Skipping the function" in text
     fields = parse_graph_break_text(text)
-    assert fields["file"] == f"{CAPTURED_SCRIPTS}/frame_skipped_loop.py"
-    assert fields["line"] == 8
-    assert fields["gb_type"] == "Failed to trace builtin operator"
-    assert fields["gb_id"] == "GB0059"  # the primary break, not the GB7000 that followed
-    assert fields["secondary_gb_ids"] == ("GB7000",)
-    assert fields["frame_skipped"] is True
-    assert fields["explanation"].startswith("Dynamo does not know how to trace builtin operator `print`")
+    assert fields.file == f"{CAPTURED_SCRIPTS}/frame_skipped_loop.py"
+    assert fields.line == 8
+    assert fields.gb_type == "Failed to trace builtin operator"
+    assert fields.gb_id == "GB0059"  # the primary break, not the GB7000 that followed
+    assert fields.secondary_gb_ids == ("GB7000",)
+    assert fields.frame_skipped is True
+    assert fields.explanation.startswith("Dynamo does not know how to trace builtin operator `print`")
     # hints stop at the secondary break: its "may have been caused by an earlier graph break" is not ours
-    assert len(fields["hints"]) == 3
-    assert not any("earlier graph break" in hint for hint in fields["hints"])
+    assert len(fields.hints) == 3
+    assert not any("earlier graph break" in hint for hint in fields.hints)
     # "Stack variable source attribution" lists `File "...", line 6` without a function: not a stack frame
-    assert user_frames(fields["user_stack"]) == [
+    assert user_frames(fields.user_stack) == [
         ("frame_skipped_loop.py", 13, "<module>", "compiled(torch.ones(4))"),
         ("frame_skipped_loop.py", 8, "fn", 'print("step", i)'),
     ]
@@ -111,15 +111,15 @@ def test_item_breaks_from_two_call_sites():
     assert len(texts) == 6
     parsed = [parse_graph_break_text(text) for text in texts]
     for fields in parsed:
-        assert fields["gb_type"] == "Unsupported Tensor.item() call with capture_scalar_outputs=False"
-        assert fields["gb_id"] == "GB0124"
-        assert (Path(fields["file"]).name, fields["line"]) == ("item_metrics.py", 5)
-        assert fields["explanation"] == (
+        assert fields.gb_type == "Unsupported Tensor.item() call with capture_scalar_outputs=False"
+        assert fields.gb_id == "GB0124"
+        assert (Path(fields.file).name, fields.line) == ("item_metrics.py", 5)
+        assert fields.explanation == (
             "Dynamo does not support tracing `Tensor.item()` with config.capture_scalar_outputs=False."
         )
-        assert len(fields["hints"]) == 1 and "capture_scalar_outputs = True" in fields["hints"][0]
-        assert fields["frame_skipped"] is False
-        frames = user_frames(fields["user_stack"])
+        assert len(fields.hints) == 1 and "capture_scalar_outputs = True" in fields.hints[0]
+        assert fields.frame_skipped is False
+        frames = user_frames(fields.user_stack)
         assert frames[0] == ("item_recompile.py", 29, "<module>", "model(x, target, mask)")
         assert frames[-1] == (
             "item_metrics.py",
@@ -128,7 +128,7 @@ def test_item_breaks_from_two_call_sites():
             "return correct.sum().item() / (mask.sum().item() + 1e-6)",
         )
     # the call site in forward: acc1 (line 18) for the first three compiles, acc2 (line 19) after
-    call_lines = [user_frames(f["user_stack"])[1][1] for f in parsed]
+    call_lines = [user_frames(f.user_stack)[1][1] for f in parsed]
     assert call_lines == [18, 18, 18, 19, 19, 19]
 
 
@@ -136,15 +136,13 @@ def test_backend_exception_break_has_no_user_frame_inside_the_function():
     texts = break_texts("backend_exception")
     (text,) = [t for t in texts if t.startswith("Graph break in user code")]
     fields = parse_graph_break_text(text)
-    assert fields["gb_type"] == "Backend compiler exception"
-    assert fields["gb_id"] == "GB0219"
-    assert (
-        fields["explanation"] == "Backend compiler `failing_backend` failed with aten.add.Tensor. Adding a graph break."
-    )
-    assert fields["hints"] == ("Report an issue to the backend compiler repo.",)
-    assert fields["frame_skipped"] is True
-    assert (Path(fields["file"]).name, fields["line"]) == ("backend_exception.py", 11)  # torch names `def fn`
-    assert user_frames(fields["user_stack"]) == [
+    assert fields.gb_type == "Backend compiler exception"
+    assert fields.gb_id == "GB0219"
+    assert fields.explanation == "Backend compiler `failing_backend` failed with aten.add.Tensor. Adding a graph break."
+    assert fields.hints == ("Report an issue to the backend compiler repo.",)
+    assert fields.frame_skipped is True
+    assert (Path(fields.file).name, fields.line) == ("backend_exception.py", 11)  # torch names `def fn`
+    assert user_frames(fields.user_stack) == [
         ("backend_exception.py", 15, "<module>", "torch.compile(fn, backend=failing_backend)(torch.ones(4))")
     ]
 
@@ -177,12 +175,12 @@ def _cannot_resume_text() -> str:
 
 def test_cannot_resume_shape():
     fields = parse_graph_break_text(_cannot_resume_text())
-    assert fields["file"] == f"{CAPTURED_SCRIPTS}/frame_skipped_loop.py"
-    assert fields["line"] == 8
-    assert fields["gb_type"] == "Failed to trace builtin operator"
-    assert fields["gb_id"] == "GB0059"
-    assert fields["frame_skipped"] is True
-    assert user_frames(fields["user_stack"]) == [("frame_skipped_loop.py", 8, "fn", 'print("step", i)')]
+    assert fields.file == f"{CAPTURED_SCRIPTS}/frame_skipped_loop.py"
+    assert fields.line == 8
+    assert fields.gb_type == "Failed to trace builtin operator"
+    assert fields.gb_id == "GB0059"
+    assert fields.frame_skipped is True
+    assert user_frames(fields.user_stack) == [("frame_skipped_loop.py", 8, "fn", 'print("step", i)')]
 
 
 def test_cannot_resume_shape_without_user_frames_is_not_a_break():
@@ -228,7 +226,7 @@ def test_a_line_number_of_thousands_of_digits_is_not_a_header_or_a_frame():
     frame_damaged = text.replace("line 12, in <module>", f"line {huge}, in <module>", 1)
     assert frame_damaged != text
     fields = parse_graph_break_text(frame_damaged)
-    assert user_frames(fields["user_stack"]) == user_frames(parse_graph_break_text(text)["user_stack"])[1:]
+    assert user_frames(fields.user_stack) == user_frames(parse_graph_break_text(text).user_stack)[1:]
 
 
 def test_parse_stack_stops_at_text_after_the_frames():

@@ -25,9 +25,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from support.paths import DATA
 
-from torchcompile_doctor.dumps.depyf_dump import read_dump
-from torchcompile_doctor.dumps.layout import GUARD_TREE_NAME, OBSERVE_HEADER
 from torchcompile_doctor.events import reader
+from torchcompile_doctor.events.dumps.depyf_dump import read_dump
+from torchcompile_doctor.events.dumps.layout import GUARD_TREE_NAME, OBSERVE_HEADER
 from torchcompile_doctor.events.load import load_trace
 from torchcompile_doctor.events.model import EventLog, LogHealth
 from torchcompile_doctor.events.parsers import NOT_AN_EVENT, default_parsers

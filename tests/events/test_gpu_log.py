@@ -162,7 +162,7 @@ def test_torchrun_rank_prefixes_keep_each_rank_apart_then_merge(tmp_path):
     by_code = {f.code: f for f in merged.findings}
     assert by_code["TCD410"].ranks == (0,) and by_code["TCD415"].ranks == (1,)
     assert by_code["TCD418"].ranks == (0, 1)
-    assert [row["rank"] for row in merged.rank_table] == [0, 1]
+    assert [row.rank for row in merged.rank_table] == [0, 1]
 
 
 @pytest.mark.parametrize(
@@ -197,7 +197,7 @@ def test_damage_is_counted_never_fatal(tmp_path):
     job.write_bytes(damaged)
     found = report(job)
     health = found.log_health
-    assert (health["bad_lines"], health["unknown_kinds"], health["truncated"]) == (1, 1, True)
+    assert (health.bad_lines, health.unknown_kinds, health.truncated) == (1, 1, True)
     assert found.target_status == "unknown"  # the exception line never came
     strict = doctor_in_process("report", str(job), "--strict")
     assert strict.returncode == 2 and "--strict: the logs have problems" in strict.stderr

@@ -15,7 +15,7 @@ def test_a_last_line_without_its_newline_is_not_a_truncation():
     data = (TLPARSE / "comp_failure.log").read_bytes()
     assert not data.endswith(b"\n")  # the file as tlparse keeps it
     (found,) = pipeline.reread(TLPARSE / "comp_failure.log").reports
-    assert found.log_health["truncated"] is False
+    assert found.log_health.truncated is False
     assert not any("log health" in note for note in found.notes)
 
 

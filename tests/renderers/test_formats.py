@@ -22,10 +22,13 @@ from support.captures import CAPTURES, reread
 from support.hostile import HOSTILE_TITLE
 from support.paths import DATA
 
-from torchcompile_doctor.analysis.code import CodeMap, read_source_file
+from torchcompile_doctor.analysis.code import CodeMap
+from torchcompile_doctor.model.gate import GateFailure, GateResult
+from torchcompile_doctor.model.json import to_json
+from torchcompile_doctor.model.report import Finding, Fix, Location, Report, Summary
 from torchcompile_doctor.renderers import FORMATS, Format, RenderOptions, render, render_all, renderer_for
-from torchcompile_doctor.report import Finding, Fix, GateResult, Location, Report, Summary
 from torchcompile_doctor.rules import load_catalogue
+from torchcompile_doctor.source_files import read_source_file
 
 # From oasis-tcs/sarif-spec, Documents/CommitteeSpecifications/2.1.0/sarif-schema-2.1.0.json, unchanged.
 SCHEMA = json.loads((DATA / "sarif-schema-2.1.0.json").read_text())
@@ -86,7 +89,7 @@ GATED = dataclasses.replace(
     gate=GateResult(
         passed=False,
         criteria=("--max-recompiles 4", "--max-graphs 2"),
-        failures=((MEDIUM.fingerprint, "2 of 5 recompiles (--max-recompiles 4)"),),
+        failures=(GateFailure(MEDIUM.fingerprint, "2 of 5 recompiles (--max-recompiles 4)"),),
         violations=VIOLATIONS,
     ),
 )
@@ -164,7 +167,7 @@ def test_a_location_carries_the_lines_around_it_from_the_analysis(tmp_path):
     assert code.location(str(source), 1, "f").context == ((1, "def f(x):"), (2, "\ty = x + 1"))
     assert code.location(str(source), 9, "f").context == ()  # past the end: the file changed since the capture
     assert code.location(str(tmp_path / "gone.py"), 2, "f").context == ()
-    assert "context" not in code.location(str(source), 2, "f").as_dict()  # the JSON schema is unchanged
+    assert "context" not in to_json(code.location(str(source), 2, "f"))  # type: ignore[operator]  # the schema is unchanged
 
 
 def _refuse_io(*args, **kwargs):

@@ -26,10 +26,10 @@ from support.html_pages import (
 from typer.testing import CliRunner
 
 from torchcompile_doctor.cli import app
+from torchcompile_doctor.model.report import Kind, RunEnvironment
 from torchcompile_doctor.renderers import RenderOptions, perfetto_trace, render
 from torchcompile_doctor.renderers._html_timeline import LANE_HEIGHT, MARK_GAP, timeline
 from torchcompile_doctor.renderers._shareable import Shareable
-from torchcompile_doctor.report import Kind, RunEnvironment
 
 URL_ATTRIBUTES = {"src", "href", "xlink:href", "action", "formaction", "poster", "srcset", "data", "background"}
 FETCHING_TAGS = {"script", "link", "img", "iframe", "object", "embed", "video", "audio", "source", "base"}
@@ -346,7 +346,7 @@ def test_the_timeline_marks_recompiles_and_the_fallback_at_their_compiles():
     titles = " ".join(m.title for lane in drawn.lanes for row in lane.rows for m in row.markers)
     for finding in report.findings:
         kind = "recompile" if finding.kind == "recompile" else "fallback"
-        for compile_id in finding.evidence["compile_ids"]:
+        for compile_id in finding.evidence.compile_ids:
             assert re.search(rf"#{finding.rank} {finding.code} {kind} \([^)]*\b{compile_id}\b", titles)
     assert drawn.marks == ("recompile", "fallback")
     assert [c.findings for c in drawn.compiles if c.compile_id == "0/8"] == [((1, "fallback"), (2, "recompile"))]

@@ -24,10 +24,11 @@ from support.captures import normalise, recorded_root, reread
 from support.ground_truth import matches_file
 from support.paths import REPO, RULES
 from support.recording import RECORDING
+from support.report_schema import check_report_json
 from support.snapshots import assert_matches_snapshot
 
+from torchcompile_doctor.model.report import Finding, Report
 from torchcompile_doctor.renderers import RenderOptions, render
-from torchcompile_doctor.report import Finding, Report
 from torchcompile_doctor.rules import Rule, load_catalogue
 
 CASES = sorted(RULES.glob("TCD*/*.py"))
@@ -118,7 +119,9 @@ def _found(case: Case) -> tuple[Report, Finding, dict]:
     failed = rule.kind == "target_error" or rule.detector == "rank_log_ends_early"
     assert recorded["exit_code"] == (3 if failed else 0)
     assert report.target_succeeded is not failed
-    findings = json.loads(render(report, "json"))["findings"]
+    document = json.loads(render(report, "json"))
+    check_report_json(document)  # every finding family's keys are the JSON schema's
+    findings = document["findings"]
 
     def at(place: dict | None) -> bool:
         return bool(place) and matches_file(place["file"], case.program.name) and place["line"] == case.line

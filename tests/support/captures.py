@@ -13,10 +13,12 @@ from typing import Any
 
 from support.paths import DATA, RULES, TESTS
 from torchcompile_doctor import pipeline
-from torchcompile_doctor.analysis import AnalysisContext, analyze_ranks, source_snapshot
-from torchcompile_doctor.analysis.source_snapshot import snapshot_sources
+from torchcompile_doctor import source_files as source_snapshot
+from torchcompile_doctor.analysis import AnalysisContext, report_of_ranks
+from torchcompile_doctor.capture_layout import EXPERIMENTS, SIDE_CHANNEL
 from torchcompile_doctor.events.load import load_ranks
-from torchcompile_doctor.report import Report
+from torchcompile_doctor.model.report import Report
+from torchcompile_doctor.source_files import snapshot_sources
 
 CAPTURES = DATA / "captures"  # the golden cases: every format is rendered from these
 RECOMPILE_CAPTURES = DATA / "recompile_captures"
@@ -37,20 +39,20 @@ def reread(path: Path) -> Report:
 def reread_options(path: Path) -> pipeline.RereadOptions:
     """A bare trace records no program folder (`doctor report` takes the current directory, or `--root`): the
     tests give it the folder it recorded, so it reads the same from any directory on any machine."""
-    if path.is_dir() and (path / "doctor_events.jsonl").is_file():
+    if path.is_dir() and (path / SIDE_CHANNEL).is_file():
         return pipeline.RereadOptions()
     return pipeline.RereadOptions(root=Path(trace_root(path)))
 
 
 def capture_dirs() -> list[Path]:
     """Every kept capture checked in under tests/: a folder with the doctor's side channel beside a trace."""
-    return sorted(p.parent for p in TESTS.rglob("doctor_events.jsonl") if "experiments" not in p.parts)
+    return sorted(p.parent for p in TESTS.rglob(SIDE_CHANNEL) if EXPERIMENTS not in p.parts)
 
 
 def trace_files() -> list[Path]:
     """Every bare TORCH_TRACE log checked in (not inside a capture folder), corrupted ones included."""
     return sorted(
-        p for p in TRACES.rglob("*.log") if not any((parent / "doctor_events.jsonl").is_file() for parent in p.parents)
+        p for p in TRACES.rglob("*.log") if not any((parent / SIDE_CHANNEL).is_file() for parent in p.parents)
     )
 
 
@@ -143,4 +145,4 @@ def rule_case_captures() -> list[Path]:
 def merged_multirank(**fields) -> Report:
     """The two checked-in rank logs merged into one report, as `doctor report` merges a job's ranks."""
     context = snapshot_context(MULTIRANK, "tests/data/traces/multirank", trace_root(MULTIRANK), **fields)
-    return analyze_ranks(load_ranks(MULTIRANK).logs, context)
+    return report_of_ranks(load_ranks(MULTIRANK).logs, context)

@@ -8,8 +8,9 @@ from __future__ import annotations
 import dataclasses
 
 from support.captures import CAPTURES, merged_multirank, recorded_root, reread
-from torchcompile_doctor.finding_data import Verification
-from torchcompile_doctor.report import Fix, GateResult, Location, Report
+from torchcompile_doctor.model.findings import RunFigures, Verification
+from torchcompile_doctor.model.gate import GateFailure, GateResult
+from torchcompile_doctor.model.report import Fix, Location, Report
 
 CAPTURE_NAMES = sorted(p.name for p in CAPTURES.iterdir() if p.is_dir())
 
@@ -30,11 +31,13 @@ ADDRESS = "0x7f3a9c2b1d40"
 
 
 def _verification() -> Verification:
-    figures = {"graph_breaks": 1, "recompiles": 8, "graphs": 9, "recompile_limit_hits": 1, "compile_failures": 0}
+    before = RunFigures(
+        graph_breaks=1, recompiles=8, graphs=9, recompile_limit_hits=1, compile_failures=0, compile_time_s=0.84
+    )
     return Verification(
         change="torch._dynamo.config.recompile_limit = 16",
-        before={**figures, "compile_time_s": 0.84},
-        after={**figures, "recompiles": 0, "graphs": 1, "recompile_limit_hits": 0, "compile_time_s": 0.11},
+        before=before,
+        after=dataclasses.replace(before, recompiles=0, graphs=1, recompile_limit_hits=0, compile_time_s=0.11),
         ok=True,
         effect="fixed",
     )
@@ -63,7 +66,7 @@ def stress_report() -> Report:
     )
     repeated = dataclasses.replace(limit, rank=3, severity="low", code="TCD299", why=limit.why, location=location)
     info = dataclasses.replace(recompile, rank=4, severity="info", code="TCD404", kind="perf_hint", changes=())
-    gate = GateResult(passed=False, criteria=("--fail-on low",), failures=((limit.fingerprint, "critical"),))
+    gate = GateResult(passed=False, criteria=("--fail-on low",), failures=(GateFailure(limit.fingerprint, "critical"),))
     return dataclasses.replace(
         report,
         target=f"{recorded_root(report)}/int_arg_recompile_limit.py",

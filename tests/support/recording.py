@@ -46,12 +46,14 @@ if __package__ in (None, ""):  # run as a script: the shared test code is found 
 from support.captures import capture_dirs, disk_answered_by, disk_unreadable, reread_options, trace_files
 from support.paths import REPO
 from torchcompile_doctor import pipeline
-from torchcompile_doctor.analysis import source_snapshot
-from torchcompile_doctor.analysis.source_snapshot import FILE_NAME, SourceSnapshot, read_snapshot, write_snapshot
+from torchcompile_doctor import source_files as source_snapshot
+from torchcompile_doctor.capture_layout import SIDE_CHANNEL
+from torchcompile_doctor.capture_layout import SOURCE_SNAPSHOT as FILE_NAME
 from torchcompile_doctor.events.parsers import NOT_AN_EVENT, parser_table
 from torchcompile_doctor.events.reader import Record, record_kind
-from torchcompile_doctor.finding_data import EndsEarlyEvidence
-from torchcompile_doctor.report import Report
+from torchcompile_doctor.model.findings import EndsEarlyEvidence
+from torchcompile_doctor.model.report import Report
+from torchcompile_doctor.source_files import SourceSnapshot, read_snapshot, write_snapshot
 
 RECORDING = "recording.json"  # in each recorded capture: how it was made
 CAPTURE_LINE = re.compile(r"^# capture: doctor (?P<command>\w+)(?P<options>.*)$")
@@ -170,7 +172,7 @@ def move(source: Path, dest: Path, old: str, new: str) -> None:
                 first = _ENVELOPE.match(first)["prefix"] + json.dumps(meta)  # type: ignore[index]
             out += [first, *payload]
         log.write_text("\n".join(out), encoding="utf-8")
-    for name in ("doctor_events.jsonl", FILE_NAME):
+    for name in (SIDE_CHANNEL, FILE_NAME):
         for file in dest.rglob(name):
             file.write_text(moved(file.read_text(encoding="utf-8")), encoding="utf-8")
 
@@ -302,7 +304,7 @@ def _recording_disk(moves: list[tuple[str, str]], earlier: SourceSnapshot) -> It
 def snapshot(path: Path, moves: list[tuple[str, str]]) -> None:
     """A capture dir's snapshot, or one snapshot for a folder of bare trace logs (each re-read in turn)."""
     folder = path if path.is_dir() else path.parent
-    targets = [path] if (folder / "doctor_events.jsonl").is_file() else sorted(folder.glob("*.log"))
+    targets = [path] if (folder / SIDE_CHANNEL).is_file() else sorted(folder.glob("*.log"))
     old = folder / FILE_NAME
     earlier = read_snapshot(folder)
     moved_aside = old.with_suffix(".old") if old.is_file() else None

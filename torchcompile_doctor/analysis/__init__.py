@@ -2,7 +2,7 @@
 (detectors/) turn it into findings; analyze.py suppresses, ranks and summarizes; multirank.py merges the
 reports of several ranks."""
 
-from torchcompile_doctor.analysis.analyze import AnalysisContext, RunOutcome, analyze
-from torchcompile_doctor.analysis.multirank import analyze_ranks
+from torchcompile_doctor.analysis.analyze import AnalysisContext, analyze
+from torchcompile_doctor.analysis.multirank import report_of_processes, report_of_ranks
 
-__all__ = ["AnalysisContext", "RunOutcome", "analyze", "analyze_ranks"]
+__all__ = ["AnalysisContext", "analyze", "report_of_processes", "report_of_ranks"]

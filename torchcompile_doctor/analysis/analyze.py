@@ -4,23 +4,25 @@ suppressions), rank, summarize, and write the notes. What each finding says is t
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from torchcompile_doctor import __version__
 from torchcompile_doctor.analysis.detectors import run_detectors
 from torchcompile_doctor.analysis.detectors.outcome import target_outcome
 from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.graph_break_registry import GraphBreakRegistry
-from torchcompile_doctor.analysis.index import AnalysisContext, AnalysisIndex, RunOutcome
+from torchcompile_doctor.analysis.index import AnalysisContext, AnalysisIndex
 from torchcompile_doctor.analysis.ranking import rank_findings
 from torchcompile_doctor.analysis.summary import Measured, summarize
 from torchcompile_doctor.analysis.suppressions import ALL, suppressions_in
 from torchcompile_doctor.analysis.suppressions import apply as apply_suppressions
-from torchcompile_doctor.events.model import EventLog, WarningKind
-from torchcompile_doctor.finding_data import UnusedSuppressionEvidence
-from torchcompile_doctor.report import Finding, Kind, Report, RunEnvironment, Summary
+from torchcompile_doctor.events.model import EventLog, LogHealth, WarningKind
+from torchcompile_doctor.model.findings import LogHealthFigures, UnusedSuppressionEvidence
+from torchcompile_doctor.model.report import ExplainSummary, Finding, Kind, Report, RunEnvironment, Summary
 from torchcompile_doctor.rules import rules_for_detector
 from torchcompile_doctor.torch_releases import outside_range_note
 
-__all__ = ["AnalysisContext", "RunOutcome", "analyze", "recorded_torch_version", "registry_note", "report_of"]
+__all__ = ["AnalysisContext", "analyze", "recorded_torch_version", "registry_note", "report_of"]
 
 
 def suppress(index: AnalysisIndex, findings: list[Finding]) -> tuple[list[Finding], list[Finding]]:
@@ -55,17 +57,31 @@ def _backend(log: EventLog) -> str:
     return text
 
 
-def _explain_notes(log: EventLog, summary: Summary, findings: list[Finding]) -> tuple[dict | None, list[str]]:
+def health_figures(health: LogHealth) -> LogHealthFigures:
+    """The log health as the report keeps it."""
+    return LogHealthFigures(
+        lines=health.lines,
+        records=health.records,
+        bad_lines=health.bad_lines,
+        bad_json=health.bad_json,
+        md5_mismatches=health.md5_mismatches,
+        unknown_kinds=health.unknown_kinds,
+        parse_errors=health.parse_errors,
+        truncated=health.truncated,
+    )
+
+
+def _explain_notes(log: EventLog, summary: Summary, findings: list[Finding]) -> tuple[ExplainSummary | None, list[str]]:
     if not log.explain:
         return None, []
     result = log.explain[-1]
-    data = {
-        "graph_count": result.graph_count,
-        "graph_break_count": result.graph_break_count,
-        "break_reasons": list(result.break_reasons),
-        "ops_per_graph": list(result.ops_per_graph),
-        "error": result.error,
-    }
+    data = ExplainSummary(
+        graph_count=result.graph_count,
+        graph_break_count=result.graph_break_count,
+        break_reasons=result.break_reasons,
+        ops_per_graph=result.ops_per_graph,
+        error=result.error,
+    )
     if result.error:
         return data, [f"torch._dynamo.explain failed ({result.error}); findings come from the trace."]
     notes = []
@@ -144,9 +160,7 @@ def _notes(log: EventLog, index: AnalysisIndex, summary: Summary, ranked: list[F
     if suppressed:
         notes.append(f"{len(suppressed)} finding(s) suppressed by `# doctor: ignore[...]` comments.")
     if log.health.problems:
-        notes.append(
-            f"log health: {log.health.problems} problem(s) in the trace were skipped ({log.health.as_dict()})."
-        )
+        notes.append(f"log health: {log.health.problems} problem(s) in the trace were skipped ({asdict(log.health)}).")
     if index.context.offline:
         notes.append(registry_note(index.registry))
     outside = outside_range_note(recorded_torch_version(log))
@@ -207,7 +221,7 @@ def report_of(index: AnalysisIndex) -> Report:
         findings=tuple(ranked),
         notes=tuple(notes),
         explain=explain,
-        log_health=log.health.as_dict(),
+        log_health=health_figures(log.health),
         suppressed=tuple(suppressed),
         guards=index.guard_frames,
         compile_time=index.compile_time,

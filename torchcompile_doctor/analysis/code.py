@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import ast
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from torchcompile_doctor.analysis.function_defs import RESUME, FunctionDefs
 from torchcompile_doctor.events.model import StackFrame
-from torchcompile_doctor.report import Location
+from torchcompile_doctor.model.report import Location
+from torchcompile_doctor.source_files import InstallDirCheck, SourceReader, has_dist_info
 
-SourceReader = Callable[[str], Sequence[str] | None]
-InstallDirCheck = Callable[[str], bool]  # is this directory where packages were installed (`*.dist-info` in it)?
 _LIBRARY_MARKERS = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
 _DOCTOR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _DOCTOR_MARKER = f"{os.sep}{os.path.basename(_DOCTOR_DIR)}{os.sep}"
@@ -160,14 +159,6 @@ def is_doctor_file(file: str) -> bool:
     return bool(marker) and inside.endswith(".py") and os.path.isfile(os.path.join(_DOCTOR_DIR, inside))
 
 
-def has_dist_info(directory: str) -> bool:
-    """The default InstallDirCheck, on the disk: does `directory` hold `*.dist-info` folders?"""
-    try:
-        return any(name.endswith(".dist-info") for name in os.listdir(directory))
-    except OSError:
-        return False
-
-
 def installed_package_dir(file: str, cache: dict[str, bool], is_install_dir: InstallDirCheck) -> str | None:
     """The install directory of `file` when it belongs to a package installed outside site-packages
     (`pip install --target DIR`, a vendored tree on PYTHONPATH): a directory holding `*.dist-info`
@@ -180,12 +171,3 @@ def installed_package_dir(file: str, cache: dict[str, bool], is_install_dir: Ins
             return parent
         parent = os.path.dirname(parent)
     return None
-
-
-def read_source_file(path: str) -> list[str] | None:
-    """The default SourceReader: the file's lines, or None when it cannot be read as text."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as stream:
-            return stream.readlines()
-    except OSError:
-        return None

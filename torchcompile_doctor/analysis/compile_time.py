@@ -9,15 +9,17 @@ from collections import defaultdict
 
 from torchcompile_doctor.analysis.compiled_frames import frame_view
 from torchcompile_doctor.analysis.index import AnalysisIndex
-from torchcompile_doctor.compile_time import (
+from torchcompile_doctor.events.model import CompilationMetrics, CompileId, CompileSpan, EventLog
+from torchcompile_doctor.model.compile_time import (
     CACHES,
     CacheCounts,
     CompileRecord,
     CompileTime,
+    FrameCache,
     FrameCompileTime,
     TraceSpan,
+    summed,
 )
-from torchcompile_doctor.events.model import CompilationMetrics, CompileId, CompileSpan, EventLog
 
 CPP_SPANS = frozenset({"compile_file", "async_compile.wait"})  # a C++ kernel compiled here; the wait for workers
 
@@ -93,7 +95,7 @@ def _run_span(log: EventLog) -> tuple[float | None, float | None]:
     return start, end
 
 
-def _cache_counts(log: EventLog) -> tuple[dict[CompileId, dict[str, CacheCounts]], float, tuple[str, ...]]:
+def _cache_counts(log: EventLog) -> tuple[dict[CompileId, FrameCache], float, tuple[str, ...]]:
     counts: dict[CompileId, dict[str, list[int]]] = defaultdict(lambda: {c: [0, 0, 0] for c in CACHES})
     saved, reasons = 0.0, []
     for event in log.inductor_cache:
@@ -105,17 +107,11 @@ def _cache_counts(log: EventLog) -> tuple[dict[CompileId, dict[str, CacheCounts]
         saved += event.time_saved_s or 0.0
         if event.outcome == "bypass" and event.detail and event.detail not in reasons:
             reasons.append(f"{event.cache}: {event.detail}")
-    result = {cid: {c: CacheCounts(*n) for c, n in by_cache.items()} for cid, by_cache in counts.items()}
-    return result, saved, tuple(reasons)
-
-
-def _merged(parts: list[dict[str, CacheCounts]]) -> dict[str, CacheCounts]:
-    return {
-        name: CacheCounts(
-            *(sum(getattr(p.get(name, CacheCounts()), f) for p in parts) for f in ("hits", "misses", "bypasses"))
-        )
-        for name in CACHES
+    result = {
+        cid: FrameCache(CacheCounts(*by_cache["fx_graph"]), CacheCounts(*by_cache["aot_autograd"]))
+        for cid, by_cache in counts.items()
     }
+    return result, saved, tuple(reasons)
 
 
 def compile_time(index: AnalysisIndex) -> CompileTime | None:
@@ -136,12 +132,12 @@ def compile_time(index: AnalysisIndex) -> CompileTime | None:
     frames.sort(key=lambda f: (-f.seconds, f.file, f.line))
     ends = [c.start_s + c.seconds for f in frames for c in f.compiles if c.start_s is not None]
     late = sum(m.compile_time_s for m in compiles if m.compile_id and m.compile_id.frame_compile_id > 0)
-    return CompileTime(
-        frames=tuple(frames),
+    return CompileTime.of(
+        tuple(frames),
         run_s=(run_end - run_start) if run_start is not None and run_end is not None else None,
         late_s=float(late),
         last_compile_end_s=max(ends) if ends else None,
-        cache_saved_s=saved,
+        saved_s=saved,
         miss_reasons=reasons,
         kernel_compiler=kernel_compiler(log),
     )
@@ -165,13 +161,16 @@ def _frame(index, key, items, cpp, cache, origin, spans) -> FrameCompileTime:
     guarded = [m for m in items if m.guard_count is not None]
     heaviest = max(guarded, key=lambda m: m.guard_count or 0) if guarded else None
     counted = next((c for c in index.log.call_counts if (c.function_file, c.function_line) == (file, line)), None)
+    seconds, phases = summed(tuple(records))
     return FrameCompileTime(
         function=frame_view(index, key)[1],
         file=file,
         line=line,
         display_file=index.code.display(file) if file != "?" else file,
+        seconds=seconds,
+        phases=phases,
         compiles=tuple(records),
-        cache=_merged([cache[m.compile_id] for m in items if m.compile_id in cache]),
+        cache=sum((cache[m.compile_id] for m in items if m.compile_id in cache), FrameCache()),
         guard_count=heaviest.guard_count if heaviest else None,
         guard_latency_us=heaviest.guard_latency_us if heaviest else None,
         calls=counted.calls if counted else None,

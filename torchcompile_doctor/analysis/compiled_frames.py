@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from torchcompile_doctor.analysis.code import called_name
 from torchcompile_doctor.analysis.index import UNKNOWN_FRAME, AnalysisIndex
 from torchcompile_doctor.events.model import CompileId
-from torchcompile_doctor.report import Location
+from torchcompile_doctor.model.report import Location
 
 
 def frame_view(index: AnalysisIndex, key: tuple[str, int, str]) -> tuple[Location, str]:

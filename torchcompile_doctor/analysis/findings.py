@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 
-from torchcompile_doctor.report import Finding, Fix, Location
+from torchcompile_doctor.model.report import Finding, Fix, Location
 from torchcompile_doctor.rules import Rule
 from torchcompile_doctor.rules.fixes import apply as apply_transform
 from torchcompile_doctor.rules.fixes import code_only

@@ -10,8 +10,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from torchcompile_doctor.events.model import CompilationMetrics, CompileId, Guard, GuardTree
-from torchcompile_doctor.report import CompiledFunctionGuards, GuardEntry
+from torchcompile_doctor.events.model import CompilationMetrics, CompileId, Guard, GuardOverhead, GuardTree
+from torchcompile_doctor.model.findings import GuardOverheadFigures
+from torchcompile_doctor.model.report import CompiledFunctionGuards, GuardEntry
 
 if TYPE_CHECKING:
     from torchcompile_doctor.analysis.index import AnalysisIndex
@@ -198,12 +199,22 @@ def guard_frames(index: AnalysisIndex) -> list[CompiledFunctionGuards]:
                 file=file,
                 line=line or 0,
                 entries=entries,
-                overhead=overhead.as_dict() if overhead is not None else None,
+                overhead=_figures(overhead) if overhead is not None else None,
                 display_file=code.display(file) if file != "?" else file,
                 steady_module_values=steady_module_values(frame_trees, [e.changed for e in entries], sources),
             )
         )
     return frames
+
+
+def _figures(overhead: GuardOverhead) -> GuardOverheadFigures:
+    return GuardOverheadFigures(
+        calls=overhead.calls,
+        compiled_us=overhead.compiled_us,
+        skip_guards_us=overhead.skip_guards_us,
+        eager_us=overhead.eager_us,
+        error=overhead.error,
+    )
 
 
 def _entries(

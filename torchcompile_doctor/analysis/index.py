@@ -8,25 +8,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from torchcompile_doctor.analysis.code import CodeMap, InstallDirCheck, SourceReader, has_dist_info, read_source_file
+from torchcompile_doctor.analysis.code import CodeMap
 from torchcompile_doctor.analysis.graph_break_registry import GraphBreakRegistry, load_registry
 from torchcompile_doctor.analysis.source_check import CheckedSources, recorded_lines
-from torchcompile_doctor.compile_time import CompileTime
-from torchcompile_doctor.events.model import CompilationMetrics, CompileId, EventLog, StackFrame
-from torchcompile_doctor.report import CompiledFunctionGuards, Location
+from torchcompile_doctor.events.model import CompilationMetrics, CompileId, EventLog, RunOutcome, StackFrame
+from torchcompile_doctor.model.compile_time import CompileTime
+from torchcompile_doctor.model.report import CompiledFunctionGuards, Location
+from torchcompile_doctor.source_files import InstallDirCheck, SourceReader, has_dist_info, read_source_file
 
 UNKNOWN_FRAME = ("?", 0, "?")  # a compile whose function no record names
-
-
-@dataclass(frozen=True)
-class RunOutcome:
-    """How the child process ended, as the parent saw it (None fields: not a live run)."""
-
-    returncode: int | None = None
-    signal: int | None = None
-    timed_out: bool = False
-    interrupted: bool = False
-    timeout_s: float | None = None
 
 
 @dataclass(frozen=True)

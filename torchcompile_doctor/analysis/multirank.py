@@ -19,26 +19,27 @@ Guards, explain results and the torch version come from the lowest rank.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields, is_dataclass, replace
-from typing import Any
+from dataclasses import dataclass, fields, replace
 
-from torchcompile_doctor.analysis.analyze import AnalysisContext, RunOutcome, analyze, report_of
+from torchcompile_doctor.analysis.analyze import AnalysisContext, analyze, health_figures, report_of
 from torchcompile_doctor.analysis.detectors.outcome import killed, stopped
 from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.ranking import rank_findings
 from torchcompile_doctor.analysis.summary import Measured, summarize
-from torchcompile_doctor.events.model import CompileId, EventLog, LogHealth
-from torchcompile_doctor.finding_data import (
+from torchcompile_doctor.events.model import CompileId, EventLog, LogHealth, RunOutcome
+from torchcompile_doctor.model.findings import (
     DivergenceEvidence,
     DivergenceImpact,
     EndsEarlyEvidence,
-    Evidence,
     GraphDivergenceEvidence,
+    Impact,
     LauncherEvidence,
+    RankEvidence,
     RankGroupsImpact,
+    compile_ids_of,
 )
-from torchcompile_doctor.report import Finding, Kind, Location, RankRow, Report, TargetStatus, rank_list
+from torchcompile_doctor.model.report import Finding, Kind, Location, RankRow, Report, TargetStatus, rank_list
 from torchcompile_doctor.rules import Rule, rules_for_detector
 
 MAX_IDS_SHOWN = 6  # compile ids spelled out per rank group in TCD504's text
@@ -64,25 +65,17 @@ def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _worst_impact(impacts: list[Mapping[str, Any]]) -> Mapping[str, Any]:
-    """Each figure of the worst rank (where every rank has a number for it), as the first rank's type."""
+def _worst_impact(impacts: list[Impact]) -> Impact:
+    """Each figure of the worst rank (where every rank has a number for it): the first rank's impact with each
+    number the largest of the ranks' (one fingerprint, one finding family: the impacts are of one type)."""
     first = impacts[0]
-    worst = dict(first)
+    worst = {item.name: getattr(first, item.name) for item in fields(first)}
     for impact in impacts[1:]:
-        for key, value in impact.items():
-            if _is_number(value) and _is_number(worst.get(key)):
-                worst[key] = max(worst[key], value)
-            else:
-                worst.setdefault(key, value)
-    if is_dataclass(first) and set(worst) == {f.name for f in fields(first)}:
-        return replace(first, **worst)
-    return worst
-
-
-def _with_per_rank(evidence: Mapping[str, Any], per_rank: dict[str, dict]) -> Mapping[str, Any]:
-    if isinstance(evidence, Evidence):
-        return replace(evidence, per_rank=per_rank)
-    return {**evidence, "per_rank": per_rank}
+        for name, value in worst.items():
+            theirs = getattr(impact, name, None)
+            if _is_number(theirs) and _is_number(value):
+                worst[name] = max(value, theirs)
+    return replace(first, **worst)
 
 
 def _merge(items: list[tuple[int, Finding]]) -> Finding:
@@ -90,16 +83,14 @@ def _merge(items: list[tuple[int, Finding]]) -> Finding:
     call_sites = list(first.call_sites)
     for _, finding in items[1:]:
         call_sites += [site for site in finding.call_sites if site not in call_sites]
-    per_rank = {
-        str(rank): {"count": f.count, "compile_ids": list(f.evidence.get("compile_ids") or [])} for rank, f in items
-    }
+    per_rank = {str(rank): RankEvidence(f.count, list(compile_ids_of(f.evidence))) for rank, f in items}
     return replace(
         first,
         ranks=tuple(rank for rank, _ in items),
         count=max(f.count for _, f in items),
         impact=_worst_impact([f.impact for _, f in items]),
         call_sites=tuple(call_sites),
-        evidence=_with_per_rank(first.evidence, per_rank),
+        evidence=replace(first.evidence, per_rank=per_rank),
     )
 
 
@@ -203,7 +194,7 @@ def _sequence_findings(job: _Job) -> list[Finding]:
             impact=RankGroupsImpact(rank_groups=len(by_signature)),
             evidence=GraphDivergenceEvidence(
                 graphs={str(r): signatures[r][0] for r in sorted(compared)},
-                compile_ids={str(r): list(signatures[r][1]) for r in sorted(compared)},
+                compile_ids_by_rank={str(r): list(signatures[r][1]) for r in sorted(compared)},
             ),
         )
     ]
@@ -376,7 +367,7 @@ def _some_ranks_only(job: _Job, merged: Finding, rule: Rule) -> Finding | None:
     if not missing:
         return None
     # a rank that ended early may not have reached the compile where it happened elsewhere
-    ids = set(merged.evidence.get("compile_ids") or [])
+    ids = set(compile_ids_of(merged.evidence))
     late = [rank for rank in missing if rank in job.early and not ids & job.finished(rank)]
     facts = {
         "present": ranks_phrase(present),
@@ -408,7 +399,7 @@ def _some_ranks_only(job: _Job, merged: Finding, rule: Rule) -> Finding | None:
             missing_on=missing,
             finding=merged.fingerprint,
             finding_code=merged.code,
-            compile_ids=merged.evidence.get("compile_ids", []),
+            compile_ids=compile_ids_of(merged.evidence),
         ),
     )
 
@@ -444,19 +435,19 @@ def _ends_early_findings(job: _Job) -> list[Finding]:
                 (rank,),
                 location,
                 identity=f"rank {rank}",
-                evidence=EndsEarlyEvidence(rank=rank, how=how, log_health=job.logs[rank].health.as_dict()),
+                evidence=EndsEarlyEvidence(rank=rank, how=how, log_health=health_figures(job.logs[rank].health)),
             )
         )
     return findings
 
 
 def _job_findings(
-    job: _Job, context: AnalysisContext, processes: bool
+    job: _Job, context: AnalysisContext, ranks_diverge: bool
 ) -> tuple[list[Finding], TargetStatus, int | None]:
     """The merged findings of every rank (or process), the job's status and exit code."""
     logs, reports = job.logs, job.reports
     findings = _merged_findings(job) + _sequence_findings(job) + _ends_early_findings(job)
-    if processes:
+    if not ranks_diverge:
         findings = [f for f in findings if f.kind != Kind.RANK_DIVERGENCE]
     status, exit_code = _target_status(reports, context.outcome)
     if status in (TargetStatus.EXIT, TargetStatus.SIGNAL) and not any(f.kind == Kind.TARGET_ERROR for f in findings):
@@ -465,20 +456,29 @@ def _job_findings(
     return findings, status, exit_code
 
 
-def analyze_ranks(
-    logs: Mapping[int, EventLog], context: AnalysisContext, unranked: Sequence[str] = (), processes: bool = False
+def report_of_ranks(logs: Mapping[int, EventLog], context: AnalysisContext, unranked: Sequence[str] = ()) -> Report:
+    """One report for all the ranks of a job; a single rank is reported exactly as `analyze` reports it.
+    `unranked`: trace files that could not be given a rank (load_ranks left them out), for a note. Ranks that
+    differ get divergence findings of their own (TCD501-505)."""
+    return _merged_report(logs, context, unranked, ranks_diverge=True)
+
+
+def report_of_processes(logs: Mapping[int, EventLog], context: AnalysisContext) -> Report:
+    """One report for the processes of one program (events/processes.py) that compiled: merged as ranks are,
+    but processes differ by design, so without divergence findings."""
+    return _merged_report(logs, context, (), ranks_diverge=False)
+
+
+def _merged_report(
+    logs: Mapping[int, EventLog], context: AnalysisContext, unranked: Sequence[str], ranks_diverge: bool
 ) -> Report:
-    """One report for all ranks; a single rank is reported exactly as `analyze` reports it.
-    `unranked`: trace files that could not be given a rank (load_ranks left them out), for a note.
-    `processes`: the logs are the processes of one program (events/processes.py), not ranks of a job: they
-    are merged the same way, but differing between them is expected, so no divergence findings."""
     if len(logs) <= 1:
         return _one_rank(logs, context, unranked)
     logs = {rank: logs[rank] for rank in sorted(logs)}
     indexes = {rank: AnalysisIndex.build(log, _rank_context(context, log)) for rank, log in logs.items()}
     reports = {rank: report_of(index) for rank, index in indexes.items()}
     job = _Job(logs, reports, _ends_early(logs), indexes)
-    findings, status, exit_code = _job_findings(job, context, processes)
+    findings, status, exit_code = _job_findings(job, context, ranks_diverge)
     suppressed = [_merge(items) for items in _grouped({r: report.suppressed for r, report in reports.items()})]
     measured = Measured.worst_of(r.summary for r in reports.values())
     ranked = rank_findings(findings, measured.compile_time_s)
@@ -495,7 +495,7 @@ def analyze_ranks(
         findings=tuple(ranked),
         notes=tuple(notes),
         explain=first.explain,
-        log_health=_health(logs).as_dict(),
+        log_health=health_figures(_health(logs)),
         suppressed=tuple(suppressed),
         guards=first.guards,
         rank_table=tuple(_row(rank, reports[rank], job.early) for rank in job.ranks),

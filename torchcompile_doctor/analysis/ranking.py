@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from torchcompile_doctor.report import SEVERITIES, Finding, Kind
+from torchcompile_doctor.model.findings import impact_figures
+from torchcompile_doctor.model.report import SEVERITIES, Finding, Kind
 from torchcompile_doctor.rules import ranking_params, rule
 
 _BLOCKING = (
@@ -32,7 +33,7 @@ _BLOCKING = (
 
 def cost_seconds(finding: Finding) -> float | None:
     """The compile seconds the finding accounts for; None for a finding without a compile cost."""
-    seconds = finding.impact.get("compile_seconds")
+    seconds = impact_figures(finding.impact).compile_seconds
     return float(seconds) if seconds is not None else None
 
 
@@ -53,7 +54,7 @@ def severity_of(finding: Finding, total_compile_seconds: float) -> str:
     if not Kind(finding.kind).is_costed or catalogued == "info" or share is None:
         return catalogued
     limits = ranking_params()
-    eager_lines = finding.impact.get("eager_lines", 0)  # a fallback's cost is paid at every call, not once
+    eager_lines = impact_figures(finding.impact).eager_lines or 0  # a fallback's cost is paid at every call
     if share >= limits["high_share"] or eager_lines >= limits["high_eager_lines"]:
         return "high"
     if share >= limits["medium_share"] or eager_lines >= limits["medium_eager_lines"]:
@@ -62,15 +63,15 @@ def severity_of(finding: Finding, total_compile_seconds: float) -> str:
 
 
 def _key(finding: Finding) -> tuple:
-    impact = finding.impact
+    figures = impact_figures(finding.impact)
     seconds = cost_seconds(finding)
     return (
         _BLOCKING.index(finding.kind) if finding.kind in _BLOCKING else len(_BLOCKING),
         SEVERITIES.index(finding.severity),
         seconds is None,  # a measured cost before an unmeasured one of the same band
         -(seconds or 0.0),
-        -impact.get("recompiles_caused", 0) - impact.get("recompiles", 0),
-        -impact.get("occurrences", finding.count),
+        -(figures.recompiles_caused or 0) - (figures.recompiles or 0),
+        -(figures.occurrences if figures.occurrences is not None else finding.count),
         finding.location.file if finding.location else "",
         finding.location.line if finding.location else 0,
         finding.code,

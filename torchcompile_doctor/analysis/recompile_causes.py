@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from torchcompile_doctor.analysis.recompiles import GuardFailure, describe_changes
+from torchcompile_doctor.events.guard_failures import GuardFailure
 
 # values with a few states: they multiply the entries by a small factor, never without bound
 BOUNDED_CLASSES = frozenset({"requires_grad", "grad_mode", "dtype", "device", "global_state", "module_structure"})
@@ -104,3 +104,36 @@ def unbounded_note(root: Cause, others: list[Cause]) -> str | None:
         names = ", ".join(f"`{c.variable}`" for c in bounded[:3])
         note += f"; {names} only multipl{'ies' if len(bounded) == 1 else 'y'} them by a few states"
     return note + "."
+
+
+def describe_changes(failures: list[GuardFailure], max_values: int = 6) -> list[str]:
+    """What changed, per variable: `x.dtype: Float → Double`, `self.step: 0 → 1 → … → 7`; where torch
+    logged no values, what the guard means (`a different object`) or torch's own words, quoted."""
+    by_variable: dict[str, list[str]] = {}
+    first: dict[str, GuardFailure] = {}
+    for failure in failures:
+        values = by_variable.setdefault(failure.variable, [])
+        first.setdefault(failure.variable, failure)
+        for value in (failure.old, failure.new):
+            if value is not None and (not values or values[-1] != value):
+                values.append(value)
+    lines = []
+    for variable, values in by_variable.items():
+        if not values:
+            lines.append(f"{variable}: {_without_values(first[variable])}")
+            continue
+        if len(values) > max_values:
+            values = values[:3] + ["…"] + values[-2:]
+        lines.append(f"{variable}: " + " → ".join(values) + (" → another value" if len(values) == 1 else ""))
+    return lines
+
+
+def _without_values(failure: GuardFailure) -> str:
+    """A change torch logged without its values: what the guard means, or torch's text quoted as torch's."""
+    if failure.reason_class == "object_id":
+        return "a different object than the cache entry was compiled for"
+    if failure.reason_class == "grad_mode":
+        return "enabled ↔ disabled (torch does not log which way)"
+    if failure.reason_class == "thread_race":
+        return "failed, then passed when torch re-checked them (another thread changed state in between)"
+    return f"torch says `{failure.guard[:160]}`"

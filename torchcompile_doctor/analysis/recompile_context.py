@@ -16,7 +16,7 @@ from dataclasses import replace
 from torchcompile_doctor.analysis.code import THIRD_PARTY
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.recompile_causes import DYNAMIC_FROM_THEN_ON, Cause
-from torchcompile_doctor.analysis.recompiles import GuardFailure, user_variable
+from torchcompile_doctor.events.guard_failures import GuardFailure, user_variable
 from torchcompile_doctor.events.model import CompileId, Recompile, StackFrame
 
 _EQUALS = re.compile(r"^(?P<lhs>.+?) == (?P<rhs>.+)$")

@@ -11,9 +11,9 @@ import ast
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from torchcompile_doctor.analysis.code import SourceReader
 from torchcompile_doctor.analysis.function_defs import RESUME
 from torchcompile_doctor.events.model import EventLog, StackFrame
+from torchcompile_doctor.source_files import SourceReader
 
 
 @dataclass(frozen=True)

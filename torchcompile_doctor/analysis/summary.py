@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from torchcompile_doctor.events.model import EventLog
-from torchcompile_doctor.report import Finding, Kind, Summary
+from torchcompile_doctor.model.report import Finding, Kind, Summary
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from torchcompile_doctor.analysis.code import CodeMap
-from torchcompile_doctor.report import Finding, Kind
+from torchcompile_doctor.model.report import Finding, Kind
 
 _COMMENT = re.compile(r"#\s*doctor:\s*ignore(?:\[(?P<codes>[^\]]*)\])?")
 ALL = "*"

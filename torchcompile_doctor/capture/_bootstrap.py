@@ -17,7 +17,6 @@ import gc
 import importlib.machinery
 import importlib.metadata
 import importlib.util
-import json
 import os
 import runpy
 import site
@@ -26,12 +25,15 @@ import sysconfig
 import traceback
 import types
 
-from torchcompile_doctor.capture.children import SPAWNED, capture_spawned_children
+from torchcompile_doctor.capture.child_spec import SPAWNED, ChildSpec, read_spec
+from torchcompile_doctor.capture.children import SPAWNED_ARGUMENT, capture_spawned_children
 from torchcompile_doctor.capture.guard_timing import CallRecorder, measure
 from torchcompile_doctor.capture.hooks import trace_paused
 from torchcompile_doctor.capture.lazy_hooks import CaptureHooks, not_honoured
 from torchcompile_doctor.capture.stuck_stack import arm as arm_stack_dump
-from torchcompile_doctor.events.sidechannel import EventName, SideChannel, process_file_name, rank_file_name
+from torchcompile_doctor.capture.target import TargetSpec
+from torchcompile_doctor.capture_layout import process_side_channel, rank_side_channel
+from torchcompile_doctor.events.sidechannel import EventName, SideChannel
 
 USAGE_ERROR_EXIT = 2
 
@@ -76,23 +78,19 @@ def _attribute(module, dotted: str, path: str):
     return value
 
 
-def _run_function(spec: dict, channel: SideChannel) -> None:
+def _run_function(target: TargetSpec, channel: SideChannel) -> None:
     """Compile the function (unless it already is), call it on its example inputs, then explain it."""
     import torch
 
-    sys.path.insert(0, os.path.dirname(spec["path"]))
-    module = _load_file_as_module(spec["path"], "__doctor_target__")
-    function = _attribute(module, spec["function"], spec["path"])
-    inputs_module = (
-        module
-        if spec["inputs_path"] == spec["path"]
-        else _load_file_as_module(spec["inputs_path"], "__doctor_inputs__")
-    )
-    inputs = _attribute(inputs_module, spec["inputs_function"], spec["inputs_path"])()
+    path, inputs_path = str(target.path), str(target.inputs_path)
+    sys.path.insert(0, os.path.dirname(path))
+    module = _load_file_as_module(path, "__doctor_target__")
+    function = _attribute(module, str(target.function), path)
+    inputs_module = module if inputs_path == path else _load_file_as_module(inputs_path, "__doctor_inputs__")
+    inputs = _attribute(inputs_module, str(target.inputs_function), inputs_path)()
     if not isinstance(inputs, tuple):
         raise UsageError(
-            f"{spec['inputs_path']}:{spec['inputs_function']} must return a tuple of arguments, "
-            f"got {type(inputs).__name__}"
+            f"{inputs_path}:{target.inputs_function} must return a tuple of arguments, got {type(inputs).__name__}"
         )
     original = getattr(function, "_torchdynamo_orig_callable", None) or getattr(function, "_orig_mod", None)
     compiled = function if original is not None else torch.compile(function)
@@ -148,36 +146,37 @@ def _run_file_as_main(path: str) -> None:
     exec(code, main.__dict__)  # noqa: S102 - the user's program, run as `python FILE` runs it
 
 
-def _run(spec: dict, channel: SideChannel) -> None:
-    kind = spec["kind"]
-    if kind == "script":
-        sys.argv = [spec["path"], *spec["args"]]
-        _first_on_path(os.path.dirname(spec["path"]))
-        _run_file_as_main(spec["path"])
-    elif kind == "module":
-        sys.argv = [spec["module"], *spec["args"]]
-        _first_on_path(spec["cwd"])
+def _run(target: TargetSpec, channel: SideChannel) -> None:
+    if target.kind == "script":
+        path = str(target.path)
+        sys.argv = [path, *target.args]
+        _first_on_path(os.path.dirname(path))
+        _run_file_as_main(path)
+    elif target.kind == "module":
+        module = str(target.module)
+        sys.argv = [module, *target.args]
+        _first_on_path(target.cwd)
         try:
-            found = importlib.util.find_spec(spec["module"])
+            found = importlib.util.find_spec(module)
         except (ImportError, ValueError):
             found = None
         if found is None:
-            raise UsageError(f"module not found: {spec['module']} (is its package on sys.path / installed?)")
+            raise UsageError(f"module not found: {module} (is its package on sys.path / installed?)")
         _new_main_module()
         # what `python -m` itself calls (not in the typeshed stubs): it runs the module in sys.modules["__main__"]
-        runpy._run_module_as_main(spec["module"])  # type: ignore[attr-defined]
+        runpy._run_module_as_main(module)  # type: ignore[attr-defined]
     else:
-        sys.argv = [spec["path"], *spec["args"]]
-        _run_function(spec, channel)
+        sys.argv = [str(target.path), *target.args]
+        _run_function(target, channel)
 
 
-def _open_channel(spec: dict) -> SideChannel:
-    side_channel = spec["side_channel"]
+def _open_channel(spec: ChildSpec) -> SideChannel:
+    side_channel = spec.side_channel
     directory = os.path.dirname(side_channel)
-    if spec.get("role") == "spawned":  # a process the target started: a channel of its own
-        side_channel = os.path.join(directory, process_file_name(os.getpid()))
-    elif spec.get("side_channel_per_rank"):  # under torchrun: every rank is a capture child
-        side_channel = os.path.join(directory, rank_file_name(int(os.environ.get("RANK", "0"))))
+    if spec.role == SPAWNED:  # a process the target started: a channel of its own
+        side_channel = os.path.join(directory, process_side_channel(os.getpid()))
+    elif spec.side_channel_per_rank:  # under torchrun: every rank is a capture child
+        side_channel = os.path.join(directory, rank_side_channel(int(os.environ.get("RANK", "0"))))
     return SideChannel(side_channel, follow_forks=True)
 
 
@@ -199,7 +198,7 @@ def _torch_missing(channel: SideChannel, error: object) -> None:
     )
 
 
-def _record_bootstrap(spec: dict, channel: SideChannel) -> None:
+def _record_bootstrap(spec: ChildSpec, channel: SideChannel) -> None:
     """Versions, the target and what this process is; the settings of the user's the capture overrides."""
     if importlib.util.find_spec("torch") is None:
         _torch_missing(channel, "no module named torch")
@@ -208,25 +207,25 @@ def _record_bootstrap(spec: dict, channel: SideChannel) -> None:
         EventName.BOOTSTRAP,
         torch_version=_torch_version() or "",
         python_version=sys.version.split()[0],
-        target=spec["display"],
+        target=spec.display,
         library_roots=_library_roots(),
-        backend_override=spec.get("backend"),
+        backend_override=spec.backend,
         pid=os.getpid(),
         parent_pid=os.getppid(),
-        role=spec.get("role", "target"),
+        role=spec.role,
     )
-    overridden = spec.get("overridden_env") if spec.get("role") != "spawned" else None  # said once, by the target
+    overridden = spec.overridden_env if spec.role != SPAWNED else None  # said once, by the target
     for name, value in (overridden or {}).items():
         channel.write(EventName.WARNING, message=not_honoured(name, value, "your environment"))
 
 
-def _capture_process(spec: dict, channel: SideChannel, recorder=None) -> CaptureHooks:
+def _capture_process(spec: ChildSpec, channel: SideChannel, recorder: CallRecorder | None = None) -> CaptureHooks:
     """Hooks armed for torch's first import, children spawned from here captured, the stack dump armed."""
     hooks = CaptureHooks(spec, channel, recorder)
     hooks.watch()
-    capture_spawned_children(spec["entry"], spec)
-    if spec.get("stack_file") and spec.get("role") != "spawned":
-        arm_stack_dump(spec["stack_file"])
+    capture_spawned_children(spec)
+    if spec.stack_file and spec.role != SPAWNED:
+        arm_stack_dump(spec.stack_file)
     return hooks
 
 
@@ -269,15 +268,15 @@ def _collect_then_freeze() -> None:
     gc.freeze()
 
 
-def _run_target(spec: dict) -> None:
+def _run_target(spec: ChildSpec) -> None:
     atexit.register(_collect_then_freeze)
     channel = _open_channel(spec)
     _record_bootstrap(spec, channel)
-    recorder = CallRecorder() if spec.get("measure_guards") else None
+    recorder = CallRecorder() if spec.measure_guards else None
     hooks = _capture_process(spec, channel, recorder)
     exit_code = 0
     try:
-        _run(spec, channel)
+        _run(spec.target, channel)
         if recorder is not None and hooks.installed:
             measure(recorder, channel)
         channel.write(EventName.TARGET_EXIT, status="ok", exit_code=0)
@@ -291,7 +290,7 @@ def _run_target(spec: dict) -> None:
     sys.exit(exit_code)
 
 
-def _run_spawned(spec: dict, program: str, argv: list[str]) -> None:
+def _run_spawned(spec: ChildSpec, program: str, argv: list[str]) -> None:
     """A child multiprocessing spawned: PROGRAM runs as `python -c PROGRAM` would, under the capture."""
     atexit.register(_collect_then_freeze)
     sys.argv = ["-c", *argv]
@@ -308,7 +307,7 @@ def _run_spawned(spec: dict, program: str, argv: list[str]) -> None:
 
 def main(argv: list[str]) -> None:
     """`_entry.py SPEC_JSON` runs the target; `_entry.py --spawned SPEC_JSON PROGRAM ARGS` a spawned child."""
-    if argv[1] == SPAWNED:
-        _run_spawned(json.loads(argv[2]), argv[3], argv[4:])
+    if argv[1] == SPAWNED_ARGUMENT:
+        _run_spawned(read_spec(argv[2]), argv[3], argv[4:])
     else:
-        _run_target(json.loads(argv[1]))
+        _run_target(read_spec(argv[1]))

@@ -11,27 +11,28 @@ one per process). Forked children inherit the hooks as they are; processes start
 
 from __future__ import annotations
 
-import json
 import sys
 
-SPAWNED = "--spawned"  # the entry's first argument for a spawned child
+from torchcompile_doctor.capture.child_spec import ChildSpec, write_spec
+
+SPAWNED_ARGUMENT = "--spawned"  # the entry's first argument for a spawned child
 
 
-def capture_spawned_children(entry: str, spec: dict) -> None:
+def capture_spawned_children(spec: ChildSpec) -> None:
     """From now on, a child spawned by multiprocessing in this process runs under the capture."""
     import multiprocessing.spawn as spawn
 
     original = spawn.get_command_line
     if getattr(original, "doctor_entry", None):
         return
-    child_spec = json.dumps({**spec, "role": "spawned"})
+    entry, child_spec = spec.entry, write_spec(spec.spawned())
 
     def get_command_line(**kwds):
         command = original(**kwds)
         if getattr(sys, "frozen", False) or "-c" not in command:
             return command
         at = command.index("-c")
-        return [*command[:at], entry, SPAWNED, child_spec, *command[at + 1 :]]
+        return [*command[:at], entry, SPAWNED_ARGUMENT, child_spec, *command[at + 1 :]]
 
     get_command_line.doctor_entry = entry  # type: ignore[attr-defined]
     spawn.get_command_line = get_command_line

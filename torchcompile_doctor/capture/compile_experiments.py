@@ -1,4 +1,4 @@
-"""The child's side of the compile-time fixes --try-fixes measures (rules/compile_experiments.py plans them):
+"""The child's side of the compile-time fixes --try-fixes measures (experiments/experiment.py names them):
 regional compilation (compile each block of a module list instead of the whole model) and a compile cache
 that outlives the run (one directory for the inductor cache, kept from one run to the next)."""
 
@@ -8,8 +8,10 @@ import contextlib
 import os
 from collections.abc import Iterator
 
+from torchcompile_doctor.experiments.experiment import Regional
 
-def compile_blocks(model, regional: dict | None, kwargs: dict) -> bool:
+
+def compile_blocks(model: object, regional: Regional | None, kwargs: dict[str, object]) -> bool:
     """For a regional-compilation experiment: compile each child of `model.<module_list>` in place, with the
     user's torch.compile arguments, as `for block in model.blocks: block.compile()` would. False when the
     model has no such module list (the model is then compiled as the user wrote it)."""
@@ -18,7 +20,7 @@ def compile_blocks(model, regional: dict | None, kwargs: dict) -> bool:
     if not regional or not isinstance(model, torch.nn.Module):
         return False
     try:
-        blocks = model.get_submodule(regional["module_list"])
+        blocks = model.get_submodule(regional.module_list)
     except (AttributeError, KeyError):
         return False
     children = list(blocks.children()) if isinstance(blocks, (torch.nn.ModuleList, torch.nn.Sequential)) else []
@@ -30,15 +32,15 @@ def compile_blocks(model, regional: dict | None, kwargs: dict) -> bool:
 
 
 @contextlib.contextmanager
-def persistent_cache(carry: dict | None) -> Iterator[None]:
+def persistent_cache(cache_dir: str | None) -> Iterator[None]:
     """For a cache experiment: compile with the inductor cache in `cache_dir`, a directory that outlives the run
     (what TORCHINDUCTOR_CACHE_DIR on persistent storage gives a fresh machine). Inductor reads the variable
     when it first uses its cache, after this."""
-    if not carry or not carry.get("cache_dir"):
+    if not cache_dir:
         yield
         return
     saved = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = carry["cache_dir"]
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache_dir
     try:
         yield
     finally:

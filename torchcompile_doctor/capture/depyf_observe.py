@@ -5,7 +5,7 @@
 the transformed bytecode of each new cache entry with depyf and writes it to the dump dir
 (`__transformed_code_N_for_<fn>.py`, or a `.failed.txt` note when depyf cannot), and returns None so
 torch runs its own bytecode. On exit it writes torch's complete C++ guard tree of each entry still
-cached (`__guard_tree_N_for_<fn>.txt`). File names: dumps/layout.py; dumps/depyf_dump.py reads the result.
+cached (`__guard_tree_N_for_<fn>.txt`). File names: events/dumps/layout.py; events/dumps/depyf_dump.py reads the result.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import types
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from torchcompile_doctor.dumps.layout import (
+from torchcompile_doctor.events.dumps.layout import (
     DECOMPILE_FAILED_NAME,
     GUARD_TREE_NAME,
     OBSERVE_HEADER,

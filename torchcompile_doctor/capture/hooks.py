@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from torchcompile_doctor.capture.call_counts import CallCounts
 from torchcompile_doctor.capture.compile_experiments import compile_blocks
 from torchcompile_doctor.events.sidechannel import EventName, SideChannel
+from torchcompile_doctor.experiments.experiment import FUNCTION_SETS, ConfigValue, KwargValue, MarkDynamic, Regional
 
 # Modules of torch 2.13 that log the `perf_hints` artifact (grep 'getArtifactLogger(__name__, "perf_hints")').
 PERF_HINT_MODULES = (
@@ -26,10 +27,10 @@ PERF_HINT_MODULES = (
 )
 
 
-def _dim_marker(function: Callable, code, mark: dict | None) -> Callable | None:
+def _dim_marker(function: Callable, code, mark: MarkDynamic | None) -> Callable | None:
     """For a `mark_dynamic` experiment on this function: mark the named input's dimension dynamic
     before each call, as `torch._dynamo.mark_dynamic(x, dim)` in the user's code would."""
-    if not mark or (code.co_filename, code.co_firstlineno) != (mark["file"], mark["line"]):
+    if not mark or (code.co_filename, code.co_firstlineno) != (mark.file, mark.line):
         return None
     import inspect
 
@@ -39,11 +40,11 @@ def _dim_marker(function: Callable, code, mark: dict | None) -> Callable | None:
 
     def mark_inputs(args: tuple, kwargs: dict) -> None:
         try:
-            value = signature.bind_partial(*args, **kwargs).arguments.get(mark["variable"])
+            value = signature.bind_partial(*args, **kwargs).arguments.get(mark.variable)
         except TypeError:
             return
-        if isinstance(value, torch.Tensor) and value.dim() > mark["dim"]:
-            torch._dynamo.mark_dynamic(value, mark["dim"])
+        if isinstance(value, torch.Tensor) and value.dim() > mark.dim:
+            torch._dynamo.mark_dynamic(value, mark.dim)
 
     return mark_inputs
 
@@ -125,7 +126,7 @@ def compile_call(model: object, caller: types.FrameType) -> dict:
     }
 
 
-def _recording_module_calls(compiled, counts: CallCounts, recorder, mark: dict | None) -> None:
+def _recording_module_calls(compiled, counts: CallCounts, recorder, mark: MarkDynamic | None) -> None:
     """Make a compiled module (OptimizedModule) count its calls, note its last arguments (for `doctor guards`,
     which times that call afterwards) or mark an input dynamic (a --try-fixes experiment), by wrapping the
     `forward` torch gave it: its type stays torch's own, so that a compiled function that calls it sees what a
@@ -153,10 +154,10 @@ def _recording_module_calls(compiled, counts: CallCounts, recorder, mark: dict |
 def compile_hook(
     channel: SideChannel,
     override: str | None,
-    forced: dict | None = None,
+    forced: dict[str, KwargValue] | None = None,
     recorder=None,
-    mark: dict | None = None,
-    regional: dict | None = None,
+    mark: MarkDynamic | None = None,
+    regional: Regional | None = None,
 ) -> Iterator[None]:
     """Record every torch.compile call's backend; with `override`, compile with it instead; `forced`
     kwargs (a --try-fixes experiment such as dynamic=True) replace the user's; with a `recorder`
@@ -288,7 +289,7 @@ class _FunctionsByName(set):
 
 
 @contextlib.contextmanager
-def dynamo_config(settings: dict | None) -> Iterator[None]:
+def dynamo_config(settings: dict[str, ConfigValue] | None) -> Iterator[None]:
     """Set torch._dynamo.config values for a --try-fixes experiment, restored afterwards."""
     import torch._dynamo.config as config
 
@@ -297,9 +298,10 @@ def dynamo_config(settings: dict | None) -> Iterator[None]:
         if not hasattr(config, key):
             raise ValueError(f"torch._dynamo.config has no setting {key!r}")
         saved[key] = getattr(config, key)
-        if key in ("reorderable_logging_functions", "ignore_logging_functions"):
-            value = _FunctionsByName(saved[key], value)
-        setattr(config, key, value)
+        if key in FUNCTION_SETS:
+            setattr(config, key, _FunctionsByName(saved[key], value))
+        else:
+            setattr(config, key, list(value) if isinstance(value, tuple) else value)
     try:
         yield
     finally:

@@ -12,11 +12,20 @@ import contextlib
 import os
 from types import ModuleType
 
+from torchcompile_doctor.capture.child_spec import ChildSpec
 from torchcompile_doctor.capture.compile_experiments import persistent_cache
+from torchcompile_doctor.capture.guard_timing import CallRecorder
 from torchcompile_doctor.capture.hooks import compile_hook, dynamo_config, perf_hint_capture
 from torchcompile_doctor.capture.torch_import import TorchImportWatcher, on_torch_import, stop_watching
 from torchcompile_doctor.capture.torch_messages import torch_log_capture, warning_capture
 from torchcompile_doctor.events.sidechannel import EventName, SideChannel
+from torchcompile_doctor.experiments.experiment import (
+    cache_dir,
+    compile_kwargs,
+    config_settings,
+    mark_dynamic,
+    regional,
+)
 
 WHY_OWNED = {
     "TORCH_TRACE": "the doctor's capture is torch's trace, written to its own directory "
@@ -25,11 +34,11 @@ WHY_OWNED = {
 }
 
 
-def owned_environment(spec: dict) -> dict[str, str]:
+def owned_environment(spec: ChildSpec) -> dict[str, str]:
     """The variables the doctor sets for the capture, and their values."""
-    owned = {"TORCH_TRACE": spec["trace_dir"]} if spec.get("trace_dir") else {}
-    if spec.get("inductor_cache"):
-        owned["TORCHINDUCTOR_CACHE_DIR"] = spec["inductor_cache"]
+    owned = {"TORCH_TRACE": spec.trace_dir} if spec.trace_dir else {}
+    if spec.inductor_cache:
+        owned["TORCHINDUCTOR_CACHE_DIR"] = spec.inductor_cache
     return owned
 
 
@@ -59,7 +68,7 @@ def _depyf_dump(dump_dir: str | None, channel: SideChannel):
 class CaptureHooks:
     """`watch()` at start; the hooks go in when torch is imported; `close()` takes them out."""
 
-    def __init__(self, spec: dict, channel: SideChannel, recorder=None) -> None:
+    def __init__(self, spec: ChildSpec, channel: SideChannel, recorder: CallRecorder | None = None) -> None:
         self._spec = spec
         self._channel = channel
         self._recorder = recorder
@@ -85,26 +94,26 @@ class CaptureHooks:
 
     def _install(self, torch: ModuleType) -> None:
         spec, channel = self._spec, self._channel
-        experiment = spec.get("experiment") or {}
+        experiment = spec.experiment
         self.installed = True
-        if experiment.get("config"):  # a --try-fixes experiment: its failure is the experiment's result
-            self._stack.enter_context(dynamo_config(experiment["config"]))
+        if config_settings(experiment):  # a --try-fixes experiment: its failure is the experiment's result
+            self._stack.enter_context(dynamo_config(config_settings(experiment)))
         try:
             self._stack.enter_context(
                 compile_hook(
                     channel,
-                    spec.get("backend"),
-                    experiment.get("compile"),
+                    spec.backend,
+                    compile_kwargs(experiment),
                     self._recorder,
-                    experiment.get("mark_dynamic"),
-                    experiment.get("regional"),
+                    mark_dynamic(experiment),
+                    regional(experiment),
                 )
             )
-            self._stack.enter_context(persistent_cache(experiment.get("cache_artifacts")))
+            self._stack.enter_context(persistent_cache(cache_dir(experiment)))
             self._stack.enter_context(perf_hint_capture(channel))
             self._stack.enter_context(torch_log_capture(channel))
             self._stack.enter_context(warning_capture(channel))
-            self._stack.enter_context(_depyf_dump(spec.get("dump_dir"), channel))
+            self._stack.enter_context(_depyf_dump(spec.dump_dir, channel))
         except Exception as error:  # a hook that cannot go in must not stop the program importing torch
             channel.write(EventName.WARNING, message=f"capture hooks incomplete ({type(error).__name__}: {error})")
 

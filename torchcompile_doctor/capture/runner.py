@@ -11,37 +11,31 @@ run stops those process groups too.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
-import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 
+from torchcompile_doctor.capture.child_spec import ChildSpec, write_spec
+from torchcompile_doctor.capture.options import CaptureOptions
 from torchcompile_doctor.capture.stuck_stack import STACK_SIGNAL, main_thread_stack
 from torchcompile_doctor.capture.target import TargetSpec
+from torchcompile_doctor.capture_layout import CaptureFolder
 from torchcompile_doctor.errors import DoctorError
-from torchcompile_doctor.events.sidechannel import FILE_NAME as SIDE_CHANNEL
+from torchcompile_doctor.events.model import RunOutcome
 from torchcompile_doctor.events.sidechannel import EventName, SideChannel
 
 ENTRY = str(Path(__file__).resolve().with_name("_entry.py"))  # run by path: see _entry.py
-STACK_FILE = "doctor_stack.txt"  # the main thread's stack when --timeout stopped the target
 STACK_WAIT_S = 2.0
-
-TRACE_SUBDIR = "trace"
 KILL_GRACE_S = 5.0
-
-
-@dataclass(frozen=True)
-class CaptureResult:
-    returncode: int | None  # None when the child was killed by us
-    signal: int | None  # the signal that ended the child, if any
-    timed_out: bool
-    interrupted: bool
 
 
 def check_torch_available() -> None:
@@ -191,55 +185,43 @@ def _record_stuck_stack(artifacts: Path, stack_file: Path, timeout_s: float | No
         return
     where = stack[-1]
     message = f"stopped by --timeout {timeout_s:g} s in {where['function']} at {where['file']}:{where['line']}"
-    channel = SideChannel(str(artifacts / SIDE_CHANNEL))
+    channel = SideChannel(str(CaptureFolder(artifacts).side_channel))
     channel.write(EventName.TARGET_EXIT, status="timeout", exit_code=1, message=message, stack=stack)
     channel.close()
 
 
-def _child_spec(spec: TargetSpec, artifacts: Path, owned: dict[str, str], options: dict) -> dict:
-    return {
-        **spec.as_json(),
-        **options,
-        "display": spec.display,
-        "dump_dir": str(options["dump_dir"]) if options.get("dump_dir") else None,
-        "side_channel": str(artifacts / SIDE_CHANNEL),
-        "entry": ENTRY,
-        "trace_dir": owned["TORCH_TRACE"],
-        "inductor_cache": owned.get("TORCHINDUCTOR_CACHE_DIR"),
-        "overridden_env": _overridden(owned),
-    }
-
-
-def run_capture(
-    spec: TargetSpec,
-    artifacts: Path,
-    backend: str | None = None,
-    timeout_s: float | None = None,
-    fresh_inductor_cache: bool = False,
-    experiment: dict | None = None,
-    measure_guards: bool = False,
-    dump_dir: Path | None = None,
-    nproc_per_node: int | None = None,
-) -> CaptureResult:
+def run_capture(target: TargetSpec, artifacts: Path, options: CaptureOptions) -> RunOutcome:
     check_torch_available()
-    trace_dir = artifacts / TRACE_SUBDIR
-    trace_dir.mkdir(parents=True, exist_ok=True)
-    owned = {"TORCH_TRACE": str(trace_dir)}
-    if fresh_inductor_cache:  # cached graphs log no perf hints: compile everything afresh
-        owned["TORCHINDUCTOR_CACHE_DIR"] = str(artifacts / "inductor_cache")
+    folder = CaptureFolder(artifacts)
+    folder.trace_dir.mkdir(parents=True, exist_ok=True)
+    owned = {"TORCH_TRACE": str(folder.trace_dir)}
+    if options.fresh_inductor_cache:  # cached graphs log no perf hints: compile everything afresh
+        owned["TORCHINDUCTOR_CACHE_DIR"] = str(folder.fresh_inductor_cache)
+    timeout_s, nproc_per_node = options.timeout_s, options.nproc_per_node
     # torchrun's ranks are stopped by torchrun; only a single target process is asked for its stack
-    stack_file = artifacts / STACK_FILE if nproc_per_node is None and timeout_s is not None else None
-    options = {"backend": backend, "experiment": experiment, "measure_guards": measure_guards, "dump_dir": dump_dir}
-    child_spec = _child_spec(spec, artifacts, owned, options)
-    child_spec["side_channel_per_rank"] = nproc_per_node is not None
-    child_spec["stack_file"] = str(stack_file) if stack_file else None
+    stack_file = folder.stack_file if nproc_per_node is None and timeout_s is not None else None
+    spec = ChildSpec(
+        target=target,
+        display=target.display,
+        side_channel=str(folder.side_channel),
+        entry=ENTRY,
+        trace_dir=owned["TORCH_TRACE"],
+        inductor_cache=owned.get("TORCHINDUCTOR_CACHE_DIR"),
+        overridden_env=_overridden(owned),
+        backend=options.backend,
+        experiment=options.experiment,
+        measure_guards=options.measure_guards,
+        dump_dir=str(options.dump_dir) if options.dump_dir else None,
+        side_channel_per_rank=nproc_per_node is not None,
+        stack_file=str(stack_file) if stack_file else None,
+    )
     if nproc_per_node is not None:
-        command = torchrun_command(nproc_per_node, [json.dumps(child_spec)])
+        command = torchrun_command(nproc_per_node, [write_spec(spec)])
     else:
-        command = [sys.executable, ENTRY, json.dumps(child_spec)]
+        command = [sys.executable, ENTRY, write_spec(spec)]
     process = subprocess.Popen(
         command,
-        cwd=spec.cwd or None,
+        cwd=target.cwd or None,
         env=_child_env(owned),
         stdin=subprocess.DEVNULL,
         stdout=sys.stderr.fileno(),
@@ -250,9 +232,24 @@ def run_capture(
     if timed_out and stack_file is not None:
         _record_stuck_stack(artifacts, stack_file, timeout_s)
     returncode = process.returncode
-    return CaptureResult(
+    return RunOutcome(
         returncode=None if (timed_out or interrupted) else (returncode if returncode >= 0 else None),
         signal=-returncode if returncode is not None and returncode < 0 and not (timed_out or interrupted) else None,
         timed_out=timed_out,
         interrupted=interrupted,
+        timeout_s=timeout_s,
     )
+
+
+@contextlib.contextmanager
+def capture_folder(keep: Path | None) -> Iterator[Path]:
+    """The folder a capture goes into: `keep` (created when missing), or a temp dir removed afterwards."""
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+        yield keep
+        return
+    workdir = Path(tempfile.mkdtemp(prefix="torchcompile-doctor-"))
+    try:
+        yield workdir
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)

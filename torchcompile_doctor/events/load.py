@@ -1,11 +1,13 @@
-"""Load an artifacts dir (or one trace file) into EventLogs: TORCH_TRACE files + side channel.
+"""Load a capture folder (or a TORCH_TRACE dir, or one trace file) into EventLogs: TORCH_TRACE files + side
+channel, by the names capture_layout.py gives them.
 
 `load_ranks` keeps distributed ranks apart: torch names each rank's file
 `dedicated_log_torch_trace_rank_{rank}_{random}.log` when a process group was up when it opened the file;
 otherwise the rank comes from the records' envelopes (`"rank": N`), else from the doctor's per-rank side
 channel (`doctor_events_rank_N.jsonl`, matched by process id). `load_artifacts` is its special case of one
 process: everything read as one log, which is what `load_ranks` gives (as rank 0) when no rank is named.
-`load_dump` reads a depyf dump dir (dumps/layout.py) as an event source. Nothing read is run or imported.
+`read_trace_files`, `read_side_channel_file` and `envelope_pid` are the pieces events/processes.py builds a
+program's processes from. Nothing read is run or imported.
 """
 
 from __future__ import annotations
@@ -17,17 +19,18 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import BinaryIO
 
-from torchcompile_doctor.capture_layout import EXPERIMENTS
-from torchcompile_doctor.dumps.layout import CAPTURE_IN_DUMP
-from torchcompile_doctor.errors import DoctorError
+from torchcompile_doctor.capture_layout import (
+    EXPERIMENTS,
+    RANK_SIDE_CHANNEL,
+    RANK_TRACE_FILE,
+    SIDE_CHANNEL,
+    TRACE_FILE_PATTERNS,
+)
 from torchcompile_doctor.events.model import CompileId, EventLog
 from torchcompile_doctor.events.parsers import IGNORED_KINDS, NOT_AN_EVENT, Parser, parser_table
-from torchcompile_doctor.events.reader import read_records
-from torchcompile_doctor.events.sidechannel import FILE_NAME as SIDE_CHANNEL
-from torchcompile_doctor.events.sidechannel import RANK_FILE as RANK_SIDE_CHANNEL
+from torchcompile_doctor.events.reader import Record, read_records
 from torchcompile_doctor.events.sidechannel import read_side_channel
 
-RANK_TRACE_FILE = re.compile(r"^dedicated_log_torch_trace_rank_(\d+)_")
 _ENVELOPE_PID = re.compile(rb"^[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d+ +(\d+) ")
 
 
@@ -36,7 +39,7 @@ def trace_files(path: Path) -> list[Path]:
     not those of the experiments a `--try-fixes` capture keeps beside it (runs of their own)."""
     if path.is_file():
         return [path]
-    found = (p for pattern in ("*.log", "*.log.gz") for p in path.rglob(pattern) if p.is_file())
+    found = (p for pattern in TRACE_FILE_PATTERNS for p in path.rglob(pattern) if p.is_file())
     return sorted(p for p in found if p.relative_to(path).parts[0] != EXPERIMENTS)
 
 
@@ -47,7 +50,7 @@ def open_log(path: Path) -> BinaryIO:
     return gzip.open(path, "rb") if gzipped else path.open("rb")  # type: ignore[return-value]
 
 
-def load_trace(stream, log: EventLog, parsers: list[Parser] | None = None) -> int | None:
+def load_trace(stream: BinaryIO, log: EventLog, parsers: list[Parser] | None = None) -> int | None:
     """Parse one TORCH_TRACE stream into `log` (appending); returns the first rank its envelopes name."""
     by_kind = parser_table() if parsers is None else {kind: parser for parser in parsers for kind in parser.kinds}
     strings: dict[int, str] = {}
@@ -87,7 +90,7 @@ class _Sessions:
         self.session = 0
         self._started: set[CompileId] = set()
 
-    def tag(self, record, event: object) -> object:
+    def tag(self, record: Record, event: object) -> object:
         compile_id = getattr(event, "compile_id", None)
         if not isinstance(compile_id, CompileId):
             return event
@@ -100,7 +103,8 @@ class _Sessions:
         return replace(event, compile_id=replace(compile_id, session=self.session)) if self.session else event  # type: ignore[type-var]
 
 
-def _side_channel_log(file: Path) -> EventLog:
+def read_side_channel_file(file: Path) -> EventLog:
+    """One side-channel file's events."""
     log = EventLog()
     with file.open("rb") as stream:
         for event in read_side_channel(stream, log.health):
@@ -109,29 +113,32 @@ def _side_channel_log(file: Path) -> EventLog:
 
 
 @dataclass
-class _TraceFile:
+class TraceFile:
+    """One trace file read: its events, and the rank its name or its envelopes give (None: no rank)."""
+
     path: Path
     rank: int | None  # from the file name, else from the records' envelopes
     log: EventLog
 
 
-def _trace_files(path: Path) -> list[_TraceFile]:
+def read_trace_files(path: Path) -> list[TraceFile]:
+    """Every trace file under `path` (or `path` itself), each read into a log of its own."""
     loaded = []
     for file in trace_files(path):
         log = EventLog()
         with open_log(file) as stream:
             envelope_rank = load_trace(stream, log)
         named = RANK_TRACE_FILE.match(file.name)
-        loaded.append(_TraceFile(file, int(named.group(1)) if named else envelope_rank, log))
+        loaded.append(TraceFile(file, int(named.group(1)) if named else envelope_rank, log))
     return loaded
 
 
 def _plain_side_channel(path: Path) -> EventLog | None:
     side = path / SIDE_CHANNEL if path.is_dir() else None
-    return _side_channel_log(side) if side is not None and side.is_file() else None
+    return read_side_channel_file(side) if side is not None and side.is_file() else None
 
 
-def _one_process(traces: list[_TraceFile], side: EventLog | None) -> EventLog:
+def _one_process(traces: list[TraceFile], side: EventLog | None) -> EventLog:
     """Every trace file's events, then the side channel's, as one process."""
     log = EventLog()
     for trace in traces:
@@ -144,7 +151,7 @@ def _one_process(traces: list[_TraceFile], side: EventLog | None) -> EventLog:
 def load_artifacts(path: Path) -> EventLog:
     """Every trace file under `path` (or `path` itself) and the side channel beside them, as one process:
     what `load_ranks` gives for a capture that names no rank."""
-    return _one_process(_trace_files(path), _plain_side_channel(path))
+    return _one_process(read_trace_files(path), _plain_side_channel(path))
 
 
 @dataclass
@@ -161,10 +168,11 @@ class RankLogs:
 
 def trace_pids(path: Path) -> set[int]:
     """The process ids that wrote the trace files under `path` (their envelopes name them)."""
-    return {pid for file in trace_files(path) if (pid := _envelope_pid(file)) is not None}
+    return {pid for file in trace_files(path) if (pid := envelope_pid(file)) is not None}
 
 
-def _envelope_pid(file: Path) -> int | None:
+def envelope_pid(file: Path) -> int | None:
+    """The process id the first envelope of a trace file names (None: it names none)."""
     with open_log(file) as stream:
         match = _ENVELOPE_PID.match(stream.readline(4096))
     return int(match.group(1)) if match else None
@@ -176,14 +184,14 @@ def _rank_side_channels(path: Path) -> dict[int, EventLog]:
         for side in sorted(path.iterdir()):
             match = RANK_SIDE_CHANNEL.match(side.name)
             if match and side.is_file():
-                sides.setdefault(int(match.group(1)), EventLog()).extend(_side_channel_log(side))
+                sides.setdefault(int(match.group(1)), EventLog()).extend(read_side_channel_file(side))
     return sides
 
 
 def load_ranks(path: Path) -> RankLogs:
     """The trace files and side channels under `path`, grouped by distributed rank; one process (no rank
     anywhere) is read as `load_artifacts` reads it, as rank 0."""
-    traces = _trace_files(path)
+    traces = read_trace_files(path)
     rank_sides = _rank_side_channels(path)
     plain_side = _plain_side_channel(path)
     if not rank_sides and all(trace.rank is None for trace in traces):
@@ -194,7 +202,7 @@ def load_ranks(path: Path) -> RankLogs:
     unranked: list[Path] = []
     for trace in traces:
         rank = trace.rank
-        if rank is None and (pid := _envelope_pid(trace.path)) is not None:
+        if rank is None and (pid := envelope_pid(trace.path)) is not None:
             rank = rank_of_pid.get(pid)
         if rank is None:
             unranked.append(trace.path)
@@ -210,28 +218,3 @@ def load_ranks(path: Path) -> RankLogs:
             if index == 0:
                 log.health.add(plain_side.health)
     return RankLogs(logs, unranked)
-
-
-def load_dump(path: Path) -> EventLog:
-    """A depyf dump dir as events: the capture `doctor guards TARGET --dump DIR` copied into it when there is
-    one (complete), else the guards of the dump's own files (dumps/events.py). Raises DoctorError (one line)
-    when `path` is not a directory or holds no guards."""
-    from torchcompile_doctor.dumps.depyf_dump import read_dump
-    from torchcompile_doctor.dumps.events import dump_events
-
-    if not path.is_dir():
-        raise DoctorError(f"depyf dump {path} is not a directory (pass the directory the dump was written to)")
-    capture = path / CAPTURE_IN_DUMP
-    if capture.is_dir():
-        return load_artifacts(capture)
-    try:
-        frames, health = read_dump(path)
-    except ValueError as error:
-        raise DoctorError(str(error)) from None
-    log = dump_events(frames, health)
-    if not log.guard_trees:
-        raise DoctorError(
-            f"no guards in depyf dump {path} ({health.files} files; a dump has full_code_for_*.py or "
-            "__guard_tree_*.txt files: write one with `doctor guards TARGET --dump DIR`)"
-        )
-    return log

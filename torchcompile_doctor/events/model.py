@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from torchcompile_doctor.events.guard_failures import GuardFailure, parse_guard_failures
+
 
 @dataclass(frozen=True, order=True)
 class CompileId:
@@ -49,7 +51,8 @@ class DynamoStart:
 
 @dataclass(frozen=True)
 class GraphBreak:
-    """One `dynamo_graph_break_reason` record (one `[__graph_breaks]` log record)."""
+    """One `dynamo_graph_break_reason` record (one `[__graph_breaks]` log record), its text parsed once
+    (events/parsers/graph_break_reason.py): where and why, and what torch's words name besides."""
 
     compile_id: CompileId | None
     file: str
@@ -62,13 +65,22 @@ class GraphBreak:
     frame_skipped: bool
     secondary_gb_ids: tuple[str, ...]
     raw: str
+    message: str = ""  # torch's text without the traceback of the exception it raised
+    logger_call: tuple[str, str] | None = None  # a `logging.Logger` method called: (logger name, method)
+    raised_call: str | None = None  # the exception torch saw raised, as a call: `ValueError('...')`
+    raised: str | None = None  # what follows `raised exception` in torch's text, whatever its shape
+    # a call to a function Dynamo skips: (its name, its file) as torch names them
+    skipped_call: tuple[str, str] | None = None
+    # the frames torch's own skip messages name (`frame skipped: f (file line N)`), as (file, line, name) frames
+    named_skips: tuple[StackFrame, ...] = ()
 
 
 @dataclass(frozen=True)
 class Recompile:
     """One `recompile_reasons` record: why compile `compile_id` happened.
 
-    `failures` holds one guard-failure text per existing cache entry, most recent entry first.
+    `failures` holds one guard-failure text per existing cache entry, most recent entry first, as torch wrote
+    them; `guard_failures` the same texts parsed (events/guard_failures.py; a text of no known shape left out).
     """
 
     compile_id: CompileId | None
@@ -76,6 +88,14 @@ class Recompile:
     # the function recompiled (file, first line, code name): a text log's `Recompiling function f in file:line`
     # names it; TORCH_TRACE's record does not (its compilation_metrics do)
     frame: tuple[str, int, str] | None = None
+    guard_failures: tuple[GuardFailure, ...] = ()
+
+    @classmethod
+    def of(
+        cls, compile_id: CompileId | None, failures: tuple[str, ...], frame: tuple[str, int, str] | None = None
+    ) -> Recompile:
+        """The event with its texts parsed."""
+        return cls(compile_id, failures, frame, parse_guard_failures(failures))
 
 
 @dataclass(frozen=True)
@@ -108,6 +128,11 @@ class CompilationMetrics:
     torch_version: str | None = None  # the torch that wrote the record (`pytorch_version`)
     failed_backend: str | None = None  # a backend that raised (BackendCompilerFailed): its name, as torch wrote it
     backend_error: str | None = None  # and what it raised
+    # what `fail_reason` says, parsed once (events/parsers/compilation_metrics.py)
+    fail_gb_id: str | None = None  # the graph break's id, from the first gbNNNN.html link of its text
+    fail_explanation: str | None = None  # its `Explanation:` line
+    hit_recompile_limit: bool = False  # torch refused to compile again: the function hit the recompile limit
+    recompile_limit: int | None = None  # the limit, when torch says it (`currently set to 8`)
 
 
 @dataclass(frozen=True)
@@ -247,15 +272,6 @@ class GuardOverhead:
     eager_us: float | None
     error: str | None = None
 
-    def as_dict(self) -> dict:
-        return {
-            "calls": self.calls,
-            "compiled_us": self.compiled_us,
-            "skip_guards_us": self.skip_guards_us,
-            "eager_us": self.eager_us,
-            "error": self.error,
-        }
-
 
 @dataclass(frozen=True)
 class Warning_:
@@ -281,6 +297,18 @@ class ExplainResult:
     break_reasons: tuple[str, ...]
     ops_per_graph: tuple[int, ...]
     error: str | None = None
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """How the capture's child process ended, as the parent saw it (capture/runner.py); the child's own word is
+    its TargetExit. All None/False: not a live run (a re-read log says nothing of how its process ended)."""
+
+    returncode: int | None = None  # None when the child was stopped by us, or killed by a signal
+    signal: int | None = None  # the signal that ended the child, if any
+    timed_out: bool = False
+    interrupted: bool = False
+    timeout_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -451,18 +479,6 @@ class LogHealth:
             if count:
                 parts.append(f"{count} {what}")
         return ", ".join(parts)
-
-    def as_dict(self) -> dict:
-        return {
-            "lines": self.lines,
-            "records": self.records,
-            "bad_lines": self.bad_lines,
-            "bad_json": self.bad_json,
-            "md5_mismatches": self.md5_mismatches,
-            "unknown_kinds": self.unknown_kinds,
-            "parse_errors": self.parse_errors,
-            "truncated": self.truncated,
-        }
 
 
 @dataclass

@@ -22,10 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from torchcompile_doctor.events.load import _envelope_pid, _side_channel_log, _trace_files
+from torchcompile_doctor.capture_layout import PROCESS_SIDE_CHANNEL, SIDE_CHANNEL, CaptureFolder
+from torchcompile_doctor.events.load import envelope_pid, read_side_channel_file, read_trace_files
 from torchcompile_doctor.events.model import EventLog, Warning_
-from torchcompile_doctor.events.sidechannel import FILE_NAME as SIDE_CHANNEL
-from torchcompile_doctor.events.sidechannel import PROCESS_FILE
 
 TARGET = "the program"
 CHILD = "started by the program through multiprocessing, captured"
@@ -53,21 +52,21 @@ def _captured(path: Path) -> dict[int | None, _Process]:
     processes: dict[int | None, _Process] = {}
     main = path / SIDE_CHANNEL
     if main.is_file():
-        log = _side_channel_log(main)
+        log = read_side_channel_file(main)
         pid = next((info.pid for info in log.bootstrap if info.role == "target"), None)
         processes[pid] = _Process(pid, TARGET, log)
     for file in sorted(path.iterdir()):
-        match = PROCESS_FILE.match(file.name)
+        match = PROCESS_SIDE_CHANNEL.match(file.name)
         if match and file.is_file():
             pid = int(match.group(1))
-            processes.setdefault(pid, _Process(pid, CHILD)).log.extend(_side_channel_log(file))
+            processes.setdefault(pid, _Process(pid, CHILD)).log.extend(read_side_channel_file(file))
     return processes
 
 
 def _with_traces(path: Path, processes: dict[int | None, _Process]) -> list[_Process]:
     target = next(iter(processes.values()), None)
-    for trace in _trace_files(path):
-        pid = _envelope_pid(trace.path)
+    for trace in read_trace_files(path):
+        pid = envelope_pid(trace.path)
         if target is not None and (pid is None or (pid not in processes and target.pid is None)):
             pid = target.pid  # no pid to tell (a damaged first line, an old capture): the target's, as before
         process = processes.setdefault(pid, _Process(pid, OUTSIDE))
@@ -165,4 +164,4 @@ def load_processes(path: Path) -> ProgramLogs:
 
 def is_target_capture(path: Path) -> bool:
     """A capture directory of one target process (not torchrun's ranks): it has the target's side channel."""
-    return path.is_dir() and (path / SIDE_CHANNEL).is_file() and not any(path.glob("doctor_events_rank_*.jsonl"))
+    return CaptureFolder(path).is_target_capture()

@@ -2,23 +2,23 @@
 
 It carries what TORCH_TRACE does not: how the target ended, perf hints, the backends used,
 `torch._dynamo.explain` results, and torch's messages to its loggers and to `warnings` (CUDA graphs, TF32),
-which the same parsers read as they read a job's text log (events/messages/). This module owns the whole
-channel: its file names, its event names
-(`EventName`), the writer the child uses (`SideChannel`) and the reader (`read_side_channel`, one parser
-per event name, tolerant like the trace reader). The child imports it, so it imports nothing heavy.
+which the same parsers read as they read a job's text log (events/messages/). This module owns the channel's
+lines: its event names (`EventName`), the writer the child uses (`SideChannel`) and the reader
+(`read_side_channel`, one parser per event name, tolerant like the trace reader); its file names are the
+capture folder's (capture_layout.py). The child imports it, so it imports nothing heavy.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import threading
 import time
 from collections.abc import Callable, Iterator
 from enum import StrEnum
 from typing import BinaryIO
 
+from torchcompile_doctor.capture_layout import process_side_channel
 from torchcompile_doctor.events.messages import LogMessage, MessageReader, ShownWarning
 from torchcompile_doctor.events.messages.exceptions import overwritten_output
 from torchcompile_doctor.events.messages.hints import perf_hint
@@ -35,20 +35,6 @@ from torchcompile_doctor.events.model import (
     TargetExit,
     Warning_,
 )
-
-FILE_NAME = "doctor_events.jsonl"
-# Under torchrun every rank is a capture child: each writes its own file.
-RANK_FILE = re.compile(r"^doctor_events_rank_(\d+)\.jsonl$")
-# A process the target started through multiprocessing's spawn method writes its own file too.
-PROCESS_FILE = re.compile(r"^doctor_events_pid_(\d+)\.jsonl$")
-
-
-def rank_file_name(rank: int) -> str:
-    return f"doctor_events_rank_{rank}.jsonl"
-
-
-def process_file_name(pid: int) -> str:
-    return f"doctor_events_pid_{pid}.jsonl"
 
 
 class EventName(StrEnum):
@@ -84,7 +70,7 @@ class SideChannel:
         if self._file.closed:
             return
         self._file = open(  # noqa: SIM115 - closed in close(), or when the process ends
-            os.path.join(os.path.dirname(self._path), process_file_name(os.getpid())), "a", encoding="utf-8"
+            os.path.join(os.path.dirname(self._path), process_side_channel(os.getpid())), "a", encoding="utf-8"
         )
         if self._bootstrap is not None:
             forked = {"pid": os.getpid(), "parent_pid": os.getppid(), "role": "forked"}

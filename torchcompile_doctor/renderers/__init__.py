@@ -7,9 +7,9 @@ import importlib
 from collections.abc import Callable, Iterable, Sequence
 from enum import StrEnum
 
+from torchcompile_doctor.model.report import Report
 from torchcompile_doctor.renderers._perfetto import perfetto_trace
 from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
-from torchcompile_doctor.report import Report
 
 __all__ = [
     "DEFAULT_OPTIONS",

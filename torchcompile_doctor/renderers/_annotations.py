@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import PurePath
 
+from torchcompile_doctor.model.report import Finding, Location, Report
 from torchcompile_doctor.renderers._text import plural
-from torchcompile_doctor.report import Finding, Location, Report
 
 # A finding's severity as a CI level when no gate decides: critical and high fail a plain `doctor explain`.
 SEVERITY_LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "warning", "info": "note"}

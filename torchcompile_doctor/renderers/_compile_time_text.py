@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from torchcompile_doctor.compile_time import PHASES, CompileTime
+from torchcompile_doctor.model.compile_time import PHASES, CompileTime
 
 SHOWN_FROM_S = 1.0  # a run that compiled for less than this gets no compile-time lines
 
@@ -34,7 +34,7 @@ def compile_time_lines(data: CompileTime | None) -> list[str]:
         + (f", {c.bypasses} bypass(es)" if c.bypasses else "")
         for name, c in data.cache_totals().items()
     ]
-    saved = f"; the hits saved {data.cache_saved_s:.2f} s a fresh machine pays" if data.cache_saved_s else ""
+    saved = f"; the hits saved {data.cache.saved_s:.2f} s a fresh machine pays" if data.cache.saved_s else ""
     lines.append("caches: " + ", ".join(caches) + saved)
-    lines += [f"cache bypassed: {reason}" for reason in data.miss_reasons]
+    lines += [f"cache bypassed: {reason}" for reason in data.cache.miss_reasons]
     return lines

@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from torchcompile_doctor.compile_time import PHASES, CompileTime, FrameCompileTime
-from torchcompile_doctor.report import Finding, Kind, Report
+from torchcompile_doctor.model.compile_time import PHASES, CompileTime, FrameCompileTime
+from torchcompile_doctor.model.report import Finding, Kind, Report
 
 BAR_WIDTH = 1000  # viewBox units of a phase bar
 BAR_ROWS = 20  # frames drawn; the rest are summed in one line
@@ -175,9 +175,9 @@ def compile_facts(data: CompileTime | None) -> tuple[str, ...]:
         if counts.hits or counts.misses or counts.bypasses:
             label = "FX-graph cache" if name == "fx_graph" else "AOT-autograd cache"
             facts.append(f"{label}: {counts.hits} hit(s), {counts.misses} miss(es), {counts.bypasses} bypass(es)")
-    if data.cache_saved_s >= SHOWN_S:
-        facts.append(f"the cache hits saved {data.cache_saved_s:.2f} s of compiling (a fresh machine pays it)")
-    facts += [f"cache bypassed: {reason}" for reason in data.miss_reasons]
+    if data.cache.saved_s >= SHOWN_S:
+        facts.append(f"the cache hits saved {data.cache.saved_s:.2f} s of compiling (a fresh machine pays it)")
+    facts += [f"cache bypassed: {reason}" for reason in data.cache.miss_reasons]
     return tuple(facts)
 
 
@@ -208,7 +208,7 @@ def guard_table(report: Report) -> GuardTable | None:
     for frame in report.guards:
         counts = [e.guard_count if e.guard_count is not None else e.tree_guards for e in frame.entries]
         latency = [e.latency_us for e in frame.entries if e.latency_us is not None]
-        overhead = frame.overhead or {}
+        overhead = frame.overhead
         rows.append(
             GuardRow(
                 function=frame.function,
@@ -216,8 +216,8 @@ def guard_table(report: Report) -> GuardTable | None:
                 entries=len(frame.entries),
                 guards=max(counts) if counts else 0,
                 latency_us=max(latency) if latency else None,
-                compiled_us=overhead.get("compiled_us"),
-                skip_guards_us=overhead.get("skip_guards_us"),
+                compiled_us=overhead.compiled_us if overhead else None,
+                skip_guards_us=overhead.skip_guards_us if overhead else None,
             )
         )
     if not rows:

@@ -8,14 +8,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from torchcompile_doctor.compile_time import (
+from torchcompile_doctor.model.compile_time import (
     PHASES,
     CompileRecord,
     CompileTime,
     FrameCompileTime,
     TraceSpan,
 )
-from torchcompile_doctor.report import Finding, Kind, Report
+from torchcompile_doctor.model.findings import compile_ids_of
+from torchcompile_doctor.model.report import Finding, Kind, Report
 
 Labels = Mapping[str, str]  # phase -> its name
 
@@ -155,14 +156,14 @@ def marker_kind(finding: Finding) -> str | None:
 
 def compile_ids(finding: Finding, rank: int | None) -> list[str]:
     """The compile ids of a finding on one rank (its per-rank evidence), or on the one process."""
-    per_rank = finding.evidence.get("per_rank") if rank is not None else None
-    if isinstance(per_rank, dict) and isinstance(per_rank.get(str(rank)), dict):
-        ids = per_rank[str(rank)].get("compile_ids") or []
+    per_rank = finding.evidence.per_rank if rank is not None else None
+    if per_rank is not None and str(rank) in per_rank:
+        ids = per_rank[str(rank)].compile_ids
     elif rank is None or rank in finding.ranks:
-        ids = finding.evidence.get("compile_ids") or []
+        ids = compile_ids_of(finding.evidence)
     else:
         ids = []
-    return [i for i in ids if isinstance(i, str)]
+    return list(ids)
 
 
 def span_phase(name: str, inside: Sequence[str]) -> str:

@@ -11,9 +11,8 @@ from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
-from torchcompile_doctor.renderers._text import clean_for_display, finding_figures
-from torchcompile_doctor.report import SEVERITIES, Finding, Kind, Location, Report, rank_list
-from torchcompile_doctor.rules.experiments import summary_line
+from torchcompile_doctor.model.report import SEVERITIES, Finding, Kind, Location, Report, rank_list
+from torchcompile_doctor.renderers._text import clean_for_display, finding_figures, summary_line
 
 _CODE_SPAN = re.compile(r"`([^`]+)`")
 OPEN_SEVERITIES = ("critical", "high", "medium")  # shown unfolded; low and info start folded

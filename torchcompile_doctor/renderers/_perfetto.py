@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 
-from torchcompile_doctor.compile_time import CompileRecord, CompileTime, FrameCompileTime
+from torchcompile_doctor.model.compile_time import CompileRecord, CompileTime, FrameCompileTime
+from torchcompile_doctor.model.report import Report
 from torchcompile_doctor.renderers._html_timeline import compile_ids, lanes_data, marker_kind, spans_cover
 from torchcompile_doctor.renderers._shareable import Shareable
-from torchcompile_doctor.report import Report
 
 CATEGORY = "torch.compile"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from torchcompile_doctor.report import RunEnvironment
+from torchcompile_doctor.model.report import RunEnvironment
 
 _LIBRARY_MARKERS = ("/site-packages/", "/dist-packages/")
 # An absolute POSIX path starting a token (not the `//` or `/path` of a URL, not `a/b`, not `x / y`): it ends at

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 
-from torchcompile_doctor.report import Finding
+from torchcompile_doctor.model.findings import Verification, impact_figures
+from torchcompile_doctor.model.report import Finding
 
 # Terminal escape sequences (CSI and OSC), then the control characters XML 1.0 forbids (and DEL): none belong in
 # any output, whether a terminal would obey them or a CI reader would reject them.
@@ -54,24 +55,42 @@ def _percent(share: float) -> str:
 
 def finding_figures(finding: Finding, total_compile_seconds: float) -> str:
     """The figures that ranked a finding, as the terminal's `figures:` line says them."""
-    impact = finding.impact
+    figures = impact_figures(finding.impact)
     parts = []
-    if impact.get("occurrences", 0) > 1 or finding.kind in ("graph_break", "frame_skipped"):
-        parts.append(f"{impact.get('occurrences', finding.count)} occurrence(s)")
-    if "compiles" in impact:
-        parts.append(f"in {impact['compiles']} compile(s)")
-    if impact.get("recompiles"):
-        parts.append(f"{impact['recompiles']} recompile(s)")
-    if impact.get("recompiles_caused"):
-        parts.append(f"{impact['recompiles_caused']} recompile(s) caused")
-    if impact.get("compile_seconds"):
-        seconds = impact["compile_seconds"]
+    occurrences = figures.occurrences if figures.occurrences is not None else finding.count
+    if (figures.occurrences or 0) > 1 or finding.kind in ("graph_break", "frame_skipped"):
+        parts.append(f"{occurrences} occurrence(s)")
+    if figures.compiles is not None:
+        parts.append(f"in {figures.compiles} compile(s)")
+    if figures.recompiles:
+        parts.append(f"{figures.recompiles} recompile(s)")
+    if figures.recompiles_caused:
+        parts.append(f"{figures.recompiles_caused} recompile(s) caused")
+    if seconds := figures.compile_seconds:
         share = ""
         if total_compile_seconds:
             share = f" ({_percent(seconds / total_compile_seconds)} of the run's compile time)"
         parts.append(f"{seconds:.2f} s compiling{share}")
-    if impact.get("saved_seconds"):  # not spent in this run: no share of its compile time
-        parts.append(f"{impact['saved_seconds']:.2f} s of compiling saved by {impact['hits']} cache hit(s)")
-    if impact.get("limit"):
-        parts.append(f"limit {impact['limit']}")
+    if figures.saved_seconds:  # not spent in this run: no share of its compile time
+        parts.append(f"{figures.saved_seconds:.2f} s of compiling saved by {figures.hits} cache hit(s)")
+    if figures.limit:
+        parts.append(f"limit {figures.limit}")
     return " · ".join(parts)
+
+
+def summary_line(verified: Verification) -> str:
+    """`graph breaks 1 → 0, recompiles 2 → 0, graphs 5 → 1, compile 1.22 s → 0.41 s; the target ran OK`."""
+    if verified.after is None:
+        return f"{verified.change}: not measured ({verified.error or 'the re-run failed'})"
+    before, after = verified.before, verified.after
+    counts = (
+        ("graph breaks", before.graph_breaks, after.graph_breaks),
+        ("recompiles", before.recompiles, after.recompiles),
+        ("graphs", before.graphs, after.graphs),
+        ("recompile-limit hits", before.recompile_limit_hits, after.recompile_limit_hits),
+        ("compile failures", before.compile_failures, after.compile_failures),
+    )
+    changes = [f"{label} {was} → {now}" for label, was, now in counts if was or now]
+    changes.append(f"compile {before.compile_time_s:.2f} s → {after.compile_time_s:.2f} s")
+    ran = "the target ran OK" if verified.ok else "the target FAILED with this change"
+    return f"{verified.effect}: {', '.join(changes)}; {ran}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from torchcompile_doctor.model.report import Finding, Report
 from torchcompile_doctor.renderers._annotations import (
     annotation_site,
     display_path,
@@ -12,7 +13,6 @@ from torchcompile_doctor.renderers._annotations import (
 )
 from torchcompile_doctor.renderers._text import clean, plural
 from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
-from torchcompile_doctor.report import Finding, Report
 
 TOOL = "torchcompile-doctor"
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import jinja2
 from markupsafe import Markup, escape
 
+from torchcompile_doctor.model.report import Report, rank_list
 from torchcompile_doctor.renderers._html_tables import (
     GraphRow,
     GuardTable,
@@ -29,7 +30,6 @@ from torchcompile_doctor.renderers._html_view import FindingView, Tally, finding
 from torchcompile_doctor.renderers._shareable import Shareable
 from torchcompile_doctor.renderers._text import NO_FINDINGS, finding_figures
 from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
-from torchcompile_doctor.report import Report, rank_list
 
 
 @jinja2.pass_context

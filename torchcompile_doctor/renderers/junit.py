@@ -5,6 +5,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Sequence
 
+from torchcompile_doctor.model.gate import GateResult
+from torchcompile_doctor.model.report import Finding, Report
 from torchcompile_doctor.renderers._annotations import (
     annotation_site,
     display_path,
@@ -15,7 +17,6 @@ from torchcompile_doctor.renderers._annotations import (
 )
 from torchcompile_doctor.renderers._text import clean
 from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
-from torchcompile_doctor.report import Finding, GateResult, Report
 
 CLASS_PREFIX = "torchcompile-doctor"
 HEALTH_CASE = "torch.compile health"

@@ -5,10 +5,11 @@ from __future__ import annotations
 import html
 import re
 
+from torchcompile_doctor.model.gate import GateResult
+from torchcompile_doctor.model.report import Finding, Report, rank_list
 from torchcompile_doctor.renderers._compile_time_text import compile_time_lines
-from torchcompile_doctor.renderers._text import NOT_RECORDED, clean_for_display, no_findings, torch_label
+from torchcompile_doctor.renderers._text import NOT_RECORDED, clean_for_display, no_findings, summary_line, torch_label
 from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
-from torchcompile_doctor.report import Finding, GateResult, Report, rank_list
 
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 
@@ -62,8 +63,6 @@ def _finding(finding: Finding, gate: GateResult | None = None, all_ranks: tuple 
     if finding.fix:
         lines += ["", f"**Fix:** {_escape(finding.fix.summary)}"]
         if finding.fix.verified:
-            from torchcompile_doctor.rules.experiments import summary_line
-
             lines += [
                 "",
                 f"**Verified** ({_code(finding.fix.verified.change)}): {_escape(summary_line(finding.fix.verified))}",
@@ -105,9 +104,9 @@ def _rank_table(report: Report) -> list[str]:
     ]
     for row in report.rank_table:
         lines.append(
-            f"| {row.get('rank')} | {row.get('graphs', 0)} | {row.get('graph_breaks', 0)} | {row.get('recompiles', 0)} "
-            f"| {row.get('compile_failures', 0)} | {row.get('compile_time_s', 0.0):.2f} s | {row.get('ddp_splits', 0)} "
-            f"| {_escape(str(row.get('target_status')))} | {_escape(str(row.get('log')))} |"
+            f"| {row.rank} | {row.graphs} | {row.graph_breaks} | {row.recompiles} "
+            f"| {row.compile_failures} | {row.compile_time_s:.2f} s | {row.ddp_splits} "
+            f"| {_escape(str(row.target_status))} | {_escape(str(row.log))} |"
         )
     return lines + [""]
 
@@ -131,7 +130,7 @@ def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
     compile_time = compile_time_lines(report.compile_time)
     if compile_time:
         lines += [f"- {_escape(line)}" for line in compile_time] + [""]
-    all_ranks = tuple(row.get("rank") for row in report.rank_table)
+    all_ranks = tuple(row.rank for row in report.rank_table)
     if len(all_ranks) > 1:
         lines += _rank_table(report)
     if report.gate is not None:

@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from pathlib import PurePath
 from urllib.parse import quote
 
+from torchcompile_doctor.model.json import to_json
+from torchcompile_doctor.model.report import Finding, Location, Report
 from torchcompile_doctor.renderers._annotations import (
     SEVERITY_LEVEL,
     annotation_site,
@@ -19,7 +21,6 @@ from torchcompile_doctor.renderers._annotations import (
 )
 from torchcompile_doctor.renderers._text import clean
 from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
-from torchcompile_doctor.report import Finding, Location, Report
 from torchcompile_doctor.rules import Rule, load_catalogue
 from torchcompile_doctor.rules.rule_page import GB_PAGE, rule_page
 
@@ -227,10 +228,10 @@ def _run(report: Report, base_dir: str | None) -> dict:
         "torchVersion": report.torch_version,
         "targetStatus": report.target_status,
         "targetExitCode": report.target_exit_code,
-        "summary": report.summary.as_dict(),
+        "summary": to_json(report.summary),
     }
     if report.gate is not None:
-        properties["gate"] = report.gate.as_dict()
+        properties["gate"] = to_json(report.gate)
     run["properties"] = properties
     return run
 

@@ -7,16 +7,18 @@ import io
 from rich.console import Console
 from rich.text import Text as _RichText
 
+from torchcompile_doctor.model.gate import GateResult
+from torchcompile_doctor.model.report import Finding, Fix, Location, Report, rank_list
 from torchcompile_doctor.renderers._compile_time_text import compile_time_lines
 from torchcompile_doctor.renderers._text import (
     clean_for_display,
     finding_figures,
     no_findings,
+    summary_line,
     target_line,
     torch_label,
 )
 from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
-from torchcompile_doctor.report import Finding, Fix, GateResult, Location, Report, rank_list
 
 
 def Text(text: str = "", style: str = "") -> _RichText:  # noqa: N802 - a drop-in for rich's Text
@@ -49,8 +51,6 @@ def _fix(console: Console, fix: Fix) -> None:
                 prefix = f"     {label + ':':8}" if i == 0 else " " * 14
                 console.print(Text(prefix + line, style="red" if label == "before" else "green"))
     if fix.verified:
-        from torchcompile_doctor.rules.experiments import summary_line
-
         style = "green" if fix.verified.effect == "fixed" else "yellow"
         console.print(Text(f"   verified: {fix.verified.change}", style="bold " + style))
         console.print(Text(f"     {summary_line(fix.verified)}", style=style))
@@ -58,7 +58,7 @@ def _fix(console: Console, fix: Fix) -> None:
 
 def _finding(console: Console, finding: Finding, report: Report) -> None:
     gate = report.gate
-    all_ranks = tuple(row.get("rank") for row in report.rank_table)
+    all_ranks = tuple(row.rank for row in report.rank_table)
     header = Text(f"#{finding.rank} ")
     header.append(f" {finding.severity.upper()} ", style=_STYLE.get(finding.severity, ""))
     header.append(f" {finding.code} ", style="bold")
@@ -139,14 +139,15 @@ def _guards(console: Console, report: Report) -> None:
                 console.print(Text(f"      changed from the previous entry: {change}", style="yellow"))
         if frame.overhead:
             o = frame.overhead
-            if o.get("error"):
-                console.print(Text(f"    per call: not measured ({o['error']})", style="dim"))
+            if o.error:
+                console.print(Text(f"    per call: not measured ({o.error})", style="dim"))
             else:
-                share = max(0.0, o["compiled_us"] - o["skip_guards_us"]) / o["compiled_us"] if o["compiled_us"] else 0.0
+                skip = o.skip_guards_us or 0.0  # measured whenever there is no error
+                share = max(0.0, o.compiled_us - skip) / o.compiled_us if o.compiled_us else 0.0
                 console.print(
                     Text(
-                        f"    per call: compiled {o['compiled_us']:.1f} µs · guards skipped "
-                        f"{o['skip_guards_us']:.1f} µs · eager {o['eager_us']:.1f} µs · "
+                        f"    per call: compiled {o.compiled_us:.1f} µs · guards skipped "
+                        f"{o.skip_guards_us:.1f} µs · eager {o.eager_us:.1f} µs · "
                         f"guards ≈ {share:.0%} of the call",
                         style="bold",
                     )
@@ -160,12 +161,12 @@ def _rank_table(console: Console, report: Report) -> None:
     console.print(Text(head + f"{'ddp splits':>10}  {'target':<11}  log", style="bold"))
     for row in report.rank_table:
         line = (
-            f"  {row.get('rank', '?'):>5}  {row.get('graphs', 0):>6}  {row.get('graph_breaks', 0):>6}  "
-            f"{row.get('recompiles', 0):>10}  {row.get('compile_failures', 0):>8}  "
-            f"{row.get('compile_time_s', 0.0):>7.2f} s  {row.get('ddp_splits', 0):>10}  "
-            f"{row.get('target_status', '?'):<11}  {row.get('log', '?')}"
+            f"  {row.rank:>5}  {row.graphs:>6}  {row.graph_breaks:>6}  "
+            f"{row.recompiles:>10}  {row.compile_failures:>8}  "
+            f"{row.compile_time_s:>7.2f} s  {row.ddp_splits:>10}  "
+            f"{row.target_status:<11}  {row.log}"
         )
-        console.print(Text(line, style="yellow" if row.get("log") != "complete" else ""))
+        console.print(Text(line, style="yellow" if row.log != "complete" else ""))
     console.print()
 
 
@@ -205,7 +206,7 @@ def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
     for line in compile_time_lines(report.compile_time):
         console.print(Text(line, style="dim"))
     console.print()
-    all_ranks = tuple(row.get("rank") for row in report.rank_table)
+    all_ranks = tuple(row.rank for row in report.rank_table)
     if len(all_ranks) > 1:
         _rank_table(console, report)
     if report.gate is not None:

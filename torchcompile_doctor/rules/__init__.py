@@ -13,7 +13,8 @@ from pathlib import Path
 import yaml
 
 from torchcompile_doctor.events.model import CudagraphSkipReason
-from torchcompile_doctor.report import KINDS, SEVERITIES, Kind
+from torchcompile_doctor.experiments.experiment import Experiment, ExperimentError, filled, parse_experiment
+from torchcompile_doctor.model.report import KINDS, SEVERITIES, Kind
 
 CATALOGUE = Path(__file__).resolve().parent / "catalogue.yaml"
 _CODE = re.compile(r"^TCD[1-6]\d\d$")
@@ -96,22 +97,8 @@ class Wording:
     fix: str
     needs: tuple[str, ...] = ()
     origins: tuple[str, ...] = ("third_party", "torch")
-    experiment: dict | None = None
+    experiment: Experiment | None = None
     rewrite: bool = True  # keep the rule's rewrite of the user's line (on the user's own line only)
-
-
-_PLACEHOLDER = re.compile(r"\{(\w+)\}")
-
-
-def _filled(value: object, facts: dict) -> object:
-    """An experiment with its `{fact}` placeholders filled (a placeholder with no fact stays)."""
-    if isinstance(value, str):
-        return _PLACEHOLDER.sub(lambda m: str(facts[m[1]]) if facts.get(m[1]) else m[0], value)
-    if isinstance(value, list):
-        return [_filled(v, facts) for v in value]
-    if isinstance(value, dict):
-        return {k: _filled(v, facts) for k, v in value.items()}
-    return value
 
 
 @dataclass(frozen=True)
@@ -130,7 +117,7 @@ class Rule:
     transform: str | None = None
     docs_url: str | None = None
     explanation: tuple[tuple[str, object], ...] = ()
-    experiment: dict | None = None  # {config: {dynamo config key: value}, compile: {torch.compile kwarg: value}}
+    experiment: Experiment | None = None  # a change --try-fixes measures (experiments/experiment.py)
     detector: str = ""  # the detector that reports it (analysis/detectors/__init__.py lists them)
     params: dict = field(default_factory=dict)  # that detector's thresholds for this rule
     wordings: tuple[Wording, ...] = ()  # how it speaks about a package's or torch's line, first usable wins
@@ -173,10 +160,8 @@ class Rule:
             experiment = wording.experiment if wording.experiment is not None else self.experiment
             transform = rule.transform if wording.rewrite else None
             rule = replace(rule, why=wording.why, fix=wording.fix, experiment=experiment, transform=transform)
-        if rule.experiment:
-            filled = _filled(rule.experiment, facts)
-            known = isinstance(filled, dict) and not _PLACEHOLDER.search(str(filled))
-            rule = replace(rule, experiment=filled if known and isinstance(filled, dict) else None)
+        if rule.experiment is not None:
+            rule = replace(rule, experiment=filled(rule.experiment, facts.get))
         return rule
 
 
@@ -248,14 +233,13 @@ def _match(entry: dict, where: str) -> Match:
         raise CatalogueError(f"{where}: bad pattern: {error}") from None
 
 
-def _check_experiment(experiment: object, where: str) -> None:
-    if experiment is None:
-        return
-    if not isinstance(experiment, dict) or not experiment or set(experiment) - {"config", "compile", "mark_dynamic"}:
-        raise CatalogueError(f"{where}: experiment must map `config` and/or `compile` to settings")
-    for part in experiment.values():
-        if not isinstance(part, dict) or not part:
-            raise CatalogueError(f"{where}: experiment settings must be a non-empty mapping")
+def _experiment(raw: object, where: str) -> Experiment | None:
+    if raw is None:
+        return None
+    try:
+        return parse_experiment(raw, where)
+    except ExperimentError as error:
+        raise CatalogueError(str(error)) from None
 
 
 def _wordings(entry: dict, where: str) -> tuple[Wording, ...]:
@@ -268,14 +252,13 @@ def _wordings(entry: dict, where: str) -> tuple[Wording, ...]:
         origins = _tuple(raw.get("origins"), where) or Wording.origins
         if set(origins) - set(ORIGINS):
             raise CatalogueError(f"{where}: unknown origin in a wording: {origins}")
-        _check_experiment(raw.get("experiment"), where)
         wordings.append(
             Wording(
                 why=" ".join(raw["why"].split()),
                 fix=" ".join(raw["fix"].split()),
                 needs=_tuple(raw.get("needs"), where),
                 origins=origins,
-                experiment=raw.get("experiment"),
+                experiment=_experiment(raw.get("experiment"), where),
                 rewrite=bool(raw.get("rewrite", True)),
             )
         )
@@ -291,8 +274,7 @@ def _rule(entry: object, index: int) -> Rule:
         raise CatalogueError(f"{where}: code must look like TCD101")
     _check_fields(entry, where)
     match = _match(entry, where)
-    experiment = entry.get("experiment")
-    _check_experiment(experiment, where)
+    experiment = _experiment(entry.get("experiment"), where)
     detector, params = entry.get("detector"), entry.get("params") or {}
     if not isinstance(detector, str) or not detector.strip():
         raise CatalogueError(f"{where}: missing detector")

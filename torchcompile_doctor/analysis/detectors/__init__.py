@@ -19,7 +19,7 @@ from torchcompile_doctor.analysis.detectors import (
     recompiles,
 )
 from torchcompile_doctor.analysis.index import AnalysisIndex
-from torchcompile_doctor.report import Finding
+from torchcompile_doctor.model.report import Finding
 from torchcompile_doctor.rules import Rule
 
 Detector = Callable[[AnalysisIndex, Sequence[Rule]], list[Finding]]

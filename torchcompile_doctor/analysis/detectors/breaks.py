@@ -17,24 +17,15 @@ from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.graph_break_registry import RegistryEntry
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import GraphBreak, StackFrame
-from torchcompile_doctor.finding_data import BreakEvidence, BreakImpact
-from torchcompile_doctor.report import Finding, Location
+from torchcompile_doctor.model.findings import BreakEvidence, BreakImpact
+from torchcompile_doctor.model.report import Finding, Location
 from torchcompile_doctor.rules import Rule, rule_for_break
 from torchcompile_doctor.rules.fixes import code_only
 from torchcompile_doctor.rules.rule_page import gb_page
 
 _POLYFILLS = "/torch/_dynamo/polyfills/"
-_TRACEBACK = "\nTraceback (most recent call last):"
-_LOGGER_METHOD = re.compile(r"method: <Logger (?P<logger>[\w.]+)[^>]*>\.(?P<method>\w+)")
 _LOGGING_MODULE = "/logging/__init__.py"
 _STDLIB_LOGGER_METHODS = {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log"}
-_RAISED = re.compile(r"raised exception (?P<exception>\w+\(.*\))\s*$", re.MULTILINE)
-# A call to a function Dynamo skips (GB0007: "the function `f` in file `...`"; GB0008, inlining: "qualname: f,
-# name: ..., filename: `...`").
-_SKIPPED = (
-    re.compile(r"the function `(?P<function>[^`]+)` in file `(?P<file>[^`]+)`"),
-    re.compile(r"qualname: (?P<function>[^,\s]+), name: \w+, filename: `(?P<file>[^`]+)`"),
-)
 
 # torch/_dynamo/graph_break_hints.py's classes, in words.
 _HINT_CLASS_WORDS = {
@@ -56,22 +47,22 @@ def outside_polyfills(record: GraphBreak) -> GraphBreak:
     return replace(record, file=frame.file, line=frame.line) if frame else record
 
 
-def _logger_facts(text: str, inside_logging: str | None) -> dict:
+def _logger_facts(logger_call: tuple[str, str] | None, inside_logging: str | None) -> dict:
     """For a `logging.Logger` break: the method, the logger, and how to name the method for
     `ignore_logging_functions` (a method a package adds to Logger, such as transformers' `warning_once`,
     exists once that package is imported: the experiment imports it first). `inside_logging`: the Logger
     method whose frame the break is in, for a break inside the logging module itself (`Logger.info` calling
     `self.isEnabledFor`): the method to ignore is the one called, not the one it calls (which returns a value)."""
-    found = _LOGGER_METHOD.search(text)
-    if found is None:
+    if logger_call is None:
         return {}
-    method, package = inside_logging or found["method"], found["logger"].split(".")[0]
+    logger, called = logger_call
+    method, package = inside_logging or called, logger.split(".")[0]
     if method not in _STDLIB_LOGGER_METHODS and method.startswith(("is", "get", "_")):
-        return {"logger": found["logger"]}  # not a call that logs: ignoring it would change the program
+        return {"logger": logger}  # not a call that logs: ignoring it would change the program
     function = f"logging.Logger.{method}"
     added_by = None if method in _STDLIB_LOGGER_METHODS else package
     return {
-        "logger": found["logger"],
+        "logger": logger,
         "logger_method": method,
         "logger_function": function,
         "logger_function_ref": f"{added_by}:{function}" if added_by else function,
@@ -95,24 +86,24 @@ def _owner(code: CodeMap, first: GraphBreak) -> tuple[StackFrame, str]:
     return (StackFrame(first.file, first.line, "?"), code.origin(first.file) or fallback)
 
 
-def _skipped_call(code: CodeMap, text: str) -> tuple[str, str | None, str | None, str]:
-    """For a call Dynamo skips: (the skipped function, whose code it is, its package, its file), from torch's text.
+def _skipped_call(code: CodeMap, record: GraphBreak) -> tuple[str, str | None, str | None, str]:
+    """For a call Dynamo skips: (the skipped function, whose code it is, its package, its file), as torch named it.
     A step called through an LR scheduler's wrapper names the wrapper's file, torch/optim/lr_scheduler.py."""
-    found = next((m for m in (pattern.search(text) for pattern in _SKIPPED) if m), None)
-    if found is None:
+    if record.skipped_call is None:
         return ("", None, None, "")
-    origin = code.origin(found["file"])
-    return (found["function"], origin, code.package_name(found["file"]) if origin != USER else None, found["file"])
+    function, file = record.skipped_call
+    origin = code.origin(file)
+    return (function, origin, code.package_name(file) if origin != USER else None, file)
 
 
-def _exception_facts(code: CodeMap, first: GraphBreak, text: str, site_source: str) -> dict:
+def _exception_facts(code: CodeMap, first: GraphBreak, site_source: str) -> dict:
     """The exception torch saw raised, and the argument the line used while it was None (left out by the
     caller: `attention_mask[:, None]` with `attention_mask=None`)."""
-    raised = _RAISED.search(text)
+    raised = first.raised_call
     if raised is None:
         return {}
-    facts: dict = {"exception": raised["exception"]}
-    if "NoneType" in raised["exception"]:
+    facts: dict = {"exception": raised}
+    if "NoneType" in raised:
         parameters = code.defs.none_default_parameters(first.file, first.line)
         used = [p for p in parameters if re.search(rf"(?<![\w.]){re.escape(p)}\s*[\[.(]", site_source)]
         facts["none_argument"] = used[0] if used else None
@@ -156,7 +147,7 @@ class BreakSite:
     @classmethod
     def of(cls, index: AnalysisIndex, records: list[GraphBreak]) -> BreakSite:
         first = outside_polyfills(records[0])
-        text = first.raw.split(_TRACEBACK)[0]
+        text = first.message
         site_frame = next(
             (f for f in reversed(first.user_stack) if f.file == first.file and f.line == first.line), None
         )
@@ -202,7 +193,7 @@ class BreakSite:
             name = self.index.code.user_function_name(owner.file, owner.function, owner.line)
             location = self.index.location(owner.file, owner.line, name)
         site_source = code_only(location.source or "")
-        skipped = _skipped_call(self.index.code, self.text)
+        skipped = _skipped_call(self.index.code, first)
         return {
             "where": self.change_at.where,
             "source": code_only(self.change_at.source or ""),
@@ -222,8 +213,8 @@ class BreakSite:
             "skipped_function": skipped[0] or None,
             "skipped_library": skipped[2],
             "scheduler_wrapped_step": skipped[0] if skipped[3].endswith("/torch/optim/lr_scheduler.py") else None,
-            **_logger_facts(self.text, self.function if first.file.endswith(_LOGGING_MODULE) else None),
-            **_exception_facts(self.index.code, self.first, self.text, site_source),
+            **_logger_facts(first.logger_call, self.function if first.file.endswith(_LOGGING_MODULE) else None),
+            **_exception_facts(self.index.code, self.first, site_source),
         }
 
     def fields(self, rule: Rule, facts: dict) -> dict:
@@ -267,7 +258,7 @@ class BreakSite:
             self.text,
             origin=self.origin,
             owner_file=self.owner[0].file,
-            skipped_origin=_skipped_call(self.index.code, self.text)[1],
+            skipped_origin=_skipped_call(self.index.code, self.first)[1],
         )
         return matched.worded_for(self.origin, self.facts())
 

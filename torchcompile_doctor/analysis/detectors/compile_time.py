@@ -12,16 +12,17 @@ from dataclasses import replace
 from torchcompile_doctor.analysis.compiled_frames import frame_view
 from torchcompile_doctor.analysis.findings import finding_from_rule, unique
 from torchcompile_doctor.analysis.index import AnalysisIndex
-from torchcompile_doctor.compile_time import CompileTime, FrameCompileTime
 from torchcompile_doctor.events.model import CompileId, OutputGraph
-from torchcompile_doctor.finding_data import (
+from torchcompile_doctor.experiments.experiment import CarriedCache, Regional
+from torchcompile_doctor.model.compile_time import CompileTime, FrameCompileTime
+from torchcompile_doctor.model.findings import (
     CacheEvidence,
     CacheSavedImpact,
     CompilePhaseEvidence,
     CompileTimeImpact,
     RepeatedBlockEvidence,
 )
-from torchcompile_doctor.report import Finding
+from torchcompile_doctor.model.report import Finding
 from torchcompile_doctor.rules import Rule
 
 
@@ -109,7 +110,7 @@ def _repeated_block_finding(rule, index, frame, compile_, block) -> Finding:
     if finding.fix is None:
         return finding
     # measured by --try-fixes: each block compiled on its own instead of the whole model
-    experiment = {"regional": {"module_list": module_list, "block": block_name}}
+    experiment = Regional(module_list=module_list, block=block_name)
     return replace(finding, fix=replace(finding.fix, experiment=experiment))
 
 
@@ -164,9 +165,9 @@ def dominant_phase(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]
 def _cache_evidence(data: CompileTime) -> CacheEvidence:
     return CacheEvidence(
         compile_ids=[c.compile_id for f in data.frames for c in f.compiles],
-        cache={name: counts.as_dict() for name, counts in data.cache_totals().items()},
-        saved_s=round(data.cache_saved_s, 3),
-        miss_reasons=list(data.miss_reasons),
+        cache=data.cache_totals(),
+        saved_s=round(data.cache.saved_s, 3),
+        miss_reasons=list(data.cache.miss_reasons),
     )
 
 
@@ -201,24 +202,24 @@ def cold_cache(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
     if finding.fix is None:
         return [finding]
     # measured by --try-fixes: a first run saves the artifacts, a second one on an empty cache loads them
-    return [replace(finding, fix=replace(finding.fix, experiment={"cache_artifacts": {"carry": True}}))]
+    return [replace(finding, fix=replace(finding.fix, experiment=CarriedCache()))]
 
 
 def warm_cache(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
     """TCD604: cache hits made this run's compile cheaper than a fresh machine's."""
     (rule,) = rules
     data = index.compile_time
-    if data is None or data.cache_saved_s < rule.params.get("min_saved_s", 1.0):
+    if data is None or data.cache.saved_s < rule.params.get("min_saved_s", 1.0):
         return []
     hits = sum(counts.hits for counts in data.cache_totals().values())
     return [
         finding_from_rule(
             rule,
             location=_heaviest(index, data),
-            facts={"saved": f"{data.cache_saved_s:.1f}", "seconds": f"{data.total_s:.1f}", "hits": hits},
+            facts={"saved": f"{data.cache.saved_s:.1f}", "seconds": f"{data.total_s:.1f}", "hits": hits},
             identity="run",
             count=hits,
-            impact=CacheSavedImpact(saved_seconds=round(data.cache_saved_s, 3), hits=hits),
+            impact=CacheSavedImpact(saved_seconds=round(data.cache.saved_s, 3), hits=hits),
             evidence=_cache_evidence(data),
         )
     ]

@@ -21,14 +21,14 @@ from torchcompile_doctor.events.model import (
     StackFrame,
     WarningKind,
 )
-from torchcompile_doctor.finding_data import (
+from torchcompile_doctor.model.findings import (
     CudagraphCallsEvidence,
     CudagraphSizesEvidence,
     CudagraphSkipEvidence,
     OccurrencesImpact,
     OverwrittenEvidence,
 )
-from torchcompile_doctor.report import Finding, Location
+from torchcompile_doctor.model.report import Finding, Location
 from torchcompile_doctor.rules import Rule, rule_for_cudagraph_reason
 
 

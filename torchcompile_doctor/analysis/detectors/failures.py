@@ -5,17 +5,15 @@ would have (the break rule its text matches)."""
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Sequence
 
 from torchcompile_doctor.analysis.code import THIRD_PARTY, USER
-from torchcompile_doctor.analysis.detectors.recompiles import GB_LINK, LIMIT_MARKERS
 from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import CompilationMetrics
-from torchcompile_doctor.finding_data import CompilesImpact, FailureEvidence
-from torchcompile_doctor.report import Finding
+from torchcompile_doctor.model.findings import CompilesImpact, FailureEvidence
+from torchcompile_doctor.model.report import Finding
 from torchcompile_doctor.rules import Rule, rule_for_break, rule_for_text
 
 # Compiles that end without a graph on purpose (nothing to trace, skipped files): not failures.
@@ -23,12 +21,11 @@ _BENIGN_FAIL_TYPES = {"SkipFrame", "SkipCodeRecursiveException", "ResetRequired"
 
 
 def _is_failure(metrics: CompilationMetrics, break_ids: set) -> bool:
-    reason = (metrics.fail_reason or "").lower()
     return bool(
         metrics.fail_type
         and metrics.fail_type not in _BENIGN_FAIL_TYPES
         and metrics.compile_id not in break_ids
-        and not any(marker in reason for marker in LIMIT_MARKERS)
+        and not metrics.hit_recompile_limit
     )
 
 
@@ -55,13 +52,11 @@ def _failure_finding(
     function = "?"
     if metrics.co_filename == file and metrics.co_name:
         function = index.code.user_function_name(file, metrics.co_name, metrics.co_firstlineno or line)
-    ids = GB_LINK.findall(metrics.fail_reason or "")
-    explanation = re.search(r"Explanation: (.+)", metrics.fail_reason or "")
     fullgraph_hint = (
         "; if graph breaks are acceptable there, drop `fullgraph=True`" if metrics.fail_type == "Unsupported" else ""
     )
     known = index.registry.lookup(gb_type)
-    gb_id = f"GB{ids[0]}" if ids else (known.gb_id if known else None)
+    gb_id = metrics.fail_gb_id or (known.gb_id if known else None)
     code = index.code
     origin = code.origin(file) or (THIRD_PARTY if code.is_library(file) else USER)
     as_break = rule_for_break(gb_id, gb_type, metrics.fail_reason or "", origin=origin, owner_file=file)
@@ -75,7 +70,7 @@ def _failure_finding(
         category=as_break.category,
         origin=origin,
         count=len(items),
-        torch_says=explanation.group(1) if explanation else None,
+        torch_says=metrics.fail_explanation,
         impact=CompilesImpact(compiles=len(items)),
         evidence=FailureEvidence(
             compile_ids=sorted(str(m.compile_id) for m in items),

@@ -7,7 +7,6 @@ location, GB id, category and fix."""
 from __future__ import annotations
 
 import ast
-import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -17,20 +16,15 @@ from torchcompile_doctor.analysis.findings import fill, finding_from_rule
 from torchcompile_doctor.analysis.function_defs import RESUME
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import CompilationMetrics, GraphBreak, StackFrame
-from torchcompile_doctor.finding_data import FallbackImpact, SkippedFrame
-from torchcompile_doctor.report import Finding, Fix
+from torchcompile_doctor.model.findings import FallbackImpact, SkippedFrame
+from torchcompile_doctor.model.report import Finding, Fix
 from torchcompile_doctor.rules import Rule
 
 # What torch raises when it gives up on a whole frame at a graph break (not a backend error, not the limit).
 _SKIP_FAIL_TYPES = frozenset({"Unsupported", "UserError"})
 _COMPREHENSIONS = frozenset({"<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>"})
 _GRAPH_BREAK_IN_LOOP = "GB7000"  # torch's "graph break in loop": the frame is skipped because the break is in a loop
-# The frame torch names in its own words (GB7000's context, convert_frame's skip message).
-_NAMED_BY_TORCH = re.compile(
-    r"(?:frame skipped: |skip tracing the frame )(?P<name>[^\s(]+) \((?P<file>.+?) line (?P<line>\d+)\)"
-)
 _OBSERVED_EXCEPTION = "Observed exception"  # torch traced an exception that leaves the frame
-_RAISED = re.compile(r"raised exception (?P<exception>[^\n]+)")
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _TRIES = (ast.Try,) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
@@ -91,8 +85,8 @@ def _named_by_torch(index: AnalysisIndex, records: list[GraphBreak]) -> list[_Sk
     """A log without compilation_metrics: the frames torch's skip messages name."""
     skips: list[_Skip] = []
     for record in records:
-        for match in _NAMED_BY_TORCH.finditer(record.raw):
-            file, line, name = match["file"], int(match["line"]), match["name"]
+        for named in record.named_skips:
+            file, line, name = named.file, named.line, named.function
             frame = SkippedFrame(index.function_name(file, name, line), file, line)
             if all(s.frame != frame for s in skips):
                 skips.append(_Skip(frame, name, record))
@@ -118,7 +112,14 @@ def _fallback_finding(index: AnalysisIndex, rule: Rule, records: list[GraphBreak
     fields = site.fields(site.rule, facts)
     impact = fields.pop("impact")
     eager_lines = sum(_size(index, s) for s in skips)
-    fields["impact"] = FallbackImpact(**impact, frames_skipped=len(skips), eager_lines=eager_lines)
+    fields["impact"] = FallbackImpact(
+        occurrences=impact.occurrences,
+        compiles=impact.compiles,
+        recompiles_caused=impact.recompiles_caused,
+        compile_seconds=impact.compile_seconds,
+        frames_skipped=len(skips),
+        eager_lines=eager_lines,
+    )
     finding = finding_from_rule(rule, skipped_frames=tuple(s.frame for s in skips), **fields)
     assert finding.fix is not None and break_finding.fix is not None  # every rule has a fix
     fix = break_finding.fix
@@ -201,8 +202,7 @@ def _said_by_torch(index: AnalysisIndex, skip: _Skip, blocks: list[ast.stmt], li
         statement = index.code.source_line(skip.frame.file, loop.lineno) or "for"
         return "loop", {"line": loop.lineno, "statement": statement}
     if record.gb_type.startswith(_OBSERVED_EXCEPTION):
-        raised = _RAISED.search(record.raw)
-        return "exception", {"exception": raised["exception"] if raised else "an exception"}
+        return "exception", {"exception": record.raised or "an exception"}
     return None
 
 

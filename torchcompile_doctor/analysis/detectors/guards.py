@@ -12,7 +12,7 @@ from torchcompile_doctor.analysis.findings import finding_from_rule, unique
 from torchcompile_doctor.analysis.guards import readable
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import Guard
-from torchcompile_doctor.finding_data import (
+from torchcompile_doctor.model.findings import (
     CompileIdsEvidence,
     GuardCountEvidence,
     GuardCountImpact,
@@ -21,7 +21,7 @@ from torchcompile_doctor.finding_data import (
     SteadyValuesEvidence,
     SteadyValuesImpact,
 )
-from torchcompile_doctor.report import Finding
+from torchcompile_doctor.model.report import Finding
 from torchcompile_doctor.rules import Rule
 
 _SHAPE_TERM = re.compile(r"\.(size|stride)\(\)\[\d+\]|\.storage_offset\(\)")
@@ -90,13 +90,17 @@ def guard_overhead(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]
     findings = []
     for frame in index.guard_frames:
         overhead = frame.overhead
-        if not overhead or not overhead.get("compiled_us") or overhead.get("skip_guards_us") is None:
+        if not overhead or not overhead.compiled_us or overhead.skip_guards_us is None:
             continue
-        guard_us = max(0.0, overhead["compiled_us"] - overhead["skip_guards_us"])
-        share = guard_us / overhead["compiled_us"]
+        guard_us = max(0.0, overhead.compiled_us - overhead.skip_guards_us)
+        share = guard_us / overhead.compiled_us
         if share < rule.params["min_share"]:
             continue
-        facts = {key: f"{overhead[key]:.1f}" for key in ("compiled_us", "skip_guards_us", "eager_us")}
+        facts = {
+            "compiled_us": f"{overhead.compiled_us:.1f}",
+            "skip_guards_us": f"{overhead.skip_guards_us:.1f}",
+            "eager_us": f"{overhead.eager_us:.1f}",
+        }
         findings.append(
             finding_from_rule(
                 rule,

@@ -11,8 +11,8 @@ from torchcompile_doctor.analysis.compiled_frames import compiled_frame
 from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import CompileId, DdpSplit, PerfHint
-from torchcompile_doctor.finding_data import DdpSplitEvidence, DdpSplitImpact, OccurrencesImpact, PerfHintEvidence
-from torchcompile_doctor.report import Finding, Location
+from torchcompile_doctor.model.findings import DdpSplitEvidence, DdpSplitImpact, OccurrencesImpact, PerfHintEvidence
+from torchcompile_doctor.model.report import Finding, Location
 from torchcompile_doctor.rules import Rule, rule_for_text
 
 _SHORT = 100  # a hint's message in the title, at most

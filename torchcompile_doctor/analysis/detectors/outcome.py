@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 from torchcompile_doctor.analysis.code import USER
 from torchcompile_doctor.analysis.findings import fill, finding_from_rule
-from torchcompile_doctor.analysis.index import AnalysisIndex, RunOutcome
-from torchcompile_doctor.events.model import BackendUse, StackFrame, TargetExit
-from torchcompile_doctor.finding_data import CompileCallsEvidence, TargetEvidence
-from torchcompile_doctor.report import Finding, TargetStatus
+from torchcompile_doctor.analysis.index import AnalysisIndex
+from torchcompile_doctor.events.model import BackendUse, RunOutcome, StackFrame, TargetExit
+from torchcompile_doctor.model.findings import CompileCallsEvidence, TargetEvidence
+from torchcompile_doctor.model.report import Finding, TargetStatus
 from torchcompile_doctor.rules import Rule
 
 

@@ -12,8 +12,8 @@ from torchcompile_doctor.analysis.compiled_frames import compiled_frame
 from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import CompileId, WarningKind
-from torchcompile_doctor.finding_data import OccurrencesImpact, Tf32Evidence
-from torchcompile_doctor.report import Finding, Location
+from torchcompile_doctor.model.findings import OccurrencesImpact, Tf32Evidence
+from torchcompile_doctor.model.report import Finding, Location
 from torchcompile_doctor.rules import Rule
 
 _MATMUL_OPS = ("aten.mm", "aten.addmm", "aten.bmm", "aten.baddbmm", "aten._scaled_dot_product")

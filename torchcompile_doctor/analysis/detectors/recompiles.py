@@ -6,7 +6,6 @@ come from different call sites or layers within one call is worded as such (boun
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -28,14 +27,19 @@ from torchcompile_doctor.analysis.recompile_context import (
     session_fingerprint,
     session_label,
 )
-from torchcompile_doctor.analysis.recompiles import GuardFailure, is_carried_value, parse_failure
+from torchcompile_doctor.events.guard_failures import GuardFailure
 from torchcompile_doctor.events.model import CompileId, Recompile, StackFrame
-from torchcompile_doctor.finding_data import LimitEvidence, LimitImpact, RecompileEvidence, RecompileImpact
-from torchcompile_doctor.report import Finding
+from torchcompile_doctor.experiments.experiment import MarkDynamic
+from torchcompile_doctor.model.findings import (
+    GuardSource,
+    LimitEvidence,
+    LimitImpact,
+    RecompileEvidence,
+    RecompileImpact,
+)
+from torchcompile_doctor.model.report import Finding
 from torchcompile_doctor.rules import Rule, rule_for_carried, rule_for_recompile, rules_for_detector
 
-GB_LINK = re.compile(r"/gb/gb(\d{4})\.html")
-LIMIT_MARKERS = ("recompile limit exceeded", "cache limit exceeded", "recompile_limit", "cache_size_limit")
 _AT_CALL = ("tensor_argument", "cast_at_call_site", "mark_dynamic")  # transforms whose fix edits the call
 
 _Key = tuple[int, str, int, str]  # (session, file, first line, co_name)
@@ -65,13 +69,9 @@ def recompile_groups(index: AnalysisIndex) -> list[RecompileGroup]:
         records[(session, file, line, co_name)].append(record)
     groups = {}
     for key, items in records.items():
-        parsed = tuple(enrich_failures(index, record, _parsed(record)) for record in items)
+        parsed = tuple(enrich_failures(index, record, record.guard_failures) for record in items)
         groups[key] = RecompileGroup(key, tuple(items), parsed)
     return list(_fold_resume_functions(groups).values())
-
-
-def _parsed(record: Recompile) -> tuple[GuardFailure, ...]:
-    return tuple(f for f in (parse_failure(text) for text in record.failures) if f is not None)
 
 
 def _fold_resume_functions(groups: dict[_Key, RecompileGroup]) -> dict[_Key, RecompileGroup]:
@@ -150,7 +150,7 @@ def _evidence(group: RecompileGroup, main: GuardFailure | None) -> RecompileEvid
     return RecompileEvidence(
         compile_ids=sorted(str(c) for c in group.compile_ids),
         guard_failures=[text.split("\n")[0] for record in group.records for text in record.failures[:1]],
-        guard_source=({"file": main.file, "line": main.line, "source": main.source} if main and main.file else None),
+        guard_source=GuardSource(main.file, main.line, main.source) if main and main.file else None,
         hint=main.hint if main else None,
     )
 
@@ -179,7 +179,7 @@ def _situation_rule(index: AnalysisIndex, group: RecompileGroup, root: Cause | N
 def _choose_rule(index: AnalysisIndex, group: RecompileGroup, root: Cause | None, special: _Special) -> tuple:
     """(rule, extra facts, change-line rewrite) for the group's root cause."""
     main = root.failures[0] if root else None
-    if main is not None and is_carried_value(main.variable):
+    if main is not None and main.carried:
         # a value that crossed a graph break: the break is the cause, and the carried-value rule says so
         return rule_for_carried(main.reason_class), _carried_facts(index, main, group.key[3], group.key[1]), True
     situation = _situation_rule(index, group, root, special)
@@ -246,12 +246,11 @@ def _with_mark_dynamic(
     finding: Finding, main: GuardFailure | None, function: tuple[str, int, str], variable: str
 ) -> Finding:
     """The precise experiment for a shape recompile: mark only the dimension that changed dynamic."""
-    dim = re.search(r"\[(\d+)\]$", main.variable if main else "?")
     file, line, name = function
-    if not dim or file == "?" or finding.fix is None:
+    if main is None or main.dim is None or file == "?" or finding.fix is None:
         return finding
-    mark = {"file": file, "line": line, "function": name, "variable": variable, "dim": int(dim.group(1))}
-    return replace(finding, fix=replace(finding.fix, experiment={"mark_dynamic": mark}))
+    mark = MarkDynamic(file=file, line=line, function=name, variable=variable, dim=main.dim)
+    return replace(finding, fix=replace(finding.fix, experiment=mark))
 
 
 def _library_facts(index: AnalysisIndex, group: RecompileGroup, through: StackFrame) -> dict:
@@ -316,7 +315,6 @@ def _with_notes(
 def _facts(name: str, root: Cause | None, group: RecompileGroup, changes: list[str]) -> dict:
     main = root.failures[0] if root else None
     variable = main.variable if main else "?"
-    dim = re.search(r"\[(\d+)\]$", variable)
     first_text = group.records[0].failures[0].split("\n")[0] if group.records and group.records[0].failures else ""
     facts = {
         "function": name,
@@ -324,7 +322,7 @@ def _facts(name: str, root: Cause | None, group: RecompileGroup, changes: list[s
         "values": "; ".join(changes) if changes else "a guard failed",
         "reason": main.guard.split("  # ")[0] if main else first_text,  # without torch's trailing comment
         "attribute": variable.removeprefix("self.") if root and root.reason_class == "module_attribute" else None,
-        "dim": dim.group(1) if dim else 0,
+        "dim": str(main.dim) if main and main.dim is not None else 0,
         "compiles": len({c.frame_compile_id for c in group.compile_ids} | {0}),  # the first entry too
     }
     facts["first_value"] = next((f.old for f in (root.failures if root else ()) if f.old), None)
@@ -373,8 +371,7 @@ def recompile_limit(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding
     (rule,) = rules
     findings = []
     for metrics in index.log.metrics:
-        reason = metrics.fail_reason or ""
-        if not any(marker in reason.lower() for marker in LIMIT_MARKERS):
+        if not metrics.hit_recompile_limit:
             continue
         function = index.function_of(metrics.compile_id)
         file, line, co_name = (
@@ -383,23 +380,21 @@ def recompile_limit(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding
             else ("?", 0, "?")
         )
         name = index.code.user_function_name(file, co_name, line) if function else co_name
-        limit = re.search(r"currently set to (\d+)", reason)
         group = _group_of_frame(index, metrics.compile_id)
         root = _root(group) if group else None
-        ids = GB_LINK.findall(reason)
         finding = finding_from_rule(
             rule,
             location=index.location(file, line, name),
             facts={
                 "function": name,
-                "limit": limit.group(1) if limit else "recompile_limit",
+                "limit": str(metrics.recompile_limit) if metrics.recompile_limit is not None else "recompile_limit",
                 "reason": _limit_reason(root),
                 "cause_fix": _cause_fix(index, group),
             },
-            gb_id=f"GB{ids[0]}" if ids else "GB0039",
-            gb_type=reason.split("\n")[0],
+            gb_id=metrics.fail_gb_id or "GB0039",
+            gb_type=(metrics.fail_reason or "").split("\n")[0],
             reason_class=root.reason_class if root else None,
-            impact=LimitImpact(limit=int(limit.group(1)) if limit else None),
+            impact=LimitImpact(limit=metrics.recompile_limit),
             evidence=LimitEvidence(compile_ids=[str(metrics.compile_id)], torch_text=metrics.fail_reason),
         )
         session = metrics.compile_id.session if metrics.compile_id else 0

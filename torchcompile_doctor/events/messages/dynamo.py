@@ -16,8 +16,7 @@ _SUPPRESSED = "Graph break (user stack suppressed due to duplicate graph break) 
 def _graph_break(message: LogMessage, match: re.Match[str]) -> GraphBreak | None:
     # a break seen before is logged without its user stack; its header is otherwise the usual one
     text = message.text.replace(_SUPPRESSED, "Graph break in user code at ", 1)
-    fields = parse_graph_break_text(text)
-    return GraphBreak(compile_id=message.compile_id, raw=message.text, **fields) if fields else None
+    return parse_graph_break_text(text, message.compile_id, raw=message.text)
 
 
 _ENTRY = re.compile(r"^ {4}- (?P<id>\d+/\d+: )")
@@ -35,7 +34,7 @@ def _recompile(message: LogMessage, match: re.Match[str]) -> Recompile | None:
     if not failures:
         return None
     frame = (match["file"], int(match["line"]), match["function"])
-    return Recompile(message.compile_id, tuple("\n".join(lines) for lines in failures), frame)
+    return Recompile.of(message.compile_id, tuple("\n".join(lines) for lines in failures), frame)
 
 
 GRAPH_BREAKS = frozenset({"graph_breaks"})

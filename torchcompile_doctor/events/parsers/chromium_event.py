@@ -5,7 +5,7 @@ with the compile it belongs to. The report splits the C++ compile out of inducto
 from __future__ import annotations
 
 from torchcompile_doctor.events.model import CompileId, CompileSpan
-from torchcompile_doctor.events.parsers import NOT_AN_EVENT, Parser
+from torchcompile_doctor.events.parsers.base import NOT_AN_EVENT, Parser
 from torchcompile_doctor.events.parsers.common import as_float, as_str, json_or_none
 from torchcompile_doctor.events.reader import Record
 

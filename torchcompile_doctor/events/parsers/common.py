@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 
 from torchcompile_doctor.events.model import CompileId
+
+GB_LINK = re.compile(r"/gb/gb(\d{4})\.html")  # torch's link to a graph break's page names its GB id
 
 
 def compile_id_of(meta: dict) -> CompileId | None:

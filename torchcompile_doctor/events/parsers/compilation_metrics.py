@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId
-from torchcompile_doctor.events.parsers import Parser
-from torchcompile_doctor.events.parsers.common import as_float, as_int, as_str, compile_id_of
+from torchcompile_doctor.events.parsers.base import Parser
+from torchcompile_doctor.events.parsers.common import GB_LINK, as_float, as_int, as_str, compile_id_of
 from torchcompile_doctor.events.reader import Record
 
 
@@ -48,6 +48,7 @@ def parse(record: Record, strings: dict[int, str]) -> CompilationMetrics | None:
         autotune_s=_micros(body.get("compile_time_autotune_time_us")),
         torch_version=as_str(body.get("pytorch_version")),
         **_backend_failure(body),
+        **_fail_reason(as_str(body.get("fail_reason")) or ""),
     )
 
 
@@ -69,6 +70,24 @@ def _backend_failure(body: dict) -> dict:
         return {}
     error = match["error"].strip().split("\n\n")[0].strip()
     return {"failed_backend": match["name"], "backend_error": error or None}
+
+
+# how torch says a function hit the recompile limit (the limit's old name, cache_size_limit, included)
+LIMIT_MARKERS = ("recompile limit exceeded", "cache limit exceeded", "recompile_limit", "cache_size_limit")
+_LIMIT = re.compile(r"currently set to (\d+)")
+_EXPLANATION = re.compile(r"Explanation: (.+)")
+
+
+def _fail_reason(reason: str) -> dict:
+    """What a failed compile's `fail_reason` says: its graph break's GB id and explanation, and whether (and at
+    which limit) the function hit the recompile limit."""
+    ids, explanation, limit = GB_LINK.findall(reason), _EXPLANATION.search(reason), _LIMIT.search(reason)
+    return {
+        "fail_gb_id": f"GB{ids[0]}" if ids else None,
+        "fail_explanation": explanation[1] if explanation else None,
+        "hit_recompile_limit": any(marker in reason.lower() for marker in LIMIT_MARKERS),
+        "recompile_limit": int(limit[1]) if limit else None,
+    }
 
 
 def _seconds(body: dict, seconds_key: str, micros_key: str) -> float | None:

@@ -5,7 +5,7 @@ cut a compiled graph at gradient-bucket boundaries. Graph splits, not graph brea
 from __future__ import annotations
 
 from torchcompile_doctor.events.model import DdpSplit
-from torchcompile_doctor.events.parsers import Parser
+from torchcompile_doctor.events.parsers.base import Parser
 from torchcompile_doctor.events.parsers.common import as_int, as_str, compile_id_of
 from torchcompile_doctor.events.reader import Record
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from torchcompile_doctor.events.model import DynamoStart, StackFrame
-from torchcompile_doctor.events.parsers import Parser
+from torchcompile_doctor.events.parsers.base import Parser
 from torchcompile_doctor.events.parsers.common import as_int, as_str, compile_id_of
 from torchcompile_doctor.events.reader import Record
 

@@ -7,7 +7,7 @@
     | | +- TENSOR_MATCH: check_tensor(L['x'], ...)  # return x + 1  # dir/model.py:11 in forward
 
 Managers (CamelCase) are the tree's structure; leaves (UPPER_CASE kinds) are the guards. The one parser of
-this text: dumps/depyf_dump.py reads the observe hook's `__guard_tree_*` files with it too.
+this text: events/dumps/depyf_dump.py reads the observe hook's `__guard_tree_*` files with it too.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import functools
 import re
 
 from torchcompile_doctor.events.model import Guard, GuardTree
-from torchcompile_doctor.events.parsers import Parser
+from torchcompile_doctor.events.parsers.base import Parser
 from torchcompile_doctor.events.parsers.common import compile_id_of
 from torchcompile_doctor.events.reader import Record
 

@@ -8,7 +8,7 @@ A graph loaded from the cache logs no perf hints, so the report says when that h
 from __future__ import annotations
 
 from torchcompile_doctor.events.model import InductorCacheEvent
-from torchcompile_doctor.events.parsers import Parser
+from torchcompile_doctor.events.parsers.base import Parser
 from torchcompile_doctor.events.parsers.common import as_float, as_str, compile_id_of, json_or_none
 from torchcompile_doctor.events.reader import Record
 

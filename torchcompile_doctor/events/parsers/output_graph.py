@@ -9,7 +9,7 @@ import re
 from collections import Counter
 
 from torchcompile_doctor.events.model import OutputGraph
-from torchcompile_doctor.events.parsers import Parser
+from torchcompile_doctor.events.parsers.base import Parser
 from torchcompile_doctor.events.parsers.common import compile_id_of
 from torchcompile_doctor.events.reader import Record
 

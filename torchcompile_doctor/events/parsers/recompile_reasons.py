@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from torchcompile_doctor.events.model import Recompile
-from torchcompile_doctor.events.parsers import Parser
+from torchcompile_doctor.events.parsers.base import Parser
 from torchcompile_doctor.events.parsers.common import compile_id_of, json_or_none
 from torchcompile_doctor.events.reader import Record
 
@@ -14,7 +14,7 @@ def parse(record: Record, strings: dict[int, str]) -> Recompile | None:
     body = json_or_none(payload) if payload.startswith("[") else [payload]
     if not isinstance(body, list) or not payload or not all(isinstance(item, str) for item in body):
         return None
-    return Recompile(compile_id_of(record.meta), tuple(body))
+    return Recompile.of(compile_id_of(record.meta), tuple(body))
 
 
 PARSER = Parser(frozenset({"artifact:recompile_reasons"}), needs_payload=True, parse=parse)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from torchcompile_doctor.events.model import TorchVersion
-from torchcompile_doctor.events.parsers import Parser
+from torchcompile_doctor.events.parsers.base import Parser
 from torchcompile_doctor.events.parsers.common import json_or_none
 from torchcompile_doctor.events.reader import Record
 

@@ -1,17 +1,13 @@
-"""The layout of a dump directory, shared by every writer and reader of one.
+"""The layout of a depyf dump directory, shared by every writer and reader of one.
 
-Writers: the observe-only hook (capture/depyf_observe.py) and `doctor guards TARGET --dump DIR`, which
-copies the whole capture into `DIR/doctor_capture/`. Readers: dumps/depyf_dump.py and events/load.py.
-`depyf.prepare_debug` writes the `full_code_for_*` files and the same `__transformed_code_*` files.
+Writers: the observe-only hook (capture/depyf_observe.py), and `depyf.prepare_debug`, which writes the
+`full_code_for_*` files and the same `__transformed_code_*` files. Reader: events/dumps/depyf_dump.py.
+(`doctor guards TARGET --dump DIR` also copies its capture into the dump: capture_layout.CAPTURE_IN_DUMP.)
 """
 
 from __future__ import annotations
 
 import re
-
-# `doctor guards TARGET --dump DIR` copies the capture (trace + side channel) here, so reading DIR later
-# gives the complete report, not only what the dump files say.
-CAPTURE_IN_DUMP = "doctor_capture"
 
 # The observe hook writes this before a JSON object on the first line of each file.
 OBSERVE_HEADER = "# torchcompile-doctor observe: "

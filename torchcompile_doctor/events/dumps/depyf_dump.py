@@ -35,7 +35,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from torchcompile_doctor.dumps.layout import (
+from torchcompile_doctor.events.dumps.layout import (
     DECOMPILE_FAILED,
     FULL_CODE,
     GUARD_TREE,

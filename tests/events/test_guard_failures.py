@@ -1,4 +1,4 @@
-"""Recompile-reason classification on real guard-failure texts of torch 2.13.
+"""torch's guard-failure texts parsed and classified (events/guard_failures.py), on real texts of torch 2.13.
 
 The texts below were printed by torch 2.13.0+cpu: tests/data/traces/scripts/guard_failures.py runs one
 scenario per kind of guard failure (the object ids in them differ from run to run); the others are
@@ -12,13 +12,9 @@ from pathlib import Path
 import pytest
 from support.paths import DATA
 
-from torchcompile_doctor.analysis.recompiles import (
-    classify,
-    describe_changes,
-    is_carried_value,
-    parse_failure,
-    user_variable,
-)
+from torchcompile_doctor.analysis.recompile_causes import describe_changes
+from torchcompile_doctor.events.guard_failures import classify, is_carried_value, user_variable
+from torchcompile_doctor.events.guard_failures import parse_guard_failure as parse_failure
 from torchcompile_doctor.events.load import load_artifacts
 
 TRACES = DATA / "traces"

@@ -5,11 +5,18 @@ first line, compile id), so the dump goes through the normal analysis. What a du
 empty: no guard counts or latencies from torch, no compile times. Compile ids are the observe hook's
 where every entry recorded one, else made up in dump order (frame N, entry K -> `N/K`). A dump without
 C++ guard trees (a plain `depyf.prepare_debug` dump) carries a warning that its counts are a lower bound.
+A dump `doctor guards TARGET --dump DIR` wrote holds the capture it was made with (capture_layout.CAPTURE_IN_DUMP):
+that capture is read instead, as it is complete.
 """
 
 from __future__ import annotations
 
-from torchcompile_doctor.dumps.depyf_dump import DumpedEntry, DumpedFrame, DumpHealth
+from pathlib import Path
+
+from torchcompile_doctor.capture_layout import CAPTURE_IN_DUMP
+from torchcompile_doctor.errors import DoctorError
+from torchcompile_doctor.events.dumps.depyf_dump import DumpedEntry, DumpedFrame, DumpHealth, read_dump
+from torchcompile_doctor.events.load import load_artifacts
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId, EventLog, Guard, GuardTree, Warning_
 from torchcompile_doctor.events.parsers.guards_tree import parse_guard
 
@@ -95,4 +102,26 @@ def dump_events(frames: list[DumpedFrame], health: DumpHealth) -> EventLog:
         log.warnings.append(Warning_(f"dump health: {health.files} files, skipped or damaged: {skipped}"))
     log.health.lines = health.files
     log.health.records = len(log.guard_trees)
+    return log
+
+
+def load_dump(path: Path) -> EventLog:
+    """A depyf dump dir as events: the capture `doctor guards TARGET --dump DIR` copied into it when there is
+    one (complete), else the guards of the dump's own files. Raises DoctorError (one line) when `path` is not a
+    directory or holds no guards."""
+    if not path.is_dir():
+        raise DoctorError(f"depyf dump {path} is not a directory (pass the directory the dump was written to)")
+    capture = path / CAPTURE_IN_DUMP
+    if capture.is_dir():
+        return load_artifacts(capture)
+    try:
+        frames, health = read_dump(path)
+    except ValueError as error:
+        raise DoctorError(str(error)) from None
+    log = dump_events(frames, health)
+    if not log.guard_trees:
+        raise DoctorError(
+            f"no guards in depyf dump {path} ({health.files} files; a dump has full_code_for_*.py or "
+            "__guard_tree_*.txt files: write one with `doctor guards TARGET --dump DIR`)"
+        )
     return log

@@ -1,4 +1,10 @@
-"""Recompile reasons: parse a guard-failure line, classify it, and describe what changed."""
+"""torch's guard-failure text (`recompile_reasons`, and the `Recompiling function` lines of a text log), parsed
+once: which cache entry failed, on which guard, from which line of the user's, what kind of change that is (its
+reason class), what changed (the variable as the user writes it) and from which value to which. Each Recompile
+event carries its texts parsed (`Recompile.guard_failures`); the analysis reads only these fields.
+
+The texts differ between torch releases (2.14 words type guards differently): a new wording is a new pattern
+here, tested on the recorded texts of every release (tests/events/test_torch_texts.py)."""
 
 from __future__ import annotations
 
@@ -58,6 +64,8 @@ _DTYPE_NAMES = {
 
 @dataclass(frozen=True)
 class GuardFailure:
+    """One cache entry's failed guard, as torch wrote it and as the analysis reads it."""
+
     entry: str  # the cache entry whose guard failed, e.g. "0/3"
     guard: str  # the guard expression or torch's sentence about it
     source: str | None  # the user's source line that introduced the guard
@@ -69,6 +77,12 @@ class GuardFailure:
     old: str | None  # the value the failing entry was compiled for
     new: str | None  # the value that arrived, when torch says it (or the new entry's guards show it)
     subject: str | None = None  # the tensor or value the guard is on (`kwargs['input_ids']` for its shape)
+    dim: int | None = None  # the dimension, for a variable that is one (`x.shape[1]`: 1)
+
+    @property
+    def carried(self) -> bool:
+        """The value crossed a graph break (`___stack0`): it reached the resume function as an argument."""
+        return is_carried_value(self.variable)
 
 
 def user_variable(source: str) -> str:
@@ -244,7 +258,12 @@ def _classify_value(text: str) -> _Classified:
     return "other", user_variable(text.split(" ")[0]) if text else "?", None, None
 
 
-def parse_failure(text: str) -> GuardFailure | None:
+_DIM = re.compile(r"\[(\d+)\]$")
+
+
+def parse_guard_failure(text: str) -> GuardFailure | None:
+    """One entry's failure (`0/3: guard  # source  # file:line in fn`, maybe a user stack after it); None when
+    the text has none of torch's shapes."""
     head, _, tail = text.partition("\nUser stack trace:")
     match = _FAILURE.match(head.strip())
     if match is None:
@@ -269,37 +288,10 @@ def parse_failure(text: str) -> GuardFailure | None:
         old=old,
         new=new,
         subject=user_variable(tensor["name"]) if tensor else None,
+        dim=int(dim[1]) if (dim := _DIM.search(variable)) else None,
     )
 
 
-def describe_changes(failures: list[GuardFailure], max_values: int = 6) -> list[str]:
-    """What changed, per variable: `x.dtype: Float → Double`, `self.step: 0 → 1 → … → 7`; where torch
-    logged no values, what the guard means (`a different object`) or torch's own words, quoted."""
-    by_variable: dict[str, list[str]] = {}
-    first: dict[str, GuardFailure] = {}
-    for failure in failures:
-        values = by_variable.setdefault(failure.variable, [])
-        first.setdefault(failure.variable, failure)
-        for value in (failure.old, failure.new):
-            if value is not None and (not values or values[-1] != value):
-                values.append(value)
-    lines = []
-    for variable, values in by_variable.items():
-        if not values:
-            lines.append(f"{variable}: {_without_values(first[variable])}")
-            continue
-        if len(values) > max_values:
-            values = values[:3] + ["…"] + values[-2:]
-        lines.append(f"{variable}: " + " → ".join(values) + (" → another value" if len(values) == 1 else ""))
-    return lines
-
-
-def _without_values(failure: GuardFailure) -> str:
-    """A change torch logged without its values: what the guard means, or torch's text quoted as torch's."""
-    if failure.reason_class == "object_id":
-        return "a different object than the cache entry was compiled for"
-    if failure.reason_class == "grad_mode":
-        return "enabled ↔ disabled (torch does not log which way)"
-    if failure.reason_class == "thread_race":
-        return "failed, then passed when torch re-checked them (another thread changed state in between)"
-    return f"torch says `{failure.guard[:160]}`"
+def parse_guard_failures(texts: tuple[str, ...]) -> tuple[GuardFailure, ...]:
+    """A recompile's texts, one per existing cache entry, parsed (those of no known shape left out)."""
+    return tuple(failure for failure in map(parse_guard_failure, texts) if failure is not None)

@@ -9,7 +9,9 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import replace
 
-from torchcompile_doctor.report import SEVERITIES, BaselineSummary, Finding, GateCriteria, GateResult, Kind, Report
+from torchcompile_doctor.model.findings import compile_ids_of, impact_figures, torch_text_of
+from torchcompile_doctor.model.gate import BaselineSummary, GateCriteria, GateFailure, GateResult
+from torchcompile_doctor.model.report import SEVERITIES, Finding, Kind, Report
 from torchcompile_doctor.rules import rule
 
 # what --fullgraph fails on: what torch.compile(fullgraph=True) would raise for
@@ -32,7 +34,8 @@ def select_findings(report: Report, select: tuple[str, ...], ignore: tuple[str, 
 
 
 def _recompiles(finding: Finding) -> int:
-    return int(finding.impact.get("recompiles", finding.count))
+    recompiles = impact_figures(finding.impact).recompiles
+    return int(recompiles if recompiles is not None else finding.count)
 
 
 def _fullgraph_says(findings: list[Finding]) -> str | None:
@@ -42,7 +45,7 @@ def _fullgraph_says(findings: list[Finding]) -> str | None:
         return None
 
     def first_compile(finding: Finding) -> tuple:
-        ids = finding.evidence.get("compile_ids") or ["~"]
+        ids = compile_ids_of(finding.evidence) or ["~"]
         return (min(str(i) for i in ids), finding.rank)
 
     first = min(breaks, key=first_compile)
@@ -50,7 +53,7 @@ def _fullgraph_says(findings: list[Finding]) -> str | None:
     place = f" at {where.where}" if where else ""
     explanation = (first.torch_says or "").strip().splitlines()
     if first.kind == Kind.COMPILE_FAILURE or not first.gb_type:
-        text = (first.evidence.get("torch_text") or first.title).strip().splitlines()[0]
+        text = (torch_text_of(first.evidence) or first.title).strip().splitlines()[0]
         return f"torch.compile(fullgraph=True) would raise{place}: {text}"
     detail = f" ({explanation[0]})" if explanation else ""
     return f"torch.compile(fullgraph=True) would raise Unsupported{place}: {first.gb_type}{detail}"
@@ -128,7 +131,7 @@ def apply_gate(
     known = known or {}
     new = [f for f in report.findings if f.fingerprint not in known]
     reasons, violations = _failing(new, criteria)
-    failures = tuple((fp, "; ".join(why)) for fp, why in reasons.items() if why)
+    failures = tuple(GateFailure(fp, "; ".join(why)) for fp, why in reasons.items() if why)
     failing = {fp for fp, _ in failures}
     ordered = [f for f in report.findings if f.fingerprint in failing] + [
         f for f in report.findings if f.fingerprint not in failing

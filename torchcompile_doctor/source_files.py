@@ -1,25 +1,49 @@
-"""What a run's analysis read of the disk, kept beside its trace (`doctor_sources.json`), so that
-`doctor report DIR` on another machine, or after the code was edited, reads the code as it was when the run
-happened and comes to the same report: every source file it read (or found unreadable) and every directory it
-asked whether packages were installed there. Written by the pipeline after a capture; read back as the
-analysis's SourceReader and InstallDirCheck. It is JSON, parsed and never executed; a damaged or oversized
-snapshot is ignored (the files on disk are read, and checked against the trace: analysis/source_check.py).
+"""The user's source files as the analysis reads them (a SourceReader, an InstallDirCheck): from the disk, or
+from the snapshot a capture keeps of them.
+
+The snapshot is what a run's analysis read of the disk, kept in the capture folder (`doctor_sources.json`,
+capture_layout.SOURCE_SNAPSHOT), so that `doctor report DIR` on another machine, or after the code was edited,
+reads the code as it was when the run happened and comes to the same report: every source file it read (or
+found unreadable) and every directory it asked whether packages were installed there. The pipeline records the
+reading of a live run (`RecordingSources`) and writes the snapshot after the analysis; a re-read gets its
+sources from it (`snapshot_sources`). Writer and reader live here, in one module. It is JSON, parsed and never
+executed; a damaged or oversized snapshot is ignored (the files on disk are read, and checked against the
+trace: analysis/source_check.py).
 
 Version 1 (before 2026-11-25) kept only the files read, not those found unreadable nor the install dirs."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from torchcompile_doctor.analysis.code import InstallDirCheck, SourceReader, has_dist_info, read_source_file
+from torchcompile_doctor.capture_layout import SOURCE_SNAPSHOT
 
-FILE_NAME = "doctor_sources.json"
+SourceReader = Callable[[str], Sequence[str] | None]
+InstallDirCheck = Callable[[str], bool]  # is this directory where packages were installed (`*.dist-info` in it)?
 VERSION = 2
 MAX_FILE_BYTES = 2 * 1024 * 1024  # a source file larger than this is not kept (generated code, data)
 MAX_SNAPSHOT_BYTES = 16 * 1024 * 1024  # the most a snapshot may hold, written or read
+
+
+def read_source_file(path: str) -> list[str] | None:
+    """The default SourceReader: the file's lines, or None when it cannot be read as text."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as stream:
+            return stream.readlines()
+    except OSError:
+        return None
+
+
+def has_dist_info(directory: str) -> bool:
+    """The default InstallDirCheck, on the disk: does `directory` hold `*.dist-info` folders?"""
+    try:
+        return any(name.endswith(".dist-info") for name in os.listdir(directory))
+    except OSError:
+        return False
 
 
 @dataclass
@@ -79,14 +103,14 @@ def write_snapshot(snapshot: SourceSnapshot, directory: Path) -> None:
         total += size
     data = {"version": VERSION, "files": dict(sorted(files.items())), "install_dirs": snapshot.install_dirs}
     try:
-        (directory / FILE_NAME).write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
+        (directory / SOURCE_SNAPSHOT).write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
     except OSError:
         pass  # the report is made already; a later `doctor report` reads the files on disk
 
 
 def read_snapshot(directory: Path) -> SourceSnapshot:
     """The snapshot kept in `directory`; an empty one when there is none or it is damaged."""
-    path = directory / FILE_NAME
+    path = directory / SOURCE_SNAPSHOT
     try:
         if not path.is_file() or path.stat().st_size > MAX_SNAPSHOT_BYTES * 2:  # JSON escapes add some
             return SourceSnapshot()

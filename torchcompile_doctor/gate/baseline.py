@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from torchcompile_doctor.errors import DoctorError
-from torchcompile_doctor.report import BaselineSummary, BaselineUpdate, Finding, Report
+from torchcompile_doctor.model.gate import BaselineSummary, BaselineUpdate
+from torchcompile_doctor.model.report import Finding, Report
 
 BASELINE_VERSION = 1
 _ENTRY_KEYS: dict[str, type | tuple[type, ...]] = {

@@ -1,0 +1,90 @@
+"""Running experiments: each planned experiment measured in a capture of its own (side by side, `jobs` at a time),
+a carried-cache experiment as two runs sharing one inductor cache, each kept (with `--artifacts DIR`) as
+`DIR/experiments/N/` with its record; and the kept ones read back (`doctor report DIR`). How a target is captured
+and analysed is the pipeline's: it hands these functions `measure` (run the target with an experiment into a
+folder, return its report) and `reread` (the report of a kept capture folder)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager
+from pathlib import Path
+
+from torchcompile_doctor.capture.runner import capture_folder
+from torchcompile_doctor.capture_layout import CARRIED_RUNS, CaptureFolder, ExperimentFolder
+from torchcompile_doctor.errors import DoctorError
+from torchcompile_doctor.experiments.experiment import CacheDir, Experiment, carries_cache, key
+from torchcompile_doctor.experiments.plan import plan
+from torchcompile_doctor.experiments.record import ExperimentRecord, read_record, write_record
+from torchcompile_doctor.experiments.verify import Measured, attach
+from torchcompile_doctor.model.report import Report
+
+Measure = Callable[[Experiment, Path], Report]  # capture and analyse the target with the experiment, in the folder
+Reread = Callable[[Path], Report]  # the report of a kept capture folder
+Progress = Callable[[str], AbstractContextManager[object]]
+
+
+def _carried_cache_runs(measure: Measure, folder: ExperimentFolder) -> tuple[Report, Report]:
+    """Two runs sharing one inductor cache directory that starts empty: a fresh machine, then the same start
+    with a persistent TORCHINDUCTOR_CACHE_DIR."""
+    folder.persistent_inductor_cache.mkdir(parents=True, exist_ok=True)
+    step = CacheDir(str(folder.persistent_inductor_cache))
+    runs = []
+    for name in CARRIED_RUNS:
+        folder.run(name).mkdir(parents=True, exist_ok=True)
+        runs.append(measure(step, folder.run(name)))
+    return runs[0], runs[1]
+
+
+def _run_one(measure: Measure, kept: CaptureFolder | None, number: int, experiment: Experiment) -> Measured:
+    """One experiment measured; its record kept beside its capture when the capture is kept."""
+    record = ExperimentRecord(experiment, CARRIED_RUNS if carries_cache(experiment) else ())
+    result: Measured
+    try:
+        with capture_folder(kept.experiment(number) if kept is not None else None) as workdir:
+            if carries_cache(experiment):
+                result = _carried_cache_runs(measure, ExperimentFolder(workdir))
+            else:
+                result = measure(experiment, workdir)
+    except DoctorError as error:
+        result = str(error)
+        record = ExperimentRecord(experiment, record.runs, str(error))
+    if kept is not None:  # `doctor report DIR` puts the measured effects back on the fixes
+        write_record(ExperimentFolder(kept.experiment(number)).record, record)
+    return result
+
+
+def try_fixes(report: Report, measure: Measure, kept: Path | None, jobs: int, progress: Progress) -> Report:
+    """The report with each planned experiment's measured effect on the fixes that suggested it."""
+    planned = plan(report)
+    folder = CaptureFolder(kept) if kept is not None else None
+
+    def run_one(numbered: tuple[int, Experiment]) -> tuple[str, Measured]:
+        number, experiment = numbered
+        return key(experiment), _run_one(measure, folder, number, experiment)
+
+    with progress(f"trying {len(planned)} fix(es), {jobs} at a time"):
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            results = dict(pool.map(run_one, enumerate(planned)))
+    return attach(report, results)
+
+
+def with_kept_experiments(path: Path, report: Report, reread: Reread) -> Report:
+    """The report with the effects of the experiments `--try-fixes` kept under `path/experiments` (each folder:
+    the experiment's own capture and its record; nothing in it is run)."""
+    results: dict[str, Measured] = {}
+    folder = CaptureFolder(path).experiments if path.is_dir() else None
+    for kept in sorted(folder.iterdir()) if folder is not None and folder.is_dir() else ():
+        try:
+            record = read_record(ExperimentFolder(kept).record)
+            if record.error:
+                results[key(record.experiment)] = record.error
+            elif record.runs:
+                first, second = (reread(ExperimentFolder(kept).run(name)) for name in record.runs)
+                results[key(record.experiment)] = (first, second)
+            else:
+                results[key(record.experiment)] = reread(kept)
+        except (OSError, ValueError, KeyError, TypeError, DoctorError):
+            continue  # an experiment folder that is incomplete or not ours: its fix stays unverified
+    return attach(report, results) if results else report

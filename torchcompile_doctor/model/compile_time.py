@@ -1,0 +1,177 @@
+"""The report's `compile_time` object: where a run's compile time went, per compiled frame and in all.
+
+Phases (seconds, summing to torch's `entire_frame_compile_time_s` of each compile):
+`dynamo` (bytecode tracing, guards), `aot_autograd` (AOT autograd and the backend's own overhead,
+loading cached graphs included), `inductor` (lowering, scheduling, code generation), `cpp_compile`
+(the compile of the generated kernels: compiled here or waited for from worker processes). The kernels are
+C++ on a CPU and Triton on a GPU; `kernel_compiler` says which the trace shows, and the phase is named for it
+(the JSON key stays `cpp_compile`). Totals are fields, summed once when a CompileTime or a frame is made
+(`of`), so the JSON is the fields (model/json.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from torchcompile_doctor.model.json import json_field
+
+PHASES = ("dynamo", "aot_autograd", "inductor", "cpp_compile")
+PHASE_LABELS = {
+    "dynamo": "Dynamo tracing",
+    "aot_autograd": "AOT autograd",
+    "inductor": "Inductor lowering and codegen",
+    "cpp_compile": "C++ compile",
+}
+KERNEL_COMPILE_LABELS = {"triton": "Triton kernel compile", "cpp": "C++ compile", None: "kernel compile"}
+CACHES = ("fx_graph", "aot_autograd")
+_MS = json_field(round_to=3)
+
+
+def phase_labels(kernel_compiler: str | None) -> dict[str, str]:
+    """The phases' names, the kernel compile named for what compiled the kernels (None: the trace does not say)."""
+    return {**PHASE_LABELS, "cpp_compile": KERNEL_COMPILE_LABELS.get(kernel_compiler, "kernel compile")}
+
+
+def _summed(parts: list[dict[str, float]]) -> dict[str, float]:
+    return {name: sum(part.get(name, 0.0) for part in parts) for name in PHASES}
+
+
+def summed(compiles: tuple[CompileRecord, ...]) -> tuple[float, dict[str, float]]:
+    """A frame's compile seconds and phases: its compiles', summed."""
+    return sum(c.seconds for c in compiles), _summed([c.phases for c in compiles])
+
+
+@dataclass(frozen=True)
+class CacheCounts:
+    hits: int = 0
+    misses: int = 0
+    bypasses: int = 0
+
+    def __add__(self, other: CacheCounts) -> CacheCounts:
+        return CacheCounts(self.hits + other.hits, self.misses + other.misses, self.bypasses + other.bypasses)
+
+
+@dataclass(frozen=True)
+class FrameCache:
+    """A frame's (or the run's) hits, misses and bypasses of each inductor cache."""
+
+    fx_graph: CacheCounts = field(default_factory=CacheCounts)
+    aot_autograd: CacheCounts = field(default_factory=CacheCounts)
+
+    def by_name(self) -> dict[str, CacheCounts]:
+        """The counts by cache name (CACHES order)."""
+        return {"fx_graph": self.fx_graph, "aot_autograd": self.aot_autograd}
+
+    def __add__(self, other: FrameCache) -> FrameCache:
+        return FrameCache(self.fx_graph + other.fx_graph, self.aot_autograd + other.aot_autograd)
+
+
+@dataclass(frozen=True)
+class RunCache(FrameCache):
+    """The run's cache counts, what its hits saved, and torch's reasons for bypassing a cache."""
+
+    saved_s: float = field(default=0.0, metadata=_MS)  # compile time the caches' hits saved, as torch measured it
+    miss_reasons: tuple[str, ...] = ()  # torch's reasons for cache bypasses (and detailed misses)
+
+
+@dataclass(frozen=True)
+class TraceSpan:
+    """One span of a compile as torch timed it (a `chromium_event` begin/end pair): `dynamo`,
+    `entire_frame_compile`, `bytecode_tracing`, `backend_compile`, `compile_file`, ...; `depth` counts the
+    compile's spans that were open when it began (0: the outermost)."""
+
+    name: str
+    start_s: float  # seconds after the run started, like CompileRecord.start_s
+    seconds: float
+    depth: int
+
+
+@dataclass(frozen=True)
+class CompileRecord:
+    """One compile of a frame: when it started (seconds after the run started) and how long it took."""
+
+    compile_id: str
+    start_s: float | None = field(metadata=_MS)
+    seconds: float = field(metadata=_MS)
+    phases: dict[str, float] = field(metadata=_MS)
+    failed: bool = False
+    # torch's own spans of this compile, nested (empty when the trace has none); the HTML page's timeline and its
+    # Perfetto file draw them; not in the JSON (the JSON schema has the phases)
+    spans: tuple[TraceSpan, ...] = field(default=(), metadata=json_field(skip=True))
+
+
+@dataclass(frozen=True, kw_only=True)
+class FrameCompileTime:
+    """A compiled function (one code object): its compiles, their time by phase and the caches they used."""
+
+    function: str
+    file: str
+    line: int
+    seconds: float = field(metadata=_MS)  # its compiles' seconds, summed
+    phases: dict[str, float] = field(metadata=_MS)  # and their phases
+    cache: FrameCache
+    compiles: tuple[CompileRecord, ...]
+    guard_count: int | None = None  # the most guards of any of its cache entries
+    guard_latency_us: float | None = None  # torch's estimate for that entry
+    calls: int | None = None  # how often the compiled function was called (None: not counted)
+    last_compile_call: int | None = None  # the last call during which Dynamo compiled (or tried to)
+    display_file: str = field(default="", metadata=json_field(skip=True))
+    # the code object's name (with file and line, what identifies the frame; not in the JSON)
+    co_name: str = field(default="", metadata=json_field(skip=True))
+
+    @property
+    def where(self) -> str:
+        return f"{self.display_file or self.file}:{self.line}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompileTime:
+    """The run's compile time: totals, phases, warm-up, caches and each frame's share."""
+
+    total_s: float = field(metadata=_MS)
+    phases: dict[str, float] = field(metadata=_MS)
+    run_s: float | None = field(default=None, metadata=_MS)  # the target's wall time (from the side channel)
+    share_of_run: float | None = None  # total_s / run_s, rounded
+    late_s: float = field(default=0.0, metadata=_MS)  # compile time of recompiles: what a loop pays later
+    # seconds after the run started when the last compile ended
+    last_compile_end_s: float | None = field(default=None, metadata=_MS)
+    cache: RunCache = field(default_factory=RunCache)
+    frames: tuple[FrameCompileTime, ...]
+    notes: tuple[str, ...] = ()
+    # "triton" (a GPU), "cpp" (a CPU) or None: what compiled the kernels
+    kernel_compiler: str | None = field(default=None, metadata=json_field(skip=True))
+
+    @classmethod
+    def of(
+        cls,
+        frames: tuple[FrameCompileTime, ...],
+        *,
+        run_s: float | None = None,
+        late_s: float = 0.0,
+        last_compile_end_s: float | None = None,
+        saved_s: float = 0.0,
+        miss_reasons: tuple[str, ...] = (),
+        kernel_compiler: str | None = None,
+    ) -> CompileTime:
+        """The run's compile time from its frames: the totals, the phases and the caches summed."""
+        total = sum(frame.seconds for frame in frames)
+        caches = sum((frame.cache for frame in frames), FrameCache())
+        return cls(
+            total_s=total,
+            phases=_summed([frame.phases for frame in frames]),
+            run_s=run_s,
+            share_of_run=round(total / run_s, 3) if run_s else None,
+            late_s=late_s,
+            last_compile_end_s=last_compile_end_s,
+            cache=RunCache(caches.fx_graph, caches.aot_autograd, saved_s, miss_reasons),
+            frames=frames,
+            kernel_compiler=kernel_compiler,
+        )
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return phase_labels(self.kernel_compiler)
+
+    def cache_totals(self) -> dict[str, CacheCounts]:
+        """The run's counts by cache name."""
+        return self.cache.by_name()

@@ -1,0 +1,305 @@
+"""The report: findings with locations, evidence, impact and fixes, and the run's figures. Knows nothing about
+formats: `model/json.py` serialises it (field order is the JSON's key order; `json_field` says the rest)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from torchcompile_doctor.experiments.experiment import Experiment
+from torchcompile_doctor.model.compile_time import CompileTime
+from torchcompile_doctor.model.findings import (
+    Evidence,
+    GuardOverheadFigures,
+    Impact,
+    LogHealthFigures,
+    NoEvidence,
+    NoImpact,
+    SkippedFrame,
+    Verification,
+)
+from torchcompile_doctor.model.gate import GateResult
+from torchcompile_doctor.model.json import json_field
+
+SCHEMA_VERSION = 1
+
+# Most harmful first; the order ranking uses.
+SEVERITIES = ("critical", "high", "medium", "low", "info")
+
+
+class Kind(StrEnum):
+    """What a finding is about; each rule of the catalogue has one."""
+
+    GRAPH_BREAK = "graph_break"
+    COMPILE_FAILURE = "compile_failure"
+    COMPILE_TIME = "compile_time"
+    FRAME_SKIPPED = "frame_skipped"
+    RECOMPILE = "recompile"
+    RECOMPILE_LIMIT = "recompile_limit"
+    PERF_HINT = "perf_hint"
+    TARGET_ERROR = "target_error"
+    UNUSED_SUPPRESSION = "unused_suppression"
+    GUARD_COST = "guard_cost"
+    RANK_DIVERGENCE = "rank_divergence"
+    DDP_SPLIT = "ddp_split"
+    NOTHING_COMPILED = "nothing_compiled"
+    CUDAGRAPHS = "cudagraphs"  # CUDA graphs skipped, bypassed per call, overwritten outputs, one graph per size
+
+    @property
+    def is_break(self) -> bool:
+        """Counted in the summary's graph breaks: a break, or one that made torch skip its frame."""
+        return self in (Kind.GRAPH_BREAK, Kind.FRAME_SKIPPED)
+
+    @property
+    def is_fallback(self) -> bool:
+        """Code that now runs eagerly: a skipped frame, or a function over the recompile limit."""
+        return self in (Kind.FRAME_SKIPPED, Kind.RECOMPILE_LIMIT)
+
+    @property
+    def is_costed(self) -> bool:
+        """Its findings measure the compile time they account for, and are ranked and banded by it."""
+        return self in (Kind.GRAPH_BREAK, Kind.FRAME_SKIPPED, Kind.RECOMPILE)
+
+
+KINDS = tuple(kind.value for kind in Kind)
+
+
+class TargetStatus(StrEnum):
+    """How the target ended, as the capture saw it."""
+
+    OK = "ok"  # ran to the end
+    SYS_EXIT = "sys_exit"  # called sys.exit (the exit code says whether that was a failure)
+    EXCEPTION = "exception"  # raised
+    EXIT = "exit"  # the process ended without saying how (os._exit)
+    SIGNAL = "signal"  # killed by a signal (a crash)
+    TIMEOUT = "timeout"  # stopped by --timeout
+    INTERRUPTED = "interrupted"  # stopped by Ctrl-C or SIGTERM
+    UNKNOWN = "unknown"  # no record of how it ended (a re-read log, a dump)
+
+    @property
+    def finished(self) -> bool:
+        """It reached its own end (its exit code still decides whether it succeeded)."""
+        return self in (TargetStatus.OK, TargetStatus.SYS_EXIT)
+
+
+def target_succeeded(status: str, exit_code: int | None) -> bool:
+    """The one definition of a successful target: it finished and exited 0."""
+    return TargetStatus(status).finished and exit_code == 0
+
+
+def rank_list(ranks: Iterable[int]) -> str:
+    """Ranks as people write them: `0`, `0, 2`, `0-3, 5` (runs of consecutive ranks collapsed)."""
+    runs: list[list[int]] = []
+    for rank in sorted(set(ranks)):
+        if runs and rank == runs[-1][-1] + 1:
+            runs[-1].append(rank)
+        else:
+            runs.append([rank])
+    return ", ".join(str(run[0]) if len(run) == 1 else f"{run[0]}-{run[-1]}" for run in runs)
+
+
+@dataclass(frozen=True)
+class Location:
+    file: str  # absolute path as torch saw it
+    line: int
+    function: str
+    source: str | None = None  # the text of `line`, stripped
+    # relative to the target's directory (or site-packages) for humans
+    display_file: str = field(default="", metadata=json_field(skip=True))
+    # (line number, text) of the lines around `line`, read at analysis time so that renderers read no files
+    context: tuple[tuple[int, str], ...] = field(default=(), metadata=json_field(skip=True))
+
+    @property
+    def where(self) -> str:
+        return f"{self.display_file or self.file}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Fix:
+    summary: str
+    before: str | None = None
+    after: str | None = None
+    # a change that needs no code edit, for --try-fixes (from the catalogue, or made for the finding)
+    experiment: Experiment | None = field(default=None, metadata=json_field(skip=True))
+    verified: Verification | None = None  # its measured effect (--try-fixes)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Finding:
+    rank: int = 0
+    code: str
+    rule_name: str = field(default="", metadata=json_field(name="rule"))
+    kind: str
+    severity: str
+    title: str
+    location: Location | None
+    user_frame: Location | None = None  # for breaks inside library code: where the user's code called in
+    gb_id: str | None = None
+    gb_type: str | None = None
+    category: str | None = None
+    origin: str | None = None  # whose code the finding's line is: "user", "third_party" or "torch" (breaks)
+    reason_class: str | None = None
+    count: int = 1
+    call_sites: tuple[str, ...] = ()
+    why: str
+    torch_says: str | None = None  # torch's own explanation of the break
+    changes: tuple[str, ...] = ()  # recompile diffs, e.g. "x.dtype: float32 → float64"
+    impact: Impact = field(default_factory=NoImpact)  # the figures that ranked it (model/findings.py)
+    evidence: Evidence = field(default_factory=NoEvidence)  # what it was made from: compile ids, torch's text
+    fix: Fix | None
+    docs_url: str | None = None
+    fingerprint: str
+    ranks: tuple[int, ...] = (0,)  # the distributed ranks it occurred on; (0,) for a single process
+    skipped_frames: tuple[SkippedFrame, ...] = ()  # a fallback: the frames its break made torch run eagerly
+
+
+@dataclass(frozen=True)
+class Summary:
+    graphs: int = 0
+    graph_breaks: int = 0  # unique breaks by (file, line, type)
+    graph_break_records: int = 0
+    recompiles: int = 0  # every recompilation torch attempted, including one refused at the limit
+    recompile_limit_hits: int = 0
+    compile_failures: int = 0
+    fallbacks_to_eager: int = 0  # frames skipped + functions over the recompile limit
+    compile_time_s: float = field(default=0.0, metadata=json_field(round_to=3))
+
+
+@dataclass(frozen=True)
+class RankRow:
+    """One distributed rank's figures, a row of the multi-rank table."""
+
+    rank: int
+    graphs: int
+    graph_breaks: int
+    recompiles: int
+    compile_failures: int
+    compile_time_s: float  # rounded to ms
+    ddp_splits: int
+    target_status: str  # a TargetStatus value
+    log: str  # "complete" or "ends early"
+
+
+@dataclass(frozen=True)
+class GuardEntry:
+    """The guards of one cache entry of a compiled function (one compile id)."""
+
+    compile_id: str
+    guard_count: int | None  # torch's compilation_metrics.guard_count
+    tree_guards: int  # leaves of the C++ guard tree (what by_kind sums to)
+    by_kind: dict[str, int]
+    latency_us: float | None  # torch's one cold measurement right after compiling: an estimate
+    by_source_line: dict[str, int]
+    user_value_guards: int  # guards on Python values (constants, ids, types, dict keys) from the user's lines
+    pins: tuple[str, ...]  # the guards that pin user values, in plain words (a sample)
+    changed: tuple[str, ...]  # guards that differ from the previous cache entry of the frame
+
+
+def _count(values: object) -> int:
+    return len(values) if isinstance(values, tuple) else 0
+
+
+@dataclass(frozen=True)
+class CompiledFunctionGuards:
+    """What one compiled function is guarded on: a GuardEntry per cache entry, and the measured cost per call."""
+
+    function: str
+    file: str
+    line: int
+    entries: tuple[GuardEntry, ...]
+    overhead: GuardOverheadFigures | None = None
+    display_file: str = field(default="", metadata=json_field(skip=True))
+    # exact values of module attributes (`self.blocks[3].offset == 3`) that no cache entry ever saw change; the
+    # JSON has their number
+    steady_module_values: tuple[str, ...] = field(default=(), metadata=json_field(view=_count))
+
+
+@dataclass(frozen=True)
+class RunEnvironment:
+    """Where and when the run happened: the program's folder and the library roots (a page people share shows
+    paths relative to them), the Python version, and when the run started. Not in the JSON schema."""
+
+    program_dir: str = ""  # the directory of the user's code (the analysis root)
+    library_roots: tuple[str, ...] = ()  # site-packages and the standard library, as the capture saw them
+    python_version: str | None = None
+    started_at: float | None = None  # time.time() at the run's start (the first compile's, for a bare trace)
+
+
+@dataclass(frozen=True)
+class ExplainSummary:
+    """`torch._dynamo.explain` on a function target: what it counted (information, not the source of truth)."""
+
+    graph_count: int
+    graph_break_count: int
+    break_reasons: tuple[str, ...]
+    ops_per_graph: tuple[int, ...]
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class RuleDoc:
+    """What the catalogue says of one rule the report names, for formats that carry rule descriptions (SARIF):
+    renderers read this, not the catalogue. Not in the JSON schema."""
+
+    code: str
+    name: str
+    kind: str
+    severity: str
+    title: str  # the title template, placeholders included
+    why: str
+    fix: str
+    what_it_does: str | None
+    why_is_this_bad: str | None
+    references: tuple[str, ...]
+    gb_ids: tuple[str, ...]
+    docs_url: str | None
+    page: str  # `doctor rule CODE`'s page, without how the doctor finds it (markdown)
+
+
+@dataclass(frozen=True)
+class SuppressedRef:
+    """A suppressed finding, as the JSON names it."""
+
+    code: str
+    location: Location | None
+
+
+def _suppressed_refs(findings: object) -> tuple[SuppressedRef, ...]:
+    items = findings if isinstance(findings, tuple) else ()
+    return tuple(SuppressedRef(f.code, f.location) for f in items if isinstance(f, Finding))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Report:
+    schema_version: int = SCHEMA_VERSION
+    tool_version: str
+    torch_version: str | None
+    target: str
+    backend: str
+    target_exit_code: int | None
+    target_status: str  # a TargetStatus value
+    summary: Summary
+    findings: tuple[Finding, ...]
+    notes: tuple[str, ...] = ()
+    explain: ExplainSummary | None = None
+    log_health: LogHealthFigures = field(default_factory=LogHealthFigures)
+    guards: tuple[CompiledFunctionGuards, ...] = ()  # per compiled function (`doctor guards`)
+    # one row per distributed rank (empty for one process)
+    rank_table: tuple[RankRow, ...] = field(default=(), metadata=json_field(name="ranks"))
+    gate: GateResult | None = None  # set by `doctor check`
+    compile_time: CompileTime | None = None  # where the compile time went (None: no compile was logged)
+    # dropped by `# doctor: ignore[CODE]` comments; the JSON names each by its code and location
+    suppressed: tuple[Finding, ...] = field(default=(), metadata=json_field(view=_suppressed_refs))
+    # each rank's compile time in a multi-rank report (the HTML page's timeline lanes)
+    rank_compile_times: tuple[tuple[int, CompileTime], ...] = field(default=(), metadata=json_field(skip=True))
+    environment: RunEnvironment = field(default_factory=RunEnvironment, metadata=json_field(skip=True))
+    # the catalogue's words on every rule the findings name (SARIF's rule descriptors)
+    rule_docs: tuple[RuleDoc, ...] = field(default=(), metadata=json_field(skip=True))
+
+    @property
+    def target_succeeded(self) -> bool:
+        return target_succeeded(self.target_status, self.target_exit_code)
+
+    def rule_doc(self, code: str) -> RuleDoc | None:
+        return next((doc for doc in self.rule_docs if doc.code == code), None)
