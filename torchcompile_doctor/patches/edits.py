@@ -96,6 +96,8 @@ class _StatementEditor(cst.CSTTransformer):
             start, end = position.start.line, position.end.line
             if isinstance(node, cst.BaseCompoundStatement):  # its header: the lines before its body
                 end = self.get_metadata(PositionProvider, node.body).start.line
+                for decorator in getattr(node, "decorators", ()):  # a decorator's line is the def's too
+                    start = min(start, self.get_metadata(PositionProvider, decorator).start.line)
             for index, edit in enumerate(self.edits):
                 if start <= edit.line <= end:  # type: ignore[union-attr]
                     self.anchors[index] = id(node)  # visited outer first: a deeper statement replaces it
@@ -177,18 +179,36 @@ class _KeywordAdder(cst.CSTTransformer):
         self.done = True
         if any(arg.keyword is not None and arg.keyword.value == self.edit.keyword for arg in updated_node.args):
             return updated_node
-        keyword = cst.Arg(
-            keyword=cst.Name(self.edit.keyword),
-            value=cst.parse_expression(self.edit.value),
-            equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")),
-        )
+        keyword = _keyword_arg(self.edit)
         args = list(updated_node.args)
         if args and args[-1].comma is cst.MaybeSentinel.DEFAULT:
             args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
         return updated_node.with_changes(args=[*args, keyword])
 
 
+def _called_decorator(statement: cst.BaseStatement, edit: AddKeyword) -> cst.BaseStatement | None:
+    """`@torch.compile` made `@torch.compile(keyword=value)`: a bare decorator named `edit.callee`."""
+    decorators = getattr(statement, "decorators", ())
+    for index, decorator in enumerate(decorators):
+        if edit.callee is not None and _dotted(decorator.decorator) == edit.callee:
+            call = cst.Call(func=decorator.decorator, args=[_keyword_arg(edit)])
+            changed = [*decorators[:index], decorator.with_changes(decorator=call), *decorators[index + 1 :]]
+            return statement.with_changes(decorators=changed)
+    return None
+
+
+def _keyword_arg(edit: AddKeyword) -> cst.Arg:
+    return cst.Arg(
+        keyword=cst.Name(edit.keyword),
+        value=cst.parse_expression(edit.value),
+        equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")),
+    )
+
+
 def _with_keyword(statement: cst.BaseStatement, edit: AddKeyword) -> cst.BaseStatement:
+    decorated = _called_decorator(statement, edit)
+    if decorated is not None:
+        return decorated
     adder = _KeywordAdder(edit)
     changed = statement.visit(adder)
     if not adder.done or not isinstance(changed, cst.BaseStatement):
