@@ -465,6 +465,7 @@ def _run_result(outcome: RunOutcome, report: Report, workdir: Path, wall_s: floa
     read = lambda path: path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""  # noqa: E731
     return RunResult(
         figures=figures(report),
+        fallbacks=report.summary.fallbacks_to_eager,
         succeeded=report.target_succeeded,
         exit_code=outcome.returncode,
         output=read(folder.target_output),

@@ -50,33 +50,36 @@ def _torch_run(root: Path, program: str, tmp_path: Path) -> tuple[str, int, int]
     return run.stdout, len({(b.file, b.line) for b in torch_log.breaks}), len(torch_log.recompiles)
 
 
-def test_a_config_switch_and_a_compile_keyword_are_measured_combined_and_applied(tmp_path):
-    root = _project(tmp_path, "item_and_int.py")
-    before = _torch_run(root, "item_and_int.py", tmp_path)
-    assert before[1:] == (1, 1)  # torch's own count: the `.item()` break, the int's recompile
+def test_a_config_switch_a_compile_keyword_and_a_branchless_rewrite_are_measured_combined_and_applied(tmp_path):
+    root = _project(tmp_path, "breaks_and_recompiles.py")
+    before = _torch_run(root, "breaks_and_recompiles.py", tmp_path)
+    assert before[1:] == (2, 1)  # torch's own count: the `.item()` and `if` breaks, the int's recompile
 
-    run = doctor_here("fix", str(root / "item_and_int.py"), "--apply", "--jobs", "1", "--format", "json")
+    run = doctor_here("fix", str(root / "breaks_and_recompiles.py"), "--apply", "--jobs", "1", "--format", "json")
     assert run.returncode == 0, run.stderr
     report = run.json
-    # each alone, then both together (in the report's rank order, which compile times decide)
+    # each alone, then all together (in the report's rank order, which compile times decide)
     statuses = {frozenset(trial["change"].split(" + ")): trial["status"] for trial in report["trials"]}
     switch, keyword = "torch._dynamo.config.capture_scalar_outputs = True", "torch.compile(..., dynamic=True)"
+    branch = "`if x.sum() < 0:` made branchless with torch.where (breaks_and_recompiles.py:23)"
     assert statuses == {
         frozenset([switch]): "helps",
         frozenset([keyword]): "helps",
-        frozenset([switch, keyword]): "helps",
+        frozenset([branch]): "helps",
+        frozenset([switch, keyword, branch]): "helps",
     }
     patch = report["patch"]
     assert patch["after"]["graph_breaks"] == 0 and patch["after"]["recompiles"] == 0
-    assert report["applied"] == ["item_and_int.py"] and report["backups"] == []
+    assert report["applied"] == ["breaks_and_recompiles.py"] and report["backups"] == []
 
-    patched = (root / "item_and_int.py").read_text()
+    patched = (root / "breaks_and_recompiles.py").read_text()
     assert "import torch\ntorch._dynamo.config.capture_scalar_outputs = True\n" in patched
     # the keyword goes to the compile of the function that recompiled, not to every torch.compile
     assert 'step = torch.compile(scale, backend="eager", dynamic=True)' in patched
     assert '@torch.compile(backend="eager")\ndef norm' in patched
+    assert "    x = x * 2.0\n    return torch.where(x.sum() < 0, -x, x)\n" in patched
     assert patched.startswith('"""doctor fix case')  # the rest of the file as the user wrote it
-    after = _torch_run(root, "item_and_int.py", tmp_path)
+    after = _torch_run(root, "breaks_and_recompiles.py", tmp_path)
     assert after == (before[0], 0, 0)
 
 

@@ -16,9 +16,11 @@ from torchcompile_doctor.fix.verdict import (
 from torchcompile_doctor.model.findings import RunFigures
 
 
-def _run(breaks=1, recompiles=2, graphs=3, compile_s=1.0, code=0, output="loss 0.5000\n", errors="") -> RunResult:
+def _run(
+    breaks=1, recompiles=2, graphs=3, compile_s=1.0, code=0, output="loss 0.5000\n", errors="", fallbacks=0
+) -> RunResult:
     figures = RunFigures(breaks, recompiles, graphs, 0, 0, compile_s)
-    return RunResult(figures, code == 0, code, output, errors, 5.0)
+    return RunResult(figures, fallbacks, code == 0, code, output, errors, 5.0)
 
 
 def test_fewer_breaks_and_nothing_worse_helps():
@@ -28,6 +30,12 @@ def test_fewer_breaks_and_nothing_worse_helps():
 def test_a_break_removed_but_a_recompile_added_is_worse():
     verdict = judge(_run(), _run(breaks=0, recompiles=3), by_compile_time=False)
     assert verdict.status == WORSE and verdict.detail == "recompiles 2 → 3"
+
+
+def test_a_frame_compiled_instead_of_run_eagerly_helps_though_it_adds_a_graph():
+    # a print in a loop: the frame was skipped (no graph); with the print reordered it compiles as one graph
+    before, after = _run(breaks=1, recompiles=0, graphs=0, fallbacks=1), _run(breaks=0, recompiles=0, graphs=1)
+    assert judge(before, after, by_compile_time=False).status == HELPS
 
 
 def test_the_same_figures_are_no_effect():

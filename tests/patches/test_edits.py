@@ -8,6 +8,7 @@ import pytest
 from torchcompile_doctor.patches.edits import (
     AddKeyword,
     AfterTorchImport,
+    BranchToWhere,
     EditError,
     InsertBefore,
     ReplaceStatement,
@@ -100,3 +101,43 @@ def test_a_setting_after_import_torch_is_made_once():
 def test_an_edit_that_cannot_be_made_is_refused_and_says_where(edits, message):
     with pytest.raises(EditError, match=message):
         edit_source(STEP, edits)
+
+
+def test_a_branch_on_a_tensor_becomes_one_torch_where_with_the_return_after_it():
+    source = "def f(x):\n    x = x * 2\n    # flip negatives\n    if x.sum() < 0:\n        return -x\n    return x\n"
+    assert edit_source(source, [BranchToWhere(4)]) == (
+        "def f(x):\n    x = x * 2\n    # flip negatives\n    return torch.where(x.sum() < 0, -x, x)\n"
+    )
+
+
+def test_an_if_else_assignment_and_a_lone_if_assignment_become_torch_where():
+    source = (
+        "def f(x):\n    if x.mean() > 0:\n        y = x * 2\n    else:\n        y = x / 2\n"
+        "    if y.max() > 1:\n        y = y - 1\n    return y\n"
+    )
+    # both lines as parsed: the first rewrite does not move the second
+    assert edit_source(source, [BranchToWhere(2), BranchToWhere(6)]) == (
+        "def f(x):\n    y = torch.where(x.mean() > 0, x * 2, x / 2)\n    y = torch.where(y.max() > 1, y - 1, y)\n"
+        "    return y\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("source", "line"),
+    [
+        ("if a:\n    x = 1\nelif b:\n    x = 2\n", 1),  # an elif: more than two values
+        ("if a:\n    x = 1\n    y = 2\n", 1),  # two statements in the branch
+        ("if a:\n    x = 1\nelse:\n    y = 2\n", 1),  # the branches assign different names
+        ("x = 1\n", 1),  # no `if` there
+    ],
+)
+def test_what_is_not_one_choice_between_two_values_is_left_alone(source, line):
+    with pytest.raises(EditError):
+        edit_source(source, [BranchToWhere(line)])
+
+
+def test_a_bare_decorator_gets_called_with_the_keyword():
+    source = "@torch.compile\ndef f(x):\n    return g(x)\n"
+    assert edit_source(source, [AddKeyword(1, "dynamic", "True", "torch.compile")]) == (
+        "@torch.compile(dynamic=True)\ndef f(x):\n    return g(x)\n"
+    )

@@ -34,7 +34,14 @@ from torchcompile_doctor.fix.call_source import (
     parameter_position,
 )
 from torchcompile_doctor.model.report import Finding, Report
-from torchcompile_doctor.patches.edits import AddKeyword, AfterTorchImport, Edit, InsertBefore, ReplaceStatement
+from torchcompile_doctor.patches.edits import (
+    AddKeyword,
+    AfterTorchImport,
+    BranchToWhere,
+    Edit,
+    InsertBefore,
+    ReplaceStatement,
+)
 from torchcompile_doctor.patches.project import inside
 
 # settings known to end some programs (measured on real models: PendingUnbackedSymbolNotFound) or to only move
@@ -219,15 +226,39 @@ def _caution(experiment: Experiment) -> str | None:
     return "; ".join(dict.fromkeys(notes)) or None
 
 
+def _branchless(finding: Finding, program: Program) -> Candidate | None:
+    """A data-dependent `if` of the user's, at the line that broke the graph, as one `torch.where`."""
+    where = finding.location
+    if where is None or not inside(program.root, Path(where.file)) or finding.origin not in (None, "user"):
+        return None
+    path = Path(where.file)
+    return Candidate(
+        title=f"`{(where.source or 'if').strip()}` made branchless with torch.where ({path.name}:{where.line})",
+        codes=(finding.code,),
+        findings=(finding.title,),
+        edits=(FileEdit(path, BranchToWhere(where.line)),),
+        by_compile_time=False,
+        caution="both branches are computed; the result must be a tensor of one shape",
+    )
+
+
+# code rewrites at the user's line, by rule code: each is measured like every other candidate
+_REWRITES: dict[str, Callable[[Finding, Program], Candidate | None]] = {"TCD106": _branchless}
+
+
 def candidates(report: Report, program: Program) -> tuple[list[Candidate], list[Unbuildable]]:
     """The distinct changes the report's fixes ask for (most harmful finding first), as edits of the project."""
     asked: dict[str, tuple[Experiment, list[Finding]]] = {}
+    built: list[Candidate] = []
+    refused: list[Unbuildable] = []
     for finding in report.findings:
         experiment = finding.fix.experiment if finding.fix else None
         if experiment is not None:
             asked.setdefault(key(experiment), (experiment, []))[1].append(finding)
-    built: list[Candidate] = []
-    refused: list[Unbuildable] = []
+        rewrite = _REWRITES.get(finding.code)
+        made = rewrite(finding, program) if rewrite is not None else None
+        if made is not None and all(made.edits != c.edits for c in built):
+            built.append(made)
     for experiment, findings in asked.values():
         codes = tuple(dict.fromkeys(f.code for f in findings))
         edits = _edits(experiment, program, findings)

@@ -128,7 +128,7 @@ def best(trials: Sequence[Trial], combined: Trial | None) -> Trial | None:
 
     def score(trial: Trial) -> tuple[int, float]:
         assert trial.result is not None
-        return problem_count(trial.result.figures), trial.result.figures.compile_time_s or 0.0
+        return problem_count(trial.result), trial.result.figures.compile_time_s or 0.0
 
     alone = min(helpful, key=score)
     if combined is not None and combined.helps and score(combined)[0] <= score(alone)[0]:
