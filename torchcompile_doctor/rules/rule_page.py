@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.model.report import Kind
-from torchcompile_doctor.rules import Rule, ranking_params
+from torchcompile_doctor.rules.catalogue import Rule, ranking_params
 
 GB_SITE = "https://meta-pytorch.github.io/compile-graph-break-site/"
 GB_PAGE = GB_SITE + "gb/{}.html"

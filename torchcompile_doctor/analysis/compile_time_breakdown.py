@@ -1,7 +1,8 @@
-"""Builds the report's `compile_time` (torchcompile_doctor/compile_time.py) from the index: each compile's
-phases from torch's own timers in `compilation_metrics`, the C++ compile from the `chromium_event` spans of
-the kernels it compiled, the caches from their hit/miss/bypass artifacts, and when each compile ran from
-its start time against the run's start in the side channel."""
+"""Builds the report's `compile_time` (model/compile_time.py) from the index, once per report
+(`analyze`): each compile's phases from torch's own timers in `compilation_metrics`, the C++
+compile from the `chromium_event` spans of the kernels it compiled, the caches from their
+hit/miss/bypass artifacts, and when each compile ran from its start time against the run's start
+in the side channel."""
 
 from __future__ import annotations
 
@@ -114,7 +115,7 @@ def _cache_counts(log: EventLog) -> tuple[dict[CompileId, FrameCache], float, tu
     return result, saved, tuple(reasons)
 
 
-def compile_time(index: AnalysisIndex) -> CompileTime | None:
+def compile_time_breakdown(index: AnalysisIndex) -> CompileTime | None:
     """Where the run's compile time went; None when the log has no compile."""
     log = index.log
     compiles = [m for m in log.metrics if m.compile_id is not None]

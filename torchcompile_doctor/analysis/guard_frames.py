@@ -8,14 +8,11 @@ import re
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
+from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId, Guard, GuardOverhead, GuardTree
 from torchcompile_doctor.model.findings import GuardOverheadFigures
 from torchcompile_doctor.model.report import CompiledFunctionGuards, GuardEntry
-
-if TYPE_CHECKING:
-    from torchcompile_doctor.analysis.index import AnalysisIndex
 
 _MODULES = re.compile(r"\._modules\['([^']+)'\]")
 _LOCAL = re.compile(r"\b[LG]\['([^']+)'\]")
