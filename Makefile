@@ -1,5 +1,6 @@
 # The two commands of the README: `make run` and `make test`. Both install what they need.
 # `make test-fast`: the suite without the tests that run torch.compile in a child process (slow, inductor).
+# `make test-lane TORCH_VERSION=2.15.0`: the suite's lane on another supported torch, in its own venv (see there).
 PYTHON ?= python3
 VENV ?= .venv
 TORCH_VERSION ?= 2.13.0
@@ -12,7 +13,15 @@ UV_VERSION ?= 0.13.9
 # where `make lock` finds the CPU wheel of TORCH_VERSION (a folder, or https://download.pytorch.org/whl/cpu)
 TORCH_WHEELS ?= /opt/wheels
 
-.PHONY: install lock browser run test test-fast lint bench clean
+# The lane on another torch: its own venv, and the live tests that prove the capture works on that release, where
+# the doctor hooks into torch: a recording made again finds what the checked-in one says and re-reads as the live run
+# (recapture); the bootstrap's hooks leave the program as in a plain run (fidelity); the in-process capture of the
+# pytest plugin; guard timing and the depyf dump; config experiments (--try-fixes); ranks under torchrun (check).
+LANE_VENV = .venv-$(TORCH_VERSION)
+LANE_LIVE_TESTS ?= tests/capture/test_recapture.py tests/capture/test_fidelity.py tests/cli/test_pytest_plugin.py \
+	tests/analysis/test_guards.py tests/events/test_depyf_dump.py tests/capture/test_try_fixes.py tests/cli/test_check.py
+
+.PHONY: install lock browser run test test-fast test-lane lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -56,6 +65,25 @@ test: install browser
 test-fast: install
 	$(BIN)/python -m pytest -q -n $(JOBS) --dist worksteal -p no:cacheprovider -m "not slow and not inductor"
 
+# A lane on another supported torch (CI: the newest, 2.15.0): a venv of its own (.venv-2.15.0) with the lock, that
+# torch and the package, then the offline suite (every recorded capture re-read under that torch, each release's
+# recordings in tests/data/torch_versions read with its own GB registry) and the live tests of LANE_LIVE_TESTS.
+# torch comes from the local wheels where they have it, else from PyPI: its CUDA build (about 3 GB, run on the CPU),
+# with the local pip configuration that caps torch at what lies on disk set aside for that one install.
+$(LANE_VENV)/.installed: pyproject.toml $(LOCK)
+	$(PYTHON) -m venv $(LANE_VENV)
+	$(LANE_VENV)/bin/pip install -q --require-hashes -r $(LOCK)
+	$(LANE_VENV)/bin/pip install -q "torch==$(TORCH_VERSION)" 2>/dev/null || \
+		PIP_CONFIG_FILE=/dev/null $(LANE_VENV)/bin/pip install -q "torch==$(TORCH_VERSION)"
+	$(LANE_VENV)/bin/pip install -q --no-deps --no-build-isolation -e .
+	$(LANE_VENV)/bin/pip check
+	touch $@
+
+test-lane: $(LANE_VENV)/.installed
+	$(LANE_VENV)/bin/python -m pytest -q -n $(JOBS) --dist worksteal -p no:cacheprovider -m "not slow and not inductor"
+	$(LANE_VENV)/bin/python -m pytest -q -n $(JOBS) --dist worksteal -p no:cacheprovider -m "slow and not inductor" \
+		$(LANE_LIVE_TESTS)
+
 # ruff (style, imports, McCabe <= 20), mypy, and radon: no block of the package worse than grade C.
 lint: install
 	$(BIN)/ruff check torchcompile_doctor tests bench
@@ -69,4 +97,4 @@ bench: install
 	$(BIN)/python bench/textlog.py
 
 clean:
-	rm -rf $(VENV) *.egg-info .pytest_cache
+	rm -rf $(VENV) .venv-*/ *.egg-info .pytest_cache

@@ -1,5 +1,5 @@
 """What the package needs to be used by others: the wheel built from this checkout carries the license text, the
-data the doctor reads at run time (the rule catalogue, the bundled graph-break registry, the HTML template) and
+data the doctor reads at run time (the rule catalogue, the bundled graph-break registries, the HTML template) and
 both console scripts; its dependencies are ranges, not the lock's pins."""
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def test_the_wheel_ships_the_license_its_data_and_its_commands(tmp_path):
     assert metadata["License-Expression"] == "BSD-3-Clause" and metadata["License-File"] == "LICENSE"
     for data in (
         "torchcompile_doctor/rules/catalogue.yaml",
-        "torchcompile_doctor/data/graph_break_registry.json",
+        "torchcompile_doctor/data/graph_break_registries.json",
         "torchcompile_doctor/renderers/templates/report.html.j2",
     ):
         assert data in names, data

@@ -29,6 +29,7 @@ from torchcompile_doctor.settings import (
     guards_settings,
     reread_settings,
 )
+from torchcompile_doctor.torch_releases import outside_range_note
 
 app = typer.Typer(
     name="doctor",
@@ -98,8 +99,24 @@ def _perfetto_beside(reports, fmt: str, output: Path | None) -> tuple[Path, str]
     return output.with_name(f"{stem}.perfetto.json"), trace
 
 
-def _finish(run: pipeline.Run | pipeline.GatedRun, fmt: str, output: Path | None, *, show_guards: bool = False) -> None:
+def _say_torch_outside_range(reports) -> None:
+    """A live run under a torch outside the supported releases says so on stderr (and in the report's notes)."""
+    for note in dict.fromkeys(outside_range_note(report.torch_version) for report in reports):
+        if note:
+            typer.echo(f"doctor: {note}", err=True)
+
+
+def _finish(
+    run: pipeline.Run | pipeline.GatedRun,
+    fmt: str,
+    output: Path | None,
+    *,
+    show_guards: bool = False,
+    live: bool = False,
+) -> None:
     """Render, emit (the HTML page's Perfetto file too), and exit with the code the pipeline decided."""
+    if live:
+        _say_torch_outside_range(run.reports)
     beside = _perfetto_beside(run.reports, fmt, output)
     perfetto_file = beside[0].name if beside else None
     _emit(_render(run.reports, fmt, output, show_guards=show_guards, perfetto_file=perfetto_file), output)
@@ -160,7 +177,7 @@ def explain(
     run = pipeline.run(settings.target, settings.run, progress=_status)
     if settings.try_fixes:
         run = pipeline.try_fixes(run, settings.run, progress=_status)
-    _finish(run, settings.format, settings.output)
+    _finish(run, settings.format, settings.output, live=True)
 
 
 def _codes(values: list[str] | None) -> tuple[str, ...] | None:
@@ -227,7 +244,7 @@ def check(
         run = pipeline.run_all(settings.targets, settings.run, progress=_status)
     gated = pipeline.gate(run, settings.gate, known)
     _say_baseline(gated, settings.gate.baseline)
-    _finish(gated, settings.format, settings.output)
+    _finish(gated, settings.format, settings.output, live=settings.from_capture is None)
 
 
 @app.command()
@@ -256,7 +273,7 @@ def guards(
         run = pipeline.reread(settings.paths[0], settings.reread)
     else:
         run = pipeline.run(settings.target, settings.run, progress=_status)
-    _finish(run, settings.format, settings.output, show_guards=True)
+    _finish(run, settings.format, settings.output, show_guards=True, live=not isinstance(settings, RereadSettings))
 
 
 @app.command()

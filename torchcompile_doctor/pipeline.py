@@ -243,8 +243,11 @@ def run_block(label: str) -> Iterator[BlockRun]:
 def _offline_context(log: EventLog, path: Path, root: Path | None = None, as_live: bool = False) -> AnalysisContext:
     """Where a kept capture's code lives: --root, else the target's directory as recorded, else here; its
     lines come from the capture's source snapshot where it has them (the code as it was when it ran), else from
-    the disk, used only where a file still says what the trace recorded of it."""
+    the disk, used only where a file still says what the trace recorded of it. The graph-break registry is that of
+    the torch that made the capture (graph_break_registry.registry_for_capture)."""
     from torchcompile_doctor.analysis import AnalysisContext
+    from torchcompile_doctor.analysis.analyze import recorded_torch_version
+    from torchcompile_doctor.analysis.graph_break_registry import registry_for_capture
     from torchcompile_doctor.source_files import snapshot_sources
 
     target = log.bootstrap[-1].target if log.bootstrap else str(path)
@@ -254,6 +257,7 @@ def _offline_context(log: EventLog, path: Path, root: Path | None = None, as_liv
     return AnalysisContext(
         target=target,
         root=str(base.resolve()),
+        registry=registry_for_capture(recorded_torch_version(log)),
         offline=name_registry,
         read_source=sources.read,
         is_install_dir=sources.is_install_dir,
@@ -264,15 +268,11 @@ def _offline_context(log: EventLog, path: Path, root: Path | None = None, as_liv
 
 def _captured_by_installed_torch(log: EventLog) -> bool:
     """The log was written by the torch installed here (same build), so its graph-break registry is this one's."""
-    from importlib import metadata
+    from torchcompile_doctor.analysis.analyze import recorded_torch_version
+    from torchcompile_doctor.torch_releases import installed_torch_version
 
-    recorded = (log.bootstrap[-1].torch_version if log.bootstrap else None) or (
-        log.torch_versions[-1].version if log.torch_versions else None
-    )
-    try:
-        return recorded is not None and recorded == metadata.version("torch")
-    except metadata.PackageNotFoundError:
-        return False
+    recorded = recorded_torch_version(log)
+    return recorded is not None and recorded == installed_torch_version()
 
 
 def _dump_report(dump: Path, root: Path | None = None) -> Report:

@@ -16,6 +16,7 @@ import pytest
 from support.captures import merged_multirank, normalise, snapshot_context, trace_root
 from support.doctor import doctor_here, doctor_in_process, run_doctor
 from support.paths import DATA, REPO, SAMPLES, TESTS
+from support.snapshots import assert_matches_snapshot
 
 from torchcompile_doctor.analysis import AnalysisContext, analyze, report_of_ranks
 from torchcompile_doctor.events.load import load_artifacts, load_ranks
@@ -195,12 +196,7 @@ EXTENSIONS = {"terminal": "txt", "json": "json", "markdown": "md"}
 @pytest.mark.parametrize("fmt", sorted(EXTENSIONS))
 def test_golden_multirank(fmt):
     text = normalise(render(_merged(), fmt, RenderOptions(color=False, width=110)), trace_root(MULTIRANK))
-    golden = GOLDEN / f"multirank.{EXTENSIONS[fmt]}"
-    if os.environ.get("UPDATE_SNAPSHOTS") == "1" or not golden.exists():
-        golden.write_text(text)
-        if os.environ.get("UPDATE_SNAPSHOTS") != "1":
-            pytest.fail(f"wrote missing golden file {golden.name}; review it and rerun")
-    assert text == golden.read_text()
+    assert_matches_snapshot(text, GOLDEN / f"multirank.{EXTENSIONS[fmt]}")
 
 
 # --- `doctor report` on a directory of rank logs -------------------------------------------------
@@ -246,8 +242,8 @@ def test_rank_report_needs_no_torch(tmp_path):
     gb = next(f for f in data["findings"] if f["code"] == "TCD101")
     assert gb["gb_id"] == "GB0059" and gb["torch_says"]
     assert (
-        "graph-break registry: the copy bundled with torchcompile-doctor (torch is not installed here)"
-        in (data["notes"])
+        "graph-break registry: torch 2.13's, bundled with torchcompile-doctor (the capture's torch is 2.13.0+cpu; "
+        "torch is not installed here)" in data["notes"]
     )
 
 

@@ -20,7 +20,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from support.doctor import run_doctor
+from support.doctor import doctor_here, run_doctor
 from support.paths import DATA, REPO, SAMPLES
 
 # A script sets torch's settings at its top, before `import torch`, and records what the program saw.
@@ -76,8 +76,8 @@ def _lines_in_order(wanted: str, found: str) -> bool:
 
 
 def _plain(script: str, cwd: Path, env: dict | None = None, *args: str) -> subprocess.CompletedProcess:
-    full_env = {**os.environ, **(env or {})}
-    full_env.pop("TORCH_LOGS", None)
+    full_env = {name: value for name, value in os.environ.items() if name != "TORCH_LOGS"}  # unless `env` sets it
+    full_env.update(env or {})
     return subprocess.run(
         [sys.executable, script, *args], cwd=cwd, env=full_env, capture_output=True, text=True, timeout=300
     )
@@ -251,8 +251,8 @@ def test_the_timeout_stack_is_read_from_the_main_thread():
 
 
 def test_a_counted_compiled_module_pickles_as_torch_made_it():
-    """The capture gives compiled modules a subclass that counts their calls; `torch.save(compiled)` must work
-    as in a plain run and load back torch's own OptimizedModule."""
+    """The capture counts a compiled module's calls through the `forward` torch gave it, keeping torch's own
+    class; `torch.save(compiled)` works as in a plain run and loads back torch's OptimizedModule."""
     import io
 
     import torch
@@ -261,10 +261,58 @@ def test_a_counted_compiled_module_pickles_as_torch_made_it():
     from torchcompile_doctor.capture.hooks import _recording_module_calls
 
     compiled = torch.compile(torch.nn.Linear(4, 4), backend="eager")
-    plain_class = type(compiled)
-    _recording_module_calls(compiled, CallCounts(), None, None)
-    assert type(compiled) is not plain_class and isinstance(compiled, plain_class)
+    plain_class, torch_forward = type(compiled), compiled.forward
+    counts = CallCounts()
+    _recording_module_calls(compiled, counts, None, None)
+    assert type(compiled) is plain_class and compiled.forward is not torch_forward
+    compiled(torch.ones(2, 4))
+    assert [calls for calls, _ in counts._counts.values()] == [1]
     buffer = io.BytesIO()
     torch.save(compiled, buffer)
     buffer.seek(0)
     assert type(torch.load(buffer, weights_only=False)) is plain_class
+
+
+NESTED = """\
+import torch
+import torch.nn as nn
+
+
+class Policy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.net(x).softmax(-1)
+
+
+torch.manual_seed(0)
+policy = torch.compile(Policy(), backend="eager")
+
+
+@torch.compile(backend="eager")
+def act(obs):
+    return policy(obs).argmax(-1)  # a compiled module called from inside a compiled function
+
+
+for _ in range(3):
+    print("action", act(torch.ones(3, 4)).tolist())
+"""
+
+
+@pytest.mark.slow
+def test_the_capture_never_changes_what_dynamo_compiles(tmp_path):
+    """A compiled module called from inside another compiled function: Dynamo inlines it, in a plain run as
+    under the doctor, whose call counting it must never trace (no break, no graph of the doctor's making)."""
+    (tmp_path / "nested.py").write_text(NESTED)
+    plain = _plain("nested.py", tmp_path, {"TORCH_LOGS": "graph_breaks"})
+    run = doctor_here("explain", "nested.py", "--format", "json", cwd=tmp_path)
+    assert "Graph break" not in plain.stderr and plain.returncode == 0
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert _lines_in_order(plain.stdout, run.stderr)
+    summary = run.json["summary"]
+    assert (summary["graph_breaks"], summary["graphs"], summary["recompiles"]) == (0, 1, 0)
+    assert run.json["findings"] == []
+    [frame] = run.json["compile_time"]["frames"]
+    assert (frame["function"], frame["calls"]) == ("act", 3)

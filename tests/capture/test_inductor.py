@@ -6,6 +6,8 @@ blocks, phases, caches: TCD601-604) are checked on recorded inductor captures (t
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from support.captures import SAMPLE_CAPTURES, reread
 from support.doctor import DoctorRun, doctor_here
@@ -22,7 +24,7 @@ def _essentials(report: dict) -> list[tuple]:
         (
             f["kind"],
             f["code"],
-            f["location"]["file"],
+            Path(f["location"]["file"]).name,  # the recorded capture ran in another checkout
             f["location"]["line"],
             f["gb_id"],
             f["category"],

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from support.captures import CAPTURES, normalise, recorded_root, reread
 from support.paths import REPO, TESTS
+from support.snapshots import assert_matches_snapshot
 
 from torchcompile_doctor.events.load import load_artifacts
 from torchcompile_doctor.renderers import FORMATS, RenderOptions, render
@@ -37,13 +38,7 @@ def golden_text(report, fmt: str) -> str:
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("name", sorted(p.name for p in CAPTURES.iterdir() if p.is_dir()))
 def test_golden(name, fmt):
-    text = golden_text(reread(CAPTURES / name), fmt)
-    golden = GOLDEN / f"{name}.{EXTENSIONS[fmt]}"
-    if os.environ.get("UPDATE_SNAPSHOTS") == "1" or not golden.exists():
-        golden.write_text(text)
-        if os.environ.get("UPDATE_SNAPSHOTS") != "1":
-            pytest.fail(f"wrote missing golden file {golden.name}; review it and rerun")
-    assert text == golden.read_text()
+    assert_matches_snapshot(golden_text(reread(CAPTURES / name), fmt), GOLDEN / f"{name}.{EXTENSIONS[fmt]}")
 
 
 def test_every_format_has_a_renderer_and_a_golden():

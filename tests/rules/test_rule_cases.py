@@ -16,7 +16,6 @@ from __future__ import annotations
 import ast
 import dataclasses
 import json
-import os
 import re
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from support.ground_truth import matches_file
 from support.paths import REPO, RULES
 from support.recording import RECORDING
 from support.report_schema import check_report_json
+from support.snapshots import assert_matches_snapshot
 
 from torchcompile_doctor.model.report import Finding, Report
 from torchcompile_doctor.renderers import RenderOptions, render
@@ -193,12 +193,7 @@ def test_rule_case(case: Case):
 def test_rendered_finding_is_the_reviewed_snapshot(case: Case):
     report, finding, _ = _found(case)
     text = finding_text(report, finding)
-    snapshot = case.program.with_suffix(".finding.txt")
-    if os.environ.get("UPDATE_SNAPSHOTS") == "1" or not snapshot.exists():
-        snapshot.write_text(text, encoding="utf-8")
-        if os.environ.get("UPDATE_SNAPSHOTS") != "1":
-            pytest.fail(f"wrote missing snapshot {snapshot.name}; review it and rerun")
-    assert text == snapshot.read_text(encoding="utf-8")
+    assert_matches_snapshot(text, case.program.with_suffix(".finding.txt"))
 
 
 def _transform_cases() -> list[Case]:

@@ -7,8 +7,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from support.paths import DATA, RULES, TESTS
 from torchcompile_doctor import pipeline
@@ -56,6 +57,18 @@ def trace_files() -> list[Path]:
 
 
 @contextlib.contextmanager
+def disk_answered_by(read: Callable[[str], Any], is_install_dir: Callable[[str], bool]) -> Iterator[None]:
+    """Within the block the analysis's questions to the disk (a file's lines, whether a directory holds installed
+    packages), when a capture's snapshot cannot answer them, go to these two functions instead."""
+    saved = source_snapshot.read_source_file, source_snapshot.has_dist_info
+    source_snapshot.read_source_file, source_snapshot.has_dist_info = read, is_install_dir
+    try:
+        yield
+    finally:
+        source_snapshot.read_source_file, source_snapshot.has_dist_info = saved
+
+
+@contextlib.contextmanager
 def disk_unreadable() -> Iterator[list[str]]:
     """Within the block a re-read finds no source file and no install dir on the disk, as on a machine that never
     had the files a capture names; yields the list of what it asked the disk for."""
@@ -63,23 +76,25 @@ def disk_unreadable() -> Iterator[list[str]]:
 
     def no_file(path: str) -> None:
         asked.append(path)
-        return None
 
     def no_install_dir(directory: str) -> bool:
         asked.append(directory)
         return False
 
-    saved = source_snapshot.read_source_file, source_snapshot.has_dist_info
-    source_snapshot.read_source_file, source_snapshot.has_dist_info = no_file, no_install_dir  # type: ignore[assignment]
-    try:
+    with disk_answered_by(no_file, no_install_dir):
         yield asked
-    finally:
-        source_snapshot.read_source_file, source_snapshot.has_dist_info = saved
+
+
+# the note ends at its one parenthesis (the terminal may wrap it across lines)
+_REGISTRY_NOTE = re.compile(r"graph-break registry: [^)]*\)")
 
 
 def normalise(text: str, root: str) -> str:
     """A rendered report with what differs between machines and runs made constant: the program's folder as
-    recorded (`root`), checkouts, site-packages, versions and timings."""
+    recorded (`root`), checkouts, site-packages, versions and timings, and which graph-break registry a re-read used
+    (the installed torch's, or the bundled copy of the capture's release where another torch is installed: the
+    lane on another torch reads the same captures)."""
+    text = _REGISTRY_NOTE.sub("graph-break registry: <REGISTRY>", text)
     text = text.replace(root, "<ROOT>")
     text = re.sub(r"(/[^\s\"',:]*)?/tests/", "<TESTS>/", text)  # a capture made in a checkout, any checkout
     text = re.sub(r"(/[^\s\"',:]*)?/(site|dist)-packages/", "<SITE>/", text)

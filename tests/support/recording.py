@@ -1,10 +1,14 @@
 """The one tool that makes and keeps the captures checked in under tests/ (run it with the venv's python):
 
     python tests/support/recording.py record tests/rules/TCD104/item.py [--into DIR] [--options "--try-fixes"]
+                                             [--torch-logs]
         Runs `doctor explain item.py --format json --artifacts TMP` in the case's folder (another command or
         more options from the case's `# capture: doctor ...` line, or --options), strips TMP into `item.capture/`
         (or DIR; a --try-fixes run keeps its experiments), writes `recording.json` there (the command, the
         versions, the date), and checks that re-reading the stripped capture finds what the live run found.
+        --torch-logs also runs the program plainly under `TORCH_LOGS=graph_breaks,recompiles` and keeps its
+        stderr beside the capture (`item.torch_logs.txt`): torch's own account of the run, the truth a test
+        compares the capture's reading with.
     python tests/support/recording.py strip SRC DEST
         Copies a kept capture, leaving out of its TORCH_TRACE logs what no reader of the doctor uses (kinds it
         reads past, timeline spans it drops, config snapshots); checks the re-read report is unchanged.
@@ -39,7 +43,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: the shared test code is found from tests/
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from support.captures import capture_dirs, disk_unreadable, reread_options, trace_files
+from support.captures import capture_dirs, disk_answered_by, disk_unreadable, reread_options, trace_files
 from support.paths import REPO
 from torchcompile_doctor import pipeline
 from torchcompile_doctor import source_files as source_snapshot
@@ -196,7 +200,23 @@ def _versions() -> dict[str, str]:
     return versions
 
 
-def record(case: Path, into: Path | None, more: list[str] | None = None) -> Path:
+TORCH_LOGS_SUFFIX = ".torch_logs.txt"  # beside NAME.capture/: torch's own log of a plain run of the program
+TORCH_LOGS_ARTIFACTS = "graph_breaks,recompiles"
+
+
+def record_torch_logs(case: Path, into: Path) -> str:
+    """Run the program plainly (no doctor) under TORCH_LOGS and keep its stderr beside the capture; the command."""
+    truth = into.with_suffix(TORCH_LOGS_SUFFIX)
+    env = {**os.environ, "TORCH_LOGS": TORCH_LOGS_ARTIFACTS}
+    run = subprocess.run([sys.executable, case.name], cwd=case.parent, capture_output=True, text=True, env=env)
+    if run.returncode != 0:
+        raise SystemExit(f"python {case.name} exited {run.returncode}:\n{run.stderr[-3000:]}")
+    truth.write_text(run.stderr, encoding="utf-8")
+    where = os.path.relpath(truth, case.parent)
+    return f"cd {os.path.relpath(case.parent, REPO)} && TORCH_LOGS={TORCH_LOGS_ARTIFACTS} python {case.name} 2> {where}"
+
+
+def record(case: Path, into: Path | None, more: list[str] | None = None, torch_logs: bool = False) -> Path:
     case = case.resolve()
     into = (into or case.with_suffix(".capture")).resolve()
     command, options = _capture_command(case)
@@ -218,6 +238,7 @@ def record(case: Path, into: Path | None, more: list[str] | None = None) -> Path
         strip(artifacts, into)
     shown = " ".join([command, case.name, "--format", "json", "--artifacts", "DIR", *options])
     also = f' --options "{" ".join(more)}"' if more else ""
+    also += " --torch-logs" if torch_logs else ""
     tool = f"python tests/support/recording.py record {os.path.relpath(case, REPO)}"
     made = {
         "command": f"cd {os.path.relpath(case.parent, REPO)} && doctor {shown}",
@@ -226,6 +247,8 @@ def record(case: Path, into: Path | None, more: list[str] | None = None) -> Path
         "date": datetime.date.today().isoformat(),
         "versions": _versions(),
     }
+    if torch_logs:
+        made["torch_logs_command"] = record_torch_logs(case, into)
     (into / RECORDING).write_text(json.dumps(made, indent=2) + "\n", encoding="utf-8")
     _check_reread(json.loads(run.stdout), pipeline.reread(into).report)
     return into
@@ -261,23 +284,21 @@ def _recording_disk(moves: list[tuple[str, str]], earlier: SourceSnapshot) -> It
     """Within the block a re-read reads what the `earlier` snapshot holds (the code as it was when the capture
     was made), else the disk through `moves`, and keeps what it read under the recorded paths."""
     kept = SourceSnapshot()
-    saved = source_snapshot.read_source_file, source_snapshot.has_dist_info
+    disk_read, disk_is_install_dir = source_snapshot.read_source_file, source_snapshot.has_dist_info
 
     def read(path: str):
-        lines = earlier.files[path] if path in earlier.files else saved[0](_mapped(path, moves))
+        lines = earlier.files[path] if path in earlier.files else disk_read(_mapped(path, moves))
         kept.files[path] = list(lines) if lines is not None else None
         return lines
 
     def is_install_dir(directory: str) -> bool:
         known = earlier.install_dirs.get(directory)
-        kept.install_dirs[directory] = answer = saved[1](_mapped(directory, moves)) if known is None else known
+        answer = disk_is_install_dir(_mapped(directory, moves)) if known is None else known
+        kept.install_dirs[directory] = answer
         return answer
 
-    source_snapshot.read_source_file, source_snapshot.has_dist_info = read, is_install_dir  # type: ignore[assignment]
-    try:
+    with disk_answered_by(read, is_install_dir):
         yield kept
-    finally:
-        source_snapshot.read_source_file, source_snapshot.has_dist_info = saved
 
 
 def snapshot(path: Path, moves: list[tuple[str, str]]) -> None:
@@ -331,6 +352,7 @@ def main(argv: list[str] | None = None) -> None:
     record_cmd.add_argument("case", type=Path)
     record_cmd.add_argument("--into", type=Path)
     record_cmd.add_argument("--options", default="", help='more doctor options, e.g. "--try-fixes --jobs 2"')
+    record_cmd.add_argument("--torch-logs", action="store_true", help="also keep TORCH_LOGS' stderr of a plain run")
     strip_cmd = commands.add_parser("strip")
     strip_cmd.add_argument("source", type=Path)
     strip_cmd.add_argument("dest", type=Path)
@@ -346,7 +368,7 @@ def main(argv: list[str] | None = None) -> None:
         move_cmd.add_argument(name)
     args = parser.parse_args(argv)
     if args.command == "record":
-        print(record(args.case, args.into, args.options.split()))
+        print(record(args.case, args.into, args.options.split(), args.torch_logs))
     elif args.command == "strip":
         strip(args.source, args.dest)
     elif args.command == "snapshot":

@@ -20,8 +20,9 @@ from torchcompile_doctor.analysis.suppressions import UNUSED_SUPPRESSION, suppre
 from torchcompile_doctor.events.model import EventLog, LogHealth, WarningKind
 from torchcompile_doctor.model.findings import LogHealthFigures
 from torchcompile_doctor.model.report import ExplainSummary, Finding, Kind, Report, RunEnvironment, Summary
+from torchcompile_doctor.torch_releases import outside_range_note
 
-__all__ = ["AnalysisContext", "analyze", "registry_note", "report_of"]
+__all__ = ["AnalysisContext", "analyze", "recorded_torch_version", "registry_note", "report_of"]
 
 
 def _backend(log: EventLog) -> str:
@@ -92,9 +93,20 @@ def registry_note(registry: GraphBreakRegistry) -> str:
     label, _, where = registry.source.partition(" (")
     if label == "installed torch":
         return f"graph-break registry: the installed torch's ({where.rstrip(')')})"
-    if label == "bundled copy":
-        return "graph-break registry: the copy bundled with torchcompile-doctor (torch is not installed here)"
+    if label.startswith("bundled torch "):
+        release = label.removeprefix("bundled torch ")
+        why = registry.chosen_because or "torch is not installed here"
+        return f"graph-break registry: torch {release}'s, bundled with torchcompile-doctor ({why})"
     return f"graph-break registry: {registry.source}"
+
+
+def recorded_torch_version(log: EventLog) -> str | None:
+    """The torch that wrote the log: the side channel's, else the trace's torch_version, else a compile's metrics."""
+    return (
+        (log.bootstrap[-1].torch_version if log.bootstrap else None)
+        or (log.torch_versions[-1].version if log.torch_versions else None)
+        or next((m.torch_version for m in log.metrics if m.torch_version), None)
+    )
 
 
 _WARNINGS_SHOWN = 5  # torch's other warnings, as notes: at most this many distinct ones
@@ -131,6 +143,9 @@ def _notes(log: EventLog, index: AnalysisIndex, summary: Summary, ranked: list[F
         notes.append(f"log health: {log.health.problems} problem(s) in the trace were skipped ({asdict(log.health)}).")
     if index.context.offline:
         notes.append(registry_note(index.registry))
+    outside = outside_range_note(recorded_torch_version(log))
+    if outside:
+        notes.append(outside)
     notes += changed_source_notes(index)
     return explain, notes
 
@@ -175,11 +190,7 @@ def report_of(index: AnalysisIndex) -> Report:
     summary = summarize(ranked, measured)
     explain, notes = _notes(log, index, summary, ranked, suppressed)
     outcome = target_outcome(index)
-    torch_version = (
-        (log.bootstrap[-1].torch_version if log.bootstrap else None)
-        or (log.torch_versions[-1].version if log.torch_versions else None)
-        or next((m.torch_version for m in log.metrics if m.torch_version), None)  # what wrote the trace
-    )
+    torch_version = recorded_torch_version(log)
     return Report(
         tool_version=__version__,
         torch_version=torch_version,

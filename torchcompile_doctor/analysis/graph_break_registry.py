@@ -1,6 +1,8 @@
 """torch's graph-break registry (`torch/_dynamo/graph_break_registry.json`): GB id <-> gb_type,
-explanation and hints. Read from the installed torch when there is one (found without importing
-torch), else from the copy shipped with the doctor."""
+explanation and hints. A live run reads the installed torch's (found without importing torch); a re-read capture
+reads the registry of the torch that made it: the installed torch's when it is the same release, else the copy of
+that release bundled with the doctor (data/graph_break_registries.json, written by registry_bundle.py: per GB id,
+torch's entries with the releases that have them), else the nearest supported release's."""
 
 from __future__ import annotations
 
@@ -11,7 +13,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-BUNDLED = Path(__file__).resolve().parent.parent / "data" / "graph_break_registry.json"
+from torchcompile_doctor.torch_releases import (
+    SUPPORTED_RELEASES,
+    installed_torch_version,
+    nearest_supported,
+    release_of,
+)
+
+BUNDLED = Path(__file__).resolve().parent.parent / "data" / "graph_break_registries.json"
 
 # torch/_dynamo/graph_break_hints.py: the hint lists that say what kind of break it is.
 _HINT_CLASSES = (
@@ -38,8 +47,9 @@ class RegistryEntry:
 
 
 class GraphBreakRegistry:
-    def __init__(self, entries: list[RegistryEntry], source: str) -> None:
-        self.source = source
+    def __init__(self, entries: list[RegistryEntry], source: str, chosen_because: str = "") -> None:
+        self.source = source  # "installed torch (PATH)", "bundled torch 2.13", "given (PATH)", "none"
+        self.chosen_because = chosen_because  # for a re-read: the capture's torch, when it is not the installed one
         self._by_id = {e.gb_id: e for e in entries}
         self._by_type: dict[str, list[RegistryEntry]] = {}
         for entry in entries:
@@ -63,7 +73,7 @@ class GraphBreakRegistry:
         return candidates[0] if candidates else None
 
 
-def _parse(data: object, source: str) -> GraphBreakRegistry:
+def _parse(data: object, source: str, chosen_because: str = "") -> GraphBreakRegistry:
     entries = []
     for gb_id, variants in (data or {}).items() if isinstance(data, dict) else []:
         for variant in variants if isinstance(variants, list) else []:
@@ -77,7 +87,7 @@ def _parse(data: object, source: str) -> GraphBreakRegistry:
                     )
                 )
                 break  # the first variant is the current one
-    return GraphBreakRegistry(entries, source)
+    return GraphBreakRegistry(entries, source, chosen_because)
 
 
 def installed_registry_path() -> Path | None:
@@ -88,17 +98,60 @@ def installed_registry_path() -> Path | None:
     return path if path.is_file() else None
 
 
+def _read_json(path: Path) -> object:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
 @lru_cache(maxsize=4)
 def load_registry(path: Path | None = None) -> GraphBreakRegistry:
-    for candidate, label in (
-        (path, "given"),
-        (installed_registry_path(), "installed torch"),
-        (BUNDLED, "bundled copy"),
-    ):
-        if candidate is None:
-            continue
-        try:
-            return _parse(json.loads(candidate.read_text(encoding="utf-8")), f"{label} ({candidate})")
-        except (OSError, ValueError):
-            continue
-    return GraphBreakRegistry([], "none")
+    """The registry of a live run: the given file, else the installed torch's, else the newest bundled release's."""
+    for candidate, label in ((path, "given"), (installed_registry_path(), "installed torch")):
+        data = _read_json(candidate) if candidate is not None else None
+        if isinstance(data, dict):
+            return _parse(data, f"{label} ({candidate})")
+    return bundled_registry(SUPPORTED_RELEASES[-1])
+
+
+def bundled_release(release: str, bundle: Path = BUNDLED) -> dict[str, list[dict]]:
+    """One release's registry from the bundle, in torch's own format ({} when the bundle lacks the release)."""
+    data = _read_json(bundle)
+    entries = data.get("entries", {}) if isinstance(data, dict) else {}
+    of_release = {
+        gb_id: [variant for variant in variants if release in variant.get("releases", ())]
+        for gb_id, variants in entries.items()
+    }
+    return {gb_id: variants for gb_id, variants in of_release.items() if variants}
+
+
+def bundled_releases(bundle: Path = BUNDLED) -> dict[str, str]:
+    """The releases the bundle holds, each with the torch version its registry was taken from."""
+    data = _read_json(bundle)
+    return dict(data.get("releases", {})) if isinstance(data, dict) else {}
+
+
+@lru_cache(maxsize=8)
+def bundled_registry(release: str, chosen_because: str = "") -> GraphBreakRegistry:
+    """One release's registry as bundled with the doctor (empty when the bundle lacks the release)."""
+    return _parse(bundled_release(release), f"bundled torch {release}", chosen_because)
+
+
+@lru_cache(maxsize=8)
+def registry_for_capture(torch_version: str | None) -> GraphBreakRegistry:
+    """The registry of the torch that made a capture: the installed one when it is the same release, else the
+    bundled copy of that release, else of the nearest supported release. A capture that names no torch gets the
+    registry of a live run."""
+    recorded = release_of(torch_version)
+    if recorded is None:
+        return load_registry()
+    path = installed_registry_path()  # a torch without one (or a stand-in module) counts as none installed
+    installed = installed_torch_version() if path else None
+    data = _read_json(path) if path and release_of(installed) == recorded else None
+    if isinstance(data, dict):
+        return _parse(data, f"installed torch ({path})")
+    nearest = nearest_supported(recorded)
+    whose = "the capture's torch is" if nearest == recorded else "the nearest supported release to the capture's torch"
+    here = f"the installed one is {installed}" if installed else "torch is not installed here"
+    return bundled_registry(nearest, f"{whose} {torch_version}; {here}")

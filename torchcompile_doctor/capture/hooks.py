@@ -127,29 +127,27 @@ def compile_call(model: object, caller: types.FrameType) -> dict:
 
 
 def _recording_module_calls(compiled, counts: CallCounts, recorder, mark: MarkDynamic | None) -> None:
-    """Give a compiled module (OptimizedModule) a subclass whose __call__ counts its calls, notes its last
-    arguments (for `doctor guards`, which times that call afterwards) or marks an input dynamic (a --try-fixes
-    experiment); isinstance checks still hold."""
-    base = type(compiled)
+    """Make a compiled module (OptimizedModule) count its calls, note its last arguments (for `doctor guards`,
+    which times that call afterwards) or mark an input dynamic (a --try-fixes experiment), by wrapping the
+    `forward` torch gave it: its type stays torch's own, so that a compiled function that calls it sees what a
+    plain run has (Dynamo inlines the module it wraps and never traces the doctor's code) and it pickles as torch
+    made it."""
     code = getattr(getattr(type(compiled._orig_mod), "forward", None), "__code__", None)
     if code is None:  # a forward that is no Python function (a scripted module's): left as torch made it
         return
-    forward = compiled._orig_mod.forward
     record = recorder.track(compiled, compiled._orig_mod, code) if recorder is not None else None
-    mark_inputs = _dim_marker(forward, code, mark)
+    mark_inputs = _dim_marker(compiled._orig_mod.forward, code, mark)
+    compiled_forward = compiled.forward
 
-    def __call__(self, *args, **kwargs):  # noqa: N807 - the dunder being overridden
+    @functools.wraps(compiled_forward)
+    def forward(*args, **kwargs):
         if record is not None:
             recorder.note(record, args, kwargs)
         if mark_inputs is not None:
             mark_inputs(args, kwargs)
-        return counts.call(code, lambda: base.__call__(self, *args, **kwargs))
+        return counts.call(code, lambda: compiled_forward(*args, **kwargs))
 
-    def __reduce__(self):  # noqa: N807 - pickled (torch.save) as the class torch made, as in a plain run
-        _, arguments = base.__reduce__(self)
-        return (base, arguments)
-
-    compiled.__class__ = type(base.__name__, (base,), {"__call__": __call__, "__reduce__": __reduce__})
+    compiled.forward = forward  # an instance attribute of OptimizedModule, as torch's own is
 
 
 @contextlib.contextmanager

@@ -1,0 +1,224 @@
+"""Every supported torch release, read offline: small programs of common patterns (tests/data/torch_versions/
+programs, each saying in its docstring what it does), each recorded on each release from 2.11 to 2.15 with that
+release's own `TORCH_LOGS=graph_breaks,recompiles` stderr beside it as the truth (tests/data/torch_versions/README.md
+says how). Each release's capture is re-read as `doctor report` re-reads it, under the torch installed here: every
+break torch logged is read at the user's line under a curated rule, every recompile under its real cause, and no
+guard internal (`___`, `L['`, `G['`) reaches what the user reads.
+
+What today's doctor reads wrong is listed in MISREAD, one strict xfail per case saying what should be read instead:
+the work list for the parsers once torch's text is parsed in one place (issue #24). A case that starts to pass fails
+here until its entry is removed."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from support.captures import reread
+from support.paths import DATA
+from support.torch_logs import TorchLog, TorchRecompile, read_torch_log
+
+from torchcompile_doctor.analysis.graph_break_registry import registry_for_capture
+from torchcompile_doctor.model.findings import BreakEvidence
+from torchcompile_doctor.model.report import Finding
+from torchcompile_doctor.torch_releases import SUPPORTED_RELEASES, release_of
+
+TORCH_VERSIONS = DATA / "torch_versions"
+PROGRAMS = sorted(p.stem for p in (TORCH_VERSIONS / "programs").glob("*.py"))
+GENERIC_RULES = ("TCD199", "TCD299")  # a break or a recompile no curated rule explains
+BREAK_KINDS = ("graph_break", "frame_skipped")
+GUARD_INTERNALS = ("___", "L['", "G['")
+# torch's guard-failure text -> the cause the doctor should name (a reason class); the first pattern that matches
+REAL_CAUSES = (
+    (re.compile(r"^___stack\d+ == -?\d+\.\d"), "float_specialization"),  # a float carried across a break
+    (re.compile(r"^___stack\d+ == -?\d+$"), "int_specialization"),  # an int carried across a break
+    (re.compile(r"^expected type of '[^']+' to be"), "type_change"),  # a tensor, then another type
+    (re.compile(r"^(not )?G\['\w+'\]$|^len\(G\['\w+'\]\) == \d+$"), "dict_or_list_length"),  # a global list's size
+    (re.compile(r"size mismatch at index \d+"), "shape_or_rank"),
+    # a guarded object freed, and its cache entry dropped with it: no reason class names this yet
+    (re.compile(r"^Cache line invalidated because .+ got deallocated$"), "guarded_object_freed"),
+)
+
+
+def _on(releases: tuple[str, ...], test: str, program: str, why: str) -> dict[tuple[str, str, str], str]:
+    return {(test, release, program): why for release in releases}
+
+
+ALL = SUPPORTED_RELEASES
+FREED_ON = ("2.11", "2.13", "2.14", "2.15")  # 2.12 frees nothing here: its resumed code recompiles on the float
+# (test, release, program) -> what today's doctor misreads, and how it should read
+MISREAD: dict[tuple[str, str, str], str] = {
+    **_on(("2.15",), "breaks", "time_in_step", (
+        "2.15 breaks on `time.time()` under a new GB id, GB9193 (`Call to a time function`), that no rule names: "
+        "read under the generic TCD199 (with 2.15's registry hints); should be a curated rule for a clock read inside "
+        "the compiled code (as TCD113 reads GB0007 on 2.11-2.14: move `time.time()` out of the compiled function)"
+    )),
+    **_on(ALL, "recompiles", "global_list_emptiness", (
+        "`not G['messages']` (the global list `messages` was empty when compiled and is not now) is read as reason "
+        "class `other` under TCD299; should be a container's emptiness/length change (dict_or_list_length) naming "
+        "`messages`, with advice for a global read inside the compiled function"
+    )),
+    **_on(ALL, "recompiles", "fstring_to_global", (
+        "`not G['history']`, then `len(G['history']) == 1` (the global list `history` grows each call, so each call "
+        "recompiles) are read as `other` under TCD299; should be dict_or_list_length naming `history`, advising not "
+        "to append to a global list inside the compiled function"
+    )),
+    **_on(FREED_ON, "recompiles", "freed_guarded_object", (
+        "the code resumed after the break at line 12 is dropped by torch (`Cache line invalidated because "
+        "L['___stack0'] got deallocated`: it was guarded on `losses.append`, a bound method freed after each call) "
+        "and `train_step` recompiles on the global list (`not G['losses']`, `len(G['losses']) == 1`): both merged "
+        "into one TCD299 finding of class `other`; should be two causes, dict_or_list_length for `losses` and a "
+        "guarded object freed (a new class, guarded_object_freed) for the resumed code at line 12"
+    )),
+    **_on(("2.12",), "recompiles", "freed_guarded_object", (
+        "`train_step`'s `not G['losses']`, then `len(G['losses']) == 1` is read as `other` under TCD299 (the "
+        "resumed code's carried float is read right, TCD216); should be dict_or_list_length naming `losses`"
+    )),
+    **_on(("2.14", "2.15"), "recompiles", "tensor_then_float", (
+        "2.14's wording `expected type of 'factor' to be <class 'torch.Tensor'>, but found <class 'float'>` "
+        "(2.11-2.13: `to be a tensor type, ' but found <class 'float'>`) is not recognised: read as `other` under "
+        "TCD299; should be type_change under TCD221 (`factor`: Tensor -> float)"
+    )),
+    **_on(ALL, "internals", "global_list_emptiness", (
+        "why and changed quote torch's guard `not G['messages']`; should say that the global list `messages` was "
+        "empty when `step` was compiled and is not now"
+    )),
+    **_on(ALL, "internals", "fstring_to_global", (
+        "why and changed quote torch's guard `not G['history']`; should say that the global list `history` was "
+        "empty, then grew (len 1 -> 2)"
+    )),
+    **_on(FREED_ON, "internals", "freed_guarded_object", (
+        "why and changed quote `Cache line invalidated because L['___stack0'] got deallocated` and `not G['losses']` "
+        "(changed even names a variable `Cache`); should name what was freed (`losses.append`, held across the "
+        "break at line 12) and the global list `losses`"
+    )),
+    **_on(("2.12",), "internals", "freed_guarded_object", (
+        "why and changed quote torch's guard `not G['losses']`; should say that the global list `losses` was empty, "
+        "then grew"
+    )),
+    **_on(("2.11",), "internals", "item_scale", (
+        "changed shows 2.11's guard for the carried float, `___as_tensor(L['value carried across the "
+        "break']).item()`; should read `value carried across the break: X -> any value (dynamic from then on)` as "
+        "on 2.12-2.15"
+    )),
+    **_on(("2.11",), "internals", "tensor_then_float", (
+        "TCD213's why quotes 2.11's Python guard `factor == ___as_tensor(factor).item()`; should name the guard on "
+        "the float argument `factor` without torch's `___as_tensor` helper (2.12-2.15 print `not math.isnan(factor)`)"
+    )),
+    **_on(ALL, "module", "compiled_module", (
+        "titled `wrap_inline.<locals>.inner` and placed at torch/_dynamo/external_utils.py:67, torch's wrapper of a "
+        "compiled torch.nn container; should be titled by the module's class (`Sequential`) at the user's line that "
+        "compiled it (compiled_module.py:6) or called it (:9)"
+    )),
+}  # fmt: skip
+
+
+def cases(test: str, programs: list[str] = PROGRAMS) -> list:
+    """(release, program) of every recording, each a strict xfail where MISREAD lists it for `test`."""
+    params = []
+    for release in SUPPORTED_RELEASES:
+        for program in programs:
+            why = MISREAD.get((test, release, program))
+            marks = [pytest.mark.xfail(strict=True, reason=why)] if why else []
+            params.append(pytest.param(release, program, id=f"{release}-{program}", marks=marks))
+    return params
+
+
+def capture(release: str, program: str) -> Path:
+    return TORCH_VERSIONS / release / f"{program}.capture"
+
+
+def truth(release: str, program: str) -> TorchLog:
+    return read_torch_log(TORCH_VERSIONS / release / f"{program}.torch_logs.txt")
+
+
+def real_cause(recompile: TorchRecompile) -> str:
+    """The cause of a recompile, from the guard torch says failed for the newest cache entry."""
+    guard = recompile.guard_failures[0]
+    cause = next((cause for pattern, cause in REAL_CAUSES if pattern.search(guard)), None)
+    assert cause is not None, f"no REAL_CAUSES pattern for torch's guard failure {guard!r}: add what it means"
+    return cause
+
+
+def user_text(finding: Finding) -> list[str]:
+    """What the user reads of a finding in words (its code before/after is the user's own code)."""
+    return [finding.title, finding.why, finding.fix.summary if finding.fix else "", *finding.changes]
+
+
+@pytest.mark.parametrize("program", PROGRAMS)
+@pytest.mark.parametrize("release", SUPPORTED_RELEASES)
+def test_each_program_is_recorded_on_each_release_with_its_torch_log(release, program):
+    made = json.loads((capture(release, program) / "recording.json").read_text(encoding="utf-8"))
+    assert release_of(made["versions"]["torch"]) == release
+    assert made["torch_logs_command"].startswith("cd tests/data/torch_versions/programs && TORCH_LOGS=")
+    log = truth(release, program)
+    assert log.breaks or log.recompiles, "the program should make torch break or recompile"
+    assert release_of(reread(capture(release, program)).torch_version) == release
+
+
+@pytest.mark.parametrize(("release", "program"), cases("breaks"))
+def test_every_break_torch_logged_is_read_at_the_users_line_under_a_curated_rule(release, program):
+    report = reread(capture(release, program))
+    breaks = [f for f in report.findings if f.kind in BREAK_KINDS]
+    for logged in truth(release, program).breaks:
+        at_line = [
+            f for f in breaks if f.location and Path(f.location.file).name == logged.file_name
+            and f.location.line == logged.line and f.gb_id == logged.gb_id
+        ]  # fmt: skip
+        assert at_line, f"{logged} not read at its line: {[(f.code, f.location, f.gb_id) for f in breaks]}"
+        assert all(f.code not in GENERIC_RULES for f in at_line), [(f.code, f.title) for f in at_line]
+
+
+@pytest.mark.parametrize(("release", "program"), cases("recompiles"))
+def test_every_recompile_torch_logged_is_read_under_its_real_cause(release, program):
+    report = reread(capture(release, program))
+    logged = truth(release, program).recompiles
+    recompiles = [f for f in report.findings if f.kind == "recompile"]
+    assert report.summary.recompiles == len(logged), [(r.function, r.guard_failures) for r in logged]
+    assert {f.reason_class for f in recompiles} == {real_cause(r) for r in logged}, [
+        (f.code, f.reason_class, f.title) for f in recompiles
+    ]
+    assert all(f.code not in GENERIC_RULES for f in recompiles), [(f.code, f.title) for f in recompiles]
+
+
+@pytest.mark.parametrize(("release", "program"), cases("internals"))
+def test_no_guard_internals_reach_the_user(release, program):
+    report = reread(capture(release, program))
+    shown = [
+        (f.code, text) for f in report.findings for text in user_text(f) if any(i in text for i in GUARD_INTERNALS)
+    ]
+    assert not shown
+
+
+@pytest.mark.parametrize(("release", "program"), cases("module", ["compiled_module"]))
+def test_a_compiled_module_is_named_by_its_class_at_the_users_line(release, program):
+    """torch compiles a torch.nn container through its own wrapper (`wrap_inline.<locals>.inner`, in
+    torch/_dynamo/external_utils.py): the finding names the module's class and stands at the user's line."""
+    report = reread(capture(release, program))
+    (recompile,) = [f for f in report.findings if f.kind == "recompile"]
+    assert "Sequential" in recompile.title and "wrap_inline" not in recompile.title, recompile.title
+    assert recompile.location and Path(recompile.location.file).name == f"{program}.py", recompile.location
+
+
+@pytest.mark.parametrize("release", SUPPORTED_RELEASES)
+def test_a_capture_is_read_with_its_own_releases_registry(release):
+    report = reread(capture(release, "user_logging"))
+    (note,) = [n for n in report.notes if n.startswith("graph-break registry: ")]
+    installed_here = registry_for_capture(report.torch_version).source.startswith("installed torch")
+    assert note.startswith(
+        "graph-break registry: the installed torch's" if installed_here else f"graph-break registry: torch {release}'s"
+    )
+
+
+def test_a_gb_id_new_in_a_release_resolves_through_that_releases_registry():
+    """2.15 breaks on `time.time()` under GB9193, which 2.11-2.14 do not have: a re-read of 2.15's capture finds it
+    in 2.15's registry (torch's hints there class it), whichever torch is installed where it is read."""
+    report = reread(capture("2.15", "time_in_step"))
+    (found,) = [f for f in report.findings if f.kind == "graph_break"]
+    assert (found.gb_id, found.gb_type) == ("GB9193", "Call to a time function")
+    assert isinstance(found.evidence, BreakEvidence) and found.evidence.hint_class == "supportable"
+    assert registry_for_capture("2.14.1").get("GB9193") is None
+    entry = registry_for_capture("2.15.0").get("GB9193")
+    assert entry is not None and entry.gb_type == "Call to a time function"

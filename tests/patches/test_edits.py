@@ -1,0 +1,102 @@
+"""Edits on the user's code: made on its syntax tree, so the rest of the file stays as written; anchored at the
+innermost statement holding a line; refused, with the line named, where they cannot be made."""
+
+from __future__ import annotations
+
+import pytest
+
+from torchcompile_doctor.patches.edits import (
+    AddKeyword,
+    AfterTorchImport,
+    EditError,
+    InsertBefore,
+    ReplaceStatement,
+    WrapStatement,
+    edit_source,
+)
+
+STEP = """\
+import torch
+import logging
+
+log = logging.getLogger(__name__)
+
+
+def step(model, batch):  # the training step
+    # compute the loss
+    loss = model(batch,
+                 labels=batch).loss
+    n = loss.item()
+    if n > 3:
+        log.info("big loss %s", n)
+    return loss
+"""
+
+
+def test_every_kind_of_edit_keeps_the_rest_of_the_file_as_written():
+    edits = [
+        AfterTorchImport("torch._dynamo.config.capture_scalar_outputs = True"),
+        InsertBefore(9, "torch._dynamo.mark_dynamic(batch, 1)"),
+        AddKeyword(10, "attention_mask", "batch.ne(0)"),  # a line inside the statement anchors it too
+        WrapStatement(13, "not torch.compiler.is_compiling()"),
+        ReplaceStatement(11, "n = loss.detach()  # a tensor"),
+    ]
+    assert (
+        edit_source(STEP, edits)
+        == """\
+import torch
+torch._dynamo.config.capture_scalar_outputs = True
+import logging
+
+log = logging.getLogger(__name__)
+
+
+def step(model, batch):  # the training step
+    # compute the loss
+    torch._dynamo.mark_dynamic(batch, 1)
+    loss = model(batch,
+                 labels=batch, attention_mask=batch.ne(0)).loss
+    n = loss.detach()  # a tensor
+    if n > 3:
+        if not torch.compiler.is_compiling():
+            log.info("big loss %s", n)
+    return loss
+"""
+    )
+
+
+def test_a_compound_statement_is_anchored_by_its_header_and_its_body_by_its_own_lines():
+    source = "import torch\n\nfor x in range(3):\n    print(x)\n"
+    wrapped = edit_source(source, [WrapStatement(3, "not torch.compiler.is_compiling()")])
+    assert (
+        wrapped == "import torch\n\nif not torch.compiler.is_compiling():\n    for x in range(3):\n        print(x)\n"
+    )
+    inner = edit_source(source, [WrapStatement(4, "x")])
+    assert inner == "import torch\n\nfor x in range(3):\n    if x:\n        print(x)\n"
+
+
+def test_a_keyword_the_call_passes_already_is_left_alone_and_a_named_callee_is_found():
+    source = "out = model(ids, attention_mask=mask)\ny = torch.compile(model)(ids)\n"
+    assert edit_source(source, [AddKeyword(1, "attention_mask", "other")]) == source
+    changed = edit_source(source, [AddKeyword(2, "dynamic", "True", callee="torch.compile")])
+    assert changed.splitlines()[1] == "y = torch.compile(model, dynamic=True)(ids)"
+
+
+def test_a_setting_after_import_torch_is_made_once():
+    once = edit_source(STEP, [AfterTorchImport("torch._dynamo.config.recompile_limit = 16")])
+    assert edit_source(once, [AfterTorchImport("torch._dynamo.config.recompile_limit = 16")]) == once
+    with pytest.raises(EditError, match="no module-level `import torch`"):
+        edit_source("import numpy\n", [AfterTorchImport("torch._dynamo.config.recompile_limit = 16")])
+
+
+@pytest.mark.parametrize(
+    ("edits", "message"),
+    [
+        ([InsertBefore(99, "x = 1")], "no statement at line 99"),
+        ([ReplaceStatement(11, "n = 1"), WrapStatement(11, "True")], "two changes of the statement at line 11"),
+        ([AddKeyword(11, "dim", "0", callee="torch.sum")], "no call of torch.sum at line 11"),
+    ],
+)
+def test_an_edit_that_cannot_be_made_is_refused_and_says_where(edits, message):
+    with pytest.raises(EditError, match=message):
+        edit_source(STEP, edits)
