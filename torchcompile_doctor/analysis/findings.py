@@ -11,6 +11,7 @@ from torchcompile_doctor.rules.catalogue import Rule
 from torchcompile_doctor.rules.facts import Facts, fill
 from torchcompile_doctor.rules.fixes import apply as apply_transform
 from torchcompile_doctor.rules.fixes import code_only
+from torchcompile_doctor.rules.rule_page import rule_help
 
 
 def _fingerprint(code: str, display_file: str, function: str, source: str | None) -> str:
@@ -72,6 +73,7 @@ def finding_from_rule(
         fingerprint=_fingerprint(rule.code, display, function, location.source if location else None),
         ranks=ranks,
         skipped_frames=skipped_frames,
+        rule_help=rule_help(rule.code),
     )
 
 

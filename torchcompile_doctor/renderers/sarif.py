@@ -1,4 +1,5 @@
-"""SARIF 2.1.0 for code scanning (GitHub, GitLab, IDE viewers): one run per report, rules from the catalogue."""
+"""SARIF 2.1.0 for code scanning (GitHub, GitLab, IDE viewers): one run per report, each rule described as the
+catalogue describes it (the findings carry that: `Finding.rule_help`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import PurePath
 from urllib.parse import quote
 
 from torchcompile_doctor.model.json import to_json
-from torchcompile_doctor.model.report import Finding, Location, Report
+from torchcompile_doctor.model.report import Finding, Location, Report, RuleHelp
 from torchcompile_doctor.renderers._annotations import (
     SEVERITY_LEVEL,
     annotation_site,
@@ -21,8 +22,6 @@ from torchcompile_doctor.renderers._annotations import (
 )
 from torchcompile_doctor.renderers._text import clean
 from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
-from torchcompile_doctor.rules import Rule, load_catalogue
-from torchcompile_doctor.rules.rule_page import GB_PAGE, rule_page
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://pypi.org/project/torchcompile-doctor/"
@@ -55,20 +54,14 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
-def _references(rule: Rule | None) -> list[str]:
-    """The catalogue entry's `references` section (a list of URLs and titles), if it has one."""
-    references = dict(rule.explanation).get("references") if rule else None
-    return [str(reference) for reference in references] if isinstance(references, list) else []
-
-
-def _help_uri(rule: Rule | None, finding: Finding) -> str | None:
-    references = _references(rule)
-    gb_pages = [GB_PAGE.format(gb_id.lower()) for gb_id in rule.match.gb_ids] if rule else []
+def _help_uri(rule: RuleHelp | None, finding: Finding) -> str | None:
+    references = list(rule.references) if rule else []
+    gb_pages = list(rule.gb_pages) if rule else []
     candidates = [rule.docs_url if rule else None, finding.docs_url, *references, *gb_pages]
     return next((uri for uri in candidates if uri and uri.startswith(("https://", "http://"))), None)
 
 
-def _rule_descriptor(code: str, rule: Rule | None, finding: Finding) -> dict:
+def _rule_descriptor(code: str, rule: RuleHelp | None, finding: Finding) -> dict:
     """A reportingDescriptor from the catalogue entry; from the finding itself for a code the catalogue lacks."""
     severity = rule.severity if rule else finding.severity
     level = SEVERITY_LEVEL[severity]
@@ -78,15 +71,14 @@ def _rule_descriptor(code: str, rule: Rule | None, finding: Finding) -> dict:
         "shortDescription": {"text": _generic_title(rule.title) if rule else clean(finding.title)},
     }
     if rule:
-        sections = dict(rule.explanation)
-        what, why = sections.get("what_it_does"), sections.get("why_is_this_bad")
-        full = " ".join(_sentence(str(part)) for part in (what, why) if part) or _sentence(rule.why)
+        parts = (rule.what_it_does, rule.why_is_this_bad)
+        full = " ".join(_sentence(part) for part in parts if part) or _sentence(rule.why)
         descriptor["fullDescription"] = {"text": full}
-        references = [f"- {r}" for r in _references(rule)]
+        references = [f"- {r}" for r in rule.references]
         text = "\n\n".join(
             [full, f"Fix: {rule.fix}", *(["References:\n" + "\n".join(references)] if references else [])]
         )
-        descriptor["help"] = {"text": text, "markdown": rule_page(code, (rule,))}
+        descriptor["help"] = {"text": text, "markdown": rule.page}
     help_uri = _help_uri(rule, finding)
     if help_uri:
         descriptor["helpUri"] = help_uri
@@ -184,12 +176,11 @@ def _result(report: Report, finding: Finding, rule_index: int, base_dir: str | N
 
 
 def _run(report: Report, base_dir: str | None) -> dict:
-    catalogue = {rule.code: rule for rule in load_catalogue()}
     first_finding: dict[str, Finding] = {}
     for finding in report.findings:
         first_finding.setdefault(finding.code, finding)
     codes = sorted(first_finding)
-    rules = [_rule_descriptor(code, catalogue.get(code), first_finding[code]) for code in codes]
+    rules = [_rule_descriptor(code, first_finding[code].rule_help, first_finding[code]) for code in codes]
     index = {code: i for i, code in enumerate(codes)}
     results = [_result(report, finding, index[finding.code], base_dir) for finding in report.findings]
     violations = report.gate.violations if report.gate is not None else ()

@@ -374,9 +374,10 @@ def ranking_params() -> dict[str, float]:
 
 def rule(code: str) -> Rule:
     """The rule with this code (KeyError for a code the catalogue does not have)."""
-    return _by_code()[code]
+    return rule_by_code()[code]
 
 
 @lru_cache(maxsize=1)
-def _by_code() -> dict[str, Rule]:
+def rule_by_code() -> dict[str, Rule]:
+    """The catalogue's rules by code."""
     return {entry.code: entry for entry in load_catalogue()}
