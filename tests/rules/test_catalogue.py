@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
+import yaml
 from support.doctor import doctor_in_process
 from support.paths import REPO
 
@@ -104,7 +106,10 @@ def test_readme_rule_table_is_current():
 def test_catalogue_is_loaded_with_safe_load():
     source = (REPO / "torchcompile_doctor" / "rules" / "catalogue.py").read_text()
     assert "yaml.safe_load" in source and "yaml.load(" not in source
+    assert not re.search(r"yaml\.(Full|Unsafe|C)?Loader\b|CFullLoader|CUnsafeLoader", source)  # only the safe ones
     assert CATALOGUE.is_file()
+    with pytest.raises(yaml.YAMLError, match="python/object"):  # libyaml's safe loader constructs nothing either
+        parse_catalogue("rules: !!python/object/apply:os.getcwd []")
 
 
 def test_rules_command_table_and_json():

@@ -5,6 +5,7 @@ suppressions), rank, summarize, and write the notes. What each finding says is t
 from __future__ import annotations
 
 from dataclasses import asdict
+from typing import Any
 
 from torchcompile_doctor import __version__
 from torchcompile_doctor.analysis.compile_time_breakdown import compile_time_breakdown
@@ -126,7 +127,9 @@ def _torch_warnings(index: AnalysisIndex) -> list[str]:
     ]
 
 
-def _notes(log: EventLog, index: AnalysisIndex, summary: Summary, ranked: list[Finding], suppressed: list) -> tuple:
+def _notes(
+    log: EventLog, index: AnalysisIndex, summary: Summary, ranked: list[Finding], suppressed: list[Any]
+) -> tuple[Any, ...]:
     """(explain's result, the report's notes)."""
     explain, notes = _explain_notes(log, summary, ranked)
     cache_hits = sum(1 for e in log.inductor_cache if e.outcome == "hit" and e.cache == "fx_graph")

@@ -144,7 +144,15 @@ def compile_time_breakdown(index: AnalysisIndex) -> CompileTime | None:
     )
 
 
-def _frame(index, key, items, cpp, cache, origin, spans) -> FrameCompileTime:
+def _frame(
+    index: AnalysisIndex,
+    key: tuple[str, int, str],
+    items: list[CompilationMetrics],
+    cpp: dict[CompileId, float],
+    cache: dict[CompileId, FrameCache],
+    origin: float | None,
+    spans: dict[CompileId, tuple[TraceSpan, ...]],
+) -> FrameCompileTime:
     file, line, co_name = key
     records = []
     for metrics in sorted(items, key=lambda m: m.compile_id or CompileId(0, 0)):

@@ -18,8 +18,9 @@ Guards, explain results and the torch version come from the lowest rank.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
 from torchcompile_doctor.analysis.analyze import AnalysisContext, analyze, health_figures, report_of
 from torchcompile_doctor.analysis.detectors import rules_of
@@ -56,7 +57,7 @@ from torchcompile_doctor.rules.facts import Facts
 MAX_IDS_SHOWN = 6  # compile ids spelled out per rank group in TCD504's text
 
 
-def ranks_phrase(ranks) -> str:
+def ranks_phrase(ranks: Iterable[int]) -> str:
     ranks = sorted(set(ranks))
     return f"rank{'s' if len(ranks) > 1 else ''} {rank_list(ranks)}"
 
@@ -206,7 +207,7 @@ def _sequence_findings(job: _Job) -> list[Finding]:
             compared[rank] = signatures[rank]
     if len(set(compared.values())) <= 1:
         return []
-    by_signature: dict[tuple, list[int]] = {}
+    by_signature: dict[tuple[Any, ...], list[int]] = {}
     for rank, signature in sorted(compared.items()):
         by_signature.setdefault(signature, []).append(rank)
     parted = _where_ranks_part(job, {rank: signature[1] for rank, signature in compared.items()})

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from torchcompile_doctor.analysis.code import CodeMap
 from torchcompile_doctor.analysis.findings import finding_from_rule
@@ -50,7 +51,7 @@ def _lines_of(finding: Finding) -> list[tuple[str, int]]:
     return [(loc.file, loc.line) for loc in (finding.location, finding.user_frame) if loc is not None]
 
 
-def apply(findings: list[Finding], suppressions: list[Suppression]) -> tuple[list[Finding], list[Finding], set]:
+def apply(findings: list[Finding], suppressions: list[Suppression]) -> tuple[list[Finding], list[Finding], set[Any]]:
     """(kept findings, suppressed findings, the suppressions that were used)."""
     by_line: dict[tuple[str, int], list[Suppression]] = {}
     for suppression in suppressions:

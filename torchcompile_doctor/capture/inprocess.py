@@ -51,7 +51,7 @@ class TraceCapture:
         self._handler = handler
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         from torch._logging._internal import trace_log
 
         if self._handler is not None:

@@ -172,7 +172,7 @@ def numpy_to_torch(line: str, facts: RewriteFacts) -> str | None:
     )
     unknown = False
 
-    def swap(match: re.Match) -> str:
+    def swap(match: re.Match[str]) -> str:
         nonlocal unknown
         name = match.group(1)
         if name in _SAME_IN_TORCH:

@@ -6,7 +6,7 @@ Figures come from the report's `compile_time` data."""
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from torchcompile_doctor.analysis.compiled_frames import frame_view
@@ -15,7 +15,7 @@ from torchcompile_doctor.analysis.findings import finding_from_rule, unique
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import CompileId, OutputGraph
 from torchcompile_doctor.experiments.experiment import CarriedCache, Regional
-from torchcompile_doctor.model.compile_time import CompileTime, FrameCompileTime
+from torchcompile_doctor.model.compile_time import CompileRecord, CompileTime, FrameCompileTime
 from torchcompile_doctor.model.findings import (
     CacheEvidence,
     CacheSavedImpact,
@@ -23,8 +23,9 @@ from torchcompile_doctor.model.findings import (
     CompileTimeImpact,
     RepeatedBlockEvidence,
 )
-from torchcompile_doctor.model.report import Finding
+from torchcompile_doctor.model.report import Finding, Location
 from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
+from torchcompile_doctor.rules.catalogue import Rule
 from torchcompile_doctor.rules.facts import Facts
 
 
@@ -114,7 +115,11 @@ def _frame_of(data: CompileTime, index: AnalysisIndex, compile_id: CompileId) ->
     return next((f for f in data.frames if (f.file, f.line) == (file, line)), None)
 
 
-def _repeated_functions(graph: OutputGraph, frame: FrameCompileTime, index: AnalysisIndex):
+_Repeated = tuple[str, str, list[tuple[int, int]], int]  # (file, function, (line, times) of its lines, repeats)
+_Block = tuple[str, int, list[_Repeated]]  # (module list, children, the block's functions)
+
+
+def _repeated_functions(graph: OutputGraph, frame: FrameCompileTime, index: AnalysisIndex) -> Iterator[_Repeated]:
     """(file, function, lines, repeats) of each function inlined more than once into the graph (not the compiled
     frame's own): its lines grouped, and the count most of them share (a line can be split or fused)."""
     by_function: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)
@@ -127,7 +132,7 @@ def _repeated_functions(graph: OutputGraph, frame: FrameCompileTime, index: Anal
             yield file, function, sorted(lines), repeats
 
 
-def _block_of(graph: OutputGraph, frame: FrameCompileTime, index: AnalysisIndex, min_repeats: int):
+def _block_of(graph: OutputGraph, frame: FrameCompileTime, index: AnalysisIndex, min_repeats: int) -> _Block | None:
     """(module list, children, the block's functions) for a module list whose children's code the graph holds
     once per child; the block's own forward first: of the functions repeated once per child, the one with the
     fewest lines (a layer's forward delegates to the attention and MLP code it calls)."""
@@ -159,7 +164,9 @@ def repeated_blocks(index: AnalysisIndex, derived: Derived, rules: RuleSet[Repea
     return unique(findings)
 
 
-def _repeated_block_finding(rule, index, frame, compile_, block) -> Finding:
+def _repeated_block_finding(
+    rule: Rule, index: AnalysisIndex, frame: FrameCompileTime, compile_: CompileRecord, block: _Block
+) -> Finding:
     module_list, repeats, functions = block
     file, function, lines, _ = functions[0]
     first_line = lines[0][0]
@@ -254,7 +261,7 @@ def _key(frame: FrameCompileTime) -> tuple[str, int, str]:
     return frame.file, frame.line, frame.co_name
 
 
-def _heaviest(index: AnalysisIndex, data: CompileTime):
+def _heaviest(index: AnalysisIndex, data: CompileTime) -> Location | None:
     frame = data.frames[0]
     return frame_view(index, _key(frame))[0] if frame.file != "?" else None
 

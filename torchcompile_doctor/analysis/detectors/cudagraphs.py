@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from torchcompile_doctor.analysis.compiled_frames import compiled_frame
 from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
@@ -99,7 +100,7 @@ def _in(name: str) -> str:
 def cudagraph_skips(index: AnalysisIndex, derived: Derived, rules: RuleSet[Params]) -> list[Finding]:
     """TCD410-TCD414: graphs run without CUDA graphs (torch's `skipping cudagraphs due to ...`), and partitions
     of a graph left out of CUDA graphs for a reason of the same kind (a CPU op), one finding per reason and line."""
-    groups: dict[tuple, list[CudagraphSkip | NonCudagraphableOp]] = defaultdict(list)
+    groups: dict[tuple[Any, ...], list[CudagraphSkip | NonCudagraphableOp]] = defaultdict(list)
     for skip in index.log.cudagraph_skips:
         frame = index.code.last_user_frame(skip.user_stack)
         groups[(skip.reason, frame and (frame.file, frame.line), skip.detail)].append(skip)
@@ -110,7 +111,7 @@ def cudagraph_skips(index: AnalysisIndex, derived: Derived, rules: RuleSet[Param
     return [_skip_finding(index, rules.for_cudagraph_reason(key[0]), key, items) for key, items in groups.items()]
 
 
-def _skip_finding(index: AnalysisIndex, rule: Rule, key: tuple, items: list) -> Finding:
+def _skip_finding(index: AnalysisIndex, rule: Rule, key: tuple[Any, ...], items: list[Any]) -> Finding:
     reason, _, detail = key
     compile_ids = _ids(item.compile_id for item in items)
     location, function = _place(index, items[0].user_stack, compile_ids)

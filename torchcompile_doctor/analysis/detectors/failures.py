@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Any
 
 from torchcompile_doctor.analysis.code import THIRD_PARTY, USER
 from torchcompile_doctor.analysis.detectors.breaks import GRAPH_BREAK
@@ -36,7 +37,7 @@ COMPILE_FAILURE = Binding("compile_failure", Params, FailureFacts, rules=None, r
 _BENIGN_FAIL_TYPES = {"SkipFrame", "SkipCodeRecursiveException", "ResetRequired", "RecompileLimitExceeded"}
 
 
-def _is_failure(metrics: CompilationMetrics, break_ids: set) -> bool:
+def _is_failure(metrics: CompilationMetrics, break_ids: set[Any]) -> bool:
     return bool(
         metrics.fail_type
         and metrics.fail_type not in _BENIGN_FAIL_TYPES
@@ -48,7 +49,7 @@ def _is_failure(metrics: CompilationMetrics, break_ids: set) -> bool:
 def compile_failures(index: AnalysisIndex, derived: Derived, rules: RuleSet[Params]) -> list[Finding]:
     """TCD401 per failure; TCD408 when a backend raised (its own error, not a construct of the user's code)."""
     break_ids = {r.compile_id for r in index.log.graph_breaks}
-    groups: dict[tuple, list[CompilationMetrics]] = defaultdict(list)
+    groups: dict[tuple[Any, ...], list[CompilationMetrics]] = defaultdict(list)
     for metrics in index.log.metrics:
         if _is_failure(metrics, break_ids):
             first_line = (metrics.fail_reason or metrics.fail_type or "").split("\n")[0].strip()

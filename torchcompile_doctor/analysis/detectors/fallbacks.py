@@ -10,12 +10,13 @@ import ast
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from torchcompile_doctor.analysis.detectors.breaks import GRAPH_BREAK, BreakFacts, BreakSite, break_sites, caused_skip
 from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
 from torchcompile_doctor.analysis.function_defs import RESUME
 from torchcompile_doctor.analysis.index import AnalysisIndex
-from torchcompile_doctor.events.model import CompilationMetrics, GraphBreak, StackFrame
+from torchcompile_doctor.events.model import CompilationMetrics, CompileId, GraphBreak, StackFrame
 from torchcompile_doctor.model.findings import FallbackImpact, SkippedFrame
 from torchcompile_doctor.model.report import Finding, Fix
 from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
@@ -96,13 +97,15 @@ def fallbacks(index: AnalysisIndex, derived: Derived, rules: RuleSet[FallbackPar
 DETECTOR = Detector(FALLBACK, fallbacks)
 
 
-def _skips_by_site(index: AnalysisIndex, sites: dict[tuple, list[GraphBreak]]) -> dict[tuple, list[_Skip]]:
+def _skips_by_site(
+    index: AnalysisIndex, sites: dict[tuple[Any, ...], list[GraphBreak]]
+) -> dict[tuple[Any, ...], list[_Skip]]:
     """Each frame a compile gave up on, under the break site whose record (same compile id) says so."""
-    in_compile: dict = defaultdict(list)
+    in_compile: dict[CompileId | None, list[tuple[tuple[Any, ...], GraphBreak]]] = defaultdict(list)
     for key, records in sites.items():
         for record in records:
             in_compile[record.compile_id].append((key, record))
-    found: dict[tuple, list[_Skip]] = defaultdict(list)
+    found: dict[tuple[Any, ...], list[_Skip]] = defaultdict(list)
     for metrics in index.log.metrics:
         if metrics.fail_type not in _SKIP_FAIL_TYPES or metrics.compile_id not in in_compile:
             continue

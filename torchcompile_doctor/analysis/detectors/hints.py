@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Any
 
 from torchcompile_doctor.analysis.compiled_frames import compiled_frame
 from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
@@ -101,7 +102,7 @@ def ddp_splits(index: AnalysisIndex, derived: Derived, rules: RuleSet[Params]) -
     for split in index.log.ddp_splits:
         if split.compile_id is not None:
             attempts[split.compile_id][split.attempt].append(split)
-    groups: dict[tuple, list[tuple[CompileId, int]]] = defaultdict(list)
+    groups: dict[tuple[Any, ...], list[tuple[CompileId, int]]] = defaultdict(list)
     for compile_id, by_attempt in sorted(attempts.items()):
         last = by_attempt[max(by_attempt)]  # an earlier attempt was restarted (e.g. by a graph break)
         groups[index.frame_key(compile_id)].append((compile_id, sum(1 for s in last if s.child is not None)))

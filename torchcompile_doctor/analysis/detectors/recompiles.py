@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, replace
+from typing import Any
 
 from torchcompile_doctor.analysis.code import THIRD_PARTY
 from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
@@ -182,7 +183,7 @@ class _Situation:
 
 
 def _fix_line(
-    index: AnalysisIndex, rule: Rule, main: GuardFailure | None, call_sites: list, through: StackFrame | None
+    index: AnalysisIndex, rule: Rule, main: GuardFailure | None, call_sites: list[Any], through: StackFrame | None
 ) -> str | None:
     """Fixes for inputs (dtype, shape, int arguments) belong at the call, when the user's line passes them
     (not when a package the line calls builds them); an optimizer's hyperparameter where the user creates the
