@@ -41,8 +41,8 @@ if TYPE_CHECKING:  # the analysis stage and the capture are imported when a run 
     from torchcompile_doctor.events.load import RankLogs
     from torchcompile_doctor.events.model import EventLog, RunOutcome
     from torchcompile_doctor.experiments.experiment import Experiment
-    from torchcompile_doctor.fix.result import FixReport
     from torchcompile_doctor.fix.verdict import RunResult
+    from torchcompile_doctor.model.fix import FixReport
 
 Progress = Callable[[str], AbstractContextManager[object]]
 """Shows what is running (the CLI: a status line on a TTY) for as long as the context is open."""
@@ -462,7 +462,10 @@ def _run_result(outcome: RunOutcome, report: Report, workdir: Path, wall_s: floa
     from torchcompile_doctor.fix.verdict import RunResult
 
     folder = CaptureFolder(workdir)
-    read = lambda path: path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""  # noqa: E731
+
+    def read(path: Path) -> str:
+        return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+
     return RunResult(
         figures=figures(report),
         fallbacks=report.summary.fallbacks_to_eager,

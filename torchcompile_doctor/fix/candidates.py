@@ -96,7 +96,9 @@ class Program:
 
     @classmethod
     def of(cls, log: EventLog, root: Path, read: ReadSource) -> Program:
-        mine = lambda file: file is not None and inside(root, Path(file))  # noqa: E731 - one test, twice
+        def mine(file: str | None) -> bool:
+            return file is not None and inside(root, Path(file))
+
         return cls(
             root=root,
             compile_calls=tuple(b for b in log.backends if mine(b.file) and b.line is not None),

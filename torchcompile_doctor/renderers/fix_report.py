@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from torchcompile_doctor.fix.result import FixReport, TrialRecord
 from torchcompile_doctor.model.findings import RunFigures
+from torchcompile_doctor.model.fix import FixReport, TrialRecord
 from torchcompile_doctor.model.json import to_json
 
 _FIGURES = (
