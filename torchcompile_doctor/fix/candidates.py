@@ -109,10 +109,11 @@ class Program:
 
 def _config_code(key_: str, value: object) -> str:
     if key_ in FUNCTION_SETS and isinstance(value, tuple):
-        imports = sorted({name.partition(":")[0] if ":" in name else name.split(".")[0] for name in value})
+        # `pkg:logging.Logger.warning_once`: import pkg (it adds the function), then the name's own module
         names = [name.rpartition(":")[2] for name in value]
-        imports = [module for module in imports if module not in ("print",)]
-        lines = [f"import {module}" for module in imports]
+        first = [name.partition(":")[0] for name in value if ":" in name]
+        own = [name.split(".")[0] for name in names if "." in name]
+        lines = [f"import {module}" for module in dict.fromkeys([*first, *own])]
         return "\n".join([*lines, f"torch._dynamo.config.{key_}.update({{{', '.join(names)}}})"])
     return f"torch._dynamo.config.{key_} = {value!r}"
 

@@ -268,9 +268,8 @@ def _after_torch_import(module: cst.Module, code: str) -> cst.Module:
     at = next((i for i, statement in enumerate(body) if _imports_torch(statement)), None)
     if at is None:
         raise EditError("no module-level `import torch` to put the setting after")
-    new = _statements(code)
-    if any(statement.deep_equals(new[0]) for statement in body):
-        return module  # made already (a setting two fixes share)
+    # each statement once: a setting two fixes share, an import the file has already
+    new = [s for s in _statements(code) if not any(statement.deep_equals(s) for statement in body)]
     return module.with_changes(body=[*body[: at + 1], *new, *body[at + 1 :]])
 
 

@@ -37,7 +37,7 @@ def _trial_line(trial: TrialRecord, before: RunFigures) -> str:
     if trial.detail:
         line += f"\n                 {trial.detail}"
     if trial.caution and trial.status != "helps":
-        line += f"\n                 known risk: {trial.caution}"
+        line += f"\n                 note: {trial.caution}"
     return line
 
 
@@ -55,7 +55,7 @@ def render_terminal(report: FixReport) -> str:
             if trial.change in patch.changes:
                 lines.append(f"  - {trial.change} [{', '.join(trial.codes)}]: {effect(report.before, trial.after)}")  # type: ignore[arg-type]
                 if trial.caution:
-                    lines.append(f"    known risk elsewhere (not seen here): {trial.caution}")
+                    lines.append(f"    note: {trial.caution}")
         lines += ["", patch.diff.rstrip("\n"), ""]
         if report.applied:
             lines.append(f"Written: {', '.join(report.applied)}")
