@@ -7,11 +7,14 @@ from __future__ import annotations
 from torchcompile_doctor.events.model import CallSite
 from torchcompile_doctor.fix.call_source import (
     argument_expression,
+    assigned_name,
     compile_callee,
     compile_statement,
     function_lines,
     is_plain_reference,
     parameter_position,
+    renamed,
+    step_tail,
 )
 
 PROGRAM = """\
@@ -82,3 +85,48 @@ def test_how_torch_compile_is_spelled_at_a_line():
 
 def test_a_function_s_lines_include_its_decorator():
     assert function_lines(PROGRAM, 9) == range(9, 12)
+
+
+STEP = """\
+import torch
+
+
+@torch.compile
+def train_step(x, y):
+    logits = model(x)
+    loss = F.cross_entropy(logits, y)
+    loss.backward()
+    opt.step()
+    opt.zero_grad()
+    return loss
+
+
+def uses_a_local(x):
+    loss = model(x).sum()
+    scale = 2.0
+    loss.backward()
+    opt.step(scale)
+    return loss
+
+
+for x, y in batches:
+    step_loss = train_step(x, y)
+"""
+
+
+def test_a_step_s_backward_and_optimizer_calls_are_its_tail():
+    tail = step_tail(STEP, 4, 8)
+    assert tail is not None
+    assert (tail.variable, tail.lines, tail.code) == (
+        "loss",
+        (8, 9, 10),
+        ("loss.backward()", "opt.step()", "opt.zero_grad()"),
+    )
+    assert step_tail(STEP, 4, 9) is None  # the tail starts at the backward call
+    assert step_tail(STEP, 14, 17) is None  # `opt.step(scale)` needs a name only the function has
+
+
+def test_the_tail_is_renamed_to_what_the_caller_assigns():
+    assert assigned_name(STEP, 23) == "step_loss"
+    assert renamed("loss.backward()", "loss", "step_loss") == "step_loss.backward()"
+    assert renamed("opt.step()", "loss", "step_loss") == "opt.step()"

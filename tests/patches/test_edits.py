@@ -10,7 +10,9 @@ from torchcompile_doctor.patches.edits import (
     AfterTorchImport,
     BranchToWhere,
     EditError,
+    InsertAfter,
     InsertBefore,
+    RemoveStatement,
     ReplaceStatement,
     WrapStatement,
     edit_source,
@@ -140,4 +142,12 @@ def test_a_bare_decorator_gets_called_with_the_keyword():
     source = "@torch.compile\ndef f(x):\n    return g(x)\n"
     assert edit_source(source, [AddKeyword(1, "dynamic", "True", "torch.compile")]) == (
         "@torch.compile(dynamic=True)\ndef f(x):\n    return g(x)\n"
+    )
+
+
+def test_statements_move_out_of_a_function_to_after_its_call():
+    source = "def f(x):\n    y = g(x)\n    y.backward()\n    return y\n\n\nfor x in xs:\n    out = f(x)\n"
+    edits = [RemoveStatement(3), InsertAfter(8, "out.backward()")]
+    assert edit_source(source, edits) == (
+        "def f(x):\n    y = g(x)\n    return y\n\n\nfor x in xs:\n    out = f(x)\n    out.backward()\n"
     )

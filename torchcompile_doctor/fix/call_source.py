@@ -146,3 +146,72 @@ def function_lines(source: str, function_line: int) -> range | None:
     if function is None:
         return None
     return range(function_line, (function.end_lineno or function.lineno) + 1)
+
+
+@dataclass(frozen=True)
+class StepTail:
+    """The end of a compiled step function that belongs outside it: `loss.backward()` and the calls after it up
+    to `return loss` (an optimizer's `step()`, `zero_grad()`), which use no other name of the function's own."""
+
+    variable: str  # what the function returns and the tail works on: `loss`
+    lines: tuple[int, ...]  # the tail's statements (one line each)
+    code: tuple[str, ...]  # their source, as written
+
+
+def _local_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    arguments = function.args
+    names = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
+    names |= {a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    return names
+
+
+def step_tail(source: str, function_line: int, line: int) -> StepTail | None:
+    """The tail that starts at `line` (a `X.backward()` statement of the function that starts at
+    `function_line`), if the function ends with it and `return X`."""
+    tree = _parsed(source)
+    function = _function_at(tree, function_line) if tree is not None else None
+    if function is None:
+        return None
+    body = function.body
+    starts = [i for i, statement in enumerate(body) if statement.lineno == line]
+    if not starts or not isinstance(body[-1], ast.Return) or not isinstance(body[-1].value, ast.Name):
+        return None
+    variable = body[-1].value.id
+    tail = body[starts[0] : -1]
+    first = tail[0] if tail else None
+    if not (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Call)
+        and ast.unparse(first.value.func) == f"{variable}.backward"
+    ):
+        return None
+    own = _local_names(function) - {variable}
+    for statement in tail:
+        if not isinstance(statement, ast.Expr) or statement.lineno != statement.end_lineno:
+            return None
+        if any(isinstance(n, ast.Name) and n.id in own for n in ast.walk(statement)):
+            return None  # it needs a value only the function has
+    code = tuple(ast.get_source_segment(source, s) or "" for s in tail)
+    return StepTail(variable, tuple(s.lineno for s in tail), code)
+
+
+def assigned_name(source: str, line: int) -> str | None:
+    """`loss` for a statement `loss = step(x, y)` at `line` (one plain name assigned a call)."""
+    tree = _parsed(source)
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Assign) and node.lineno == line and isinstance(node.value, ast.Call):
+            if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                return node.targets[0].id
+    return None
+
+
+def renamed(code: str, old: str, new: str) -> str:
+    """`code` with the name `old` written `new` (names only, not attributes or strings)."""
+    tree = ast.parse(code)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == old:
+            node.id = new
+    return ast.unparse(tree)

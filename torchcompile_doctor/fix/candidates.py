@@ -26,12 +26,15 @@ from torchcompile_doctor.experiments.experiment import (
 )
 from torchcompile_doctor.fix.call_source import (
     argument_expression,
+    assigned_name,
     compile_callee,
     compile_statement,
     function_lines,
     imports_torch,
     is_plain_reference,
     parameter_position,
+    renamed,
+    step_tail,
 )
 from torchcompile_doctor.model.report import Finding, Report
 from torchcompile_doctor.patches.edits import (
@@ -39,7 +42,9 @@ from torchcompile_doctor.patches.edits import (
     AfterTorchImport,
     BranchToWhere,
     Edit,
+    InsertAfter,
     InsertBefore,
+    RemoveStatement,
     ReplaceStatement,
 )
 from torchcompile_doctor.patches.project import inside
@@ -245,8 +250,40 @@ def _branchless(finding: Finding, program: Program) -> Candidate | None:
     )
 
 
+def _step_outside(finding: Finding, program: Program) -> Candidate | None:
+    """`loss.backward()` and the optimizer calls after it, in a compiled step function, moved after each line
+    that calls the function (AOTAutograd then compiles the backward of the graph the function returns)."""
+    where = finding.location
+    if where is None or not inside(program.root, Path(where.file)):
+        return None
+    path = Path(where.file)
+    source = program.read(path) or ""
+    starts = [c.function_line for c in program.compile_calls if c.function_file == where.file and c.function_line]
+    function = next((s for s in starts if where.line in (function_lines(source, s) or ())), None)
+    if function is None:
+        return None
+    tail = step_tail(source, function, where.line)
+    sites = [s for s in program.call_sites if (s.function_file, s.function_line) == (where.file, function)]
+    if tail is None or not sites:
+        return None
+    edits = [FileEdit(path, RemoveStatement(line)) for line in tail.lines]
+    for site in sites:
+        target = assigned_name(program.read(Path(site.file)) or "", site.line)
+        if target is None:
+            return None
+        moved = "\n".join(renamed(code, tail.variable, target) for code in tail.code)
+        edits.append(FileEdit(Path(site.file), InsertAfter(site.line, moved)))
+    return Candidate(
+        title=f"{', '.join(f'`{c}`' for c in tail.code)} moved out of `{where.function}`, after its call",
+        codes=(finding.code,),
+        findings=(finding.title,),
+        edits=tuple(edits),
+        by_compile_time=False,
+    )
+
+
 # code rewrites at the user's line, by rule code: each is measured like every other candidate
-_REWRITES: dict[str, Callable[[Finding, Program], Candidate | None]] = {"TCD106": _branchless}
+_REWRITES: dict[str, Callable[[Finding, Program], Candidate | None]] = {"TCD106": _branchless, "TCD109": _step_outside}
 
 
 def candidates(report: Report, program: Program) -> tuple[list[Candidate], list[Unbuildable]]:

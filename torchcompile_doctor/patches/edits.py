@@ -59,6 +59,21 @@ class AfterTorchImport:
 
 
 @dataclass(frozen=True)
+class InsertAfter:
+    """New statements after the statement at `line`, at its indentation (`loss.backward()` after the call)."""
+
+    line: int
+    code: str
+
+
+@dataclass(frozen=True)
+class RemoveStatement:
+    """The statement at `line` taken out (it moved elsewhere)."""
+
+    line: int
+
+
+@dataclass(frozen=True)
 class BranchToWhere:
     """The `if` at `line` made branchless with `torch.where` (its condition a tensor): `if c: return a` and the
     `return b` after it (or its `else: return b`) become `return torch.where(c, a, b)`; `if c: x = a` with
@@ -67,8 +82,17 @@ class BranchToWhere:
     line: int
 
 
-Edit = InsertBefore | ReplaceStatement | WrapStatement | AddKeyword | AfterTorchImport | BranchToWhere
-_ANCHORED = (InsertBefore, ReplaceStatement, WrapStatement, AddKeyword, BranchToWhere)
+Edit = (
+    InsertBefore
+    | InsertAfter
+    | ReplaceStatement
+    | RemoveStatement
+    | WrapStatement
+    | AddKeyword
+    | AfterTorchImport
+    | BranchToWhere
+)
+_ANCHORED = (InsertBefore, InsertAfter, ReplaceStatement, RemoveStatement, WrapStatement, AddKeyword, BranchToWhere)
 
 
 def edit_source(source: str, edits: Sequence[Edit]) -> str:
@@ -146,7 +170,7 @@ class _StatementEditor(cst.CSTTransformer):
             if id(original_node) not in self.branchless:
                 raise EditError(f"no `if` at line {edits[0].line}")  # type: ignore[union-attr]
             return self.branchless[id(original_node)].with_changes(leading_lines=_leading_lines(updated_node))
-        return _changed(updated_node, edits)
+        return _changed(updated_node, edits)  # type: ignore[return-value]
 
 
 def _edit_statements(module: cst.Module, edits: Sequence[Edit]) -> cst.Module:
@@ -160,10 +184,12 @@ def _edit_statements(module: cst.Module, edits: Sequence[Edit]) -> cst.Module:
 
 def _changed(
     statement: cst.BaseStatement, edits: Sequence[Edit]
-) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
-    replacing = [e for e in edits if isinstance(e, (ReplaceStatement, WrapStatement))]
-    if len(replacing) > 1:
+) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
+    replacing = [e for e in edits if isinstance(e, (ReplaceStatement, WrapStatement, RemoveStatement))]
+    if len(replacing) > 1 or (replacing and isinstance(replacing[0], RemoveStatement) and len(edits) > 1):
         raise EditError(f"two changes of the statement at line {replacing[0].line}")
+    if replacing and isinstance(replacing[0], RemoveStatement):
+        return cst.RemovalSentinel.REMOVE
     for edit in edits:
         if isinstance(edit, AddKeyword):
             statement = _with_keyword(statement, edit)
@@ -172,7 +198,7 @@ def _changed(
     for edit in replacing:
         if isinstance(edit, ReplaceStatement):
             result = _statements(edit.code)
-        else:
+        elif isinstance(edit, WrapStatement):
             body = statement.with_changes(leading_lines=())
             result = [cst.If(test=cst.parse_expression(edit.condition), body=cst.IndentedBlock(body=[body]))]
         result[0] = result[0].with_changes(leading_lines=leading)
@@ -180,7 +206,8 @@ def _changed(
     if inserted:  # the new lines go after the statement's own leading comments, just before it
         result[0] = result[0].with_changes(leading_lines=())
         inserted[0] = inserted[0].with_changes(leading_lines=leading)
-    statements = [*inserted, *result]
+    appended = [s for e in edits if isinstance(e, InsertAfter) for s in _statements(e.code)]
+    statements = [*inserted, *result, *appended]
     return statements[0] if len(statements) == 1 else cst.FlattenSentinel(statements)
 
 
