@@ -474,6 +474,7 @@ def _run_result(outcome: RunOutcome, report: Report, workdir: Path, wall_s: floa
         output=read(folder.target_output),
         errors=read(folder.target_errors)[-4000:],
         wall_s=wall_s,
+        timed_out=outcome.timed_out,
     )
 
 

@@ -136,3 +136,23 @@ def test_a_program_that_fails_on_its_own_is_reported_not_fixed(tmp_path):
     assert run.json["notes"] == [
         "the program did not run to its end without the doctor's changes: its fixes were not measured"
     ]
+
+
+def test_a_spent_budget_measures_nothing_and_says_so(tmp_path):
+    root = _project(tmp_path, "batch_sizes.py")
+    run = doctor_here("fix", str(root / "batch_sizes.py"), "--budget", "1", "--format", "json")
+    assert run.returncode == 1  # nothing measured helped: nothing to apply
+    assert [trial["status"] for trial in run.json["trials"]] == ["not measured"]
+    assert run.json["notes"] == ["the budget (1 s) was spent: 1 change(s) not measured; --budget gives more"]
+
+
+def test_a_program_without_anything_to_fix_says_so(tmp_path):
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "clean.py").write_text(
+        "import torch\n\nf = torch.compile(torch.sin, backend='eager')\nprint(float(f(torch.ones(2)).sum()))\n"
+    )
+    run = doctor_here("fix", str(root / "clean.py"))
+    assert run.returncode == 1
+    assert "nothing to fix: no finding of this run asks for a change doctor fix can make" in run.stdout
+    assert "Nothing to apply." in run.stdout

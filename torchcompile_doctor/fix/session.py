@@ -14,8 +14,8 @@ from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.events.model import EventLog
 from torchcompile_doctor.fix.candidates import Program, candidates, edited_files
 from torchcompile_doctor.fix.result import fix_report
-from torchcompile_doctor.fix.trials import Measure, best, measure_candidates
-from torchcompile_doctor.fix.verdict import RunResult
+from torchcompile_doctor.fix.trials import BUDGET_SPENT, Measure, best, measure_candidates
+from torchcompile_doctor.fix.verdict import NOT_MEASURED, RunResult
 from torchcompile_doctor.model.fix import FixReport
 from torchcompile_doctor.model.report import Report
 from torchcompile_doctor.patches.project import uncommitted, write_change
@@ -62,6 +62,13 @@ def find_fix(
     chosen = best(trials, combined)
     if combined is not None:
         trials = [*trials, combined]
+    unmeasured = sum(1 for t in trials if t.verdict.status == NOT_MEASURED and t.verdict.detail == BUDGET_SPENT)
+    if unmeasured:
+        notes.append(f"the budget ({budget_s:g} s) was spent: {unmeasured} change(s) not measured; --budget gives more")
+    if not built and not refused and before.succeeded:
+        notes.append(
+            "nothing to fix: no finding of this run asks for a change doctor fix can make (see doctor explain)"
+        )
     result = fix_report(target, root, before, trials, refused, chosen, notes)
     return replace(result, originals={p: originals[p] for p in result.changed})
 
@@ -88,7 +95,10 @@ def apply_fix(result: FixReport) -> FixReport:
     if not (root / ".git").exists():
         for path in files:
             backup = path.with_name(path.name + BACKUP_SUFFIX)
-            shutil.copy2(path, backup)
+            try:
+                shutil.copy2(path, backup)
+            except OSError as error:
+                raise DoctorError(f"cannot keep a backup of {path}: {error.strerror}; nothing written") from None
             backups.append(backup.relative_to(root).as_posix())
     written = write_change(root, result.changed, originals=result.originals)
     return replace(

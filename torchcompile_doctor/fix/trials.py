@@ -20,6 +20,7 @@ from torchcompile_doctor.patches.project import trial_copy
 Measure = Callable[[Path, float], RunResult]  # run the target in this copy of the project, within these seconds
 MIN_TRIAL_S = 60.0  # a trial may take this long at least, or this many times the plain run
 TRIAL_WALL_FACTOR = 4.0
+BUDGET_SPENT = "the budget was spent"
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ def _measure_one(
         return Trial(title, chosen, {}, Verdict(NOT_BUILDABLE, str(error)))
     allowance = clock.allowance()
     if allowance <= 1.0:
-        return Trial(title, chosen, changed, Verdict(NOT_MEASURED, "the budget was spent"))
+        return Trial(title, chosen, changed, Verdict(NOT_MEASURED, BUDGET_SPENT))
     try:
         with trial_copy(root, changed) as copy:
             result = measure(copy, allowance)

@@ -36,6 +36,7 @@ class RunResult:
     output: str  # its stdout
     errors: str  # the end of its stderr
     wall_s: float
+    timed_out: bool = False  # stopped at the time a trial may take
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,8 @@ def problem_count(run: RunResult) -> int:
 
 
 def judge(before: RunResult, after: RunResult, by_compile_time: bool) -> Verdict:
+    if after.timed_out:
+        return Verdict(NOT_MEASURED, f"stopped after {after.wall_s:.0f} s (a trial may take 4x the plain run)")
     if after.exit_code != before.exit_code or (before.succeeded and not after.succeeded):
         last = after.errors.strip().splitlines()[-1:] or [f"exit status {after.exit_code}"]
         return Verdict(CRASHED, last[0][:200])

@@ -46,7 +46,8 @@ def render_terminal(report: FixReport) -> str:
     lines += [f"note: {note}" for note in report.notes]
     patch = report.patch
     if patch is None:
-        lines.append("No measured change made this program better; nothing to apply.")
+        tried = any(trial.after is not None for trial in report.trials)
+        lines.append("No measured change made this program better; nothing to apply." if tried else "Nothing to apply.")
     else:
         lines.append(
             f"The patch ({', '.join(patch.files)}), measured on this program: {effect(report.before, patch.after)}"
