@@ -1,9 +1,11 @@
 """Candidate fixes: each change a finding's fix asks for (its experiment), written as edits of the user's own
 files at the lines the run recorded: a `torch._dynamo.config` setting after `import torch` in the file that calls
 `torch.compile`, a keyword of that `torch.compile` call, `torch._dynamo.mark_dynamic` on the expression the user
-passes at the line that calls the compiled code, regional compilation of the blocks the graph shows repeated.
-A change that cannot be written in the user's project (its line is in a library, the expression is no plain
-reference) is kept as not buildable, with why. Nothing here runs the code it reads."""
+passes at the line that calls the compiled code, regional compilation of the blocks the graph shows repeated;
+and code rewrites at the user's line for some rules (_REWRITES: a branch on a tensor made one `torch.where`, a
+step function's backward and optimizer calls moved after its call). A change that cannot be written in the
+user's project (its line is in a library, the expression is no plain reference) is kept as not buildable, with
+why. Nothing here runs the code it reads; every candidate is measured before it can reach a patch."""
 
 from __future__ import annotations
 
