@@ -151,3 +151,13 @@ def test_statements_move_out_of_a_function_to_after_its_call():
     assert edit_source(source, edits) == (
         "def f(x):\n    y = g(x)\n    return y\n\n\nfor x in xs:\n    out = f(x)\n    out.backward()\n"
     )
+
+
+def test_a_setting_s_import_is_made_again_where_the_file_imports_it_only_later():
+    source = "import torch\nimport transformers\n"
+    code = "import transformers\ntorch._dynamo.config.capture_scalar_outputs = True"
+    assert edit_source(source, [AfterTorchImport(code)]) == (
+        "import torch\nimport transformers\ntorch._dynamo.config.capture_scalar_outputs = True\nimport transformers\n"
+    )
+    done = edit_source(source, [AfterTorchImport(code)])
+    assert edit_source(done, [AfterTorchImport(code)]) == done  # the same setting twice: made once

@@ -295,8 +295,17 @@ def _after_torch_import(module: cst.Module, code: str) -> cst.Module:
     at = next((i for i, statement in enumerate(body) if _imports_torch(statement)), None)
     if at is None:
         raise EditError("no module-level `import torch` to put the setting after")
-    # each statement once: a setting two fixes share, an import the file has already
-    new = [s for s in _statements(code) if not any(statement.deep_equals(s) for statement in body)]
+
+    # each statement once: a setting made already (two fixes share it), an import the file made before this point
+    # (one further down runs too late for the setting)
+    def is_import(new: cst.BaseStatement) -> bool:
+        return isinstance(new, cst.SimpleStatementLine) and isinstance(new.body[0], (cst.Import, cst.ImportFrom))
+
+    wanted = _statements(code)
+    settings = [s for s in wanted if not is_import(s)]
+    if settings and all(any(b.deep_equals(s) for b in body) for s in settings):
+        return module  # made already, with the imports it needs (they go in together)
+    new = [s for s in wanted if not any(b.deep_equals(s) for b in (body[: at + 1] if is_import(s) else body))]
     return module.with_changes(body=[*body[: at + 1], *new, *body[at + 1 :]])
 
 
