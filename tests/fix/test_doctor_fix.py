@@ -156,3 +156,20 @@ def test_a_program_without_anything_to_fix_says_so(tmp_path):
     assert run.returncode == 1
     assert "nothing to fix: no finding of this run asks for a change doctor fix can make" in run.stdout
     assert "Nothing to apply." in run.stdout
+
+
+def test_a_step_s_backward_and_optimizer_calls_move_after_its_call(tmp_path):
+    root = _project(tmp_path, "train_step.py")
+    before = _torch_run(root, "train_step.py", tmp_path)
+    assert before[1] > 0  # torch breaks the graph at the backward call and in the optimizer
+
+    run = doctor_here("fix", str(root / "train_step.py"), "--jobs", "1", "--format", "diff")
+    assert run.returncode == 0, run.stderr
+    assert "-    loss.backward()\n-    opt.step()\n-    opt.zero_grad()\n" in run.stdout
+    assert (
+        "     step_loss = train_step(x, y)\n+    step_loss.backward()\n+    opt.step()\n+    opt.zero_grad()\n"
+        in run.stdout
+    )
+    (tmp_path / "fix.patch").write_text(run.stdout)
+    _git(root, "apply", str(tmp_path / "fix.patch"))
+    assert _torch_run(root, "train_step.py", tmp_path) == (before[0], 0, 0)  # the same losses, no break
