@@ -124,7 +124,10 @@ def strip_trace(text: str) -> str:
     return "\n".join(kept)
 
 
-def _without_sizes(health: dict) -> dict:
+def _without_sizes(health):
+    """The log's health without its sizes (a LogHealthFigures, or the dict an older report kept)."""
+    if dataclasses.is_dataclass(health):
+        return dataclasses.replace(health, lines=0, records=0)
     return {k: v for k, v in health.items() if k not in ("lines", "records")}
 
 

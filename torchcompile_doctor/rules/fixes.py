@@ -170,16 +170,34 @@ def numpy_to_torch(line: str, facts: dict) -> str | None:
 
 
 def _replace_argument(line: str, variable: str, replacement: str) -> str | None:
-    """`f(x, step)` -> `f(x, torch.tensor(step))`, when `variable` is passed by that name."""
+    """`f(x, step)` -> `f(x, torch.tensor(step))`, when `variable` (a name, or the expression the line passes)
+    is passed by that text."""
     pattern = rf"(?<![\w.]){re.escape(variable)}(?![\w(])"
     if "(" not in line or not re.search(pattern, line.split("(", 1)[1]):
         return None
     head, tail = line.split("(", 1)
-    return head + "(" + re.sub(pattern, replacement, tail)
+    return head + "(" + re.sub(pattern, lambda _: replacement, tail)
+
+
+# what a user can mark or cast where it stands: `k`, `batch.x`, `inputs['input_ids']`; anything else (a call,
+# an operation) is a new value made at the call
+_HELD = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\[(?:'[^']*'|\"[^\"]*\"|\d+)\])*")
+
+
+def marked_name(passed: str, variable: str | None) -> str:
+    """What `mark_dynamic` gets: what the user holds (`k`, `data.x`), or the name the value the call makes
+    (`torch.stack(values)`) is bound to first (`values_tensor`)."""
+    return passed if _HELD.fullmatch(passed) else f"{variable or 'value'}_tensor"
+
+
+def _passed(facts: dict) -> str | None:
+    """What the user's call passes for the finding's variable (the analysis read it from the call line), else
+    the variable itself."""
+    return facts.get("passed") or facts.get("variable")
 
 
 def cast_at_call_site(line: str, facts: dict) -> str | None:
-    var = facts.get("variable")
+    var = _passed(facts)
     if not var:
         return None
     dtype = facts.get("first_value") or "float32"
@@ -187,16 +205,24 @@ def cast_at_call_site(line: str, facts: dict) -> str | None:
 
 
 def mark_dynamic(line: str, facts: dict) -> str | None:
-    var, dim = facts.get("variable"), facts.get("dim", 0)
-    if not var:
+    """`torch._dynamo.mark_dynamic(k, 0)` before the call that passes `k`; where the call passes a value it
+    makes (`torch.stack(values)`), that value bound to a name first, as `mark_dynamic` needs the tensor itself
+    (on the user's `values`, a list, it raises AttributeError)."""
+    var, dim = _passed(facts), facts.get("dim", 0)
+    if not var or _replace_argument(line, var, var) is None:
         return None
-    if _replace_argument(line, var, var) is None:
+    pad, mark = _indent(line), "  # before the first call"
+    name = marked_name(var, facts.get("variable"))
+    if name == var:
+        return f"{pad}torch._dynamo.mark_dynamic({var}, {dim}){mark}\n{line.rstrip()}"
+    if not name.isidentifier():
         return None
-    return f"{_indent(line)}torch._dynamo.mark_dynamic({var}, {dim})  # before the first call\n{line.rstrip()}"
+    rewritten = _replace_argument(line, var, name)
+    return f"{pad}{name} = {var}\n{pad}torch._dynamo.mark_dynamic({name}, {dim}){mark}\n{rewritten}"
 
 
 def tensor_argument(line: str, facts: dict) -> str | None:
-    var = facts.get("variable")
+    var = _passed(facts)
     if not var or var.startswith(("self.", "___")):
         return None
     return _replace_argument(line, var, f"torch.tensor({var})")

@@ -1,0 +1,104 @@
+"""The judgement of recompiles (#25): inside one call or not, decided from the guard failures and the calls the
+capture counted; each recompile's own cause; the recompile limit; resume functions apart; the fix naming what
+the user holds at the call line. Each capture is a small program written for one of these (beside it, with
+torch's own `TORCH_LOGS` stderr of a plain run), re-read offline."""
+
+from __future__ import annotations
+
+import pytest
+from support.captures import JUDGEMENT_CAPTURES, reread
+
+from torchcompile_doctor.model.report import Finding
+
+
+def _recompile(name: str, function: str) -> Finding:
+    found = [
+        f
+        for f in reread(JUDGEMENT_CAPTURES / name).findings
+        if f.kind == "recompile" and f.location and f.location.function == function
+    ]
+    assert len(found) == 1, [f.title for f in found]
+    return found[0]
+
+
+def _torch_recompiles(name: str) -> int:
+    return (JUDGEMENT_CAPTURES / f"{name}.torch_logs.txt").read_text().count("Recompiling function")
+
+
+def test_a_layer_stack_called_once_is_bounded_inside_the_call_not_told_to_pass_one_type():
+    """Layer 0 gets `position_bias=None`, the others the tensor it made: one call, two entries. The old judgement
+    needed a first compile after the last recompile, and advised making the calls uniform."""
+    finding = _recompile("layer_stack_once", "Layer.forward")
+    assert _torch_recompiles("layer_stack_once") == 1
+    assert finding.code == "TCD218"
+    assert "make the calls uniform" not in finding.fix.summary
+    assert "The program calls the compiled `Stack` once, so no second call shows it" in finding.why
+    assert "an argument that is None for the first layer and a tensor for the others" in finding.fix.summary
+
+
+def test_a_second_call_that_compiles_nothing_checks_it():
+    finding = _recompile("layer_stack_calls", "Layer.forward")
+    assert _torch_recompiles("layer_stack_calls") == 1  # three calls, the one recompile inside the first
+    assert finding.code == "TCD218"
+    assert "Checked: calls 2 to 3 of the compiled `Stack` compiled nothing, they reused these entries" in finding.why
+
+
+def test_a_value_new_on_every_call_is_unbounded_even_inside_one_call():
+    """A tensor's mean formatted into a note: four layer calls of one model call, four entries; a second call
+    would make four more, up to the recompile limit."""
+    finding = _recompile("message_per_layer", "Layer.forward")
+    assert _torch_recompiles("message_per_layer") == 3
+    assert finding.code != "TCD218"
+    assert "`note` holds a value made anew on every call" in finding.why
+    assert "every later call compiles again" in finding.why and "recompile limit" in finding.why
+    assert finding.fix.summary.startswith("keep the per-call value out of what the compiled code guards")
+
+
+def test_each_recompile_has_its_own_cause_and_the_limit_is_flagged():
+    """Seven recompiles: a node count (once), the `reduce` string (three), grad mode (three). Counted over every
+    entry's failure, grad mode alone (15 failures) would have been the cause of all seven."""
+    finding = _recompile("several_causes", "aggregate")
+    assert _torch_recompiles("several_causes") == 7
+    assert finding.reason_class != "grad_mode"
+    assert finding.changes == (
+        "reduce: 'sum' → 'mean' → 'max' → 'min' (3 of the 7 recompiles)",
+        "grad mode: enabled → disabled (3 of the 7 recompiles)",
+        "x.shape[0]: 4 → 6 (1 of the 7 recompiles)",
+    )
+    assert "Its 7 recompiles have 3 causes, each read from its own guard failure" in finding.why
+    assert finding.title.endswith("(at the recompile limit: 8 entries)")
+    assert "as many as torch's recompile limit allows (8 by default)" in finding.why
+
+
+@pytest.mark.parametrize(
+    ("function", "after"),
+    [
+        (
+            "score",
+            "values_tensor = torch.stack(values)\n"
+            "torch._dynamo.mark_dynamic(values_tensor, 0)  # before the first call\n"
+            "print(score(values_tensor, w).item())",
+        ),
+        ("attend", "torch._dynamo.mark_dynamic(k, 0)  # before the first call\nprint(attend(q, k).shape)"),
+    ],
+)
+def test_the_fix_names_what_the_call_line_passes(function, after):
+    """`score` gets `torch.stack(values)` for `values` (the user's `values` is a list: `mark_dynamic` on it
+    raises AttributeError), `attend` gets `k` for `key`. Both fixes applied: 0 recompiles (checked)."""
+    finding = _recompile("call_line_names", function)
+    assert finding.code == "TCD301"
+    assert finding.fix.after == after
+    assert "mark_dynamic(values," not in finding.fix.summary and "mark_dynamic(key," not in finding.fix.summary
+
+
+def test_a_resume_function_is_kept_apart_from_its_parent():
+    """`normalise` and the code after its `print` recompile on the same batch size: two compiled functions, two
+    findings. Marking `x` dynamic does not reach the resume function's `y` (checked: it still recompiled once),
+    so its own finding names the break, not the parent's fix."""
+    parent = _recompile("resume_apart", "normalise")
+    resumed = _recompile("resume_apart", "normalise (after line 9)")
+    assert _torch_recompiles("resume_apart") == 2
+    assert parent.count == 1 and resumed.count == 1
+    assert parent.code == "TCD301" and resumed.code == "TCD217"
+    assert resumed.changes == ("y.shape[0]: 4 → 6 (as `x.shape[0]` before the break)",)
+    assert resumed.fix.summary.startswith("fix the graph break at resume_apart.py:9")
