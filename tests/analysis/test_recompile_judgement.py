@@ -102,3 +102,37 @@ def test_a_resume_function_is_kept_apart_from_its_parent():
     assert parent.code == "TCD301" and resumed.code == "TCD217"
     assert resumed.changes == ("y.shape[0]: 4 → 6 (as `x.shape[0]` before the break)",)
     assert resumed.fix.summary.startswith("fix the graph break at resume_apart.py:9")
+
+
+def test_inputs_of_one_length_are_marked_together():
+    """An actor-critic update: log-probs, values and returns share the episode's length. `mark_dynamic` on the
+    stacked values alone raises ConstraintViolationError (checked, as on the realworld RL program); all three
+    marked: 0 recompiles (checked). torch's new entry ties the three lengths; the fix marks all three."""
+    finding = _recompile("tied_lengths", "a2c_loss")
+    assert _torch_recompiles("tied_lengths") == 1
+    assert finding.fix.after == (
+        "values_tensor = torch.stack(values)\n"
+        "log_probs_tensor = torch.stack(log_probs)\n"
+        "returns_tensor = returns_of(rewards)\n"
+        "torch._dynamo.mark_dynamic(values_tensor, 0)  # before the first call\n"
+        "torch._dynamo.mark_dynamic(log_probs_tensor, 0)\n"
+        "torch._dynamo.mark_dynamic(returns_tensor, 0)\n"
+        "print(a2c_loss(log_probs_tensor, values_tensor, returns_tensor).item())"
+    )
+    assert "Mark `log_probs_tensor` and `returns_tensor` too" in finding.fix.summary
+    assert "mark_dynamic" not in str(finding.fix.experiment)  # one input marked alone would raise
+
+
+def test_a_dynamic_size_bounded_to_a_range_is_marked_unbacked_with_what_is_tied_to_it():
+    """The program already marks the batch dimension dynamic; a single-request batch falls outside the range
+    torch bounded it to (`2 <= tokens.size()[0]`). Advising `mark_dynamic` again would do nothing; torch's own
+    hint, unbacked, on `tokens` and the `lengths` tied to it: 0 recompiles (checked)."""
+    finding = _recompile("ranged_batch", "Scorer.forward")
+    assert _torch_recompiles("ranged_batch") == 1
+    assert finding.fix.after == (
+        "torch._dynamo.decorators.mark_unbacked(tokens, 0)  # before the first call\n"
+        "torch._dynamo.decorators.mark_unbacked(lengths, 0)\n"
+        "scores = model(tokens, lengths)"
+    )
+    assert "is already dynamic, but torch bounded it to a range" in finding.fix.summary
+    assert "Mark `lengths` too" in finding.fix.summary

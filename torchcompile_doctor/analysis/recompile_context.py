@@ -397,3 +397,32 @@ def passed_at_call(
         if node is not None and call_line is not None:
             return passed_for(call_line, node, variable, by_name_only=not compiled)
     return None
+
+
+_TIED = re.compile(r"^(?P<lhs>\S+)\.size\(\)\[(?P<li>\d+)\] == (?P<rhs>\S+)\.size\(\)\[(?P<ri>\d+)\]")
+
+
+def tied_inputs(index: AnalysisIndex, compile_ids: set[CompileId], variable: str, dim: int) -> list[tuple[str, int]]:
+    """The other inputs whose dimension the recompiled entries tie to `variable`'s (`returns.size()[0] ==
+    values.size()[0]`, once torch made the length dynamic): `mark_dynamic` on one of them alone raises
+    ConstraintViolationError where the code combines it with the others (checked on an actor-critic update's
+    log-probs, values and returns), so they are marked together. Plain inputs only (not globals, not attributes)."""
+    linked: dict[tuple[str, int], set[tuple[str, int]]] = {}
+    entries = {replace(c, frame_compile_id=n) for c in compile_ids for n in range(c.frame_compile_id + 1)}
+    for compile_id in sorted(entries):  # every entry of the function: the first one too
+        for expression in index.guard_expressions(compile_id):
+            match = _TIED.match(expression)
+            if match:
+                one, other = (
+                    (user_variable(match["lhs"]), int(match["li"])),
+                    (user_variable(match["rhs"]), int(match["ri"])),
+                )
+                linked.setdefault(one, set()).add(other)
+                linked.setdefault(other, set()).add(one)
+    seen, todo = {(variable, dim)}, [(variable, dim)]
+    while todo:
+        for neighbour in linked.get(todo.pop(), ()):
+            if neighbour not in seen:
+                seen.add(neighbour)
+                todo.append(neighbour)
+    return sorted(p for p in seen - {(variable, dim)} if p[0].isidentifier())

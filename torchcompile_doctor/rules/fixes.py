@@ -179,6 +179,10 @@ def _replace_argument(line: str, variable: str, replacement: str) -> str | None:
     return head + "(" + re.sub(pattern, lambda _: replacement, tail)
 
 
+MARK_DYNAMIC = "torch._dynamo.mark_dynamic"
+# a dimension already dynamic that torch bounded to a range: torch's own hint (`torch._dynamo.mark_unbacked` is
+# no attribute of torch._dynamo on 2.13)
+MARK_UNBACKED = "torch._dynamo.decorators.mark_unbacked"
 # what a user can mark or cast where it stands: `k`, `batch.x`, `inputs['input_ids']`; anything else (a call,
 # an operation) is a new value made at the call
 _HELD = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\[(?:'[^']*'|\"[^\"]*\"|\d+)\])*")
@@ -207,18 +211,26 @@ def cast_at_call_site(line: str, facts: dict) -> str | None:
 def mark_dynamic(line: str, facts: dict) -> str | None:
     """`torch._dynamo.mark_dynamic(k, 0)` before the call that passes `k`; where the call passes a value it
     makes (`torch.stack(values)`), that value bound to a name first, as `mark_dynamic` needs the tensor itself
-    (on the user's `values`, a list, it raises AttributeError)."""
+    (on the user's `values`, a list, it raises AttributeError). The inputs whose length torch ties to it
+    (`facts["tied"]`: (passed, name, dim)) are marked with it: one marked alone raises ConstraintViolationError."""
     var, dim = _passed(facts), facts.get("dim", 0)
-    if not var or _replace_argument(line, var, var) is None:
+    if not var or facts.get("tied_hidden"):
         return None
-    pad, mark = _indent(line), "  # before the first call"
-    name = marked_name(var, facts.get("variable"))
-    if name == var:
-        return f"{pad}torch._dynamo.mark_dynamic({var}, {dim}){mark}\n{line.rstrip()}"
-    if not name.isidentifier():
-        return None
-    rewritten = _replace_argument(line, var, name)
-    return f"{pad}{name} = {var}\n{pad}torch._dynamo.mark_dynamic({name}, {dim}){mark}\n{rewritten}"
+    marks = [(var, marked_name(var, facts.get("variable")), dim), *(facts.get("tied") or ())]
+    pad, call = _indent(line), line.rstrip()
+    binds: list[str] = []
+    lines: list[str] = []
+    for passed, name, mark_dim in marks:
+        if _replace_argument(call, passed, passed) is None:
+            return None  # the line does not pass it by this text
+        if name != passed:
+            if not name.isidentifier():
+                return None
+            binds.append(f"{pad}{name} = {passed}")
+            call = _replace_argument(call, passed, name) or call
+        note = "  # before the first call" if not lines else ""
+        lines.append(f"{pad}{facts.get('mark_call') or MARK_DYNAMIC}({name}, {mark_dim}){note}")
+    return "\n".join([*binds, *lines, call])
 
 
 def tensor_argument(line: str, facts: dict) -> str | None:

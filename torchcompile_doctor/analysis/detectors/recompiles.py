@@ -38,6 +38,7 @@ from torchcompile_doctor.analysis.recompile_context import (
     session_fingerprint,
     session_label,
     several_causes_note,
+    tied_inputs,
 )
 from torchcompile_doctor.events.guard_failures import GuardFailure
 from torchcompile_doctor.events.model import CompileId, Recompile, StackFrame
@@ -51,7 +52,7 @@ from torchcompile_doctor.model.findings import (
 )
 from torchcompile_doctor.model.report import Finding
 from torchcompile_doctor.rules import Rule, rule_for_carried, rule_for_recompile, rules_for_detector
-from torchcompile_doctor.rules.fixes import marked_name
+from torchcompile_doctor.rules.fixes import MARK_UNBACKED, marked_name
 
 _AT_CALL = ("tensor_argument", "cast_at_call_site", "mark_dynamic")  # transforms whose fix edits the call
 
@@ -221,7 +222,7 @@ def _recompile_finding(index: AnalysisIndex, group: RecompileGroup, special: _Sp
         user_frame = index.location(call_sites[0].file, call_sites[0].line, call_sites[0].function)
     rule, extra, carried = _choose_rule(index, group, root, special)
     facts = _facts(name, root, group, changes) | extra | {"seconds": index.compile_seconds(group.compile_ids)}
-    facts |= _call_facts(index, group.key, facts["variable"], call_sites, through)
+    facts |= _call_facts(index, group, facts, call_sites, through)
     if through is not None:
         facts |= _library_facts(index, group, through)
         rule = rule.worded_for(index.code.origin(file) or THIRD_PARTY, facts)
@@ -248,19 +249,72 @@ def _recompile_finding(index: AnalysisIndex, group: RecompileGroup, special: _Sp
     if carried and main is not None:
         finding = replace(finding, why=finding.why.replace(f"`{main.variable}`", "The value carried across the break"))
     finding = _with_cause_counts(index, finding, found, group.compile_ids, fix_per_cause="inside" not in extra)
+    if facts.get("mark_call") == MARK_UNBACKED:
+        finding = _with_unbacked(finding, facts)
+    if facts.get("tied"):  # one input marked alone raises: the single-input experiment would too
+        return _with_tied(finding, facts["tied"], unbacked=facts.get("mark_call") == MARK_UNBACKED)
     if rule.reason_class == "shape_or_rank" and through is None:  # the user's tensor: mark that dim only
         return _with_mark_dynamic(finding, main, (file, line, name), facts["variable"])
     return finding
 
 
+def _with_unbacked(finding: Finding, facts: dict) -> Finding:
+    """A dimension already dynamic that torch bounded to a range (sizes 0 and 1 specialized, or a bound from a
+    comparison): `mark_dynamic` is what made it dynamic and does nothing more; torch's own hint, unbacked, does."""
+    if finding.fix is None:
+        return finding
+    summary = (
+        f"`{facts['variable']}`'s dimension {facts['dim']} is already dynamic, but torch bounded it to a range"
+        f" ({facts['first_value']}) and compiles sizes outside it (0 and 1 are specialized) again: mark it unbacked"
+        f" before the call (`{MARK_UNBACKED}({facts['marked']}, {facts['dim']})`, torch's own hint), with the inputs"
+        " torch ties to it, so no size is specialized (checked on a served text classifier whose batches include"
+        " single requests: 2 recompiles → 0, the same outputs)."
+    )
+    return replace(finding, fix=replace(finding.fix, summary=summary))
+
+
+def _with_tied(finding: Finding, tied: tuple, unbacked: bool) -> Finding:
+    """The fix marks the inputs torch ties to the variable's length too; --try-fixes keeps `dynamic=True`."""
+    if finding.fix is None:
+        return finding
+    names = " and ".join(f"`{name}`" for _, name, _ in tied)
+    whose = "its" if len(tied) == 1 else "their"
+    if unbacked:
+        why = (
+            f"torch ties {whose} length to it (checked: `tokens` of that classifier unbacked alone, 1 recompile left)."
+        )
+    else:
+        why = (
+            f"torch ties {whose} length to it, and one of them marked alone raises ConstraintViolationError where"
+            " the code combines them (checked on an actor-critic update's log-probs, values and returns: all"
+            " three marked, 0 recompiles)."
+        )
+    summary = f"{finding.fix.summary} Mark {names} too: {why}"
+    return replace(finding, fix=replace(finding.fix, summary=summary))
+
+
 def _call_facts(
-    index: AnalysisIndex, key: _Key, variable: str, call_sites: list[StackFrame], through: StackFrame | None
+    index: AnalysisIndex, group: RecompileGroup, facts: dict, call_sites: list[StackFrame], through: StackFrame | None
 ) -> dict:
-    """What the user holds at the call line for the variable (the fix acts on it), and the name
-    `mark_dynamic` gets; not where a package's call builds the inputs."""
-    _, file, line, co_name = key
-    passed = passed_at_call(index, (file, line, co_name), variable, call_sites) if through is None else None
-    return {"passed": passed or variable, "marked": marked_name(passed or variable, variable)}
+    """What the user holds at the call line for the variable (the fix acts on it), the name `mark_dynamic` gets,
+    the other inputs whose length the new entry ties to it (marked with it: `tied`, each (passed, name, dim)),
+    and torch's unbacked marking for a dimension already dynamic but bounded to a range; not where a package's
+    call builds the inputs."""
+    _, file, line, co_name = group.key
+    variable = facts["variable"]
+    if through is not None:
+        return {"passed": variable, "marked": variable}
+    passed = passed_at_call(index, (file, line, co_name), variable, call_sites) or variable
+    ranged = str(facts.get("first_value") or "").startswith("between ")  # a dynamic size bounded to a range
+    mark = {"mark_call": MARK_UNBACKED} if ranged else {}
+    tied = []
+    if facts.get("dim") is not None and variable.isidentifier():
+        for other, dim in tied_inputs(index, group.compile_ids, variable, int(facts["dim"])):
+            held = passed_at_call(index, (file, line, co_name), other, call_sites)
+            if held is None:  # an input the call line does not show: marking the others alone would raise
+                return {"passed": passed, "marked": marked_name(passed, variable), "tied_hidden": True} | mark
+            tied.append((held, marked_name(held, other), dim))
+    return {"passed": passed, "marked": marked_name(passed, variable), "tied": tuple(tied) or None} | mark
 
 
 def _with_mark_dynamic(
