@@ -8,7 +8,7 @@ import ast
 import pytest
 
 from torchcompile_doctor.analysis.call_arguments import argument_passed, parameters_of, passed_for
-from torchcompile_doctor.rules.fixes import apply
+from torchcompile_doctor.rules.fixes import RewriteFacts, apply
 
 
 def _def(source: str) -> ast.FunctionDef:
@@ -66,7 +66,7 @@ def test_mark_dynamic_binds_a_value_made_at_the_call_before_marking_it():
     '_dynamo_dynamic_indices'`); on the stacked tensor, bound to a name and passed, it removes the recompile
     (checked on tests/data/recompile_judgement/call_line_names.py: 1 recompile of `score` before, 0 after)."""
     line = "    print(score(torch.stack(values), w).item())"
-    facts = {"variable": "values", "passed": "torch.stack(values)", "dim": "0"}
+    facts = RewriteFacts(variable="values", passed="torch.stack(values)", dim=0)
     before, after = apply("mark_dynamic", line, facts)
     assert before == line.strip()
     assert after == (
@@ -77,10 +77,10 @@ def test_mark_dynamic_binds_a_value_made_at_the_call_before_marking_it():
 
 
 def test_mark_dynamic_names_what_the_user_holds():
-    _, after = apply("mark_dynamic", "y = attend(q, k)", {"variable": "key", "passed": "k", "dim": "0"})
+    _, after = apply("mark_dynamic", "y = attend(q, k)", RewriteFacts(variable="key", passed="k", dim=0))
     assert after == "torch._dynamo.mark_dynamic(k, 0)  # before the first call\ny = attend(q, k)"
 
 
 def test_tensor_argument_wraps_the_passed_expression():
-    _, after = apply("tensor_argument", "x = step(x, n // 2)", {"variable": "i", "passed": "n // 2"})
+    _, after = apply("tensor_argument", "x = step(x, n // 2)", RewriteFacts(variable="i", passed="n // 2"))
     assert after == "x = step(x, torch.tensor(n // 2))"

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from torchcompile_doctor.analysis.code import THIRD_PARTY
+from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
 from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.function_defs import RESUME
 from torchcompile_doctor.analysis.index import AnalysisIndex
@@ -51,10 +52,50 @@ from torchcompile_doctor.model.findings import (
     RecompileImpact,
 )
 from torchcompile_doctor.model.report import Finding
-from torchcompile_doctor.rules import Rule, rule_for_carried, rule_for_recompile, rules_for_detector
-from torchcompile_doctor.rules.fixes import MARK_UNBACKED, marked_name
+from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
+from torchcompile_doctor.rules.catalogue import Rule
+from torchcompile_doctor.rules.facts import Facts
+from torchcompile_doctor.rules.fixes import MARK_UNBACKED, RewriteFacts, marked_name
 
 _AT_CALL = ("tensor_argument", "cast_at_call_site", "mark_dynamic")  # transforms whose fix edits the call
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecompileFacts(RewriteFacts):
+    """What a recompile's rule may say (and what its rewrite of the user's line reads: RewriteFacts)."""
+
+    values: str | None = None  # the change lines, joined
+    reason: str | None = None  # the guard that failed, without torch's comment
+    compiles: int | None = None  # the entries compiled, the first one included
+    seconds: float | None = None
+    inside: str | None = None  # entries compiled within one call: how they differ
+    reuse: str | None = None  # and whether later calls were seen reusing them
+    optimizer_site: str | None = None  # an optimizer hyperparameter: where the optimizer is made
+    cause: str | None = None  # a value carried across a break: the break
+    carried: str | None = None  # and the value's name
+    library_call: str | None = None  # a package's call that builds the inputs (transformers' generate)
+    switched: str | None = None  # the changes between calls from different lines of the package
+    switch_lines: str | None = None
+
+
+@dataclass(frozen=True)
+class RecompileParams(Params):
+    """The situations a rule is chosen for, rather than by reason class."""
+
+    inside_one_call: bool = False  # entries compiled within one call (layers, call sites)
+    dynamic_passed: bool = False  # a shape recompile of a function compiled with dynamic=True
+    kv_cache: bool = False  # the root cause is a KV cache's length
+
+
+@dataclass(frozen=True, kw_only=True)
+class LimitFacts(Facts):
+    limit: str | None = None
+    reason: str | None = None  # what keeps adding cache entries
+    cause_fix: str | None = None  # the recompile finding's own fix
+
+
+RECOMPILE = Binding("recompile", RecompileParams, RecompileFacts, rules=None)
+RECOMPILE_LIMIT = Binding("recompile_limit", Params, LimitFacts, reads=(RECOMPILE.detector,))
 
 _Key = tuple[int, str, int, str]  # (session, file, first line, co_name)
 
@@ -108,17 +149,12 @@ def _root(group: RecompileGroup) -> Cause | None:
     return found[0] if found else None
 
 
-def recompiles(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+def recompiles(index: AnalysisIndex, derived: Derived, rules: RuleSet[RecompileParams]) -> list[Finding]:
     """One finding per compiled function (and session) that recompiled."""
-    return [_recompile_finding(index, group, _special_rules(rules)) for group in recompile_groups(index)]
+    return [_recompile_finding(index, group, rules) for group in recompile_groups(index)]
 
 
-def _special_rules(rules: Sequence[Rule]) -> _Special:
-    return _Special(
-        within=next((r for r in rules if r.params.get("inside_one_call")), None),
-        dynamic=next((r for r in rules if r.params.get("dynamic_passed")), None),
-        kv_cache=next((r for r in rules if r.params.get("kv_cache")), None),
-    )
+RECOMPILE_DETECTOR = Detector(RECOMPILE, recompiles)
 
 
 @dataclass(frozen=True)
@@ -129,9 +165,30 @@ class _Special:
     dynamic: Rule | None  # a shape recompile of a function compiled with dynamic=True
     kv_cache: Rule | None  # the root cause is a KV cache's length
 
+    @classmethod
+    def of(cls, rules: RuleSet[RecompileParams]) -> _Special:
+        return cls(
+            within=next((r for r in rules.rules if rules.params_of(r).inside_one_call), None),
+            dynamic=next((r for r in rules.rules if rules.params_of(r).dynamic_passed), None),
+            kv_cache=next((r for r in rules.rules if rules.params_of(r).kv_cache), None),
+        )
+
+
+@dataclass(frozen=True)
+class _Situation:
+    """The rule chosen for a group and what it adds to the facts."""
+
+    rule: Rule
+    inside: str | None = None
+    reuse: str | None = None
+    hyperparameter: str | None = None
+    optimizer_site: str | None = None
+    cause: str | None = None
+    carried: str | None = None  # the carried value's name: the carried-value rule speaks of the break
+
 
 def _fix_line(
-    index: AnalysisIndex, rule: Rule, main: GuardFailure | None, call_sites: list, through: StackFrame | None
+    index: AnalysisIndex, rule: Rule, main: GuardFailure | None, call_sites: list[Any], through: StackFrame | None
 ) -> str | None:
     """Fixes for inputs (dtype, shape, int arguments) belong at the call, when the user's line passes them
     (not when a package the line calls builds them); an optimizer's hyperparameter where the user creates the
@@ -164,7 +221,9 @@ def _dynamic_passed(index: AnalysisIndex, file: str, line: int) -> bool:
     return any(b.dynamic is True and b.function_file == file and b.function_line == line for b in index.log.backends)
 
 
-def _situation_rule(index: AnalysisIndex, group: RecompileGroup, root: Cause | None, special: _Special) -> tuple | None:
+def _situation_rule(
+    index: AnalysisIndex, group: RecompileGroup, root: Cause | None, special: _Special
+) -> _Situation | None:
     """The rule of the program's situation, where one applies: entries compiled inside one call, a KV cache
     re-created with a new length, a shape recompile although `dynamic=True` was passed."""
     inside = inside_one_call(index, group.compile_ids, group.failures)
@@ -172,33 +231,38 @@ def _situation_rule(index: AnalysisIndex, group: RecompileGroup, root: Cause | N
         if root is not None and root.reason_class == "object_id" and root.variable.endswith("__code__"):
             inside = f"one decorator wrapping different functions, reached from {inside}"  # its `func` differs
         reuse = reuse_note(index, group.compile_ids, index.compile_seconds(group.compile_ids))
-        return special.within, {"inside": inside, "reuse": reuse}, False
+        return _Situation(special.within, inside=inside, reuse=reuse)
     if special.kv_cache is not None and root is not None and kv_cache_note([root]):
-        return special.kv_cache, {}, False
+        return _Situation(special.kv_cache)
     shape = root is not None and root.reason_class == "shape_or_rank"
     if special.dynamic is not None and shape and _dynamic_passed(index, group.key[1], group.key[2]):
-        return special.dynamic, {}, False
+        return _Situation(special.dynamic)
     return None
 
 
-def _choose_rule(index: AnalysisIndex, group: RecompileGroup, root: Cause | None, special: _Special) -> tuple:
-    """(rule, extra facts, change-line rewrite) for the group's root cause."""
+def _choose_rule(
+    index: AnalysisIndex, group: RecompileGroup, root: Cause | None, rules: RuleSet[RecompileParams]
+) -> _Situation:
+    """The rule for the group's root cause, and what it adds to the facts."""
     main = root.failures[0] if root else None
     if main is not None and (main.carried or _resumed_tensor(group, main)):
         # a value that crossed a graph break: the break is the cause, and the carried-value rule says so
-        return rule_for_carried(main.reason_class), _carried_facts(index, main, group.key[3], group.key[1]), True
-    situation = _situation_rule(index, group, root, special)
+        resume = RESUME.match(group.key[3] or "")
+        return _Situation(
+            rules.for_carried(main.reason_class),
+            cause=f"{index.code.display(group.key[1])}:{resume.group(2)}" if resume else "the graph break before it",
+            carried=main.variable.split(".")[-1].split("[")[0],
+        )
+    situation = _situation_rule(index, group, root, _Special.of(rules))
     if situation is not None:
         return situation
-    rule = rule_for_recompile(root.reason_class if root else "other", main.guard if main else "")
+    rule = rules.for_recompile(root.reason_class if root else "other", main.guard if main else "")
     if rule.transform == "tensor_hyperparameter" and main is not None:
         site = optimizer_line(index)
-        return (
-            rule,
-            {"hyperparameter": hyperparameter_of(main.variable), "optimizer_site": site[1] if site else None},
-            False,
+        return _Situation(
+            rule, hyperparameter=hyperparameter_of(main.variable), optimizer_site=site[1] if site else None
         )
-    return rule, {}, False
+    return _Situation(rule)
 
 
 def _resumed_tensor(group: RecompileGroup, main: GuardFailure) -> bool:
@@ -208,7 +272,7 @@ def _resumed_tensor(group: RecompileGroup, main: GuardFailure) -> bool:
     return bool(RESUME.match(group.key[3])) and main.reason_class == "shape_or_rank"
 
 
-def _recompile_finding(index: AnalysisIndex, group: RecompileGroup, special: _Special) -> Finding:
+def _recompile_finding(index: AnalysisIndex, group: RecompileGroup, rules: RuleSet[RecompileParams]) -> Finding:
     _, file, line, co_name = group.key
     found = causes([list(f) for f in group.failures])
     root = found[0] if found else None
@@ -220,13 +284,23 @@ def _recompile_finding(index: AnalysisIndex, group: RecompileGroup, special: _Sp
     user_frame = None
     if index.code.is_library(file) and call_sites:  # a library frame recompiles: where the user called in
         user_frame = index.location(call_sites[0].file, call_sites[0].line, call_sites[0].function)
-    rule, extra, carried = _choose_rule(index, group, root, special)
-    facts = _facts(name, root, group, changes) | extra | {"seconds": index.compile_seconds(group.compile_ids)}
-    facts |= _call_facts(index, group, facts, call_sites, through)
+    situation = _choose_rule(index, group, root, rules)
+    rule, carried = situation.rule, situation.carried is not None
+    facts = replace(
+        _facts(name, root, group, changes),
+        inside=situation.inside,
+        reuse=situation.reuse,
+        hyperparameter=situation.hyperparameter,
+        optimizer_site=situation.optimizer_site,
+        cause=situation.cause,
+        carried=situation.carried,
+        seconds=index.compile_seconds(group.compile_ids),
+    )
+    facts = replace(facts, **_call_facts(index, group, facts, call_sites, through))
     if through is not None:
-        facts |= _library_facts(index, group, through)
+        facts, switches = _library_facts(index, group, through, facts)
         rule = rule.worded_for(index.code.origin(file) or THIRD_PARTY, facts)
-        changes = _switches_marked(changes, found, facts["switches"])
+        changes = _switches_marked(changes, found, switches)
     if carried and main is not None and main.carried:
         changes = [c.replace(main.variable, _carried_words(main.variable)) for c in changes]
     finding = finding_from_rule(
@@ -248,32 +322,60 @@ def _recompile_finding(index: AnalysisIndex, group: RecompileGroup, special: _Sp
     finding = _with_notes(index, finding, root, found, group)
     if carried and main is not None:
         finding = replace(finding, why=finding.why.replace(f"`{main.variable}`", "The value carried across the break"))
-    finding = _with_cause_counts(index, finding, found, group.compile_ids, fix_per_cause="inside" not in extra)
-    if facts.get("mark_call") == MARK_UNBACKED:
+    finding = _with_cause_counts(index, finding, found, group.compile_ids, fix_per_cause=situation.inside is None)
+    if facts.mark_call == MARK_UNBACKED:
         finding = _with_unbacked(finding, facts)
-    if facts.get("tied"):  # one input marked alone raises: the single-input experiment would too
-        return _with_tied(finding, facts["tied"], unbacked=facts.get("mark_call") == MARK_UNBACKED)
+    if facts.tied:  # one input marked alone raises: the single-input experiment would too
+        return _with_tied(finding, facts.tied, unbacked=facts.mark_call == MARK_UNBACKED)
     if rule.reason_class == "shape_or_rank" and through is None:  # the user's tensor: mark that dim only
-        return _with_mark_dynamic(finding, main, (file, line, name), facts["variable"])
+        return _with_mark_dynamic(finding, main, (file, line, name), facts.variable or "?")
     return finding
 
 
-def _with_unbacked(finding: Finding, facts: dict) -> Finding:
+def _call_facts(
+    index: AnalysisIndex,
+    group: RecompileGroup,
+    facts: RecompileFacts,
+    call_sites: list[StackFrame],
+    through: StackFrame | None,
+) -> dict[str, Any]:
+    """What the user holds at the call line for the variable (the fix acts on it), the name `mark_dynamic` gets,
+    the other inputs whose length the new entry ties to it (marked with it: `tied`, each (passed, name, dim)),
+    and torch's unbacked marking for a dimension already dynamic but bounded to a range; not where a package's
+    call builds the inputs."""
+    _, file, line, co_name = group.key
+    variable = facts.variable or "?"
+    if through is not None:
+        return {"passed": variable, "marked": variable}
+    passed = passed_at_call(index, (file, line, co_name), variable, call_sites) or variable
+    ranged = str(facts.first_value or "").startswith("between ")  # a dynamic size bounded to a range
+    mark: dict[str, Any] = {"mark_call": MARK_UNBACKED} if ranged else {}
+    tied = []
+    if facts.dim is not None and variable.isidentifier():
+        for other, dim in tied_inputs(index, group.compile_ids, variable, int(facts.dim)):
+            held = passed_at_call(index, (file, line, co_name), other, call_sites)
+            if held is None:  # an input the call line does not show: marking the others alone would raise
+                return {"passed": passed, "marked": marked_name(passed, variable), "tied_hidden": True} | mark
+            tied.append((held, marked_name(held, other), dim))
+    return {"passed": passed, "marked": marked_name(passed, variable), "tied": tuple(tied) or None} | mark
+
+
+def _with_unbacked(finding: Finding, facts: RecompileFacts) -> Finding:
     """A dimension already dynamic that torch bounded to a range (sizes 0 and 1 specialized, or a bound from a
     comparison): `mark_dynamic` is what made it dynamic and does nothing more; torch's own hint, unbacked, does."""
     if finding.fix is None:
         return finding
     summary = (
-        f"`{facts['variable']}`'s dimension {facts['dim']} is already dynamic, but torch bounded it to a range"
-        f" ({facts['first_value']}) and compiles sizes outside it (0 and 1 are specialized) again: mark it unbacked"
-        f" before the call (`{MARK_UNBACKED}({facts['marked']}, {facts['dim']})`, torch's own hint), with the inputs"
+        f"`{facts.variable}`'s dimension {facts.dim} is already dynamic, but torch bounded it to a range"
+        f" ({facts.first_value}) and compiles sizes outside it (0 and 1 are specialized) again: mark it unbacked"
+        f" before the call (`{MARK_UNBACKED}({facts.marked}, {facts.dim})`, torch's own hint), with the inputs"
         " torch ties to it, so no size is specialized (checked on a served text classifier whose batches include"
         " single requests: 2 recompiles → 0, the same outputs)."
     )
     return replace(finding, fix=replace(finding.fix, summary=summary))
 
 
-def _with_tied(finding: Finding, tied: tuple, unbacked: bool) -> Finding:
+def _with_tied(finding: Finding, tied: tuple[tuple[str, str, int], ...], unbacked: bool) -> Finding:
     """The fix marks the inputs torch ties to the variable's length too; --try-fixes keeps `dynamic=True`."""
     if finding.fix is None:
         return finding
@@ -293,28 +395,19 @@ def _with_tied(finding: Finding, tied: tuple, unbacked: bool) -> Finding:
     return replace(finding, fix=replace(finding.fix, summary=summary))
 
 
-def _call_facts(
-    index: AnalysisIndex, group: RecompileGroup, facts: dict, call_sites: list[StackFrame], through: StackFrame | None
-) -> dict:
-    """What the user holds at the call line for the variable (the fix acts on it), the name `mark_dynamic` gets,
-    the other inputs whose length the new entry ties to it (marked with it: `tied`, each (passed, name, dim)),
-    and torch's unbacked marking for a dimension already dynamic but bounded to a range; not where a package's
-    call builds the inputs."""
-    _, file, line, co_name = group.key
-    variable = facts["variable"]
-    if through is not None:
-        return {"passed": variable, "marked": variable}
-    passed = passed_at_call(index, (file, line, co_name), variable, call_sites) or variable
-    ranged = str(facts.get("first_value") or "").startswith("between ")  # a dynamic size bounded to a range
-    mark = {"mark_call": MARK_UNBACKED} if ranged else {}
-    tied = []
-    if facts.get("dim") is not None and variable.isidentifier():
-        for other, dim in tied_inputs(index, group.compile_ids, variable, int(facts["dim"])):
-            held = passed_at_call(index, (file, line, co_name), other, call_sites)
-            if held is None:  # an input the call line does not show: marking the others alone would raise
-                return {"passed": passed, "marked": marked_name(passed, variable), "tied_hidden": True} | mark
-            tied.append((held, marked_name(held, other), dim))
-    return {"passed": passed, "marked": marked_name(passed, variable), "tied": tuple(tied) or None} | mark
+def _with_cause_counts(
+    index: AnalysisIndex, finding: Finding, found: list[Cause], compile_ids: set[CompileId], fix_per_cause: bool
+) -> Finding:
+    """How many recompiles each cause made, where they differ, and a function at the recompile limit."""
+    several = several_causes_note(found, fix_per_cause)
+    limit = limit_note(index, compile_ids)
+    why = " ".join(part for part in (finding.why, several, limit[0] if limit else None) if part)
+    title = f"{finding.title} (at the recompile limit: {limit[1]} entries)" if limit else finding.title
+    fix = finding.fix
+    if found and found[0].fresh and fix is not None:  # the rule's fix is for a value that repeats; this never does
+        fix = replace(fix, summary=fresh_value_fix(found[0].variable))
+    changes = tuple(counted_changes(finding.changes, found))
+    return replace(finding, why=why, title=title, fix=fix, changes=changes)
 
 
 def _with_mark_dynamic(
@@ -328,19 +421,25 @@ def _with_mark_dynamic(
     return replace(finding, fix=replace(finding.fix, experiment=mark))
 
 
-def _library_facts(index: AnalysisIndex, group: RecompileGroup, through: StackFrame) -> dict:
+_Switches = tuple[dict[str, list[str]], dict[str, list[str]]]  # per variable: between lines, from the same line
+
+
+def _library_facts(
+    index: AnalysisIndex, group: RecompileGroup, through: StackFrame, facts: RecompileFacts
+) -> tuple[RecompileFacts, _Switches]:
     """The package call the compiled function is reached through, and the changes that come from that
     package calling it from different lines (prefill, then decode)."""
     lines, switched, same = call_line_switches(index, group.records, group.failures)
-    return {
-        "library_call": f"`{through.function}` ({index.code.display(through.file)}:{through.line})",
-        "switched": "; ".join(f"`{v}` {', '.join(pairs)}" for v, pairs in switched.items()) or None,
-        "switch_lines": ", ".join(lines) or None,
-        "switches": (switched, same),
-    }
+    named = replace(
+        facts,
+        library_call=f"`{through.function}` ({index.code.display(through.file)}:{through.line})",
+        switched="; ".join(f"`{v}` {', '.join(pairs)}" for v, pairs in switched.items()) or None,
+        switch_lines=", ".join(lines) or None,
+    )
+    return named, (switched, same)
 
 
-def _switches_marked(changes: list[str], found: list[Cause], switches: tuple) -> list[str]:
+def _switches_marked(changes: list[str], found: list[Cause], switches: _Switches) -> list[str]:
     """A change line says which of its steps came from calls on different lines of the package (expected)."""
     switched, same = switches
     marked = []
@@ -388,38 +487,22 @@ def _with_notes(
     )
 
 
-def _with_cause_counts(
-    index: AnalysisIndex, finding: Finding, found: list[Cause], compile_ids: set[CompileId], fix_per_cause: bool
-) -> Finding:
-    """How many recompiles each cause made, where they differ, and a function at the recompile limit."""
-    several = several_causes_note(found, fix_per_cause)
-    limit = limit_note(index, compile_ids)
-    why = " ".join(part for part in (finding.why, several, limit[0] if limit else None) if part)
-    title = f"{finding.title} (at the recompile limit: {limit[1]} entries)" if limit else finding.title
-    fix = finding.fix
-    if found and found[0].fresh and fix is not None:  # the rule's fix is for a value that repeats; this never does
-        fix = replace(fix, summary=fresh_value_fix(found[0].variable))
-    changes = tuple(counted_changes(finding.changes, found))
-    return replace(finding, why=why, title=title, fix=fix, changes=changes)
-
-
-def _facts(name: str, root: Cause | None, group: RecompileGroup, changes: list[str]) -> dict:
+def _facts(name: str, root: Cause | None, group: RecompileGroup, changes: list[str]) -> RecompileFacts:
     main = root.failures[0] if root else None
     variable = main.variable if main else "?"
     first_text = group.records[0].failures[0].split("\n")[0] if group.records and group.records[0].failures else ""
-    facts = {
-        "function": name,
-        "variable": (main.subject or (_shaped(variable) if main.reason_class == "shape_or_rank" else variable))
+    return RecompileFacts(
+        function=name,
+        variable=(main.subject or (_shaped(variable) if main.reason_class == "shape_or_rank" else variable))
         if main
         else variable,
-        "values": "; ".join(changes) if changes else "a guard failed",
-        "reason": main.guard.split("  # ")[0] if main else first_text,  # without torch's trailing comment
-        "attribute": variable.removeprefix("self.") if root and root.reason_class == "module_attribute" else None,
-        "dim": str(main.dim) if main and main.dim is not None else 0,
-        "compiles": len({c.frame_compile_id for c in group.compile_ids} | {0}),  # the first entry too
-    }
-    facts["first_value"] = next((f.old for f in (root.failures if root else ()) if f.old), None)
-    return facts
+        values="; ".join(changes) if changes else "a guard failed",
+        reason=main.guard.split("  # ")[0] if main else first_text,  # without torch's trailing comment
+        attribute=variable.removeprefix("self.") if root and root.reason_class == "module_attribute" else None,
+        dim=str(main.dim) if main and main.dim is not None else 0,
+        compiles=len({c.frame_compile_id for c in group.compile_ids} | {0}),  # the first entry too
+        first_value=next((f.old for f in (root.failures if root else ()) if f.old), None),
+    )
 
 
 def _shaped(variable: str) -> str:
@@ -435,15 +518,6 @@ def _carried_words(variable: str) -> str:
     return f"{attribute} of the {carried}" if dot else carried
 
 
-def _carried_facts(index: AnalysisIndex, main: GuardFailure, co_name: str, file: str) -> dict:
-    """The break a resume function's carried value crossed, and what about the value changed."""
-    resume = RESUME.match(co_name or "")
-    return {
-        "cause": f"{index.code.display(file)}:{resume.group(2)}" if resume else "the graph break before it",
-        "carried": main.variable.split(".")[-1].split("[")[0],
-    }
-
-
 def _group_of_frame(index: AnalysisIndex, compile_id: CompileId | None) -> RecompileGroup | None:
     """The recompiles of the function `compile_id` belongs to, in its session."""
     if compile_id is None:
@@ -452,22 +526,17 @@ def _group_of_frame(index: AnalysisIndex, compile_id: CompileId | None) -> Recom
     return next((g for g in recompile_groups(index) if g.key == key), None)
 
 
-def _cause_fix(index: AnalysisIndex, group: RecompileGroup | None) -> str:
+def _cause_fix(index: AnalysisIndex, group: RecompileGroup | None, rules: RuleSet[RecompileParams]) -> str:
     """The fix the recompile finding of the same function gives, for the limit finding to lead with."""
     if group is None:
         return "remove the cause of the recompiles"
-    finding = recompiles_of_group(index, group)
+    finding = _recompile_finding(index, group, rules)
     return finding.fix.summary.rstrip(".") if finding.fix else "remove the cause of the recompiles"
 
 
-def recompiles_of_group(index: AnalysisIndex, group: RecompileGroup) -> Finding:
-    """The recompile finding of one group, worded by the recompile detector's own rules."""
-    return _recompile_finding(index, group, _special_rules(rules_for_detector("recompile")))
-
-
-def recompile_limit(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+def recompile_limit(index: AnalysisIndex, derived: Derived, rules: RuleSet[Params]) -> list[Finding]:
     """A function that hit the recompile limit: torch runs it eagerly from then on."""
-    (rule,) = rules
+    rule = rules.only
     findings = []
     for metrics in index.log.metrics:
         if not metrics.hit_recompile_limit:
@@ -484,12 +553,12 @@ def recompile_limit(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding
         finding = finding_from_rule(
             rule,
             location=index.location(file, line, name),
-            facts={
-                "function": name,
-                "limit": str(metrics.recompile_limit) if metrics.recompile_limit is not None else "recompile_limit",
-                "reason": _limit_reason(root),
-                "cause_fix": _cause_fix(index, group),
-            },
+            facts=LimitFacts(
+                function=name,
+                limit=str(metrics.recompile_limit) if metrics.recompile_limit is not None else "recompile_limit",
+                reason=_limit_reason(root),
+                cause_fix=_cause_fix(index, group, rules.of(RECOMPILE)),
+            ),
             gb_id=metrics.fail_gb_id or "GB0039",
             gb_type=(metrics.fail_reason or "").split("\n")[0],
             reason_class=root.reason_class if root else None,
@@ -513,3 +582,6 @@ def _limit_reason(root: Cause | None) -> str:
     if root.unbounded:
         return f"`{root.variable}` takes a new value on every call ({' → '.join(root.values[:4])} …)"
     return f"`{root.failures[0].guard}`"
+
+
+LIMIT_DETECTOR = Detector(RECOMPILE_LIMIT, recompile_limit)
