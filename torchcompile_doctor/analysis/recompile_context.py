@@ -426,3 +426,24 @@ def tied_inputs(index: AnalysisIndex, compile_ids: set[CompileId], variable: str
                 seen.add(neighbour)
                 todo.append(neighbour)
     return sorted(p for p in seen - {(variable, dim)} if p[0].isidentifier())
+
+
+_SKIPPED = frozenset({"Unsupported", "UserError"})  # compilation_metrics fail types of a frame torch skipped
+
+
+def skipped_caller_note(index: AnalysisIndex, compile_ids: set[CompileId]) -> str | None:
+    """Entries compiled one call at a time because the function that makes the calls is a frame torch skipped
+    (it runs eagerly, so each call enters compiled code anew): fixing that fallback traces the calls inside one
+    graph instead."""
+    skipped = {(m.co_filename, m.co_name): m for m in index.log.metrics if m.fail_type in _SKIPPED and m.co_name}
+    for compile_id in sorted(compile_ids):
+        for frame in reversed(index.starts.get(compile_id, ())[:-1]):  # the innermost caller first
+            metrics = skipped.get((frame.file, frame.function))
+            if metrics is not None:
+                name = index.function_name(metrics.co_filename or "?", frame.function, metrics.co_firstlineno or 0)
+                return (
+                    f"They are compiled call by call because torch skipped `{name}`, which makes the calls: it runs"
+                    " eagerly (its fallback finding says why), and once it compiles, these calls are traced inside"
+                    " its graph instead."
+                )
+    return None

@@ -39,6 +39,7 @@ from torchcompile_doctor.analysis.recompile_context import (
     session_fingerprint,
     session_label,
     several_causes_note,
+    skipped_caller_note,
     tied_inputs,
 )
 from torchcompile_doctor.events.guard_failures import GuardFailure
@@ -231,7 +232,8 @@ def _situation_rule(
         if root is not None and root.reason_class == "object_id" and root.variable.endswith("__code__"):
             inside = f"one decorator wrapping different functions, reached from {inside}"  # its `func` differs
         reuse = reuse_note(index, group.compile_ids, index.compile_seconds(group.compile_ids))
-        return _Situation(special.within, inside=inside, reuse=reuse)
+        skipped = skipped_caller_note(index, group.compile_ids)
+        return _Situation(special.within, inside=inside, reuse=f"{reuse} {skipped}" if skipped else reuse)
     if special.kv_cache is not None and root is not None and kv_cache_note([root]):
         return _Situation(special.kv_cache)
     shape = root is not None and root.reason_class == "shape_or_rank"
@@ -323,13 +325,21 @@ def _recompile_finding(index: AnalysisIndex, group: RecompileGroup, rules: RuleS
     if carried and main is not None:
         finding = replace(finding, why=finding.why.replace(f"`{main.variable}`", "The value carried across the break"))
     finding = _with_cause_counts(index, finding, found, group.compile_ids, fix_per_cause=situation.inside is None)
+    if rule.reason_class == "shape_or_rank" and through is None:  # the user's tensor: mark that dim only
+        return _with_marking(finding, facts, main, (file, line, name))
+    return finding
+
+
+def _with_marking(
+    finding: Finding, facts: RecompileFacts, main: GuardFailure | None, function: tuple[str, int, str]
+) -> Finding:
+    """A shape recompile of the user's tensor: torch's unbacked marking for a size already dynamic, the inputs
+    tied to its length marked with it, or else the precise experiment (that one dimension dynamic)."""
     if facts.mark_call == MARK_UNBACKED:
         finding = _with_unbacked(finding, facts)
     if facts.tied:  # one input marked alone raises: the single-input experiment would too
         return _with_tied(finding, facts.tied, unbacked=facts.mark_call == MARK_UNBACKED)
-    if rule.reason_class == "shape_or_rank" and through is None:  # the user's tensor: mark that dim only
-        return _with_mark_dynamic(finding, main, (file, line, name), facts.variable or "?")
-    return finding
+    return _with_mark_dynamic(finding, main, function, facts.variable or "?")
 
 
 def _call_facts(
