@@ -8,6 +8,8 @@ from __future__ import annotations
 import pytest
 from support.captures import JUDGEMENT_CAPTURES, reread
 
+from torchcompile_doctor.analysis.recompile_causes import causes
+from torchcompile_doctor.events.guard_failures import parse_guard_failure
 from torchcompile_doctor.model.report import Finding
 
 
@@ -136,3 +138,22 @@ def test_a_dynamic_size_bounded_to_a_range_is_marked_unbacked_with_what_is_tied_
     )
     assert "is already dynamic, but torch bounded it to a range" in finding.fix.summary
     assert "Mark `lengths` too" in finding.fix.summary
+
+
+_PAD = " " * 20  # torch pads the guard to a column before its comment
+_FRESHNESS = [  # torch 2.13's words for each: a string with an id, one with a tensor's mean, then the dev set's
+    ("0/0: key == '140080506078624'" + _PAD + "# return x * 2  # mp/judge/idkey.py:5 in lookup", True),
+    ("0/0: note == 'input mean -0.32707861065864563'" + _PAD + "# if 'nan' in note:  # m.py:14 in forward", True),
+    ("3/0: reduce == 'mean'" + _PAD + "# if reduce == 'any':  # torch_geometric/utils/_scatter.py:63 in f", False),
+    ("0/1: self.calls == 1" + _PAD + "# self.calls += 1  # mypkg/layers.py:12 in forward", False),
+    ("3/2: ___stack0 == 31" + _PAD + "# dim_size = int(index.max()) + 1  # utils/_scatter.py:48 in f", False),
+]
+
+
+@pytest.mark.parametrize(("text", "fresh"), _FRESHNESS)
+def test_a_value_made_anew_on_every_call_is_told_from_its_guard(text, fresh):
+    failure = parse_guard_failure(text)
+    assert failure is not None
+    (cause,) = causes([[failure]])
+    assert cause.fresh is fresh
+    assert cause.unbounded is fresh
