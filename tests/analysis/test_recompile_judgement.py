@@ -147,6 +147,11 @@ _FRESHNESS = [  # torch 2.13's words for each: a string with an id, one with a t
     ("3/0: reduce == 'mean'" + _PAD + "# if reduce == 'any':  # torch_geometric/utils/_scatter.py:63 in f", False),
     ("0/1: self.calls == 1" + _PAD + "# self.calls += 1  # mypkg/layers.py:12 in forward", False),
     ("3/2: ___stack0 == 31" + _PAD + "# dim_size = int(index.max()) + 1  # utils/_scatter.py:48 in f", False),
+    # a number carried across an `.item()` break: new on every call too, but torch makes it dynamic after one
+    (
+        "1/0: ___stack0 == 1.0589566230773926" + _PAD + "# scale = y.abs().max().item()  # mypkg/layers.py:14 in f",
+        False,
+    ),
 ]
 
 

@@ -25,7 +25,9 @@ DYNAMIC_FROM_THEN_ON = "any value (dynamic from then on)"
 _INTEGER = re.compile(r"^-?\d+$")
 # a guarded value that is made anew on every call: a tensor's value or repr formatted into a string (a float
 # with the digits of a computed number), an object's address or id (`id(x)`: 12 digits and more)
-_FRESH = re.compile(r"^['\"].*(?:tensor\(|\d\.\d{7,})|\b0x[0-9a-fA-F]{6,}\b|object at |\b\d{12,}\b", re.S)
+_FRESH = re.compile(
+    r"^['\"].*(?:tensor\(|\d\.\d{7,})|\b0x[0-9a-fA-F]{6,}\b|object at |(?<![\d.])\d{12,}(?![\d.])", re.S
+)
 
 
 @dataclass(frozen=True)
