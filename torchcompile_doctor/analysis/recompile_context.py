@@ -7,6 +7,7 @@ finding belongs to."""
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import re
@@ -24,6 +25,19 @@ _GLOBAL_STATE = re.compile(r"___check_global_state\(\) against (?P<state>\{.*\})
 # names transformers and hand-written decoders give the key/value cache tensors
 _KV_CACHE = re.compile(r"(?i)(k_cache|v_cache|kv_cache|key_cache|value_cache|past_key_values|\.keys\b|\.values\b)")
 _TORCH_FRAMES = ("/torch/nn/modules/", "/torch/_dynamo/")
+
+
+# -- what a resume function was handed ----------------------------------------------------------------
+def held_across_break(source: str | None) -> str | None:
+    """The first value on the stack when `source` broke, as the user wrote it: the function being called by
+    the line's outermost call (`losses.append` of `losses.append(y.mean().item())`), which the resumed code
+    gets as its first argument; None when the line is no such call."""
+    try:
+        statement = ast.parse((source or "").strip()).body[0]
+    except (SyntaxError, IndexError):
+        return None
+    value = getattr(statement, "value", None)
+    return ast.unparse(value.func) if isinstance(value, ast.Call) and value.args else None
 
 
 # -- the value the new entry was compiled for ------------------------------------------------------

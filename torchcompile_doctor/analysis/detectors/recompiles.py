@@ -19,6 +19,7 @@ from torchcompile_doctor.analysis.recompile_context import (
     call_line_switches,
     enrich_failures,
     grad_mode_note,
+    held_across_break,
     hyperparameter_of,
     inside_one_call,
     kv_cache_note,
@@ -215,7 +216,7 @@ def _recompile_finding(index: AnalysisIndex, group: RecompileGroup, special: _Sp
         rule = rule.worded_for(index.code.origin(file) or THIRD_PARTY, facts)
         changes = _switches_marked(changes, found, facts["switches"])
     if carried and main is not None:
-        changes = [c.replace(main.variable, _carried_words(main.variable)) for c in changes]
+        changes = _carried_changes(index, main, (file, line), changes)
     finding = finding_from_rule(
         rule,
         location=index.location(file, line or 0, name),
@@ -327,6 +328,14 @@ def _facts(name: str, root: Cause | None, group: RecompileGroup, changes: list[s
     }
     facts["first_value"] = next((f.old for f in (root.failures if root else ()) if f.old), None)
     return facts
+
+
+def _carried_changes(index: AnalysisIndex, main: GuardFailure, at: tuple[str, int], changes: list[str]) -> list[str]:
+    """The change lines of a resume function in the user's words: the carried value, or the object held across
+    the break (`losses.append`) when that object was freed."""
+    held = held_across_break(index.raw_line(*at)) if main.reason_class == "guarded_object_freed" else None
+    words = f"{held} (held across the break)" if held else _carried_words(main.variable)
+    return [c.replace(main.variable, words) for c in changes]
 
 
 def _carried_words(variable: str) -> str:
