@@ -54,15 +54,6 @@ MISREAD: dict[tuple[str, str, str], str] = {
         "read under the generic TCD199 (with 2.15's registry hints); should be a curated rule for a clock read inside "
         "the compiled code (as TCD113 reads GB0007 on 2.11-2.14: move `time.time()` out of the compiled function)"
     )),
-    **_on(("2.11",), "internals", "item_scale", (
-        "changed shows 2.11's guard for the carried float, `___as_tensor(L['value carried across the "
-        "break']).item()`; should read `value carried across the break: X -> any value (dynamic from then on)` as "
-        "on 2.12-2.15"
-    )),
-    **_on(("2.11",), "internals", "tensor_then_float", (
-        "TCD213's why quotes 2.11's Python guard `factor == ___as_tensor(factor).item()`; should name the guard on "
-        "the float argument `factor` without torch's `___as_tensor` helper (2.12-2.15 print `not math.isnan(factor)`)"
-    )),
     **_on(ALL, "module", "compiled_module", (
         "titled `wrap_inline.<locals>.inner` and placed at torch/_dynamo/external_utils.py:67, torch's wrapper of a "
         "compiled torch.nn container; should be titled by the module's class (`Sequential`) at the user's line that "

@@ -24,6 +24,7 @@ _EQUALS = re.compile(r"^(?P<lhs>.+?) == (?P<rhs>.+)$")
 _GLOBAL_STATE = re.compile(r"___check_global_state\(\) against (?P<state>\{.*\})")
 # names transformers and hand-written decoders give the key/value cache tensors
 _KV_CACHE = re.compile(r"(?i)(k_cache|v_cache|kv_cache|key_cache|value_cache|past_key_values|\.keys\b|\.values\b)")
+_READ_BACK = re.compile(r"^___as_tensor\(.+\)\.item\(\)$")  # torch 2.11's read of a float input made dynamic
 _TORCH_FRAMES = ("/torch/nn/modules/", "/torch/_dynamo/")
 
 
@@ -66,6 +67,8 @@ def _pinned_value(expressions: Sequence[str], variable: str) -> str | None:
     for expression in expressions:
         match = _EQUALS.match(expression)
         if match and user_variable(match["lhs"]) == variable:
+            if _READ_BACK.match(match["rhs"].strip()):  # 2.11: `x == ___as_tensor(x).item()`, x made dynamic
+                return DYNAMIC_FROM_THEN_ON
             return match["rhs"].strip()
     return None
 
