@@ -5,8 +5,8 @@ says how). Each release's capture is re-read as `doctor report` re-reads it, und
 break torch logged is read at the user's line under a curated rule, every recompile under its real cause, and no
 guard internal (`___`, `L['`, `G['`) reaches what the user reads.
 
-What today's doctor reads wrong is listed in MISREAD, one strict xfail per case saying what should be read instead:
-the work list for the parsers once torch's text is parsed in one place (issue #24). A case that starts to pass fails
+What the doctor reads wrong is listed in MISREAD, one strict xfail per case saying what should be read instead (none
+since #27 read every release's wording; a new release's recordings may add some). A case that starts to pass fails
 here until its entry is removed."""
 
 from __future__ import annotations
@@ -42,24 +42,8 @@ REAL_CAUSES = (
 )
 
 
-def _on(releases: tuple[str, ...], test: str, program: str, why: str) -> dict[tuple[str, str, str], str]:
-    return {(test, release, program): why for release in releases}
-
-
-ALL = SUPPORTED_RELEASES
-# (test, release, program) -> what today's doctor misreads, and how it should read
-MISREAD: dict[tuple[str, str, str], str] = {
-    **_on(("2.15",), "breaks", "time_in_step", (
-        "2.15 breaks on `time.time()` under a new GB id, GB9193 (`Call to a time function`), that no rule names: "
-        "read under the generic TCD199 (with 2.15's registry hints); should be a curated rule for a clock read inside "
-        "the compiled code (as TCD113 reads GB0007 on 2.11-2.14: move `time.time()` out of the compiled function)"
-    )),
-    **_on(ALL, "module", "compiled_module", (
-        "titled `wrap_inline.<locals>.inner` and placed at torch/_dynamo/external_utils.py:67, torch's wrapper of a "
-        "compiled torch.nn container; should be titled by the module's class (`Sequential`) at the user's line that "
-        "compiled it (compiled_module.py:6) or called it (:9)"
-    )),
-}  # fmt: skip
+# (test, release, program) -> what the doctor misreads, and how it should read (none left: a new recording may add some)
+MISREAD: dict[tuple[str, str, str], str] = {}
 
 
 def cases(test: str, programs: list[str] = PROGRAMS) -> list:

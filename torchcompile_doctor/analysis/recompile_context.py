@@ -7,14 +7,13 @@ finding belongs to."""
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
 import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from torchcompile_doctor.analysis.code import THIRD_PARTY
+from torchcompile_doctor.analysis.code import THIRD_PARTY, called_name
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.recompile_causes import DYNAMIC_FROM_THEN_ON, Cause
 from torchcompile_doctor.events.guard_failures import GuardFailure, user_variable
@@ -32,13 +31,8 @@ _TORCH_FRAMES = ("/torch/nn/modules/", "/torch/_dynamo/")
 def held_across_break(source: str | None) -> str | None:
     """The first value on the stack when `source` broke, as the user wrote it: the function being called by
     the line's outermost call (`losses.append` of `losses.append(y.mean().item())`), which the resumed code
-    gets as its first argument; None when the line is no such call."""
-    try:
-        statement = ast.parse((source or "").strip()).body[0]
-    except (SyntaxError, IndexError):
-        return None
-    value = getattr(statement, "value", None)
-    return ast.unparse(value.func) if isinstance(value, ast.Call) and value.args else None
+    gets as its first argument."""
+    return called_name(source) if source else None
 
 
 # -- the value the new entry was compiled for ------------------------------------------------------
