@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from enum import StrEnum
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from torchcompile_doctor.capture_layout import process_side_channel
 from torchcompile_doctor.events.messages import LogMessage, MessageReader, ShownWarning
@@ -60,7 +60,7 @@ class SideChannel:
         self._path = path
         self._file = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
         self._lock = threading.Lock()
-        self._bootstrap: dict | None = None
+        self._bootstrap: dict[str, Any] | None = None
         if follow_forks:  # a capture child: a process forked from it writes a channel of its own
             os.register_at_fork(after_in_child=self._forked)
 
@@ -111,7 +111,7 @@ def _opt_float(value: object) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-_PARSERS: dict[str, Callable[[dict], object]] = {  # keyed by EventName (a str)
+_PARSERS: dict[str, Callable[[dict[str, Any]], object]] = {  # keyed by EventName (a str)
     EventName.BOOTSTRAP: lambda d: BootstrapInfo(
         torch_version=str(d.get("torch_version", "")),
         python_version=str(d.get("python_version", "")),
