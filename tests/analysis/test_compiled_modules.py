@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from support.captures import RECOMPILE_CAPTURES, reread
 
-from torchcompile_doctor.analysis.compiled_modules import called_object, is_torch_wrapper
+from torchcompile_doctor.analysis.compiled_modules import call_arguments, called_object, is_torch_wrapper, passed_name
 
 
 def test_a_capture_without_the_compile_call_names_the_module_by_the_users_call():
@@ -39,3 +39,11 @@ def test_the_wrapper_is_recognised_on_any_install():
     assert is_torch_wrapper("/venv/lib/python3.12/site-packages/torch/_dynamo/external_utils.py", "inner")
     assert not is_torch_wrapper("/work/project/external_utils.py", "inner")
     assert not is_torch_wrapper("/venv/lib/python3.12/site-packages/torch/_dynamo/external_utils.py", "forward")
+
+
+def test_the_wrappers_args_read_as_what_the_users_call_passed():
+    passed = call_arguments("    logits = model(tokens, mask=m)")
+    assert passed == ["tokens"]
+    assert passed_name("args[0].shape[1]", passed) == "tokens.shape[1]"
+    assert passed_name("args[1].shape[0]", passed) == "args[1].shape[0]"  # not passed by position: left as is
+    assert passed_name("kwargs['mask']", passed) == "kwargs['mask']"

@@ -126,11 +126,14 @@ def test_no_guard_internals_reach_the_user(release, program):
 @pytest.mark.parametrize(("release", "program"), cases("module", ["compiled_module"]))
 def test_a_compiled_module_is_named_by_its_class_at_the_users_line(release, program):
     """torch compiles a torch.nn container through its own wrapper (`wrap_inline.<locals>.inner`, in
-    torch/_dynamo/external_utils.py): the finding names the module's class and stands at the user's line."""
+    torch/_dynamo/external_utils.py): the finding names the module's class, stands at the user's line and names
+    the inputs as the user's call passed them."""
     report = reread(capture(release, program))
     (recompile,) = [f for f in report.findings if f.kind == "recompile"]
     assert "Sequential" in recompile.title and "wrap_inline" not in recompile.title, recompile.title
     assert recompile.location and Path(recompile.location.file).name == f"{program}.py", recompile.location
+    # the wrapper's `*args` read as what the user's call passed: `model(torch.randn(batch, 8))`
+    assert not any("args[" in text for text in user_text(recompile)), user_text(recompile)
 
 
 @pytest.mark.parametrize("release", SUPPORTED_RELEASES)

@@ -9,14 +9,16 @@ it and the name it was called by."""
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import replace
 
 from torchcompile_doctor.analysis.code import CodeMap
-from torchcompile_doctor.events.model import CompilationMetrics, EventLog
+from torchcompile_doctor.events.model import CompilationMetrics, CompileId, EventLog, Recompile
 
 _WRAPPER_FILE = "/torch/_dynamo/external_utils.py"
 _WRAPPER_NAME = "inner"  # wrap_inline.<locals>.inner
 
+_ARGS = re.compile(r"^args\[(?P<index>\d+)\]")  # the wrapper's `*args`, as a guard names them
 _Frame = tuple[str, int, str]  # (file, first line, name), as a compiled frame is keyed
 
 
@@ -31,12 +33,51 @@ def with_modules_named(log: EventLog, code: CodeMap) -> EventLog:
     owner = _compiled_module(log) or _called_module(log, code)
     if owner is None:
         return log
+    frames = {m.compile_id.frame_id for m in log.metrics if m.compile_id and is_torch_wrapper(m.co_filename, m.co_name)}
     metrics = [_renamed(m, owner) if is_torch_wrapper(m.co_filename, m.co_name) else m for m in log.metrics]
     recompiles = [
-        replace(r, frame=owner) if r.frame is not None and is_torch_wrapper(r.frame[0], r.frame[2]) else r
+        _inputs_named(r, owner, _call_line(log, code, r.compile_id))
+        if (r.compile_id and r.compile_id.frame_id in frames) or (r.frame and is_torch_wrapper(r.frame[0], r.frame[2]))
+        else r
         for r in log.recompiles
     ]
     return replace(log, metrics=metrics, recompiles=recompiles)
+
+
+def _inputs_named(record: Recompile, owner: _Frame, call_line: str | None) -> Recompile:
+    """The wrapper takes the module's inputs as `*args`: `args[0]` is what the user's call passed first."""
+    passed = call_arguments(call_line or "")
+    failures = tuple(
+        replace(f, variable=passed_name(f.variable, passed), subject=f.subject and passed_name(f.subject, passed))
+        for f in record.guard_failures
+    )
+    return replace(record, frame=owner if record.frame else None, guard_failures=failures)
+
+
+def passed_name(variable: str, passed: list[str]) -> str:
+    match = _ARGS.match(variable)
+    if match is None or int(match["index"]) >= len(passed):
+        return variable
+    return passed[int(match["index"])] + variable[match.end() :]
+
+
+def _call_line(log: EventLog, code: CodeMap, compile_id: CompileId | None) -> str | None:
+    """The user's line whose call reached this compile (its dynamo_start stack), as written."""
+    start = next((s for s in log.dynamo_starts if s.compile_id == compile_id), None)
+    frame = code.last_user_frame(start.stack[:-1]) if start else None
+    lines = code.lines(frame.file) if frame else None
+    return lines[frame.line - 1] if frame and lines and 0 < frame.line <= len(lines) else None
+
+
+def call_arguments(source: str) -> list[str]:
+    """The positional arguments of the call of the object the line calls first (`model(x, mask)`: x, mask)."""
+    callee = called_object(source)
+    try:
+        tree = ast.parse(source.strip())
+    except (SyntaxError, ValueError):
+        return []
+    call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and ast.unparse(n.func) == callee), None)
+    return [ast.unparse(a) for a in call.args if not isinstance(a, ast.Starred)] if call else []
 
 
 def _renamed(metrics: CompilationMetrics, owner: _Frame) -> CompilationMetrics:
@@ -58,16 +99,17 @@ def _compiled_module(log: EventLog) -> _Frame | None:
 
 def _called_module(log: EventLog, code: CodeMap) -> _Frame | None:
     """Without the bootstrap's record (a bare trace): the user's line that called the wrapper first, and the
-    name it called (`y = cm(x)`: `cm`)."""
+    name it called (`y = cm(x)`: `cm`); None where that line cannot be read (the report names the wrapper's
+    caller its own way then)."""
     wrapper = {m.compile_id for m in log.metrics if m.compile_id and is_torch_wrapper(m.co_filename, m.co_name)}
     for start in log.dynamo_starts:
         if start.compile_id not in wrapper:
             continue
         frame = code.last_user_frame(start.stack[:-1])
-        if frame is not None:
-            lines = code.lines(frame.file)
-            source = lines[frame.line - 1] if lines and 0 < frame.line <= len(lines) else ""
-            return (frame.file, frame.line, called_object(source) or "compiled module")
+        lines = code.lines(frame.file) if frame else None
+        if frame is not None and lines and 0 < frame.line <= len(lines):
+            called = called_object(lines[frame.line - 1])
+            return (frame.file, frame.line, called) if called else None
     return None
 
 
