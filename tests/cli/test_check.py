@@ -73,7 +73,7 @@ def test_breaking_sample_fails_with_the_reason_first():
     run = _gate(SAMPLE_CAPTURES / "helper_two_callsites.capture", "--fullgraph", cwd=SAMPLES)
     assert run.returncode == 1, run.stderr[-2000:]
     first = run.json["findings"][0]
-    assert first["code"] == "TCD113" and first["rank"] == 1
+    assert first["code"] == "TCD124" and first["rank"] == 1  # time.perf_counter() in a helper
     assert run.json["gate"]["failures"] == [{"fingerprint": first["fingerprint"], "why": "a graph break (--fullgraph)"}]
     # what torch's own fullgraph=True would have said, without touching the user's code
     said = [n for n in run.json["notes"] if n.startswith("torch.compile(fullgraph=True) would raise Unsupported at ")]

@@ -5,8 +5,8 @@ says how). Each release's capture is re-read as `doctor report` re-reads it, und
 break torch logged is read at the user's line under a curated rule, every recompile under its real cause, and no
 guard internal (`___`, `L['`, `G['`) reaches what the user reads.
 
-What today's doctor reads wrong is listed in MISREAD, one strict xfail per case saying what should be read instead:
-the work list for the parsers once torch's text is parsed in one place (issue #24). A case that starts to pass fails
+What the doctor reads wrong is listed in MISREAD, one strict xfail per case saying what should be read instead (none
+since #27 read every release's wording; a new release's recordings may add some). A case that starts to pass fails
 here until its entry is removed."""
 
 from __future__ import annotations
@@ -42,77 +42,8 @@ REAL_CAUSES = (
 )
 
 
-def _on(releases: tuple[str, ...], test: str, program: str, why: str) -> dict[tuple[str, str, str], str]:
-    return {(test, release, program): why for release in releases}
-
-
-ALL = SUPPORTED_RELEASES
-FREED_ON = ("2.11", "2.13", "2.14", "2.15")  # 2.12 frees nothing here: its resumed code recompiles on the float
-# (test, release, program) -> what today's doctor misreads, and how it should read
-MISREAD: dict[tuple[str, str, str], str] = {
-    **_on(("2.15",), "breaks", "time_in_step", (
-        "2.15 breaks on `time.time()` under a new GB id, GB9193 (`Call to a time function`), that no rule names: "
-        "read under the generic TCD199 (with 2.15's registry hints); should be a curated rule for a clock read inside "
-        "the compiled code (as TCD113 reads GB0007 on 2.11-2.14: move `time.time()` out of the compiled function)"
-    )),
-    **_on(ALL, "recompiles", "global_list_emptiness", (
-        "`not G['messages']` (the global list `messages` was empty when compiled and is not now) is read as reason "
-        "class `other` under TCD299; should be a container's emptiness/length change (dict_or_list_length) naming "
-        "`messages`, with advice for a global read inside the compiled function"
-    )),
-    **_on(ALL, "recompiles", "fstring_to_global", (
-        "`not G['history']`, then `len(G['history']) == 1` (the global list `history` grows each call, so each call "
-        "recompiles) are read as `other` under TCD299; should be dict_or_list_length naming `history`, advising not "
-        "to append to a global list inside the compiled function"
-    )),
-    **_on(FREED_ON, "recompiles", "freed_guarded_object", (
-        "the code resumed after the break at line 12 is dropped by torch (`Cache line invalidated because "
-        "L['___stack0'] got deallocated`: it was guarded on `losses.append`, a bound method freed after each call) "
-        "and `train_step` recompiles on the global list (`not G['losses']`, `len(G['losses']) == 1`): both merged "
-        "into one TCD299 finding of class `other`; should be two causes, dict_or_list_length for `losses` and a "
-        "guarded object freed (a new class, guarded_object_freed) for the resumed code at line 12"
-    )),
-    **_on(("2.12",), "recompiles", "freed_guarded_object", (
-        "`train_step`'s `not G['losses']`, then `len(G['losses']) == 1` is read as `other` under TCD299 (the "
-        "resumed code's carried float is read right, TCD216); should be dict_or_list_length naming `losses`"
-    )),
-    **_on(("2.14", "2.15"), "recompiles", "tensor_then_float", (
-        "2.14's wording `expected type of 'factor' to be <class 'torch.Tensor'>, but found <class 'float'>` "
-        "(2.11-2.13: `to be a tensor type, ' but found <class 'float'>`) is not recognised: read as `other` under "
-        "TCD299; should be type_change under TCD221 (`factor`: Tensor -> float)"
-    )),
-    **_on(ALL, "internals", "global_list_emptiness", (
-        "why and changed quote torch's guard `not G['messages']`; should say that the global list `messages` was "
-        "empty when `step` was compiled and is not now"
-    )),
-    **_on(ALL, "internals", "fstring_to_global", (
-        "why and changed quote torch's guard `not G['history']`; should say that the global list `history` was "
-        "empty, then grew (len 1 -> 2)"
-    )),
-    **_on(FREED_ON, "internals", "freed_guarded_object", (
-        "why and changed quote `Cache line invalidated because L['___stack0'] got deallocated` and `not G['losses']` "
-        "(changed even names a variable `Cache`); should name what was freed (`losses.append`, held across the "
-        "break at line 12) and the global list `losses`"
-    )),
-    **_on(("2.12",), "internals", "freed_guarded_object", (
-        "why and changed quote torch's guard `not G['losses']`; should say that the global list `losses` was empty, "
-        "then grew"
-    )),
-    **_on(("2.11",), "internals", "item_scale", (
-        "changed shows 2.11's guard for the carried float, `___as_tensor(L['value carried across the "
-        "break']).item()`; should read `value carried across the break: X -> any value (dynamic from then on)` as "
-        "on 2.12-2.15"
-    )),
-    **_on(("2.11",), "internals", "tensor_then_float", (
-        "TCD213's why quotes 2.11's Python guard `factor == ___as_tensor(factor).item()`; should name the guard on "
-        "the float argument `factor` without torch's `___as_tensor` helper (2.12-2.15 print `not math.isnan(factor)`)"
-    )),
-    **_on(ALL, "module", "compiled_module", (
-        "titled `wrap_inline.<locals>.inner` and placed at torch/_dynamo/external_utils.py:67, torch's wrapper of a "
-        "compiled torch.nn container; should be titled by the module's class (`Sequential`) at the user's line that "
-        "compiled it (compiled_module.py:6) or called it (:9)"
-    )),
-}  # fmt: skip
+# (test, release, program) -> what the doctor misreads, and how it should read (none left: a new recording may add some)
+MISREAD: dict[tuple[str, str, str], str] = {}
 
 
 def cases(test: str, programs: list[str] = PROGRAMS) -> list:
@@ -195,11 +126,14 @@ def test_no_guard_internals_reach_the_user(release, program):
 @pytest.mark.parametrize(("release", "program"), cases("module", ["compiled_module"]))
 def test_a_compiled_module_is_named_by_its_class_at_the_users_line(release, program):
     """torch compiles a torch.nn container through its own wrapper (`wrap_inline.<locals>.inner`, in
-    torch/_dynamo/external_utils.py): the finding names the module's class and stands at the user's line."""
+    torch/_dynamo/external_utils.py): the finding names the module's class, stands at the user's line and names
+    the inputs as the user's call passed them."""
     report = reread(capture(release, program))
     (recompile,) = [f for f in report.findings if f.kind == "recompile"]
     assert "Sequential" in recompile.title and "wrap_inline" not in recompile.title, recompile.title
     assert recompile.location and Path(recompile.location.file).name == f"{program}.py", recompile.location
+    # the wrapper's `*args` read as what the user's call passed: `model(torch.randn(batch, 8))`
+    assert not any("args[" in text for text in user_text(recompile)), user_text(recompile)
 
 
 @pytest.mark.parametrize("release", SUPPORTED_RELEASES)

@@ -426,3 +426,49 @@ def test_symbolic_size_guards_are_parsed():
     assert describe_changes([bounded]) == ["x.shape[0]: between 2 and 10 → another value"]
     duck = parse_failure(DUCK_SIZING)
     assert (duck.reason_class, duck.variable, duck.old) == ("shape_or_rank", "x.shape[0]", "16 (= cache.shape[0])")
+
+
+# --- issue 27: the wordings of every supported release (texts from tests/data/torch_versions/RELEASE/*.torch_logs.txt)
+
+TYPE_2_14 = "0/0: expected type of 'factor' to be <class 'torch.Tensor'>, but found <class 'float'>"  # 2.14, 2.15
+GLOBAL_EMPTY = (
+    "0/0: not G['messages']                                             # if messages:  #"
+    " wt-versions/tests/data/torch_versions/programs/global_list_emptiness.py:10 in step"
+)
+GLOBAL_LENGTH = (
+    "0/1: len(G['history']) == 1                                       # history.append(f\"loss {loss}\")  #"
+    " wt-versions/tests/data/torch_versions/programs/fstring_to_global.py:11 in train_step"
+)
+FREED_CARRIED = "1/0: Cache line invalidated because L['___stack0'] got deallocated"  # 2.11, 2.13-2.15
+FREED_ARGUMENT = "0/0: Cache line invalidated because L['lookup'] got deallocated"  # tests/rules/TCD224
+
+
+@pytest.mark.parametrize(
+    ("text", "reason_class", "variable", "subject", "old"),
+    [
+        (TYPE_2_14, "type_change", "type of factor", None, "Tensor"),
+        (GLOBAL_EMPTY, "dict_or_list_length", "len(messages)", "messages", "0"),
+        (GLOBAL_LENGTH, "dict_or_list_length", "len(history)", "history", "1"),
+        (FREED_CARRIED, "guarded_object_freed", "___stack0", None, None),
+        (FREED_ARGUMENT, "guarded_object_freed", "lookup", None, None),
+    ],
+)
+def test_the_wordings_of_every_supported_release(text, reason_class, variable, subject, old):
+    failure = parse_failure(text)
+    assert (failure.reason_class, failure.variable, failure.subject, failure.old) == (
+        reason_class,
+        variable,
+        subject,
+        old,
+    )
+
+
+def test_an_empty_container_and_its_later_length_are_one_cause():
+    """`not G['history']` then `len(G['history']) == 1`: one value (its length) going 0 -> 1, not two causes."""
+    assert describe_changes(
+        [parse_failure(GLOBAL_EMPTY.replace("messages", "history")), parse_failure(GLOBAL_LENGTH)]
+    ) == ["len(history): 0 → 1"]
+
+
+def test_a_negated_dict_contains_is_not_an_empty_container():
+    assert parse_failure("0/0: not ___dict_contains('k', L['d'])").variable == "d['k']"

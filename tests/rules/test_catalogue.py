@@ -134,3 +134,15 @@ def test_rule_command_explains_by_code_or_gb_id(code, heading):
     assert run.stdout.startswith(heading)
     for section in ("## What it does", "## Why is this bad?", "## Example", "## Use instead", "## References"):
         assert section in run.stdout
+
+
+def test_a_gb_id_no_rule_names_gets_the_rule_its_type_names():
+    """A release's new GB id (2.15's GB9193 for `time.time()`, once GB0007) is read by the curated rule whose
+    `gb_types` its type fits; one whose type no rule names gets torch's own words (TCD199), never a bare text."""
+    breaks = rule_sets()["graph_break"]
+    clock = "Dynamo graph breaks on `time.monotonic()` so that the clock read occurs at the correct point"
+    assert breaks.for_break(BreakSignature("GB9999", "Call to a clock function", clock)).code == "TCD124"
+    time_time = clock.replace("monotonic", "time")
+    assert breaks.for_break(BreakSignature("GB9193", "Call to a time function", time_time)).code == "TCD124"
+    unknown = BreakSignature("GB9999", "Call to a frobnicated thing", "nothing a rule knows")
+    assert breaks.for_break(unknown).code == "TCD199"

@@ -18,6 +18,8 @@ from torchcompile_doctor.model.report import CompiledFunctionGuards, GuardEntry
 
 _MODULES = re.compile(r"\._modules\['([^']+)'\]")
 _LOCAL = re.compile(r"\b[LG]\['([^']+)'\]")
+# torch 2.11 reads a float input made dynamic as `___as_tensor(L['x']).item()`: the user's `x`
+_AS_TENSOR = re.compile(r"___as_tensor\((?P<name>[^()]+)\)\.item\(\)")
 _TENSOR = re.compile(
     r"check_tensor\((?P<name>[^,]+), \w+, DispatchKeySet\([^)]*\), torch\.(?P<dtype>\w+), device=(?P<device>[^,]+), "
     r"requires_grad=(?P<rg>\w+), size=\[(?P<size>[^\]]*)\], stride=\[(?P<stride>[^\]]*)\]"
@@ -41,7 +43,7 @@ _VALUE_KINDS = {
 def readable(expression: str) -> str:
     """L['self']._modules['blocks']._modules['3'].c -> self.blocks[3].c"""
     text = _MODULES.sub(lambda m: f"[{m.group(1)}]" if m.group(1).isdigit() else f".{m.group(1)}", expression)
-    return _LOCAL.sub(r"\1", text)
+    return _LOCAL.sub(r"\1", _AS_TENSOR.sub(r"\g<name>", text))
 
 
 def _contiguous(size: list[int], stride: list[int]) -> bool:

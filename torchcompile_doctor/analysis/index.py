@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from torchcompile_doctor.analysis.code import CodeMap
+from torchcompile_doctor.analysis.compiled_modules import with_modules_named
 from torchcompile_doctor.analysis.graph_break_registry import GraphBreakRegistry, load_registry
 from torchcompile_doctor.analysis.source_check import CheckedSources, recorded_lines
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId, EventLog, RunOutcome, StackFrame
@@ -43,6 +44,13 @@ def _source_reader(log: EventLog, context: AnalysisContext) -> tuple[SourceReade
     return checked, checked.changed
 
 
+def _code_map(log: EventLog, context: AnalysisContext) -> tuple[CodeMap, Mapping[str, str]]:
+    """Whose code each file is, read through the context's reader (and what that reader refused)."""
+    roots = log.bootstrap[-1].library_roots if log.bootstrap else ()
+    read_source, changed = _source_reader(log, context)
+    return CodeMap(context.root, roots, read_source, context.is_install_dir), changed
+
+
 @dataclass(frozen=True)
 class AnalysisIndex:
     log: EventLog
@@ -57,7 +65,8 @@ class AnalysisIndex:
 
     @classmethod
     def build(cls, log: EventLog, context: AnalysisContext) -> AnalysisIndex:
-        roots = log.bootstrap[-1].library_roots if log.bootstrap else ()
+        code, changed = _code_map(log, context)
+        log = with_modules_named(log, code)  # torch's wrapper of a compiled torch.nn module: the user's module
         metrics_by_id: dict[CompileId, CompilationMetrics] = {}
         frame_metrics: dict[int, CompilationMetrics] = {}
         for metrics in log.metrics:
@@ -66,11 +75,10 @@ class AnalysisIndex:
             metrics_by_id[metrics.compile_id] = metrics
             if metrics.co_name and metrics.compile_id.frame_id not in frame_metrics:
                 frame_metrics[metrics.compile_id.frame_id] = metrics
-        read_source, changed = _source_reader(log, context)
         return cls(
             log=log,
             context=context,
-            code=CodeMap(context.root, roots, read_source, context.is_install_dir),
+            code=code,
             registry=context.registry or load_registry(),
             metrics_by_id=metrics_by_id,
             frame_metrics=frame_metrics,

@@ -188,6 +188,8 @@ def _without_values(failure: GuardFailure) -> str:
         return "a different object than the cache entry was compiled for"
     if failure.reason_class == "grad_mode":
         return "enabled ↔ disabled (torch does not log which way)"
+    if failure.reason_class == "guarded_object_freed":
+        return "freed after the call, so torch dropped the code compiled for it"
     if failure.reason_class == "thread_race":
         return "failed, then passed when torch re-checked them (another thread changed state in between)"
     return f"torch says `{failure.guard[:160]}`"

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from torchcompile_doctor.analysis.call_arguments import passed_for
-from torchcompile_doctor.analysis.code import THIRD_PARTY
+from torchcompile_doctor.analysis.code import THIRD_PARTY, called_name
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.recompile_causes import DYNAMIC_FROM_THEN_ON, Cause, several_causes
 from torchcompile_doctor.events.guard_failures import GuardFailure, is_carried_value, user_variable
@@ -24,7 +24,16 @@ _EQUALS = re.compile(r"^(?P<lhs>.+?) == (?P<rhs>.+)$")
 _GLOBAL_STATE = re.compile(r"___check_global_state\(\) against (?P<state>\{.*\})")
 # names transformers and hand-written decoders give the key/value cache tensors
 _KV_CACHE = re.compile(r"(?i)(k_cache|v_cache|kv_cache|key_cache|value_cache|past_key_values|\.keys\b|\.values\b)")
+_READ_BACK = re.compile(r"^___as_tensor\(.+\)\.item\(\)$")  # torch 2.11's read of a float input made dynamic
 _TORCH_FRAMES = ("/torch/nn/modules/", "/torch/_dynamo/")
+
+
+# -- what a resume function was handed ----------------------------------------------------------------
+def held_across_break(source: str | None) -> str | None:
+    """The first value on the stack when `source` broke, as the user wrote it: the function being called by
+    the line's outermost call (`losses.append` of `losses.append(y.mean().item())`), which the resumed code
+    gets as its first argument."""
+    return called_name(source) if source else None
 
 
 # -- the value the new entry was compiled for ------------------------------------------------------
@@ -53,6 +62,8 @@ def _pinned_value(expressions: Sequence[str], variable: str) -> str | None:
     for expression in expressions:
         match = _EQUALS.match(expression)
         if match and user_variable(match["lhs"]) == variable:
+            if _READ_BACK.match(match["rhs"].strip()):  # 2.11: `x == ___as_tensor(x).item()`, x made dynamic
+                return DYNAMIC_FROM_THEN_ON
             return match["rhs"].strip()
     return None
 

@@ -20,10 +20,17 @@ _FAILURE = re.compile(
 )
 # the name may hold quotes and brackets (`tensor 'kwargs['input_ids']' size mismatch`): the last `' <what> mismatch`
 _TENSOR_MISMATCH = re.compile(r"tensor '(?P<name>.+)' (?P<what>[a-z_ ]+?) mismatch(?P<rest>.*)$", re.S)
-# "expected type of 'input_ids' to be a tensor type, ' but found <class 'builtin_function_or_method'>"
+# "expected type of 'input_ids' to be a tensor type, ' but found <class 'builtin_function_or_method'>" (2.11-2.13);
+# "expected type of 'factor' to be <class 'torch.Tensor'>, but found <class 'float'>" (2.14 on)
 _TENSOR_TYPE = re.compile(
-    r"expected type of '(?P<name>.+?)' to be a tensor type,.*?found <class '(?P<new>[^']+)'>", re.S
+    r"expected type of '(?P<name>.+?)' to be (?:a tensor type,|<class '(?P<old>[^']+)'>,)"
+    r".*?found <class '(?P<new>[^']+)'>",
+    re.S,
 )
+# a container's length guard when it was empty (`len(x) == 3` otherwise): `not G['messages']`
+_EMPTY = re.compile(r"^not (?P<name>(?:[LG]\['[^']+'\]|[A-Za-z_]\w*)(?:\.\w+|\['[^']+'\]|\[\d+\])*)$")
+# an object the entry was guarded on (by a weak reference) was freed, so torch dropped the entry (2.11 on)
+_DEALLOCATED = re.compile(r"^Cache line invalidated because (?P<name>.+) got deallocated$", re.S)
 _KEY_ERROR = re.compile(r"^KeyError on (?P<name>.+)$", re.S)
 # symbolic-shape guards whose source torch could not name end in this comment; the guard before it is parsed
 _UNKNOWN_SOURCE = re.compile(r"\s*# \(unknown (?:source|var) .*?please file a bug\)\s*$")
@@ -148,7 +155,11 @@ def _classify_torch_sentence(text: str) -> _Classified | None:
     recompile whose guards passed when torch re-checked them (another thread changed state meanwhile)."""
     typ = _TENSOR_TYPE.search(text)
     if typ:
-        return "type_change", f"type of {user_variable(typ['name'])}", "Tensor", typ["new"]
+        old = (typ["old"] or "Tensor").rpartition(".")[2]  # `torch.Tensor` as the user writes it
+        return "type_change", f"type of {user_variable(typ['name'])}", old, typ["new"].rpartition(".")[2]
+    freed = _DEALLOCATED.match(text)
+    if freed:
+        return "guarded_object_freed", user_variable(freed["name"]), None, None
     key = _KEY_ERROR.match(text)
     if key:  # the entry was compiled for a module/dict that had this key; this one has not
         return "module_structure", user_variable(key["name"]), "present", "missing"
@@ -237,6 +248,9 @@ def _classify_value(text: str) -> _Classified:
     typ = re.search(r"___check_type_id\((?P<name>[^,]+),", text)
     if typ:
         return "other", f"type of {user_variable(typ['name'])}", None, None
+    empty = _EMPTY.match(text)
+    if empty:  # the same length guard as `len(x) == N`, written for an empty container
+        return "dict_or_list_length", f"len({user_variable(empty['name'])})", "0", None
     length = re.search(r"len\((?P<name>.+?)\) (?P<op>==|!=|<|>) (?P<value>\d+)", text)
     if length:
         return "dict_or_list_length", f"len({user_variable(length['name'])})", length["value"], None
@@ -259,6 +273,7 @@ def _classify_value(text: str) -> _Classified:
 
 
 _DIM = re.compile(r"\[(\d+)\]$")
+_LENGTH_OF = re.compile(r"^len\((?P<name>.+)\)$")
 
 
 def parse_guard_failure(text: str) -> GuardFailure | None:
@@ -287,9 +302,15 @@ def parse_guard_failure(text: str) -> GuardFailure | None:
         variable=variable,
         old=old,
         new=new,
-        subject=user_variable(tensor["name"]) if tensor else None,
+        subject=user_variable(tensor["name"]) if tensor else _container_of(variable),
         dim=int(dim[1]) if (dim := _DIM.search(variable)) else None,
     )
+
+
+def _container_of(variable: str) -> str | None:
+    """`len(history)` -> history: a length guard is on the container, which is what the user names."""
+    length = _LENGTH_OF.match(variable)
+    return length["name"] if length else None
 
 
 def parse_guard_failures(texts: tuple[str, ...]) -> tuple[GuardFailure, ...]:

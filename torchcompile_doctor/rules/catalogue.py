@@ -59,6 +59,7 @@ REASON_CLASSES = (
     "type_change",
     "module_structure",
     "thread_race",
+    "guarded_object_freed",
     "other",
 )
 

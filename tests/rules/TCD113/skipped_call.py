@@ -1,15 +1,15 @@
 # triggers TCD113 at line 8
-import time
+import zlib
 
 import torch
 
 
-def timed_forward(model, x):
-    start = time.perf_counter()
+def checksum_forward(model, x):
+    tag = zlib.crc32(b"batch")
     out = model(x)
-    return out, start
+    return out, tag
 
 
 model = torch.nn.Linear(4, 2)
-f = torch.compile(timed_forward, backend="eager")
+f = torch.compile(checksum_forward, backend="eager")
 f(model, torch.ones(3, 4))

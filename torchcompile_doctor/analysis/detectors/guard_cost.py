@@ -33,6 +33,7 @@ _IDENTITY = re.compile(r"\sis\s")
 # A value the user passes or reads by name: an argument `L['alpha']`, a global `G['CONFIG']` (not Dynamo's
 # `___stack0`, `self`, or the `__import_...` aliases it makes for modules).
 _USER_VALUE = re.compile(r"\b[LG]\['(?!___|__import_|self'\])\w+'\]")
+_SELF_CHECK = re.compile(r"^(?P<value>\S+) == (?P=value)$")  # a value compared with itself: no value pinned
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -186,6 +187,8 @@ def _user_can_act(guard: Guard) -> bool:
     """A guard on a value the user passes or reads (a float argument, a global), which they can turn into
     a tensor; not Dynamo's identity checks between modules, nor a value carried across a graph break
     (`not math.isnan(___stack0)`, whose cause is the break)."""
+    if _SELF_CHECK.match(readable(guard.expression)):  # 2.11's `x == ___as_tensor(x).item()`: x made dynamic
+        return False
     return not _IDENTITY.search(guard.expression) and bool(_USER_VALUE.search(guard.expression))
 
 

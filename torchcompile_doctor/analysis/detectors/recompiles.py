@@ -27,6 +27,7 @@ from torchcompile_doctor.analysis.recompile_context import (
     enrich_failures,
     fresh_value_fix,
     grad_mode_note,
+    held_across_break,
     hyperparameter_of,
     inside_one_call,
     kv_cache_note,
@@ -42,7 +43,7 @@ from torchcompile_doctor.analysis.recompile_context import (
     tied_inputs,
 )
 from torchcompile_doctor.analysis.worded_findings import finding_from_rule
-from torchcompile_doctor.events.guard_failures import GuardFailure
+from torchcompile_doctor.events.guard_failures import GuardFailure, user_variable
 from torchcompile_doctor.events.model import CompileId, Recompile, StackFrame
 from torchcompile_doctor.experiments.experiment import MarkDynamic
 from torchcompile_doctor.model.findings import (
@@ -303,8 +304,8 @@ def _recompile_finding(index: AnalysisIndex, group: RecompileGroup, rules: RuleS
         facts, switches = _library_facts(index, group, through, facts)
         rule = rule.worded_for(index.code.origin(file) or THIRD_PARTY, facts)
         changes = _switches_marked(changes, found, switches)
-    if carried and main is not None and main.carried:
-        changes = [c.replace(main.variable, _carried_words(main.variable)) for c in changes]
+    if carried and main is not None and (main.carried or main.reason_class == "guarded_object_freed"):
+        changes = _carried_changes(index, main, (file, line), changes)
     finding = finding_from_rule(
         rule,
         location=index.location(file, line or 0, name),
@@ -507,7 +508,7 @@ def _facts(name: str, root: Cause | None, group: RecompileGroup, changes: list[s
         if main
         else variable,
         values="; ".join(changes) if changes else "a guard failed",
-        reason=main.guard.split("  # ")[0] if main else first_text,  # without torch's trailing comment
+        reason=user_variable(main.guard.split("  # ")[0]) if main else first_text,  # no trailing comment, no L['']
         attribute=variable.removeprefix("self.") if root and root.reason_class == "module_attribute" else None,
         dim=str(main.dim) if main and main.dim is not None else 0,
         compiles=len({c.frame_compile_id for c in group.compile_ids} | {0}),  # the first entry too
@@ -519,6 +520,14 @@ def _shaped(variable: str) -> str:
     """`tokens.shape[0]` -> `tokens`: the tensor whose dimension a symbolic-shape guard bounds."""
     match = re.fullmatch(r"(?P<tensor>.+)\.shape\[\d+\]", variable)
     return match["tensor"] if match else variable
+
+
+def _carried_changes(index: AnalysisIndex, main: GuardFailure, at: tuple[str, int], changes: list[str]) -> list[str]:
+    """The change lines of a resume function in the user's words: the carried value, or the object held across
+    the break (`losses.append`) when that object was freed."""
+    held = held_across_break(index.raw_line(*at)) if main.reason_class == "guarded_object_freed" else None
+    words = f"{held} (held across the break)" if held else _carried_words(main.variable)
+    return [c.replace(main.variable, words) for c in changes]
 
 
 def _carried_words(variable: str) -> str:
@@ -591,7 +600,7 @@ def _limit_reason(root: Cause | None) -> str:
         return "see the recompile finding"
     if root.unbounded:
         return f"`{root.variable}` takes a new value on every call ({' → '.join(root.values[:4])} …)"
-    return f"`{root.failures[0].guard}`"
+    return f"`{user_variable(root.failures[0].guard.split('  # ')[0])}`"
 
 
 LIMIT_DETECTOR = Detector(RECOMPILE_LIMIT, recompile_limit)
