@@ -58,10 +58,16 @@ def find_fix(
         notes.append("the program did not run to its end without the doctor's changes: its fixes were not measured")
         built = []
     with progress(f"measuring {len(built)} candidate fix(es), {jobs} at a time"):
-        trials, combined = measure_candidates(built, root, originals, before, measure, jobs=jobs, budget_s=budget_s)
+        measured = measure_candidates(built, root, originals, before, measure, jobs=jobs, budget_s=budget_s)
+    trials, combined = measured.trials, measured.combined
     chosen = best(trials, combined)
     if combined is not None:
         trials = [*trials, combined]
+    if measured.output_varies is not None:
+        notes.append(
+            f"the program prints other results on every run ({measured.output_varies} in a plain run again): the "
+            "changes were judged by exit status and figures, not by what it printed"
+        )
     unmeasured = sum(1 for t in trials if t.verdict.status == NOT_MEASURED and t.verdict.detail == BUDGET_SPENT)
     if unmeasured:
         notes.append(f"the budget ({budget_s:g} s) was spent: {unmeasured} change(s) not measured; --budget gives more")

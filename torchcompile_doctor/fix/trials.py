@@ -8,12 +8,22 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.fix.candidates import Candidate, FileEdit
-from torchcompile_doctor.fix.verdict import HELPS, NOT_BUILDABLE, NOT_MEASURED, RunResult, Verdict, judge, problem_count
+from torchcompile_doctor.fix.verdict import (
+    HELPS,
+    NOT_BUILDABLE,
+    NOT_MEASURED,
+    OUTPUT_CHANGED,
+    RunResult,
+    Verdict,
+    changed_output,
+    judge,
+    problem_count,
+)
 from torchcompile_doctor.patches.edits import EditError, edit_source
 from torchcompile_doctor.patches.project import trial_copy
 
@@ -55,6 +65,16 @@ class _Clock:
         return min(self.per_trial_s, self.deadline - time.monotonic())
 
 
+@dataclass(frozen=True)
+class Measured:
+    """Every candidate's trial, the helpful ones' together (None: fewer than two helped), and, when a plain run
+    printed other results than the first, that line (the printed results then do not judge a change)."""
+
+    trials: list[Trial]
+    combined: Trial | None
+    output_varies: str | None = None
+
+
 def _measure_one(
     title: str,
     chosen: tuple[Candidate, ...],
@@ -63,6 +83,7 @@ def _measure_one(
     before: RunResult,
     measure: Measure,
     clock: _Clock,
+    compare_output: bool = True,
 ) -> Trial:
     try:
         changed = changed_texts([e for c in chosen for e in c.edits], originals)
@@ -77,7 +98,20 @@ def _measure_one(
     except DoctorError as error:
         return Trial(title, chosen, changed, Verdict(NOT_MEASURED, str(error)))
     by_compile_time = all(c.by_compile_time for c in chosen)
-    return Trial(title, chosen, changed, judge(before, result, by_compile_time), result)
+    return Trial(title, chosen, changed, judge(before, result, by_compile_time, compare_output), result)
+
+
+def _output_varies(root: Path, before: RunResult, measure: Measure, clock: _Clock) -> str | None:
+    """Run the program once more without any change: the printed line that differs from the first run, if any."""
+    allowance = clock.allowance()
+    if allowance <= 1.0:
+        return None
+    try:
+        with trial_copy(root, {}) as copy:
+            again = measure(copy, allowance)
+    except DoctorError:
+        return None
+    return changed_output(before.output, again.output) if again.exit_code == before.exit_code else None
 
 
 def measure_candidates(
@@ -89,9 +123,10 @@ def measure_candidates(
     *,
     jobs: int,
     budget_s: float,
-) -> tuple[list[Trial], Trial | None]:
-    """Each candidate alone, then the helpful ones together; the combined trial is None when fewer than two
-    helped (one that helped is its own patch)."""
+) -> Measured:
+    """Each candidate alone, then the helpful ones together (one that helped alone is its own patch). When a
+    change printed other results, the program runs once more unchanged: if that run differs too, its printed
+    results vary by themselves and no longer judge the changes (exit status and figures still do)."""
     clock = _Clock(budget_s, before.wall_s)
 
     def one(candidate: Candidate) -> Trial:
@@ -99,14 +134,23 @@ def measure_candidates(
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         trials = list(pool.map(one, candidates))
+    varies = None
+    if any(t.verdict.status == OUTPUT_CHANGED for t in trials):  # the change, or a program that varies by itself?
+        varies = _output_varies(root, before, measure, clock)
+    if varies is not None:
+        trials = [
+            replace(t, verdict=judge(before, t.result, all(c.by_compile_time for c in t.candidates), False))
+            if t.verdict.status == OUTPUT_CHANGED and t.result is not None
+            else t
+            for t in trials
+        ]
     helpful = tuple(t.candidates[0] for t in trials if t.helps)
-    if len(helpful) < 2:
-        return trials, None
-    chosen = _combinable(helpful, originals)
+    chosen = _combinable(helpful, originals) if len(helpful) >= 2 else ()
     if len(chosen) < 2:
-        return trials, None
+        return Measured(trials, None, varies)
     title = " + ".join(c.title for c in chosen)
-    return trials, _measure_one(title, chosen, root, originals, before, measure, clock)
+    combined = _measure_one(title, chosen, root, originals, before, measure, clock, compare_output=varies is None)
+    return Measured(trials, combined, varies)
 
 
 def _combinable(helpful: Sequence[Candidate], originals: Mapping[Path, str]) -> tuple[Candidate, ...]:

@@ -88,13 +88,15 @@ def problem_count(run: RunResult) -> int:
     return sum(_problems(run).values())
 
 
-def judge(before: RunResult, after: RunResult, by_compile_time: bool) -> Verdict:
+def judge(before: RunResult, after: RunResult, by_compile_time: bool, compare_output: bool = True) -> Verdict:
+    """`compare_output` False: the program prints other results on every run (a plain run again differed), so
+    its printed lines say nothing about a change."""
     if after.timed_out:
         return Verdict(NOT_MEASURED, f"stopped after {after.wall_s:.0f} s (a trial may take 4x the plain run)")
     if after.exit_code != before.exit_code or (before.succeeded and not after.succeeded):
         last = after.errors.strip().splitlines()[-1:] or [f"exit status {after.exit_code}"]
         return Verdict(CRASHED, last[0][:200])
-    changed = changed_output(before.output, after.output)
+    changed = changed_output(before.output, after.output) if compare_output else None
     if changed is not None:
         return Verdict(OUTPUT_CHANGED, changed)
     was, now = _problems(before), _problems(after)
