@@ -51,7 +51,7 @@ from torchcompile_doctor.capture_layout import SIDE_CHANNEL
 from torchcompile_doctor.capture_layout import SOURCE_SNAPSHOT as FILE_NAME
 from torchcompile_doctor.events.parsers import NOT_AN_EVENT, parser_table
 from torchcompile_doctor.events.reader import Record, record_kind
-from torchcompile_doctor.model.findings import EndsEarlyEvidence
+from torchcompile_doctor.model.findings import EndsEarlyEvidence, LogHealthFigures
 from torchcompile_doctor.model.report import Report
 from torchcompile_doctor.source_files import SourceSnapshot, read_snapshot, write_snapshot
 
@@ -124,8 +124,8 @@ def strip_trace(text: str) -> str:
     return "\n".join(kept)
 
 
-def _without_sizes(health: dict) -> dict:
-    return {k: v for k, v in health.items() if k not in ("lines", "records")}
+def _without_sizes(health: LogHealthFigures) -> LogHealthFigures:
+    return dataclasses.replace(health, lines=0, records=0)
 
 
 def _comparable(report: Report) -> Report:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 
-from torchcompile_doctor.analysis.code import THIRD_PARTY, USER, CodeMap
+from torchcompile_doctor.analysis.code import THIRD_PARTY, USER, CodeMap, without_doctor_frames
 from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.graph_break_registry import RegistryEntry
 from torchcompile_doctor.analysis.index import AnalysisIndex
@@ -243,7 +243,7 @@ class BreakSite:
                 compile_ids=sorted(str(c) for c in compile_ids),
                 secondary_gb_ids=sorted({g for r in records for g in r.secondary_gb_ids}),
                 hint_class=entry.hint_class if entry else None,
-                torch_text=self.text.strip()[:2000],
+                torch_text=without_doctor_frames(self.text.strip())[:2000],
             ),
         )
 

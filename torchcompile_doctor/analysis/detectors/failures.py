@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from torchcompile_doctor.analysis.code import THIRD_PARTY, USER
+from torchcompile_doctor.analysis.code import THIRD_PARTY, USER, without_doctor_frames
 from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import CompilationMetrics
@@ -75,6 +75,6 @@ def _failure_finding(
         evidence=FailureEvidence(
             compile_ids=sorted(str(m.compile_id) for m in items),
             fail_type=metrics.fail_type,
-            torch_text=(metrics.fail_reason or "")[:2000],
+            torch_text=without_doctor_frames(metrics.fail_reason or "")[:2000],
         ),
     )

@@ -8,7 +8,7 @@ import signal as signals
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from torchcompile_doctor.analysis.code import USER
+from torchcompile_doctor.analysis.code import USER, without_doctor_frames
 from torchcompile_doctor.analysis.findings import fill, finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import BackendUse, RunOutcome, StackFrame, TargetExit
@@ -97,7 +97,7 @@ def target_failed(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
                 status=outcome.status,
                 exit_code=outcome.exit_code,
                 exception_type=exit_event.exception_type if exit_event else None,
-                torch_text=exit_event.message if exit_event else None,
+                torch_text=without_doctor_frames(exit_event.message) if exit_event and exit_event.message else None,
             ),
         )
     ]

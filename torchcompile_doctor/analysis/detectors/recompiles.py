@@ -10,7 +10,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from torchcompile_doctor.analysis.code import THIRD_PARTY
+from torchcompile_doctor.analysis.code import THIRD_PARTY, without_doctor_frames
 from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.function_defs import RESUME
 from torchcompile_doctor.analysis.index import AnalysisIndex
@@ -395,7 +395,10 @@ def recompile_limit(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding
             gb_type=(metrics.fail_reason or "").split("\n")[0],
             reason_class=root.reason_class if root else None,
             impact=LimitImpact(limit=metrics.recompile_limit),
-            evidence=LimitEvidence(compile_ids=[str(metrics.compile_id)], torch_text=metrics.fail_reason),
+            evidence=LimitEvidence(
+                compile_ids=[str(metrics.compile_id)],
+                torch_text=without_doctor_frames(metrics.fail_reason) if metrics.fail_reason else None,
+            ),
         )
         session = metrics.compile_id.session if metrics.compile_id else 0
         findings.append(
