@@ -110,6 +110,20 @@ def _exception_facts(code: CodeMap, first: GraphBreak, site_source: str) -> dict
     return facts
 
 
+_ROUTER = re.compile(r"(?i)expert|router|\bmoe|_moe")  # code that routes tokens to experts names them
+
+
+def _router_facts(code: str) -> dict:
+    """The mixture-of-experts example of a data-dependent loop, only where the code is a router (its function
+    or line names experts or routing): elsewhere (a rotary-position loop, a spline mask) it misleads."""
+    if not _ROUTER.search(code):
+        return {"router_loop": "", "router_rewrite": ""}
+    return {
+        "router_loop": " (a mixture-of-experts router's loop over the experts it selected)",
+        "router_rewrite": " (dense or padded routing)",
+    }
+
+
 def break_sites(index: AnalysisIndex) -> dict[tuple[str, str, int], list[GraphBreak]]:
     """The break records grouped by site: (gb_type, file, line), polyfills mapped to their caller."""
     groups: dict[tuple[str, str, int], list[GraphBreak]] = defaultdict(list)
@@ -215,6 +229,7 @@ class BreakSite:
             "scheduler_wrapped_step": skipped[0] if skipped[3].endswith("/torch/optim/lr_scheduler.py") else None,
             **_logger_facts(first.logger_call, self.function if first.file.endswith(_LOGGING_MODULE) else None),
             **_exception_facts(self.index.code, self.first, site_source),
+            **_router_facts(f"{location.function} {site_source}"),
         }
 
     def fields(self, rule: Rule, facts: dict) -> dict:
