@@ -18,7 +18,7 @@ ROUTER = "mixture-of-experts router"
         ("DbrxExperts.forward", "expert_hit = torch.greater(expert_mask.sum(dim=(-1, -2)), 0).nonzero()", True),
         (
             "SwitchTransformersTop1Router.forward",
-            "router_probs, expert_index = self._compute_router_probabilities",
+            "router_probs = self._compute_router_probabilities(x)",
             True,
         ),
         ("VideoLlama3VisionRotaryEmbedding.forward", "seq = torch.arange(h * w, device=self.inv_freq.device)", False),
