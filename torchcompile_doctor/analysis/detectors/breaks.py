@@ -16,6 +16,7 @@ from torchcompile_doctor.analysis.code import THIRD_PARTY, USER, CodeMap, withou
 from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.graph_break_registry import RegistryEntry
 from torchcompile_doctor.analysis.index import AnalysisIndex
+from torchcompile_doctor.analysis.regional import repeated_blocks_on
 from torchcompile_doctor.events.model import GraphBreak, StackFrame
 from torchcompile_doctor.model.findings import BreakEvidence, BreakImpact
 from torchcompile_doctor.model.report import Finding, Location
@@ -110,6 +111,13 @@ def _exception_facts(code: CodeMap, first: GraphBreak, site_source: str) -> dict
     return facts
 
 
+def _sentences(hints: Sequence[str]) -> str:
+    """torch's hints as sentences: each ends with a full stop, so two hints never read as one sentence."""
+    return " ".join(
+        h.strip() if h.strip().endswith((".", "!", "?", ":")) else f"{h.strip()}." for h in hints if h.strip()
+    )
+
+
 _ROUTER = re.compile(r"(?i)expert|router|\bmoe|_moe")  # code that routes tokens to experts names them
 
 
@@ -122,6 +130,19 @@ def _router_facts(code: str) -> dict:
         "router_loop": " (a mixture-of-experts router's loop over the experts it selected)",
         "router_rewrite": " (dense or padded routing)",
     }
+
+
+def _regional_advice(index: AnalysisIndex, records: list[GraphBreak]) -> str:
+    """Regional compilation at the model's real module list, offered only for a break between its blocks
+    (inside a block, compiling the blocks one by one still breaks in each)."""
+    found = next((b for b in (repeated_blocks_on(index.code, r.user_stack) for r in records) if b is not None), None)
+    if found is None or found.inside_block:
+        return ""
+    return (
+        " From outside, compile the repeated blocks instead of the whole model (regional compilation):"
+        f" `{found.code}`, with `model` the module you compiled, and call `model` uncompiled; the loop over"
+        " the blocks, where this break sits, then runs eagerly and each block compiles without a break."
+    )
 
 
 def break_sites(index: AnalysisIndex) -> dict[tuple[str, str, int], list[GraphBreak]]:
@@ -221,7 +242,7 @@ class BreakSite:
             if self.user_frame
             else (self.call_sites[0] if self.call_sites else location.where),
             "torch_explanation": first.explanation or (entry.explanation if entry else ""),
-            "torch_hints": " ".join(first.hints or (entry.hints if entry else ())) or None,
+            "torch_hints": _sentences(first.hints or (entry.hints if entry else ())) or None,
             "hint_class": _HINT_CLASS_WORDS.get((entry.hint_class if entry else None) or ""),
             "gb_page": gb_page(first.gb_id or (entry.gb_id if entry else None)),
             "skipped_function": skipped[0] or None,
@@ -230,6 +251,7 @@ class BreakSite:
             **_logger_facts(first.logger_call, self.function if first.file.endswith(_LOGGING_MODULE) else None),
             **_exception_facts(self.index.code, self.first, site_source),
             **_router_facts(f"{location.function} {site_source}"),
+            "regional": _regional_advice(self.index, self.records),
         }
 
     def fields(self, rule: Rule, facts: dict) -> dict:

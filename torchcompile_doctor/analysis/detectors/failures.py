@@ -43,6 +43,25 @@ def compile_failures(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Findin
     ]
 
 
+# why a compile raised instead of breaking the graph, by torch's exception type; any other type is Dynamo's own
+# failure (InternalTorchDynamoError wraps it: PendingUnbackedSymbolNotFound, ...)
+_RAISED_BECAUSE = {
+    "Unsupported": "a graph break under `fullgraph=True`",
+    "UserError": "a graph break under `fullgraph=True`",
+    "BackendCompilerFailed": "the backend compiler failed",
+}
+
+
+def _raised_because(metrics: CompilationMetrics) -> str:
+    fail_type = metrics.fail_type or "an error"
+    if metrics.failed_backend:
+        return _RAISED_BECAUSE["BackendCompilerFailed"]
+    return _RAISED_BECAUSE.get(fail_type) or (
+        f"an internal error of Dynamo, `{fail_type}`: Dynamo itself failed on this code, often under a config"
+        " switch such as `capture_scalar_outputs`, not a construct it refuses and not `fullgraph=True`"
+    )
+
+
 def _failure_finding(
     index: AnalysisIndex, rule: Rule, file: str | None, line: int | None, gb_type: str, items: list[CompilationMetrics]
 ) -> Finding:
@@ -64,7 +83,12 @@ def _failure_finding(
     return finding_from_rule(
         rule,
         location=index.location(file, line, function),
-        facts={"gb_type": gb_type, "fullgraph_hint": fullgraph_hint, **backend},
+        facts={
+            "gb_type": gb_type,
+            "fullgraph_hint": fullgraph_hint,
+            "raised_because": _raised_because(metrics),
+            **backend,
+        },
         gb_id=gb_id,
         gb_type=gb_type,
         category=as_break.category,

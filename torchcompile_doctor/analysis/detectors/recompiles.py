@@ -262,6 +262,10 @@ def _library_facts(index: AnalysisIndex, group: RecompileGroup, through: StackFr
         "switched": "; ".join(f"`{v}` {', '.join(pairs)}" for v, pairs in switched.items()) or None,
         "switch_lines": ", ".join(lines) or None,
         "switches": (switched, same),
+        # transformers' `generate()`: the measured advice on padding prompts holds for it, not for any package call
+        "generate_call": "yes"
+        if through.function == "generate" and index.code.package_name(through.file) == "transformers"
+        else None,
     }
 
 
