@@ -84,11 +84,11 @@ test-lane: $(LANE_VENV)/.installed
 	$(LANE_VENV)/bin/python -m pytest -q -n $(JOBS) --dist worksteal -p no:cacheprovider -m "slow and not inductor" \
 		$(LANE_LIVE_TESTS)
 
-# ruff (style, imports, McCabe <= 20), mypy, and radon: no block of the package worse than grade C.
+# ruff (style, imports, McCabe <= 20), mypy --strict, and radon: no block of the package worse than grade C.
 lint: install
 	$(BIN)/ruff check torchcompile_doctor tests bench
 	$(BIN)/ruff format --check torchcompile_doctor tests bench
-	$(BIN)/mypy
+	$(BIN)/mypy --strict
 	@worse=$$($(BIN)/radon cc -n D -s torchcompile_doctor); if [ -n "$$worse" ]; then echo "radon: blocks worse than C:"; echo "$$worse"; exit 1; fi
 
 bench: install

@@ -5,7 +5,7 @@ __version__ = "0.1.0"
 __all__ = ["__version__", "diagnose", "expect"]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     # The API is loaded on first use: `import torchcompile_doctor` (and the CLI) stay free of torch.
     if name in ("diagnose", "expect"):
         from torchcompile_doctor import api

@@ -7,21 +7,22 @@ analysis and gate as the command line, through the pipeline.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from torchcompile_doctor import pipeline
 from torchcompile_doctor.model.gate import GateCriteria, GateResult
 from torchcompile_doctor.model.report import Report
 
 
-def _is_compiled(fn) -> bool:
+def _is_compiled(fn: object) -> bool:
     import torch
 
     return isinstance(fn, torch._dynamo.eval_frame.OptimizedModule) or hasattr(fn, "_torchdynamo_orig_callable")
 
 
-def diagnose(fn, *args, **kwargs) -> Report:
+def diagnose(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Report:
     """Call `fn(*args, **kwargs)` once under torch.compile and return the doctor's report.
 
     An `fn` that is not compiled yet is compiled with `backend="eager"` (Dynamo alone decides graph

@@ -11,7 +11,9 @@ import json
 import os
 import shutil
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import ParamSpec
 
 import typer
 
@@ -20,6 +22,7 @@ from torchcompile_doctor import cli_options as opt
 from torchcompile_doctor.capture.options import CaptureOptions
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.exit_codes import ExitCode
+from torchcompile_doctor.model.report import Report
 from torchcompile_doctor.settings import (
     CheckFlags,
     RereadSettings,
@@ -41,14 +44,17 @@ app = typer.Typer(
 )
 
 
+P = ParamSpec("P")
+
+
 def _fail(message: str, code: int = ExitCode.USAGE) -> None:
     typer.echo(f"doctor: error: {message}", err=True)
     raise typer.Exit(code)
 
 
-def _one_line_errors(command):
+def _one_line_errors(command: Callable[P, None]) -> Callable[P, None]:
     @functools.wraps(command)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> None:
         try:
             return command(*args, **kwargs)
         except DoctorError as error:
@@ -69,7 +75,12 @@ def _emit(text: str, output: Path | None) -> None:
 
 
 def _render(
-    reports, fmt: str, output: Path | None, *, show_guards: bool = False, perfetto_file: str | None = None
+    reports: Sequence[Report],
+    fmt: str,
+    output: Path | None,
+    *,
+    show_guards: bool = False,
+    perfetto_file: str | None = None,
 ) -> str:
     """The outside world a renderer may depend on (the tty, NO_COLOR, the width, the cwd), read here only."""
     from torchcompile_doctor.renderers import RenderOptions, render, render_all
@@ -85,7 +96,7 @@ def _render(
     return render(reports[0], fmt, options)
 
 
-def _perfetto_beside(reports, fmt: str, output: Path | None) -> tuple[Path, str] | None:
+def _perfetto_beside(reports: Sequence[Report], fmt: str, output: Path | None) -> tuple[Path, str] | None:
     """`--format html -o PAGE.html`: the run's compile spans as PAGE.perfetto.json beside the page, for Perfetto
     (None: the page goes to stdout, there are several reports, or the trace logged no spans)."""
     if fmt != "html" or output is None or len(reports) != 1:
@@ -99,7 +110,7 @@ def _perfetto_beside(reports, fmt: str, output: Path | None) -> tuple[Path, str]
     return output.with_name(f"{stem}.perfetto.json"), trace
 
 
-def _say_torch_outside_range(reports) -> None:
+def _say_torch_outside_range(reports: Sequence[Report]) -> None:
     """A live run under a torch outside the supported releases says so on stderr (and in the report's notes)."""
     for note in dict.fromkeys(outside_range_note(report.torch_version) for report in reports):
         if note:
@@ -125,7 +136,7 @@ def _finish(
     raise typer.Exit(pipeline.exit_code(run))
 
 
-def _status(message: str):
+def _status(message: str) -> contextlib.AbstractContextManager[object]:
     """A rich status line on stderr while the target runs, only on a TTY."""
     if not sys.stderr.isatty():
         return contextlib.nullcontext()

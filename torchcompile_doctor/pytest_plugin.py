@@ -15,11 +15,17 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-_REPORTS = pytest.StashKey[list]()
+if TYPE_CHECKING:
+    from torchcompile_doctor.api import Expectation
+    from torchcompile_doctor.model.report import Report
+
+_REPORTS = pytest.StashKey[list[Any]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -44,12 +50,12 @@ def pytest_configure(config: pytest.Config) -> None:
 class CompileDoctor:
     """What the `compile_doctor` fixture gives a test."""
 
-    def __init__(self, nodeid: str, reports: list) -> None:
+    def __init__(self, nodeid: str, reports: list[Any]) -> None:
         self._nodeid = nodeid
         self._reports = reports
 
     @contextlib.contextmanager
-    def expect(self, **criteria):
+    def expect(self, **criteria: Any) -> Iterator[Expectation]:
         """`torchcompile_doctor.expect`, with the report kept for --doctor-report."""
         from torchcompile_doctor import api
 
@@ -61,7 +67,7 @@ class CompileDoctor:
             if expectation is not None and expectation.report is not None:
                 self._reports.append((self._nodeid, expectation.report))
 
-    def diagnose(self, fn, *args, **kwargs):
+    def diagnose(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Report:
         """`torchcompile_doctor.diagnose`, with the report kept for --doctor-report."""
         from torchcompile_doctor import api
 
@@ -76,7 +82,7 @@ def compile_doctor(request: pytest.FixtureRequest) -> CompileDoctor:
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_call(item: pytest.Item):
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     marker = item.get_closest_marker("compile_doctor")
     if marker is None:
         return (yield)
@@ -93,7 +99,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     Path(path).write_text(_session_report(reports, markdown=str(path).endswith(".md")), encoding="utf-8")
 
 
-def _session_report(reports: list, markdown: bool) -> str:
+def _session_report(reports: list[Any], markdown: bool) -> str:
     if markdown:
         from torchcompile_doctor.renderers.markdown import render
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+from dataclasses import replace
 
 import pytest
 from support.captures import CAPTURES, TRACES, snapshot_context, trace_root
@@ -13,15 +14,17 @@ from support.doctor import doctor_in_process
 from support.paths import DATA
 
 from torchcompile_doctor.analysis.code import CodeMap
-from torchcompile_doctor.analysis.detectors.guards import _user_can_act
-from torchcompile_doctor.analysis.findings import fill
+from torchcompile_doctor.analysis.detectors import rule_sets
+from torchcompile_doctor.analysis.detectors.breaks import BreakFacts
+from torchcompile_doctor.analysis.detectors.guard_cost import _user_can_act
 from torchcompile_doctor.events.model import Guard
 from torchcompile_doctor.experiments.experiment import as_json
 from torchcompile_doctor.gate.verdict import apply_gate
 from torchcompile_doctor.model.gate import GateCriteria
 from torchcompile_doctor.model.report import Finding, Report, Summary
-from torchcompile_doctor.rules import rule, rule_for_break
-from torchcompile_doctor.rules.fixes import apply, code_only
+from torchcompile_doctor.rules import BreakSignature, rule
+from torchcompile_doctor.rules.facts import Facts, fill
+from torchcompile_doctor.rules.fixes import RewriteFacts, apply, code_only
 from torchcompile_doctor.source_files import read_source_file
 
 GENERIC_LIBRARY_FIX = rule("TCD120").fix
@@ -116,7 +119,7 @@ def test_a_library_break_has_origin_cause_and_the_cause_advice(switch_report):
     ],
 )
 def test_rule_for_break(signature, code):
-    assert rule_for_break(**signature).code == code
+    assert rule_sets()["graph_break"].for_break(BreakSignature(**signature)).code == code
 
 
 def test_by_design_breaks_are_info_and_never_ask_for_a_custom_op_or_an_issue():
@@ -130,20 +133,21 @@ def test_by_design_breaks_are_info_and_never_ask_for_a_custom_op_or_an_issue():
 
 def test_a_library_wording_needs_its_facts():
     exceptions = rule("TCD117")
-    facts = {"library": "transformers", "none_argument": "attention_mask", "exception": "TypeError(...)"}
+    facts = BreakFacts(library="transformers", none_argument="attention_mask", exception="TypeError(...)")
     assert "pass `{none_argument}`" in exceptions.worded_for("third_party", facts).fix
-    assert "force_eager" in exceptions.worded_for("third_party", {**facts, "none_argument": None}).fix
+    assert "force_eager" in exceptions.worded_for("third_party", replace(facts, none_argument=None)).fix
     assert exceptions.worded_for("user", facts).fix == exceptions.fix  # the user's own line: the cause rule's text
 
 
 def test_the_logging_experiment_names_the_method_to_ignore():
-    facts = {"logger_method": "warning_once", "logger_function_ref": "transformers:logging.Logger.warning_once"}
+    facts = BreakFacts(logger_method="warning_once", logger_function_ref="transformers:logging.Logger.warning_once")
     worded = rule("TCD102").worded_for("third_party", facts)
     assert worded.experiment and as_json(worded.experiment) == {
         "config": {"ignore_logging_functions": ["transformers:logging.Logger.warning_once"]}
     }
     assert "ignore_logging_functions.add(logging.Logger.warning_once)" in fill(worded.fix, facts)
-    assert rule("TCD102").worded_for("third_party", {}).experiment is None  # the method unknown: nothing to try
+    unknown_method = rule("TCD102").worded_for("third_party", BreakFacts())
+    assert unknown_method.experiment is None  # the method unknown: nothing to try
 
 
 def test_origin_of_files(tmp_path):
@@ -176,12 +180,13 @@ def test_code_only(line, code):
 
 
 def test_fixes_keep_the_users_comment():
-    before, after = apply("drop_item", "    scale = y.abs().max().item()      # .item(): a break in the package", {})
+    line = "    scale = y.abs().max().item()      # .item(): a break in the package"
+    before, after = apply("drop_item", line, Facts())
     assert before == "scale = y.abs().max().item()      # .item(): a break in the package"
     assert after.splitlines()[-1] == "scale = y.abs().max()      # .item(): a break in the package"
-    _, guarded = apply("guard_is_compiling", "log.info('x')  # debug only", {})
+    _, guarded = apply("guard_is_compiling", "log.info('x')  # debug only", Facts())
     assert guarded == "if not torch.compiler.is_compiling():\n    log.info('x')  # debug only"
-    _, called = apply("tensor_argument", "f(x, step)  # step is the step counter", {"variable": "step"})
+    _, called = apply("tensor_argument", "f(x, step)  # step is the step counter", RewriteFacts(variable="step"))
     assert called == "f(x, torch.tensor(step))  # step is the step counter"  # the comment's `step` untouched
 
 
@@ -195,7 +200,7 @@ def test_fixes_keep_the_users_comment():
 )
 def test_the_item_fix_does_not_break_the_graph(line):
     torch = pytest.importorskip("torch")
-    _, after = apply("drop_item", line, {})
+    _, after = apply("drop_item", line, Facts())
     assert ".item()" not in code_only(after.splitlines()[-1]) and "int(" not in code_only(after)
     namespace: dict = {"torch": torch}
     body = textwrap.indent(after, "    ")
@@ -255,7 +260,9 @@ def test_a_compile_failure_carries_the_origin_and_category_of_its_break():
     log = load_artifacts(DATA / "traces" / "fullgraph_failure.log")
     report = analyze(log, snapshot_context(TRACES, "t.py", trace_root(TRACES / "item_recompile.log")))
     (failure,) = [f for f in report.findings if f.kind == "compile_failure"]
-    as_break = rule_for_break(failure.gb_id, failure.gb_type or "", failure.evidence.torch_text, origin="user")
+    as_break = rule_sets()["graph_break"].for_break(
+        BreakSignature(failure.gb_id, failure.gb_type or "", failure.evidence.torch_text, origin="user")
+    )
     assert failure.origin == "user" and failure.category == as_break.category == "print_or_logging"
 
 
@@ -276,7 +283,7 @@ def test_every_cause_rule_speaks_about_library_code():
 
 def test_a_scheduler_wrapped_step_is_explained_not_moved_out():
     optimizer = rule("TCD110")
-    facts = {"scheduler_wrapped_step": "Adam.step"}
+    facts = BreakFacts(scheduler_wrapped_step="Adam.step")
     worded = optimizer.worded_for("user", facts)
     assert worded.transform is None and "expected" in worded.fix and "lr=torch.tensor" in worded.fix
-    assert optimizer.worded_for("user", {}).transform == "move_outside"  # opt.step() inside a training step
+    assert optimizer.worded_for("user", BreakFacts()).transform == "move_outside"  # opt.step() inside a training step

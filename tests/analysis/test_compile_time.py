@@ -13,7 +13,7 @@ from support.doctor import doctor_in_process
 from support.paths import DATA, SAMPLES
 
 from torchcompile_doctor.analysis import analyze
-from torchcompile_doctor.analysis.compile_time import cpp_compile_seconds, phases_of
+from torchcompile_doctor.analysis.compile_time_breakdown import cpp_compile_seconds, phases_of
 from torchcompile_doctor.events.load import load_artifacts
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId, CompileSpan
 from torchcompile_doctor.experiments import verify

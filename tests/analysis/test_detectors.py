@@ -8,13 +8,17 @@ import itertools
 from dataclasses import asdict, replace
 
 import pytest
+import yaml
 from support.captures import TRACES as TRACES_DIR
 from support.captures import snapshot_context, trace_root
 from support.paths import DATA
 
 from torchcompile_doctor.analysis import analyze, ranking
-from torchcompile_doctor.analysis.detectors import DETECTOR_NAMES, DETECTORS, LATER_STEPS
-from torchcompile_doctor.analysis.findings import fill, finding_from_rule
+from torchcompile_doctor.analysis.detectors import BINDINGS, DETECTORS, LATER_STEPS, rule_sets, rules_of
+from torchcompile_doctor.analysis.detectors.detector import Derived
+from torchcompile_doctor.analysis.detectors.guard_cost import GUARD_HEAVY_FRAME
+from torchcompile_doctor.analysis.detectors.recompiles import RecompileFacts
+from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.ranking import rank_findings
 from torchcompile_doctor.events.load import load_artifacts
@@ -24,24 +28,30 @@ from torchcompile_doctor.model.findings import (
     CompileIdsEvidence,
     EvidenceBase,
     FallbackImpact,
+    LimitImpact,
     RankEvidence,
 )
 from torchcompile_doctor.model.json import to_json
 from torchcompile_doctor.model.report import Finding, Kind, RankRow
 from torchcompile_doctor.rules import (
+    CATALOGUE,
     CatalogueError,
     load_catalogue,
     parse_catalogue,
     parse_ranking,
     ranking_params,
     rule,
-    rules_for_detector,
 )
+from torchcompile_doctor.rules.binding import bind
+from torchcompile_doctor.rules.facts import Facts, fill
 from torchcompile_doctor.rules.rule_page import rule_page
 
 RULES = load_catalogue()
 TRACES = DATA / "traces"
 _ENTRY = "rules:\n- {code: TCD101, name: a, kind: graph_break, severity: high, status: stable, title: t, why: w, fix: f"
+
+
+DETECTOR_NAMES = {binding.detector for binding in BINDINGS}
 
 
 def test_every_rule_names_a_registered_detector():
@@ -50,11 +60,16 @@ def test_every_rule_names_a_registered_detector():
 
 @pytest.mark.parametrize("name", sorted(DETECTOR_NAMES))
 def test_every_detector_has_a_rule(name):
-    assert rules_for_detector(name), f"detector {name} reports no rule of the catalogue"
+    assert rule_sets()[name].rules, f"detector {name} reports no rule of the catalogue"
 
 
 def test_detectors_and_later_steps_are_disjoint():
-    assert not set(DETECTORS) & set(LATER_STEPS)
+    assert not {d.name for d in DETECTORS} & {binding.detector for binding in LATER_STEPS}
+
+
+def _bound(text: str) -> None:
+    """The catalogue `text` bound to the detectors, as the analysis loads it."""
+    bind(parse_catalogue(text), BINDINGS)
 
 
 @pytest.mark.parametrize(
@@ -68,7 +83,40 @@ def test_detectors_and_later_steps_are_disjoint():
 )
 def test_loading_rejects_a_bad_detector_binding(entry, message):
     with pytest.raises(CatalogueError, match=message):
-        parse_catalogue(entry)
+        _bound(entry)
+
+
+def _with(code: str, **changes: object) -> str:
+    """The catalogue's YAML with rule `code`'s entry changed."""
+    document = yaml.safe_load(CATALOGUE.read_text(encoding="utf-8"))
+    entry = next(e for e in document["rules"] if e["code"] == code)
+    entry.update(changes)
+    return yaml.safe_dump(document)
+
+
+@pytest.mark.parametrize(
+    "code, changes, message",
+    [
+        ("TCD212", {"params": {"min_value_guards": 100, "max_guards": 3}}, "unknown parameter\\(s\\) max_guards"),
+        ("TCD212", {"params": {"min_value_guards": "many"}}, "parameter min_value_guards must be int"),
+        ("TCD417", {"params": {"min_sizes": 4}}, "missing parameter never_replayed"),
+        ("TCD212", {"title": "{function} checks {no_such_fact}"}, "\\{no_such_fact\\} is no fact of detector"),
+        (
+            "TCD212",
+            {"detector": "guard_overhead"},
+            "detector guard_heavy_frame takes 1 rule\\(s\\), the catalogue gives 0",
+        ),
+        ("TCD104", {"transform": "mark_dynamic"}, "transform mark_dynamic reads facts detector graph_break lacks"),
+        ("TCD102", {"experiment": {"config": {"x": ["{nothing}"]}}}, "\\{nothing\\} is no fact"),
+    ],
+)
+def test_binding_refuses_what_no_detector_declares(code, changes, message):
+    with pytest.raises(CatalogueError, match=message):
+        _bound(_with(code, **changes))
+
+
+def test_a_detector_reads_its_parameters_typed_with_their_defaults():
+    assert rules_of(GUARD_HEAVY_FRAME).params.min_value_guards == 100
 
 
 def test_one_lookup_by_code():
@@ -81,7 +129,8 @@ def test_thresholds_are_rule_params():
     assert rule("TCD212").params == {"min_value_guards": 100}
     assert rule("TCD214").params == {"min_share": 0.10}
     assert rule("TCD215").params == {"min_pins": 16}
-    assert {kind for r in rules_for_detector("rank_divergence") for kind in r.params["of_kinds"]} == {
+    divergence = rule_sets()["rank_divergence"]
+    assert {kind for r in divergence.rules for kind in divergence.params_of(r).of_kinds} == {
         "graph_break",
         "frame_skipped",
         "recompile",
@@ -103,7 +152,7 @@ def _costed(code: str, seconds: float, occurrences: int = 1, title: str = "") ->
     found = finding_from_rule(
         rule(code),
         location=None,
-        facts={},
+        facts=Facts(),
         impact=BreakImpact(occurrences=occurrences, compiles=occurrences, recompiles_caused=0, compile_seconds=seconds),
     )
     return replace(found, title=title or found.title)
@@ -124,8 +173,8 @@ def test_a_costed_finding_is_banded_by_its_share_of_the_compile_time():
 def test_cost_beats_the_catalogue_tier_and_blocking_findings_stay_first():
     """SwitchTransformers: the router's `.nonzero()` (7 records, 1.75 s of 4 s) above a `<dictcomp>` fallback
     (1 record, 0.01 s) whose rule the catalogue calls critical; the recompile limit still leads."""
-    limit = finding_from_rule(rule("TCD402"), location=None, facts={}, impact={"limit": 8})
-    guards = finding_from_rule(rule("TCD212"), location=None, facts={}, impact={})
+    limit = finding_from_rule(rule("TCD402"), location=None, facts=Facts(), impact=LimitImpact(limit=8))
+    guards = finding_from_rule(rule("TCD212"), location=None, facts=Facts())
     nonzero, dictcomp = _costed("TCD108", 1.75, occurrences=7), _costed("TCD403", 0.01)
     ranked = rank_findings([dictcomp, guards, nonzero, limit], 4.0)
     assert rule("TCD212").severity == "low"  # a measured cost goes first within its band
@@ -144,7 +193,7 @@ def test_info_rules_stay_info_and_ties_keep_one_order(monkeypatch):
     on_purpose = finding_from_rule(
         by_design,
         location=None,
-        facts={},
+        facts=Facts(),
         impact=BreakImpact(occurrences=3, compiles=3, recompiles_caused=0, compile_seconds=9.0),
     )
     assert rank_findings([on_purpose], 10.0)[0].severity == "info"
@@ -155,7 +204,7 @@ def test_info_rules_stay_info_and_ties_keep_one_order(monkeypatch):
 
 
 def test_carried_value_texts_are_catalogue_entries_worded_as_before():
-    facts = {"cause": "train.py:12", "carried": "shape"}
+    facts = RecompileFacts(cause="train.py:12", carried="shape")
     scalar, tensor = rule("TCD216"), rule("TCD217")
     assert fill(scalar.why, facts) == (
         "A Python number computed before the graph break at train.py:12 (an `.item()`/`.tolist()` value) is "
@@ -193,11 +242,12 @@ def test_detectors_are_pure_functions_of_the_index(trace):
     log = load_artifacts(TRACES / trace)
     context = snapshot_context(TRACES_DIR, "t.py", trace_root(TRACES_DIR / "item_recompile.log"))
     index = AnalysisIndex.build(log, context)
-    for name, detect in DETECTORS.items():
-        first = detect(index, rules_for_detector(name))
-        assert detect(index, rules_for_detector(name)) == first, name
-        codes = {r.code for r in RULES if r.kind in {x.kind for x in rules_for_detector(name)}}
-        assert {f.code for f in first} <= codes, name
+    sets, derived = rule_sets(), Derived()
+    for detector in DETECTORS:
+        first = detector.run(index, derived, sets)
+        assert detector.run(index, derived, sets) == first, detector.name
+        codes = {r.code for r in RULES if r.kind in {x.kind for x in sets[detector.name].rules}}
+        assert {f.code for f in first} <= codes, detector.name
     assert to_json(analyze(log, context)) == to_json(analyze(log, context))
 
 
@@ -263,10 +313,10 @@ def test_a_recompile_of_a_carried_number_is_worded_by_the_carried_scalar_rule():
         ("TCD216", "int_specialization"),
     ]
     for finding in carried:
-        assert finding.title == fill(rule("TCD216").title, {"function": finding.location.function})
+        assert finding.title == fill(rule("TCD216").title, RecompileFacts(function=finding.location.function))
         cause = finding.why.split("graph break at ")[1].split(" (")[0]
-        assert finding.why == fill(rule("TCD216").why, {"cause": cause})
-        assert finding.fix is not None and finding.fix.summary == fill(rule("TCD216").fix, {"cause": cause})
+        assert finding.why == fill(rule("TCD216").why, RecompileFacts(cause=cause))
+        assert finding.fix is not None and finding.fix.summary == fill(rule("TCD216").fix, RecompileFacts(cause=cause))
         assert as_json(finding.fix.experiment) == {"config": {"capture_scalar_outputs": True}}
         assert finding.fix.before is None
 

@@ -8,9 +8,9 @@ import pytest
 from support.captures import reread
 from support.paths import RULES
 
-from torchcompile_doctor.analysis.detectors.breaks import _router_facts, _sentences
-from torchcompile_doctor.analysis.findings import fill
+from torchcompile_doctor.analysis.detectors.breaks import BreakFacts, _router_example, _sentences
 from torchcompile_doctor.rules import rule
+from torchcompile_doctor.rules.facts import fill
 
 ROUTER = "mixture-of-experts router"
 
@@ -30,7 +30,8 @@ ROUTER = "mixture-of-experts router"
 )
 def test_the_router_example_only_where_the_code_routes_to_experts(function, line, router):
     wording = next(w for w in rule("TCD108").wordings if "{router_loop}" in w.fix)
-    text = fill(wording.fix, {"library": "transformers", **_router_facts(f"{function} {line}")})
+    loop, rewrite = _router_example(f"{function} {line}")
+    text = fill(wording.fix, BreakFacts(library="transformers", router_loop=loop, router_rewrite=rewrite))
     assert (ROUTER in text) is router and "{" not in text
 
 

@@ -10,7 +10,7 @@ from support.captures import SAMPLE_CAPTURES, reread
 from support.doctor import doctor_here, doctor_in_process
 from support.paths import REPO, SAMPLES
 
-from torchcompile_doctor.analysis.guards import diff_entries, pins, readable
+from torchcompile_doctor.analysis.guard_frames import diff_entries, pins, readable
 from torchcompile_doctor.events.model import Guard
 from torchcompile_doctor.events.parsers.guards_tree import parse_tree
 from torchcompile_doctor.model.json import to_json

@@ -10,12 +10,14 @@ import pytest
 from support.captures import RECOMPILE_CAPTURES, reread
 
 from torchcompile_doctor.analysis import AnalysisContext
-from torchcompile_doctor.analysis.detectors.recompiles import recompiles
+from torchcompile_doctor.analysis.detectors import rules_of
+from torchcompile_doctor.analysis.detectors.detector import Derived
+from torchcompile_doctor.analysis.detectors.recompiles import RECOMPILE, recompiles
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.load import load_artifacts
 from torchcompile_doctor.experiments.experiment import as_json
 from torchcompile_doctor.model.report import Finding
-from torchcompile_doctor.rules import rule, rules_for_detector
+from torchcompile_doctor.rules import rule
 
 CAPTURES = RECOMPILE_CAPTURES
 
@@ -160,7 +162,7 @@ def test_a_guard_line_in_library_code_is_not_rewritten():
     bootstrap = replace(log.bootstrap[-1], library_roots=(*log.bootstrap[-1].library_roots, package))
     log.bootstrap[-1] = bootstrap
     index = AnalysisIndex.build(log, AnalysisContext(target="train.py", root="/nonexistent"))
-    (counter,) = [f for f in recompiles(index, rules_for_detector("recompile")) if f.code == "TCD204"]
+    (counter,) = [f for f in recompiles(index, Derived(), rules_of(RECOMPILE)) if f.code == "TCD204"]
     assert "allow_unspec_int_on_nn_module" in counter.fix.summary
     assert counter.fix.before is None and counter.fix.after is None
 

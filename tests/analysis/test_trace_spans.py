@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from support.paths import DATA
 
-from torchcompile_doctor.analysis.compile_time import cpp_compile_seconds, nested_spans
+from torchcompile_doctor.analysis.compile_time_breakdown import cpp_compile_seconds, nested_spans
 from torchcompile_doctor.events.load import load_artifacts
 from torchcompile_doctor.events.model import CompileId, CompileSpan
 from torchcompile_doctor.events.parsers import NOT_AN_EVENT

@@ -28,6 +28,7 @@ from torchcompile_doctor.model.json import to_json
 from torchcompile_doctor.model.report import Finding, Fix, Location, Report, Summary
 from torchcompile_doctor.renderers import FORMATS, Format, RenderOptions, render, render_all, renderer_for
 from torchcompile_doctor.rules import load_catalogue
+from torchcompile_doctor.rules.rule_page import rule_help
 from torchcompile_doctor.source_files import read_source_file
 
 # From oasis-tcs/sarif-spec, Documents/CommitteeSpecifications/2.1.0/sarif-schema-2.1.0.json, unchanged.
@@ -43,7 +44,9 @@ def _location(file: str, line: int, function: str = "forward", source: str | Non
 
 
 def _finding(code: str, severity: str, title: str, location: Location | None, **fields) -> Finding:
+    """A finding of rule `code`, carrying what the catalogue says of the rule as the analysis's findings do."""
     defaults = dict(
+        rule_help=rule_help(code),
         kind="graph_break",
         why=f"why {code}",
         fix=Fix(f"fix {code}"),

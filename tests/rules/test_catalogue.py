@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
+import yaml
 from support.doctor import doctor_in_process
 from support.paths import REPO
 
+from torchcompile_doctor.analysis.detectors import rule_sets
 from torchcompile_doctor.analysis.graph_break_registry import load_registry
 from torchcompile_doctor.rules import (
     CATALOGUE,
@@ -15,9 +18,8 @@ from torchcompile_doctor.rules import (
     CatalogueError,
     load_catalogue,
     parse_catalogue,
-    rule_for_break,
-    rule_for_recompile,
 )
+from torchcompile_doctor.rules.catalogue import BreakSignature
 from torchcompile_doctor.rules.rule_page import rule_page
 from torchcompile_doctor.rules.table import with_table
 
@@ -55,7 +57,7 @@ def test_every_registry_break_gets_a_rule():
     assert len(registry) > 400
     for entry in [registry.get(f"GB{n:04d}") for n in range(0, 400)]:
         if entry is not None:
-            rule = rule_for_break(entry.gb_id, entry.gb_type, entry.explanation, in_library=False)
+            rule = rule_sets()["graph_break"].for_break(BreakSignature(entry.gb_id, entry.gb_type, entry.explanation))
             assert rule.kind == "graph_break"
 
 
@@ -63,7 +65,7 @@ def test_every_reason_class_has_a_recompile_rule():
     from torchcompile_doctor.rules import REASON_CLASSES
 
     for reason_class in REASON_CLASSES:
-        rule = rule_for_recompile(reason_class)
+        rule = rule_sets()["recompile"].for_recompile(reason_class)
         assert rule.reason_class == reason_class or (reason_class == "other" and rule.match.fallback)
 
 
@@ -102,9 +104,12 @@ def test_readme_rule_table_is_current():
 
 
 def test_catalogue_is_loaded_with_safe_load():
-    source = (REPO / "torchcompile_doctor" / "rules" / "__init__.py").read_text()
+    source = (REPO / "torchcompile_doctor" / "rules" / "catalogue.py").read_text()
     assert "yaml.safe_load" in source and "yaml.load(" not in source
+    assert not re.search(r"yaml\.(Full|Unsafe|C)?Loader\b|CFullLoader|CUnsafeLoader", source)  # only the safe ones
     assert CATALOGUE.is_file()
+    with pytest.raises(yaml.YAMLError, match="python/object"):  # libyaml's safe loader constructs nothing either
+        parse_catalogue("rules: !!python/object/apply:os.getcwd []")
 
 
 def test_rules_command_table_and_json():

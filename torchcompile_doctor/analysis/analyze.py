@@ -5,44 +5,25 @@ suppressions), rank, summarize, and write the notes. What each finding says is t
 from __future__ import annotations
 
 from dataclasses import asdict
+from typing import Any
 
 from torchcompile_doctor import __version__
-from torchcompile_doctor.analysis.detectors import run_detectors
+from torchcompile_doctor.analysis.compile_time_breakdown import compile_time_breakdown
+from torchcompile_doctor.analysis.detectors import rules_of, run_detectors
+from torchcompile_doctor.analysis.detectors.detector import Derived
 from torchcompile_doctor.analysis.detectors.outcome import target_outcome
-from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.graph_break_registry import GraphBreakRegistry
+from torchcompile_doctor.analysis.guard_frames import guard_frames
 from torchcompile_doctor.analysis.index import AnalysisContext, AnalysisIndex
 from torchcompile_doctor.analysis.ranking import rank_findings
 from torchcompile_doctor.analysis.summary import Measured, summarize
-from torchcompile_doctor.analysis.suppressions import ALL, suppressions_in
-from torchcompile_doctor.analysis.suppressions import apply as apply_suppressions
+from torchcompile_doctor.analysis.suppressions import UNUSED_SUPPRESSION, suppress
 from torchcompile_doctor.events.model import EventLog, LogHealth, WarningKind
-from torchcompile_doctor.model.findings import LogHealthFigures, UnusedSuppressionEvidence
+from torchcompile_doctor.model.findings import LogHealthFigures
 from torchcompile_doctor.model.report import ExplainSummary, Finding, Kind, Report, RunEnvironment, Summary
-from torchcompile_doctor.rules import rules_for_detector
 from torchcompile_doctor.torch_releases import outside_range_note
 
 __all__ = ["AnalysisContext", "analyze", "recorded_torch_version", "registry_note", "report_of"]
-
-
-def suppress(index: AnalysisIndex, findings: list[Finding]) -> tuple[list[Finding], list[Finding]]:
-    """(kept, suppressed): `# doctor: ignore[...]` comments in the user's files applied, and each comment
-    that suppressed nothing reported (TCD406)."""
-    files = {loc.file for f in findings for loc in (f.location, f.user_frame) if loc is not None}
-    files = {f for f in files if not index.code.is_library(f)} | index.user_files()
-    suppressions = suppressions_in(index.code, files)
-    kept, dropped, used = apply_suppressions(findings, suppressions)
-    (rule,) = rules_for_detector("unused_suppression")
-    for unused in [s for s in suppressions if s not in used]:
-        location = index.location(unused.file, unused.line, "")
-        comment = "# doctor: ignore" if unused.code == ALL else f"# doctor: ignore[{unused.code}]"
-        facts = {"comment": comment, "where": location.where}
-        kept.append(
-            finding_from_rule(
-                rule, location=location, facts=facts, evidence=UnusedSuppressionEvidence(code=unused.code)
-            )
-        )
-    return kept, dropped
 
 
 def _backend(log: EventLog) -> str:
@@ -146,7 +127,9 @@ def _torch_warnings(index: AnalysisIndex) -> list[str]:
     ]
 
 
-def _notes(log: EventLog, index: AnalysisIndex, summary: Summary, ranked: list[Finding], suppressed: list) -> tuple:
+def _notes(
+    log: EventLog, index: AnalysisIndex, summary: Summary, ranked: list[Finding], suppressed: list[Any]
+) -> tuple[Any, ...]:
     """(explain's result, the report's notes)."""
     explain, notes = _explain_notes(log, summary, ranked)
     cache_hits = sum(1 for e in log.inductor_cache if e.outcome == "hit" and e.cache == "fx_graph")
@@ -203,7 +186,8 @@ def analyze(log: EventLog, context: AnalysisContext) -> Report:
 def report_of(index: AnalysisIndex) -> Report:
     """The report of one process's index (multirank.py keeps each rank's index to place its own findings)."""
     log, context = index.log, index.context
-    findings, suppressed = suppress(index, run_detectors(index))
+    derived = Derived(guard_frames=tuple(guard_frames(index)), compile_time=compile_time_breakdown(index))
+    findings, suppressed = suppress(index, run_detectors(index, derived), rules_of(UNUSED_SUPPRESSION))
     measured = Measured.of_log(log, findings)
     ranked = rank_findings(findings, measured.compile_time_s)
     summary = summarize(ranked, measured)
@@ -223,7 +207,7 @@ def report_of(index: AnalysisIndex) -> Report:
         explain=explain,
         log_health=health_figures(log.health),
         suppressed=tuple(suppressed),
-        guards=index.guard_frames,
-        compile_time=index.compile_time,
+        guards=derived.guard_frames,
+        compile_time=derived.compile_time,
         environment=run_environment(log, context),
     )

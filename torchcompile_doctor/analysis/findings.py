@@ -1,24 +1,17 @@
-"""A finding worded by its rule: the rule's templates filled with a detector's facts, the fix transform
-applied, and the fingerprint that identifies the finding across runs and ranks."""
+"""A finding worded by its rule: the rule's templates filled with a detector's facts, the fix transform applied,
+and the fingerprint that identifies the finding across runs and ranks."""
 
 from __future__ import annotations
 
 import hashlib
 
+from torchcompile_doctor.model.findings import Evidence, Impact, NoEvidence, NoImpact, SkippedFrame
 from torchcompile_doctor.model.report import Finding, Fix, Location
-from torchcompile_doctor.rules import Rule
+from torchcompile_doctor.rules.catalogue import Rule
+from torchcompile_doctor.rules.facts import Facts, fill
 from torchcompile_doctor.rules.fixes import apply as apply_transform
 from torchcompile_doctor.rules.fixes import code_only
-
-
-class _Template(dict):
-    def __missing__(self, key: str) -> str:
-        return "{" + key + "}"
-
-
-def fill(template: str, facts: dict) -> str:
-    """A rule template with the facts it names; a fact nobody knows stays `{name}`."""
-    return template.format_map(_Template({k: v for k, v in facts.items() if v is not None}))
+from torchcompile_doctor.rules.rule_page import rule_help
 
 
 def _fingerprint(code: str, display_file: str, function: str, source: str | None) -> str:
@@ -30,18 +23,28 @@ def finding_from_rule(
     rule: Rule,
     *,
     location: Location | None,
-    facts: dict,
+    facts: Facts,
     fix_line: str | None = None,
     identity: str = "",
-    **fields,
+    gb_id: str | None = None,
+    gb_type: str | None = None,
+    category: str | None = None,
+    origin: str | None = None,
+    reason_class: str | None = None,
+    count: int = 1,
+    call_sites: tuple[str, ...] = (),
+    user_frame: Location | None = None,
+    torch_says: str | None = None,
+    changes: tuple[str, ...] = (),
+    impact: Impact | None = None,
+    evidence: Evidence | None = None,
+    ranks: tuple[int, ...] = (0,),
+    skipped_frames: tuple[SkippedFrame, ...] = (),
 ) -> Finding:
     """A finding worded by its rule's templates. `identity` stands in for the function in the fingerprint
     of a finding with no location (e.g. "launcher")."""
-    facts = {**facts}
-    if location is not None:
-        facts.setdefault("where", location.where)
-        facts.setdefault("source", code_only(location.source or ""))  # prose quotes code, not its comment
-        facts.setdefault("function", location.function)
+    if location is not None:  # prose quotes code, not its comment
+        facts = facts.at(location.where, code_only(location.source or ""), location.function)
     before, after = apply_transform(rule.transform, fix_line, facts)
     display = location.display_file if location else ""
     function = location.function if location else identity
@@ -52,11 +55,25 @@ def finding_from_rule(
         severity=rule.severity,
         title=fill(rule.title, facts),
         location=location,
+        user_frame=user_frame,
+        gb_id=gb_id,
+        gb_type=gb_type,
+        category=category,
+        origin=origin,
+        reason_class=reason_class,
+        count=count,
+        call_sites=call_sites,
         why=fill(rule.why, facts),
+        torch_says=torch_says,
+        changes=changes,
+        impact=impact if impact is not None else NoImpact(),
+        evidence=evidence if evidence is not None else NoEvidence(),
         fix=Fix(fill(rule.fix, facts), before, after, experiment=rule.experiment),
         docs_url=rule.docs_url,
         fingerprint=_fingerprint(rule.code, display, function, location.source if location else None),
-        **fields,
+        ranks=ranks,
+        skipped_frames=skipped_frames,
+        rule_help=rule_help(rule.code),
     )
 
 

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from torchcompile_doctor.torch_releases import (
     SUPPORTED_RELEASES,
@@ -115,7 +116,7 @@ def load_registry(path: Path | None = None) -> GraphBreakRegistry:
     return bundled_registry(SUPPORTED_RELEASES[-1])
 
 
-def bundled_release(release: str, bundle: Path = BUNDLED) -> dict[str, list[dict]]:
+def bundled_release(release: str, bundle: Path = BUNDLED) -> dict[str, list[dict[str, Any]]]:
     """One release's registry from the bundle, in torch's own format ({} when the bundle lacks the release)."""
     data = _read_json(bundle)
     entries = data.get("entries", {}) if isinstance(data, dict) else {}

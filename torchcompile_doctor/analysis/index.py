@@ -1,6 +1,8 @@
 """The analysis index: what every detector looks things up in, built once from an EventLog and its
 AnalysisContext and never changed after (metrics by compile id, the function a compile belongs to,
-callers and call sites, dynamo_start stacks, the code map, the graph-break registry)."""
+callers and call sites, dynamo_start stacks, the code map, the graph-break registry). Lookups only: what is
+derived from them for the report (the guards of each compiled function, where the compile time went) `analyze`
+builds once and hands to the detectors (detectors/detector.py: Derived)."""
 
 from __future__ import annotations
 
@@ -12,8 +14,7 @@ from torchcompile_doctor.analysis.code import CodeMap
 from torchcompile_doctor.analysis.graph_break_registry import GraphBreakRegistry, load_registry
 from torchcompile_doctor.analysis.source_check import CheckedSources, recorded_lines
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId, EventLog, RunOutcome, StackFrame
-from torchcompile_doctor.model.compile_time import CompileTime
-from torchcompile_doctor.model.report import CompiledFunctionGuards, Location
+from torchcompile_doctor.model.report import Location
 from torchcompile_doctor.source_files import InstallDirCheck, SourceReader, has_dist_info, read_source_file
 
 UNKNOWN_FRAME = ("?", 0, "?")  # a compile whose function no record names
@@ -77,20 +78,6 @@ class AnalysisIndex:
             changed_sources=changed,
             recompiled_frames={r.compile_id.frame_id: r.frame for r in log.recompiles if r.compile_id and r.frame},
         )
-
-    @cached_property
-    def guard_frames(self) -> tuple[CompiledFunctionGuards, ...]:
-        """What each compiled function is guarded on (part of the report, and what the guard detectors read)."""
-        from torchcompile_doctor.analysis.guards import guard_frames
-
-        return tuple(guard_frames(self))
-
-    @cached_property
-    def compile_time(self) -> CompileTime | None:
-        """Where the compile time went (part of the report, and what the compile-time detector reads)."""
-        from torchcompile_doctor.analysis.compile_time import compile_time
-
-        return compile_time(self)
 
     @cached_property
     def _guards_by_id(self) -> dict[CompileId, tuple[str, ...]]:

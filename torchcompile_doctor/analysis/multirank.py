@@ -18,13 +18,23 @@ Guards, explain results and the torch version come from the lowest rank.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
 from torchcompile_doctor.analysis.analyze import AnalysisContext, analyze, health_figures, report_of
-from torchcompile_doctor.analysis.detectors.outcome import killed, stopped
+from torchcompile_doctor.analysis.detectors import rules_of
+from torchcompile_doctor.analysis.detectors.outcome import TARGET_FAILED, TargetFailedFacts, killed, stopped
 from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
+from torchcompile_doctor.analysis.rank_rules import (
+    RANK_DIVERGENCE,
+    RANK_GRAPH_DIVERGENCE,
+    RANK_LOG_ENDS_EARLY,
+    DivergenceFacts,
+    EndsEarlyFacts,
+    GraphDivergenceFacts,
+)
 from torchcompile_doctor.analysis.ranking import rank_findings
 from torchcompile_doctor.analysis.summary import Measured, summarize
 from torchcompile_doctor.events.model import CompileId, EventLog, LogHealth, RunOutcome
@@ -32,6 +42,7 @@ from torchcompile_doctor.model.findings import (
     DivergenceEvidence,
     DivergenceImpact,
     EndsEarlyEvidence,
+    Evidence,
     GraphDivergenceEvidence,
     Impact,
     LauncherEvidence,
@@ -40,12 +51,13 @@ from torchcompile_doctor.model.findings import (
     compile_ids_of,
 )
 from torchcompile_doctor.model.report import Finding, Kind, Location, RankRow, Report, TargetStatus, rank_list
-from torchcompile_doctor.rules import Rule, rules_for_detector
+from torchcompile_doctor.rules.catalogue import Rule
+from torchcompile_doctor.rules.facts import Facts
 
 MAX_IDS_SHOWN = 6  # compile ids spelled out per rank group in TCD504's text
 
 
-def ranks_phrase(ranks) -> str:
+def ranks_phrase(ranks: Iterable[int]) -> str:
     ranks = sorted(set(ranks))
     return f"rank{'s' if len(ranks) > 1 else ''} {rank_list(ranks)}"
 
@@ -109,19 +121,36 @@ def _grouped(per_rank: Mapping[int, tuple[Finding, ...]]) -> list[list[tuple[int
 
 def _divergence(
     rule: Rule,
-    facts: dict,
+    facts: Facts,
     ranks: tuple[int, ...],
     location: Location | None = None,
     identity: str = "",
-    **fields,
+    *,
+    impact: Impact | None = None,
+    evidence: Evidence | None = None,
+    like: Finding | None = None,
 ) -> Finding:
-    """A finding of the merged report's own (divergence, launcher failure), from its rule. One about the whole
-    job (`identity`: the graphs, a rank, the launcher) keeps that identity as its fingerprint when it is also
-    placed at a function: the place can change from run to run, and two ranks can stop in the same function."""
-    if not identity:
-        return finding_from_rule(rule, location=location, facts=facts, ranks=ranks, **fields)
-    finding = finding_from_rule(rule, location=None, facts=facts, identity=identity, ranks=ranks, **fields)
-    return replace(finding, location=location)
+    """A finding of the merged report's own (divergence, launcher failure), from its rule; `like`: the finding it
+    is about, whose break, reason, user frame and changes it repeats. One about the whole job (`identity`: the
+    graphs, a rank, the launcher) keeps that identity as its fingerprint when it is also placed at a function: the
+    place can change from run to run, and two ranks can stop in the same function."""
+    finding = finding_from_rule(
+        rule,
+        location=None if identity else location,
+        facts=facts,
+        identity=identity,
+        ranks=ranks,
+        impact=impact,
+        evidence=evidence,
+        gb_id=like.gb_id if like else None,
+        gb_type=like.gb_type if like else None,
+        category=like.category if like else None,
+        origin=like.origin if like else None,
+        reason_class=like.reason_class if like else None,
+        user_frame=like.user_frame if like else None,
+        changes=like.changes if like else (),
+    )
+    return replace(finding, location=location) if identity else finding
 
 
 def _ends_early(logs: Mapping[int, EventLog]) -> dict[int, str]:
@@ -178,16 +207,16 @@ def _sequence_findings(job: _Job) -> list[Finding]:
             compared[rank] = signatures[rank]
     if len(set(compared.values())) <= 1:
         return []
-    by_signature: dict[tuple, list[int]] = {}
+    by_signature: dict[tuple[Any, ...], list[int]] = {}
     for rank, signature in sorted(compared.items()):
         by_signature.setdefault(signature, []).append(rank)
     parted = _where_ranks_part(job, {rank: signature[1] for rank, signature in compared.items()})
     location = parted[1] if parted else None
-    (rule,) = rules_for_detector("rank_graph_divergence")
+    texts = _sequence_texts(by_signature)
     return [
         _divergence(
-            rule,
-            {**_sequence_texts(by_signature), "parted": _parted_text(parted)},
+            rules_of(RANK_GRAPH_DIVERGENCE).only,
+            GraphDivergenceFacts(detail=texts[0], counts=texts[1], parted=_parted_text(parted)),
             tuple(sorted(compared)),
             location,
             identity="graphs",
@@ -200,7 +229,7 @@ def _sequence_findings(job: _Job) -> list[Finding]:
     ]
 
 
-def _sequence_texts(by_signature: Mapping[tuple, list[int]]) -> dict[str, str]:
+def _sequence_texts(by_signature: Mapping[tuple[int, tuple[str, ...]], list[int]]) -> tuple[str, str]:
     """TCD504's `detail` (each group of ranks: graphs, compiles, their ids) and `counts` (its title's figures)."""
     parts = []
     for (graphs, sequence), ranks in by_signature.items():
@@ -211,7 +240,7 @@ def _sequence_texts(by_signature: Mapping[tuple, list[int]]) -> dict[str, str]:
         counts = ", ".join(f"{ranks_phrase(ranks)}: {graphs}" for (graphs, _), ranks in by_signature.items())
     else:
         counts = f"{graph_counts.pop()} graph(s) on each rank, different compile ids"
-    return {"detail": "; ".join(parts), "counts": counts}
+    return "; ".join(parts), counts
 
 
 def _parted_text(parted: tuple[int, Location | None] | None) -> str:
@@ -278,10 +307,9 @@ def _launcher_failure(
         if status == TargetStatus.EXIT
         else f"the launcher was stopped by signal {-(code or 0)} ({who})"
     )
-    (rule,) = rules_for_detector("target_failed")
     return _divergence(
-        rule,
-        {"message": message, "where": "the failing rank"},
+        rules_of(TARGET_FAILED).only,
+        TargetFailedFacts(message=message, where="the failing rank"),
         tuple(silent or ranks),
         identity="launcher",
         evidence=LauncherEvidence(status=status, exit_code=code, target=context.target),
@@ -347,7 +375,8 @@ class _Job:
 
 def _divergence_rules() -> dict[str, Rule]:
     """Finding kind -> the rule that reports its occurring on some ranks only."""
-    return {kind: rule for rule in rules_for_detector("rank_divergence") for kind in rule.params["of_kinds"]}
+    rules = rules_of(RANK_DIVERGENCE)
+    return {kind: rule for rule in rules.rules for kind in rules.params_of(rule).of_kinds}
 
 
 def _what_differs(merged: Finding) -> str:
@@ -369,30 +398,24 @@ def _some_ranks_only(job: _Job, merged: Finding, rule: Rule) -> Finding | None:
     # a rank that ended early may not have reached the compile where it happened elsewhere
     ids = set(compile_ids_of(merged.evidence))
     late = [rank for rank in missing if rank in job.early and not ids & job.finished(rank)]
-    facts = {
-        "present": ranks_phrase(present),
-        "missing": ranks_phrase(missing),
-        "what": _what_differs(merged),
-        "code": merged.code,
-        "early": (
+    facts = DivergenceFacts(
+        present=ranks_phrase(present),
+        missing=ranks_phrase(missing),
+        what=_what_differs(merged),
+        code=merged.code,
+        early=(
             f" ({ranks_phrase(late)} ended early, so {'it' if len(late) == 1 else 'they'} may just not have "
             "got this far.)"
             if late
             else ""
         ),
-    }
+    )
     return _divergence(
         rule,
         facts,
         present,
         merged.location,
-        gb_id=merged.gb_id,
-        gb_type=merged.gb_type,
-        category=merged.category,
-        origin=merged.origin,
-        reason_class=merged.reason_class,
-        user_frame=merged.user_frame,
-        changes=merged.changes,
+        like=merged,
         impact=DivergenceImpact(of=merged.impact, ranks_with=len(present), ranks_without=len(missing)),
         evidence=DivergenceEvidence(
             present_on=list(present),
@@ -420,7 +443,7 @@ def _merged_findings(job: _Job) -> list[Finding]:
 
 def _ends_early_findings(job: _Job) -> list[Finding]:
     """TCD505, placed at the function of the last compile the rank's trace records (where it was last seen)."""
-    (rule,) = rules_for_detector("rank_log_ends_early")
+    rule = rules_of(RANK_LOG_ENDS_EARLY).only
     findings = []
     for rank, how in job.early.items():
         last = list(_compiles(job.logs[rank]).values())[-1:]
@@ -431,7 +454,7 @@ def _ends_early_findings(job: _Job) -> list[Finding]:
         findings.append(
             _divergence(
                 rule,
-                {"rank": rank, "how": how, "last_seen": seen},
+                EndsEarlyFacts(rank=rank, how=how, last_seen=seen),
                 (rank,),
                 location,
                 identity=f"rank {rank}",

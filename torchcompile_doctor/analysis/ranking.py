@@ -18,6 +18,7 @@ Order:
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from torchcompile_doctor.model.findings import impact_figures
 from torchcompile_doctor.model.report import SEVERITIES, Finding, Kind
@@ -62,7 +63,7 @@ def severity_of(finding: Finding, total_compile_seconds: float) -> str:
     return "low"
 
 
-def _key(finding: Finding) -> tuple:
+def _key(finding: Finding) -> tuple[Any, ...]:
     figures = impact_figures(finding.impact)
     seconds = cost_seconds(finding)
     return (

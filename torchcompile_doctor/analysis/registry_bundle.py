@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 from torchcompile_doctor.analysis.graph_break_registry import BUNDLED, bundled_release, bundled_releases
 from torchcompile_doctor.torch_releases import release_of
@@ -25,7 +26,7 @@ def _release_key(release: str) -> tuple[int, ...]:
     return tuple(int(part) for part in release.split("."))
 
 
-def _first_variant(variants: list[dict]) -> dict:
+def _first_variant(variants: list[dict[str, Any]]) -> dict[str, Any]:
     first = variants[0]
     return {
         "Gb_type": first.get("Gb_type"),
@@ -34,7 +35,7 @@ def _first_variant(variants: list[dict]) -> dict:
     }
 
 
-def _read_registry(path: Path) -> dict[str, dict]:
+def _read_registry(path: Path) -> dict[str, dict[str, Any]]:
     """torch's registry file -> {GB id: its first variant}."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -47,14 +48,14 @@ def _read_registry(path: Path) -> dict[str, dict]:
     }
 
 
-def _text(variant: dict) -> dict:
+def _text(variant: dict[str, Any]) -> dict[str, Any]:
     """A bundled variant without the releases that have it: what torch says for the GB id."""
     return {key: value for key, value in variant.items() if key != "releases"}
 
 
-def _merged(per_release: dict[str, dict[str, dict]], order: list[str]) -> dict[str, list[dict]]:
+def _merged(per_release: dict[str, dict[str, dict[str, Any]]], order: list[str]) -> dict[str, list[dict[str, Any]]]:
     """{GB id: each distinct text it had, with the releases (in `order`) that have that text}."""
-    entries: dict[str, list[dict]] = {}
+    entries: dict[str, list[dict[str, Any]]] = {}
     for release in order:
         for gb_id, variant in per_release[release].items():
             texts = entries.setdefault(gb_id, [])
@@ -65,7 +66,7 @@ def _merged(per_release: dict[str, dict[str, dict]], order: list[str]) -> dict[s
     return dict(sorted(entries.items()))
 
 
-def bundle(registries: dict[str, tuple[str, Path]], into: Path = BUNDLED) -> dict:
+def bundle(registries: dict[str, tuple[str, Path]], into: Path = BUNDLED) -> dict[str, Any]:
     """Write the bundle from {release: (torch version, its graph_break_registry.json)}, keeping the releases
     already in `into` that are not given."""
     versions = {r: v for r, v in bundled_releases(into).items() if r not in registries}

@@ -6,12 +6,26 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from torchcompile_doctor.analysis.code import CodeMap
+from torchcompile_doctor.analysis.findings import finding_from_rule
+from torchcompile_doctor.analysis.index import AnalysisIndex
+from torchcompile_doctor.model.findings import UnusedSuppressionEvidence
 from torchcompile_doctor.model.report import Finding, Kind
+from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
+from torchcompile_doctor.rules.facts import Facts
 
 _COMMENT = re.compile(r"#\s*doctor:\s*ignore(?:\[(?P<codes>[^\]]*)\])?")
 ALL = "*"
+
+
+@dataclass(frozen=True, kw_only=True)
+class UnusedSuppressionFacts(Facts):
+    comment: str | None = None  # the comment as written
+
+
+UNUSED_SUPPRESSION = Binding("unused_suppression", Params, UnusedSuppressionFacts)
 
 
 @dataclass(frozen=True)
@@ -37,7 +51,7 @@ def _lines_of(finding: Finding) -> list[tuple[str, int]]:
     return [(loc.file, loc.line) for loc in (finding.location, finding.user_frame) if loc is not None]
 
 
-def apply(findings: list[Finding], suppressions: list[Suppression]) -> tuple[list[Finding], list[Finding], set]:
+def apply(findings: list[Finding], suppressions: list[Suppression]) -> tuple[list[Finding], list[Finding], set[Any]]:
     """(kept findings, suppressed findings, the suppressions that were used)."""
     by_line: dict[tuple[str, int], list[Suppression]] = {}
     for suppression in suppressions:
@@ -51,3 +65,21 @@ def apply(findings: list[Finding], suppressions: list[Suppression]) -> tuple[lis
         else:
             kept.append(finding)
     return kept, dropped, used
+
+
+def suppress(
+    index: AnalysisIndex, findings: list[Finding], rules: RuleSet[Params]
+) -> tuple[list[Finding], list[Finding]]:
+    """(kept, suppressed): `# doctor: ignore[...]` comments in the user's files applied, and each comment
+    that suppressed nothing reported (TCD406)."""
+    files = {loc.file for f in findings for loc in (f.location, f.user_frame) if loc is not None}
+    files = {f for f in files if not index.code.is_library(f)} | index.user_files()
+    found = suppressions_in(index.code, files)
+    kept, dropped, used = apply(findings, found)
+    for unused in [s for s in found if s not in used]:
+        location = index.location(unused.file, unused.line, "")
+        comment = "# doctor: ignore" if unused.code == ALL else f"# doctor: ignore[{unused.code}]"
+        facts = UnusedSuppressionFacts(comment=comment, where=location.where)
+        evidence = UnusedSuppressionEvidence(code=unused.code)
+        kept.append(finding_from_rule(rules.only, location=location, facts=facts, evidence=evidence))
+    return kept, dropped

@@ -24,6 +24,8 @@ import sys
 import sysconfig
 import traceback
 import types
+from collections.abc import Callable
+from typing import Any
 
 from torchcompile_doctor.capture.child_spec import SPAWNED, ChildSpec, read_spec
 from torchcompile_doctor.capture.children import SPAWNED_ARGUMENT, capture_spawned_children
@@ -50,14 +52,14 @@ def _library_roots() -> list[str]:
     return sorted(os.path.realpath(r) for r in roots if r)
 
 
-def _stack_of(error: BaseException) -> list[dict]:
+def _stack_of(error: BaseException) -> list[dict[str, Any]]:
     return [
         {"file": f.filename, "line": f.lineno or 0, "function": f.name, "code": (f.line or "").strip()}
         for f in traceback.extract_tb(error.__traceback__)
     ]
 
 
-def _load_file_as_module(path: str, name: str):
+def _load_file_as_module(path: str, name: str) -> types.ModuleType:
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise UsageError(f"cannot load {path} as a module")
@@ -67,7 +69,7 @@ def _load_file_as_module(path: str, name: str):
     return module
 
 
-def _attribute(module, dotted: str, path: str):
+def _attribute(module: object, dotted: str, path: str) -> Any:
     value = module
     for part in dotted.split("."):
         if not hasattr(value, part):
@@ -99,7 +101,7 @@ def _run_function(target: TargetSpec, channel: SideChannel) -> None:
     _record_explain(original or function, inputs, channel)
 
 
-def _record_explain(function, inputs: tuple, channel: SideChannel) -> None:
+def _record_explain(function: Callable[..., Any], inputs: tuple[Any, ...], channel: SideChannel) -> None:
     import torch._dynamo
 
     try:

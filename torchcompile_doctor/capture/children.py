@@ -12,6 +12,7 @@ one per process). Forked children inherit the hooks as they are; processes start
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 from torchcompile_doctor.capture.child_spec import ChildSpec, write_spec
 
@@ -27,7 +28,7 @@ def capture_spawned_children(spec: ChildSpec) -> None:
         return
     entry, child_spec = spec.entry, write_spec(spec.spawned())
 
-    def get_command_line(**kwds):
+    def get_command_line(**kwds: Any) -> list[str]:
         command = original(**kwds)
         if getattr(sys, "frozen", False) or "-c" not in command:
             return command

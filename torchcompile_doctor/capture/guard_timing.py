@@ -12,6 +12,7 @@ import time
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from torchcompile_doctor.capture.hooks import trace_paused
 from torchcompile_doctor.events.sidechannel import EventName, SideChannel
@@ -23,11 +24,11 @@ MAX_CALLS = 2000
 
 @dataclass
 class RecordedCall:
-    compiled: Callable
-    eager: Callable
+    compiled: Callable[..., Any]
+    eager: Callable[..., Any]
     code: types.CodeType  # the user's code object (for the frame's file and line)
-    args: tuple = ()
-    kwargs: dict | None = None
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] | None = None
     grad_enabled: bool = True
     seen: bool = False
 
@@ -38,20 +39,20 @@ class CallRecorder:
     def __init__(self) -> None:
         self.calls: list[RecordedCall] = []
 
-    def track(self, compiled: Callable, eager: Callable, code: types.CodeType) -> RecordedCall:
+    def track(self, compiled: Callable[..., Any], eager: Callable[..., Any], code: types.CodeType) -> RecordedCall:
         record = RecordedCall(compiled, eager, code)
         self.calls.append(record)
         return record
 
     @staticmethod
-    def note(record: RecordedCall, args: tuple, kwargs: dict) -> None:
+    def note(record: RecordedCall, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         import torch
 
         record.args, record.kwargs, record.seen = args, kwargs, True
         record.grad_enabled = torch.is_grad_enabled()
 
 
-def _per_call_us(function: Callable, args: tuple, kwargs: dict) -> tuple[float, int]:
+def _per_call_us(function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[float, int]:
     calls, started = 0, time.perf_counter()
     while time.perf_counter() - started < ROUND_BUDGET_S and calls < MAX_CALLS:
         function(*args, **kwargs)

@@ -9,7 +9,8 @@ import logging
 import os
 import sys
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Protocol
 
 from torchcompile_doctor.capture.call_counts import CallCounts
 from torchcompile_doctor.capture.compile_experiments import compile_blocks
@@ -27,7 +28,17 @@ PERF_HINT_MODULES = (
 )
 
 
-def _dim_marker(function: Callable, code, mark: MarkDynamic | None) -> Callable | None:
+class Recorder(Protocol):
+    """What remembers each compiled callable's calls for guard timing (guard_timing.CallRecorder)."""
+
+    def track(self, compiled: Callable[..., Any], eager: Callable[..., Any], code: types.CodeType) -> Any: ...
+
+    def note(self, record: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None: ...
+
+
+def _dim_marker(
+    function: Callable[..., Any], code: types.CodeType, mark: MarkDynamic | None
+) -> Callable[..., Any] | None:
     """For a `mark_dynamic` experiment on this function: mark the named input's dimension dynamic
     before each call, as `torch._dynamo.mark_dynamic(x, dim)` in the user's code would."""
     if not mark or (code.co_filename, code.co_firstlineno) != (mark.file, mark.line):
@@ -38,7 +49,7 @@ def _dim_marker(function: Callable, code, mark: MarkDynamic | None) -> Callable 
 
     signature = inspect.signature(function)
 
-    def mark_inputs(args: tuple, kwargs: dict) -> None:
+    def mark_inputs(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         try:
             value = signature.bind_partial(*args, **kwargs).arguments.get(mark.variable)
         except TypeError:
@@ -50,8 +61,13 @@ def _dim_marker(function: Callable, code, mark: MarkDynamic | None) -> Callable 
 
 
 def _recording_callers(
-    compiled: Callable, original: Callable, channel: SideChannel, counts: CallCounts, recorder=None, mark=None
-) -> Callable:
+    compiled: Callable[..., Any],
+    original: Callable[..., Any],
+    channel: SideChannel,
+    counts: CallCounts,
+    recorder: Recorder | None = None,
+    mark: MarkDynamic | None = None,
+) -> Callable[..., Any]:
     """Wrap a compiled plain function to note each distinct line that calls it (torch's own dynamo_start
     stack leaves that frame out, and input fixes belong there) and to count its calls."""
     code = getattr(original, "__code__", None)
@@ -62,8 +78,8 @@ def _recording_callers(
     mark_inputs = _dim_marker(original, code, mark)
 
     @functools.wraps(compiled)
-    def call(*args, **kwargs):
-        if record is not None:
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if recorder is not None:
             recorder.note(record, args, kwargs)
         if mark_inputs is not None:
             mark_inputs(args, kwargs)
@@ -91,7 +107,7 @@ def _backend_name(backend: object) -> str:
     return getattr(backend, "__name__", None) or type(backend).__name__
 
 
-def compile_call(model: object, caller: types.FrameType) -> dict:
+def compile_call(model: object, caller: types.FrameType) -> dict[str, Any]:
     """What a torch.compile call compiles, from which line, and what disables Dynamo now: the trace records
     none of it, and a run that compiles nothing needs it to say why."""
     import torch
@@ -126,7 +142,9 @@ def compile_call(model: object, caller: types.FrameType) -> dict:
     }
 
 
-def _recording_module_calls(compiled, counts: CallCounts, recorder, mark: MarkDynamic | None) -> None:
+def _recording_module_calls(
+    compiled: Any, counts: CallCounts, recorder: Recorder | None, mark: MarkDynamic | None
+) -> None:
     """Make a compiled module (OptimizedModule) count its calls, note its last arguments (for `doctor guards`,
     which times that call afterwards) or mark an input dynamic (a --try-fixes experiment), by wrapping the
     `forward` torch gave it: its type stays torch's own, so that a compiled function that calls it sees what a
@@ -140,8 +158,8 @@ def _recording_module_calls(compiled, counts: CallCounts, recorder, mark: MarkDy
     compiled_forward = compiled.forward
 
     @functools.wraps(compiled_forward)
-    def forward(*args, **kwargs):
-        if record is not None:
+    def forward(*args: Any, **kwargs: Any) -> Any:
+        if recorder is not None:
             recorder.note(record, args, kwargs)
         if mark_inputs is not None:
             mark_inputs(args, kwargs)
@@ -155,7 +173,7 @@ def compile_hook(
     channel: SideChannel,
     override: str | None,
     forced: dict[str, KwargValue] | None = None,
-    recorder=None,
+    recorder: Recorder | None = None,
     mark: MarkDynamic | None = None,
     regional: Regional | None = None,
 ) -> Iterator[None]:
@@ -168,13 +186,13 @@ def compile_hook(
     original = torch.compile
     counts = CallCounts()
 
-    def compile_and_record(model=None, **kwargs):
+    def compile_and_record(model: Any = None, **kwargs: Any) -> Any:
         if model is None:  # `@torch.compile(...)`: recorded once, when the decorator gets the function
             caller = sys._getframe(1)
             return lambda function: compile_with(function, caller, kwargs)
         return compile_with(model, sys._getframe(1), kwargs)
 
-    def compile_with(model, caller: types.FrameType, kwargs: dict):
+    def compile_with(model: Any, caller: types.FrameType, kwargs: dict[str, Any]) -> Any:
         kwargs = {**kwargs, **(forced or {})}
         requested = _backend_name(kwargs.get("backend", "inductor"))
         if override:
@@ -246,7 +264,7 @@ def perf_hint_capture(channel: SideChannel) -> Iterator[None]:
             logger.propagate = propagate
 
 
-def _resolve(dotted: str):
+def _resolve(dotted: str) -> Any:
     """`print` or `logging.Logger.info`: a builtin, or an attribute path from an importable module.
     `pkg:logging.Logger.warning_once` names a method that package `pkg` adds to Logger when it is imported."""
     import builtins
@@ -262,12 +280,12 @@ def _resolve(dotted: str):
     return value
 
 
-class _FunctionsByName(set):
+class _FunctionsByName(set[Any]):
     """A set of functions for `ignore_logging_functions`/`reorderable_logging_functions` that also holds
     dotted names, resolved when Dynamo first looks: a method a package adds to Logger (transformers'
     `warning_once`) exists only once the program has imported that package, after the hooks went in."""
 
-    def __init__(self, functions, names) -> None:
+    def __init__(self, functions: Iterable[Any], names: Iterable[str]) -> None:
         super().__init__(functions)
         self._pending = list(names)
 
@@ -279,11 +297,11 @@ class _FunctionsByName(set):
                 continue  # not there yet: asked again on the next lookup
             self._pending.remove(name)
 
-    def __contains__(self, item) -> bool:
+    def __contains__(self, item: object) -> bool:
         self._resolve_pending()
         return super().__contains__(item)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         self._resolve_pending()
         return super().__iter__()
 
@@ -299,7 +317,8 @@ def dynamo_config(settings: dict[str, ConfigValue] | None) -> Iterator[None]:
             raise ValueError(f"torch._dynamo.config has no setting {key!r}")
         saved[key] = getattr(config, key)
         if key in FUNCTION_SETS:
-            setattr(config, key, _FunctionsByName(saved[key], value))
+            names = value if isinstance(value, tuple) else (str(value),)
+            setattr(config, key, _FunctionsByName(saved[key], names))
         else:
             setattr(config, key, list(value) if isinstance(value, tuple) else value)
     try:

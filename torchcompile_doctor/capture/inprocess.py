@@ -11,6 +11,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from torchcompile_doctor.events.load import load_artifacts
+from torchcompile_doctor.events.model import EventLog
+
 
 class TraceCapture:
     """`with TraceCapture() as capture: ...`, then `capture.log()` is the EventLog of what ran inside."""
@@ -48,7 +51,7 @@ class TraceCapture:
         self._handler = handler
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         from torch._logging._internal import trace_log
 
         if self._handler is not None:
@@ -59,9 +62,7 @@ class TraceCapture:
                 trace_log.addHandler(mirrored)
             self._handler = None
 
-    def log(self):
-        from torchcompile_doctor.events.load import load_artifacts
-
+    def log(self) -> EventLog:
         return load_artifacts(self.path)
 
     def cleanup(self) -> None:

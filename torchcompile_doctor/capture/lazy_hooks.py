@@ -46,7 +46,7 @@ def not_honoured(name: str, value: str, who: str) -> str:
     return f"{name}={value} set by {who} was not used: {WHY_OWNED[name]}."
 
 
-def _depyf_dump(dump_dir: str | None, channel: SideChannel):
+def _depyf_dump(dump_dir: str | None, channel: SideChannel) -> contextlib.AbstractContextManager[object]:
     """depyf, observe-only, when asked for a dump; if depyf cannot run here, say so and go on."""
     if not dump_dir:
         return contextlib.nullcontext()

@@ -23,6 +23,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
 
 from torchcompile_doctor.capture.child_spec import ChildSpec, write_spec
 from torchcompile_doctor.capture.options import CaptureOptions
@@ -70,7 +71,7 @@ def _descendant_groups(pid: int) -> set[int]:
     return found - {pid}
 
 
-def _interrupt(signum, frame) -> None:
+def _interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
@@ -82,7 +83,7 @@ def _signal_groups(groups: set[int], sig: int) -> None:
             pass
 
 
-def _stop_group(process: subprocess.Popen) -> None:
+def _stop_group(process: subprocess.Popen[bytes]) -> None:
     """SIGTERM, then SIGKILL after a grace period, to the child's group and every group it started."""
     groups = {process.pid} | _descendant_groups(process.pid)
     for sig in (signal.SIGTERM, signal.SIGKILL):
@@ -134,7 +135,7 @@ def _overridden(owned: dict[str, str]) -> dict[str, str]:
     return {name: os.environ[name] for name, ours in owned.items() if os.environ.get(name, ours) != ours}
 
 
-def _dump_stack(process: subprocess.Popen, stack_file: Path | None) -> None:
+def _dump_stack(process: subprocess.Popen[bytes], stack_file: Path | None) -> None:
     """Ask the child for its stack (stuck_stack.py) and give it a moment to write it."""
     if stack_file is None or process.poll() is not None:
         return
@@ -151,7 +152,7 @@ def _dump_stack(process: subprocess.Popen, stack_file: Path | None) -> None:
             return
 
 
-def _wait(process: subprocess.Popen, timeout_s: float | None, stack_file: Path | None) -> tuple[bool, bool]:
+def _wait(process: subprocess.Popen[bytes], timeout_s: float | None, stack_file: Path | None) -> tuple[bool, bool]:
     """Wait for the child; (timed out, interrupted), the child's process groups stopped in either case."""
     timed_out = interrupted = False
     # A CI job being cancelled sends SIGTERM: stop the target and report what was captured, as for Ctrl-C.

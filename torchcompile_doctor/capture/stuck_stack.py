@@ -9,6 +9,7 @@ import faulthandler
 import re
 import signal
 import threading
+from typing import Any
 
 # A real-time signal programs leave alone (SIGUSR1 often means "checkpoint and requeue" on clusters).
 STACK_SIGNAL = signal.SIGRTMIN + 5
@@ -16,7 +17,7 @@ _HEADER = "main thread 0x{ident:016x}\n"
 _THREAD = re.compile(r"^(?:Current thread|Thread) (0x[0-9a-fA-F]+)")
 _FRAME = re.compile(r'^\s+File "(.*)", line (\d+) in (.+)$')
 
-_armed: list = []  # the open file faulthandler writes to must stay open
+_armed: list[Any] = []  # the open file faulthandler writes to must stay open
 
 
 def arm(path: str) -> None:
@@ -28,13 +29,13 @@ def arm(path: str) -> None:
     _armed.append(stream)
 
 
-def main_thread_stack(text: str) -> list[dict]:
+def main_thread_stack(text: str) -> list[dict[str, Any]]:
     """The main thread's frames from a faulthandler dump, outermost first (as a traceback lists them)."""
     lines = text.splitlines()
     if not lines or not lines[0].startswith("main thread "):
         return []
     main = int(lines[0].split()[-1], 16)
-    frames: list[dict] = []
+    frames: list[dict[str, Any]] = []
     in_main = False
     for line in lines[1:]:
         thread = _THREAD.match(line)

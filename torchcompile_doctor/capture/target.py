@@ -7,6 +7,7 @@ import os
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from torchcompile_doctor.errors import DoctorError
 
@@ -39,7 +40,7 @@ class TargetSpec:
             return os.path.dirname(self.path)
         return self.cwd
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         return asdict(self)
 
 

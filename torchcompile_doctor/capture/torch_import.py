@@ -13,7 +13,8 @@ from __future__ import annotations
 import importlib.abc
 import importlib.util
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from importlib.machinery import ModuleSpec
 from types import ModuleType
 
 
@@ -23,7 +24,9 @@ class TorchImportWatcher(importlib.abc.MetaPathFinder):
         self._after = after
         self.import_error: BaseException | None = None  # torch's own import failed with this
 
-    def find_spec(self, name, path=None, target=None):
+    def find_spec(
+        self, name: str, path: Sequence[str] | None = None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
         if name != "torch":
             return None
         sys.meta_path.remove(self)  # one shot: the real finders find torch from here on
@@ -44,7 +47,7 @@ class TorchImportWatcher(importlib.abc.MetaPathFinder):
                 del loader.exec_module  # the loader's own method again
             self._after(module)
 
-        loader.exec_module = exec_module
+        loader.exec_module = exec_module  # type: ignore[method-assign]
         return spec
 
 

@@ -9,6 +9,7 @@ import contextlib
 import logging
 import warnings
 from collections.abc import Iterator
+from typing import TextIO
 
 from torchcompile_doctor.events.messages.warnings import COMPILE_STACK
 from torchcompile_doctor.events.sidechannel import EventName, SideChannel
@@ -88,7 +89,14 @@ def warning_capture(channel: SideChannel) -> Iterator[None]:
     (a user's replacement included), with the same arguments; warnings Python filters out never reach it."""
     previous = warnings.showwarning
 
-    def show_and_record(message, category, filename, lineno, file=None, line=None):
+    def show_and_record(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
         try:
             if COMPILE_STACK.search(str(filename)):
                 channel.write(

@@ -174,7 +174,7 @@ def _classify_torch_sentence(text: str) -> _Classified | None:
     return None
 
 
-def _classify_tensor(tensor: re.Match) -> _Classified:
+def _classify_tensor(tensor: re.Match[str]) -> _Classified:
     """A tensor check that failed: dtype, size, requires_grad, device, dispatch keys, stride."""
     name, what, rest = user_variable(tensor["name"]), tensor["what"].strip(), tensor["rest"]
     values = _EXPECTED_ACTUAL.search(rest.strip())
@@ -218,7 +218,7 @@ def _classify_global_state(text: str) -> _Classified | None:
     return None
 
 
-def _classify_contains(contains: re.Match) -> _Classified:
+def _classify_contains(contains: re.Match[str]) -> _Classified:
     """`___dict_contains('k', d)` failed: the entry was compiled for a dict (or a module) with key k, this one
     lacks it (or, negated, the other way round)."""
     was, now = ("missing", "present") if contains["negated"] else ("present", "missing")

@@ -20,7 +20,7 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from torchcompile_doctor.events.model import LogHealth
 
@@ -43,12 +43,12 @@ _LINE, _PAYLOAD, _LONG = 0, 1, 2
 @dataclass(frozen=True)
 class Record:
     kind: str  # e.g. "dynamo_start", or "artifact:recompile_reasons" for artifacts
-    meta: dict
+    meta: dict[str, Any]
     payload: str | None
     line_no: int
 
 
-def record_kind(meta: dict) -> str | None:
+def record_kind(meta: dict[str, Any]) -> str | None:
     for key in meta:
         if key not in META_KEYS:
             if key == "artifact":
@@ -192,7 +192,7 @@ def _verified_prefix(payload: bytes, expected: str) -> int | None:
 
 
 def _finish(
-    pending: tuple[str, dict, int], runs: list[bytes] | None, complete: bool, health: LogHealth
+    pending: tuple[str, dict[str, Any], int], runs: list[bytes] | None, complete: bool, health: LogHealth
 ) -> Record | None:
     """The pending record, its payload md5-checked when it was kept (`runs`); None (counted) on a mismatch."""
     kind, meta, line_no = pending
@@ -213,7 +213,7 @@ def _finish(
     return Record(kind, meta, payload, line_no)
 
 
-def _envelope(line: bytes, health: LogHealth) -> tuple[str, dict] | None:
+def _envelope(line: bytes, health: LogHealth) -> tuple[str, dict[str, Any]] | None:
     """(kind, metadata) of a record's first line; None for a blank line, and (counted) for a bad one."""
     if line.endswith(b"\r"):
         line = line.rstrip(b"\r\n")
@@ -242,7 +242,7 @@ class _Pending:
     """The record being read: its envelope, its payload as written when it is wanted (else a view of it while it
     is short: the file's last record is checked whole), and whether every payload line could be loaded."""
 
-    def __init__(self, kind: str, meta: dict, line_no: int, keep_payload: bool) -> None:
+    def __init__(self, kind: str, meta: dict[str, Any], line_no: int, keep_payload: bool) -> None:
         self.envelope = (kind, meta, line_no)
         self.keep_payload = keep_payload
         self.runs: list[bytes] = []

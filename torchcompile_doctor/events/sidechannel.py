@@ -16,11 +16,11 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from enum import StrEnum
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from torchcompile_doctor.capture_layout import process_side_channel
 from torchcompile_doctor.events.messages import LogMessage, MessageReader, ShownWarning
-from torchcompile_doctor.events.messages.exceptions import overwritten_output
+from torchcompile_doctor.events.messages.exceptions import overwritten_output, traced_frames
 from torchcompile_doctor.events.messages.hints import perf_hint
 from torchcompile_doctor.events.model import (
     BackendUse,
@@ -60,7 +60,7 @@ class SideChannel:
         self._path = path
         self._file = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
         self._lock = threading.Lock()
-        self._bootstrap: dict | None = None
+        self._bootstrap: dict[str, Any] | None = None
         if follow_forks:  # a capture child: a process forked from it writes a channel of its own
             os.register_at_fork(after_in_child=self._forked)
 
@@ -111,7 +111,7 @@ def _opt_float(value: object) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-_PARSERS: dict[str, Callable[[dict], object]] = {  # keyed by EventName (a str)
+_PARSERS: dict[str, Callable[[dict[str, Any]], object]] = {  # keyed by EventName (a str)
     EventName.BOOTSTRAP: lambda d: BootstrapInfo(
         torch_version=str(d.get("torch_version", "")),
         python_version=str(d.get("python_version", "")),
@@ -180,6 +180,7 @@ _PARSERS: dict[str, Callable[[dict], object]] = {  # keyed by EventName (a str)
         message=_opt_str(d.get("message")),
         stack=_frames(d.get("stack")),
         wall_time=_opt_float(d.get("t")),
+        traced_stack=traced_frames(_opt_str(d.get("message")) or ""),
     ),
     EventName.TORCH_LOG: lambda d: LogMessage(
         module=str(d["module"]),

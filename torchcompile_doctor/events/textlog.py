@@ -23,7 +23,7 @@ import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from torchcompile_doctor.events.messages import LogMessage, MessageReader, ShownWarning, starts_a_record
 from torchcompile_doctor.events.messages.exceptions import overwritten_output
@@ -63,7 +63,7 @@ class LoggedProcess:
 
 @dataclass
 class _Record:
-    key: tuple
+    key: tuple[Any, ...]
     message: LogMessage
     lines: list[str]
 

@@ -13,6 +13,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.model.gate import BaselineSummary, BaselineUpdate
@@ -37,7 +38,7 @@ def torch_release(version: str | None) -> str:
 @dataclass(frozen=True)
 class Baseline:
     path: Path
-    sections: dict  # torch release -> target -> [entry]
+    sections: dict[str, Any]  # torch release -> target -> [entry]
 
 
 def _bad(path: Path, problem: str) -> DoctorError:
@@ -93,7 +94,7 @@ def target_key(report: Report, base: Path) -> str:
     return path + sep + function
 
 
-def entry_for(finding: Finding) -> dict:
+def entry_for(finding: Finding) -> dict[str, Any]:
     where = finding.user_frame or finding.location
     return {
         "fingerprint": finding.fingerprint,
@@ -107,7 +108,7 @@ def entry_for(finding: Finding) -> dict:
 
 def known_findings(
     baseline: Baseline, report: Report, updated: BaselineUpdate | None = None
-) -> tuple[dict[str, dict], BaselineSummary]:
+) -> tuple[dict[str, dict[str, Any]], BaselineSummary]:
     """The baseline entries for this report's torch release and target (fingerprint -> entry), and what
     to tell the user about them; the gate adds how many findings are known, new and worse."""
     release = torch_release(report.torch_version)
@@ -130,7 +131,9 @@ def known_findings(
     return known, summary
 
 
-def updated_document(baseline: Baseline | None, reports: list[Report], base: Path) -> tuple[dict, BaselineUpdate]:
+def updated_document(
+    baseline: Baseline | None, reports: list[Report], base: Path
+) -> tuple[dict[str, Any], BaselineUpdate]:
     """The baseline rewritten for these reports: their targets' entries replaced (fixed ones pruned),
     other targets and other torch releases kept. Returns the document and what changed."""
     previous = baseline.sections if baseline else {}
@@ -151,7 +154,7 @@ def updated_document(baseline: Baseline | None, reports: list[Report], base: Pat
     return {"version": BASELINE_VERSION, "torch": sections}, BaselineUpdate(added, pruned, kept)
 
 
-def write_baseline(path: Path, document: dict) -> None:
+def write_baseline(path: Path, document: dict[str, Any]) -> None:
     try:
         path.write_text(json.dumps(document, indent=2, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
     except OSError as error:

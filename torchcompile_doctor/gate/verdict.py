@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import replace
+from typing import Any
 
 from torchcompile_doctor.model.findings import compile_ids_of, impact_figures, torch_text_of
 from torchcompile_doctor.model.gate import BaselineSummary, GateCriteria, GateFailure, GateResult
@@ -44,7 +45,7 @@ def _fullgraph_says(findings: list[Finding]) -> str | None:
     if not breaks:
         return None
 
-    def first_compile(finding: Finding) -> tuple:
+    def first_compile(finding: Finding) -> tuple[Any, ...]:
         ids = compile_ids_of(finding.evidence) or ["~"]
         return (min(str(i) for i in ids), finding.rank)
 
@@ -103,7 +104,7 @@ def _failing(new: list[Finding], criteria: GateCriteria) -> tuple[dict[str, list
     return reasons, violations
 
 
-def _against_baseline(report: Report, known: dict[str, dict], baseline: BaselineSummary) -> BaselineSummary:
+def _against_baseline(report: Report, known: dict[str, dict[str, Any]], baseline: BaselineSummary) -> BaselineSummary:
     """The baseline's summary completed with how many findings it knows, how many are new, which got worse."""
     worse = [f for f in report.findings if f.fingerprint in known and f.count > known[f.fingerprint]["count"]]
     new = sum(1 for f in report.findings if f.fingerprint not in known)
@@ -122,7 +123,7 @@ def _against_baseline(report: Report, known: dict[str, dict], baseline: Baseline
 def apply_gate(
     report: Report,
     criteria: GateCriteria,
-    known: dict[str, dict] | None = None,
+    known: dict[str, dict[str, Any]] | None = None,
     baseline: BaselineSummary | None = None,
 ) -> Report:
     """Mark the findings that fail `criteria`, put them first, and record the verdict on the report.

@@ -125,6 +125,25 @@ class Fix:
     verified: Verification | None = None  # its measured effect (--try-fixes)
 
 
+@dataclass(frozen=True)
+class RuleHelp:
+    """What a finding's catalogue entry says about the rule itself, for the formats that describe their rules
+    (SARIF's reportingDescriptor): filled by the analysis from the catalogue, so that renderers read no catalogue."""
+
+    name: str
+    kind: str
+    severity: str
+    title: str  # the title template, `{placeholders}` and all
+    why: str
+    fix: str
+    what_it_does: str | None = None  # the explanation's sections
+    why_is_this_bad: str | None = None
+    references: tuple[str, ...] = ()
+    docs_url: str | None = None
+    gb_pages: tuple[str, ...] = ()  # torch's page of each graph-break id it matches
+    page: str = ""  # the rule's page (`doctor rule CODE`, without the detector line), markdown
+
+
 @dataclass(frozen=True, kw_only=True)
 class Finding:
     rank: int = 0
@@ -152,6 +171,8 @@ class Finding:
     fingerprint: str
     ranks: tuple[int, ...] = (0,)  # the distributed ranks it occurred on; (0,) for a single process
     skipped_frames: tuple[SkippedFrame, ...] = ()  # a fallback: the frames its break made torch run eagerly
+    # its rule as the catalogue describes it (None: a rule the catalogue lacks); not part of the JSON report
+    rule_help: RuleHelp | None = field(default=None, compare=False, repr=False, metadata=json_field(skip=True))
 
 
 @dataclass(frozen=True)

@@ -120,7 +120,9 @@ def _edit_statements(module: cst.Module, edits: Sequence[Edit]) -> cst.Module:
     return changed
 
 
-def _changed(statement: cst.BaseStatement, edits: Sequence[Edit]) -> cst.BaseStatement | cst.FlattenSentinel:
+def _changed(
+    statement: cst.BaseStatement, edits: Sequence[Edit]
+) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
     replacing = [e for e in edits if isinstance(e, (ReplaceStatement, WrapStatement))]
     if len(replacing) > 1:
         raise EditError(f"two changes of the statement at line {replacing[0].line}")

@@ -54,7 +54,8 @@ FORMATS = tuple(fmt.value for fmt in Format)
 
 def renderer_for(fmt: str) -> Renderer:
     """The render function of a format."""
-    return importlib.import_module(_MODULES[Format(fmt)]).render
+    render: Renderer = importlib.import_module(_MODULES[Format(fmt)]).render
+    return render
 
 
 def render(report: Report, fmt: str, options: RenderOptions = DEFAULT_OPTIONS) -> str:

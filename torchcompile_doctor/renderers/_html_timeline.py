@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from torchcompile_doctor.model.compile_time import (
     PHASES,
@@ -376,7 +377,7 @@ def _first_start(frame: FrameCompileTime) -> float:
     return min((c.start_s for c in frame.compiles if c.start_s is not None), default=float("inf"))
 
 
-def _lane(report: Report, label: str, rank: int | None, data: CompileTime, scale: float) -> tuple[Lane, list]:
+def _lane(report: Report, label: str, rank: int | None, data: CompileTime, scale: float) -> tuple[Lane, list[Any]]:
     at_compile = _marks_by_compile(report, rank)
     rows, lines = [], []
     for frame in sorted(data.frames, key=lambda f: (_first_start(f), f.where)):
@@ -395,7 +396,7 @@ def _lane(report: Report, label: str, rank: int | None, data: CompileTime, scale
 
 
 def _compile_line(
-    frame: FrameCompileTime, record: CompileRecord, marks, rank: int | None, labels: Labels
+    frame: FrameCompileTime, record: CompileRecord, marks: list[Any], rank: int | None, labels: Labels
 ) -> CompileLine:
     phases = " · ".join(f"{labels[p]} {record.phases[p]:.2f} s" for p in PHASES if record.phases.get(p, 0.0) >= 0.005)
     return CompileLine(

@@ -9,6 +9,7 @@ trace has no spans for is one event of its own. Pure: the CLI writes the file be
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from torchcompile_doctor.model.compile_time import CompileRecord, CompileTime, FrameCompileTime
 from torchcompile_doctor.model.report import Report
@@ -22,7 +23,7 @@ def _us(seconds: float) -> float:
     return round(seconds * 1e6, 1)
 
 
-def _span(name: str, start_s: float, seconds: float, track: tuple[int, int], compile_id: str) -> dict:
+def _span(name: str, start_s: float, seconds: float, track: tuple[int, int], compile_id: str) -> dict[str, Any]:
     """A complete ("X") event: a span on a track (pid, tid)."""
     pid, tid = track
     return {
@@ -37,7 +38,7 @@ def _span(name: str, start_s: float, seconds: float, track: tuple[int, int], com
     }
 
 
-def _compile_events(record: CompileRecord, pid: int, tid: int) -> list[dict]:
+def _compile_events(record: CompileRecord, pid: int, tid: int) -> list[dict[str, Any]]:
     """torch's spans of the compile, and the compile as one event around them where no span covers it."""
     events = [_span(s.name, s.start_s, s.seconds, (pid, tid), record.compile_id) for s in record.spans]
     if record.start_s is None or spans_cover(record):
@@ -46,9 +47,9 @@ def _compile_events(record: CompileRecord, pid: int, tid: int) -> list[dict]:
     return [_span(name, record.start_s, record.seconds, (pid, tid), record.compile_id), *events]
 
 
-def _frame_events(frame: FrameCompileTime, pid: int, tid: int, shareable: Shareable) -> list[dict]:
+def _frame_events(frame: FrameCompileTime, pid: int, tid: int, shareable: Shareable) -> list[dict[str, Any]]:
     name = shareable.text(f"{frame.function} ({frame.where})")
-    events: list[dict] = [
+    events: list[dict[str, Any]] = [
         {"name": "thread_name", "ph": "M", "pid": pid, "tid": tid, "args": {"name": name}},
         {"name": "thread_sort_index", "ph": "M", "pid": pid, "tid": tid, "args": {"sort_index": tid}},
     ]
@@ -57,7 +58,9 @@ def _frame_events(frame: FrameCompileTime, pid: int, tid: int, shareable: Sharea
     return events
 
 
-def _finding_events(report: Report, rank: int | None, tracks: dict[str, tuple[int, float]], pid: int, shareable):
+def _finding_events(
+    report: Report, rank: int | None, tracks: dict[str, tuple[int, float]], pid: int, shareable: Shareable
+) -> list[dict[str, Any]]:
     """Each finding an instant ("i") event on the track of the compile it names, when that compile ran."""
     events = []
     for finding in report.findings:
@@ -83,9 +86,11 @@ def _finding_events(report: Report, rank: int | None, tracks: dict[str, tuple[in
     return events
 
 
-def _lane_events(report: Report, label: str, rank: int | None, data: CompileTime, shareable: Shareable) -> list[dict]:
+def _lane_events(
+    report: Report, label: str, rank: int | None, data: CompileTime, shareable: Shareable
+) -> list[dict[str, Any]]:
     pid = rank or 0
-    events: list[dict] = [{"name": "process_name", "ph": "M", "pid": pid, "args": {"name": label}}]
+    events: list[dict[str, Any]] = [{"name": "process_name", "ph": "M", "pid": pid, "args": {"name": label}}]
     tracks: dict[str, tuple[int, float]] = {}
     frames = sorted(data.frames, key=lambda f: min((c.start_s for c in f.compiles if c.start_s is not None), default=0))
     for tid, frame in enumerate(frames, start=1):

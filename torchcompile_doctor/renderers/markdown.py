@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+from typing import Any
 
 from torchcompile_doctor.model.gate import GateResult
 from torchcompile_doctor.model.report import Finding, Report, rank_list
@@ -39,7 +40,7 @@ def _block(text: str) -> str:
     return f"{fence}python\n{text}\n{fence}"
 
 
-def _finding(finding: Finding, gate: GateResult | None = None, all_ranks: tuple = ()) -> list[str]:
+def _finding(finding: Finding, gate: GateResult | None = None, all_ranks: tuple[Any, ...] = ()) -> list[str]:
     where = finding.location.where if finding.location else "-"
     lines = [
         f"### {finding.rank}. {finding.severity.upper()} {finding.code}: {_escape(finding.title)}",

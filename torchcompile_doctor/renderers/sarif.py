@@ -1,4 +1,5 @@
-"""SARIF 2.1.0 for code scanning (GitHub, GitLab, IDE viewers): one run per report, rules from the catalogue."""
+"""SARIF 2.1.0 for code scanning (GitHub, GitLab, IDE viewers): one run per report, each rule described as the
+catalogue describes it (the findings carry that: `Finding.rule_help`)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,11 @@ import json
 import re
 from collections.abc import Sequence
 from pathlib import PurePath
+from typing import Any
 from urllib.parse import quote
 
 from torchcompile_doctor.model.json import to_json
-from torchcompile_doctor.model.report import Finding, Location, Report
+from torchcompile_doctor.model.report import Finding, Location, Report, RuleHelp
 from torchcompile_doctor.renderers._annotations import (
     SEVERITY_LEVEL,
     annotation_site,
@@ -21,8 +23,6 @@ from torchcompile_doctor.renderers._annotations import (
 )
 from torchcompile_doctor.renderers._text import clean
 from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
-from torchcompile_doctor.rules import Rule, load_catalogue
-from torchcompile_doctor.rules.rule_page import GB_PAGE, rule_page
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://pypi.org/project/torchcompile-doctor/"
@@ -40,7 +40,7 @@ _GENERIC = {"function": "a function", "guards": "many", "count": "several", "sha
 
 
 def _generic_title(title: str) -> str:
-    def word(match: re.Match) -> str:
+    def word(match: re.Match[str]) -> str:
         determiner, name = match.group(1), match.group(2)
         if determiner and name == "function":
             return determiner + "function"
@@ -55,38 +55,31 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
-def _references(rule: Rule | None) -> list[str]:
-    """The catalogue entry's `references` section (a list of URLs and titles), if it has one."""
-    references = dict(rule.explanation).get("references") if rule else None
-    return [str(reference) for reference in references] if isinstance(references, list) else []
-
-
-def _help_uri(rule: Rule | None, finding: Finding) -> str | None:
-    references = _references(rule)
-    gb_pages = [GB_PAGE.format(gb_id.lower()) for gb_id in rule.match.gb_ids] if rule else []
+def _help_uri(rule: RuleHelp | None, finding: Finding) -> str | None:
+    references = list(rule.references) if rule else []
+    gb_pages = list(rule.gb_pages) if rule else []
     candidates = [rule.docs_url if rule else None, finding.docs_url, *references, *gb_pages]
     return next((uri for uri in candidates if uri and uri.startswith(("https://", "http://"))), None)
 
 
-def _rule_descriptor(code: str, rule: Rule | None, finding: Finding) -> dict:
+def _rule_descriptor(code: str, rule: RuleHelp | None, finding: Finding) -> dict[str, Any]:
     """A reportingDescriptor from the catalogue entry; from the finding itself for a code the catalogue lacks."""
     severity = rule.severity if rule else finding.severity
     level = SEVERITY_LEVEL[severity]
-    descriptor: dict = {
+    descriptor: dict[str, Any] = {
         "id": code,
         "name": rule.name if rule else (finding.rule_name or code),
         "shortDescription": {"text": _generic_title(rule.title) if rule else clean(finding.title)},
     }
     if rule:
-        sections = dict(rule.explanation)
-        what, why = sections.get("what_it_does"), sections.get("why_is_this_bad")
-        full = " ".join(_sentence(str(part)) for part in (what, why) if part) or _sentence(rule.why)
+        parts = (rule.what_it_does, rule.why_is_this_bad)
+        full = " ".join(_sentence(part) for part in parts if part) or _sentence(rule.why)
         descriptor["fullDescription"] = {"text": full}
-        references = [f"- {r}" for r in _references(rule)]
+        references = [f"- {r}" for r in rule.references]
         text = "\n\n".join(
             [full, f"Fix: {rule.fix}", *(["References:\n" + "\n".join(references)] if references else [])]
         )
-        descriptor["help"] = {"text": text, "markdown": rule_page(code, (rule,))}
+        descriptor["help"] = {"text": text, "markdown": rule.page}
     help_uri = _help_uri(rule, finding)
     if help_uri:
         descriptor["helpUri"] = help_uri
@@ -99,7 +92,7 @@ def _rule_descriptor(code: str, rule: Rule | None, finding: Finding) -> dict:
     return descriptor
 
 
-def _gate_descriptor() -> dict:
+def _gate_descriptor() -> dict[str, Any]:
     text = (
         "The run as a whole failed a `doctor check` criterion (--fullgraph, --max-recompiles, --max-graphs, "
         "a baseline) that no single finding carries."
@@ -115,7 +108,7 @@ def _gate_descriptor() -> dict:
     }
 
 
-def _artifact(file: str, base_dir: str | None) -> dict | None:
+def _artifact(file: str, base_dir: str | None) -> dict[str, Any] | None:
     if is_pseudo_file(file):
         return None
     relative = relative_path(file, base_dir)
@@ -127,17 +120,17 @@ def _artifact(file: str, base_dir: str | None) -> dict | None:
     return {"uri": quote(path.as_posix())}
 
 
-def _location(site: Location, base_dir: str | None, message: str | None = None) -> dict | None:
+def _location(site: Location, base_dir: str | None, message: str | None = None) -> dict[str, Any] | None:
     artifact = _artifact(site.file, base_dir)
     if artifact is None:
         return None
-    physical: dict = {"artifactLocation": artifact}
+    physical: dict[str, Any] = {"artifactLocation": artifact}
     if site.line >= 1:
-        region: dict = {"startLine": site.line}
+        region: dict[str, Any] = {"startLine": site.line}
         if site.source:
             region["snippet"] = {"text": clean(site.source)}
         physical["region"] = region
-    location: dict = {"physicalLocation": physical}
+    location: dict[str, Any] = {"physicalLocation": physical}
     if site.function:
         location["logicalLocations"] = [{"name": clean(site.function), "kind": "function"}]
     if message:
@@ -150,9 +143,9 @@ def _message(finding: Finding, reason: str | None) -> str:
     return clean("\n".join(p for p in parts if p))
 
 
-def _result(report: Report, finding: Finding, rule_index: int, base_dir: str | None) -> dict:
+def _result(report: Report, finding: Finding, rule_index: int, base_dir: str | None) -> dict[str, Any]:
     reason = gate_reason(report, finding)
-    result: dict = {
+    result: dict[str, Any] = {
         "ruleId": finding.code,
         "ruleIndex": rule_index,
         "level": "error" if reason else SEVERITY_LEVEL[finding.severity],
@@ -168,7 +161,7 @@ def _result(report: Report, finding: Finding, rule_index: int, base_dir: str | N
             result["relatedLocations"] = [{"id": 1, **related}]
     result["partialFingerprints"] = {FINGERPRINT_KEY: finding.fingerprint}
     result["occurrenceCount"] = max(1, finding.count)
-    properties: dict = {"severity": finding.severity, "rank": finding.rank, "kind": finding.kind}
+    properties: dict[str, Any] = {"severity": finding.severity, "rank": finding.rank, "kind": finding.kind}
     for key, value in (
         ("gbId", finding.gb_id),
         ("gbType", finding.gb_type),
@@ -183,13 +176,12 @@ def _result(report: Report, finding: Finding, rule_index: int, base_dir: str | N
     return result
 
 
-def _run(report: Report, base_dir: str | None) -> dict:
-    catalogue = {rule.code: rule for rule in load_catalogue()}
+def _run(report: Report, base_dir: str | None) -> dict[str, Any]:
     first_finding: dict[str, Finding] = {}
     for finding in report.findings:
         first_finding.setdefault(finding.code, finding)
     codes = sorted(first_finding)
-    rules = [_rule_descriptor(code, catalogue.get(code), first_finding[code]) for code in codes]
+    rules = [_rule_descriptor(code, first_finding[code].rule_help, first_finding[code]) for code in codes]
     index = {code: i for i, code in enumerate(codes)}
     results = [_result(report, finding, index[finding.code], base_dir) for finding in report.findings]
     violations = report.gate.violations if report.gate is not None else ()
@@ -206,7 +198,7 @@ def _run(report: Report, base_dir: str | None) -> dict:
             for violation in violations
         ]
     target = display_path(report.target, base_dir)
-    run: dict = {
+    run: dict[str, Any] = {
         "tool": {
             "driver": {
                 "name": "torchcompile-doctor",
@@ -222,7 +214,7 @@ def _run(report: Report, base_dir: str | None) -> dict:
         base_uri = PurePath(base_dir).as_uri()
         run["originalUriBaseIds"] = {SRCROOT: {"uri": base_uri if base_uri.endswith("/") else base_uri + "/"}}
     run["results"] = results
-    properties: dict = {
+    properties: dict[str, Any] = {
         "target": target,
         "backend": report.backend,
         "torchVersion": report.torch_version,
@@ -236,7 +228,7 @@ def _run(report: Report, base_dir: str | None) -> dict:
     return run
 
 
-def _log(runs: list[dict]) -> str:
+def _log(runs: list[dict[str, Any]]) -> str:
     log = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": runs}
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
 

@@ -9,10 +9,29 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Callable
+from dataclasses import dataclass
 
-from torchcompile_doctor.rules.recompile_fixes import tensor_hyperparameter
+from torchcompile_doctor.rules.facts import Facts
 
-Transform = Callable[[str, dict], "str | None"]
+
+@dataclass(frozen=True, kw_only=True)
+class RewriteFacts(Facts):
+    """The facts a rewrite of the user's line reads (a recompile's): the variable that changed, its dimension,
+    the module attribute, the value the first cache entry was compiled for, the optimizer hyperparameter."""
+
+    variable: str | None = None
+    dim: int | str | None = None
+    attribute: str | None = None
+    first_value: str | None = None
+    hyperparameter: str | None = None
+
+
+@dataclass(frozen=True)
+class Transform:
+    """A rewrite of the user's line: the code in, the rewritten code out (None: not that shape of line)."""
+
+    rewrite: Callable[[str, RewriteFacts], str | None]
+    reads_facts: bool = False  # it needs a detector whose facts are RewriteFacts
 
 
 def code_only(source: str) -> str:
@@ -42,7 +61,7 @@ def _indent(line: str) -> str:
     return line[: len(line) - len(line.lstrip())]
 
 
-def guard_is_compiling(line: str, facts: dict) -> str | None:
+def guard_is_compiling(line: str, facts: RewriteFacts) -> str | None:
     pad = _indent(line)
     return f"{pad}if not torch.compiler.is_compiling():\n{pad}    {line.strip()}"
 
@@ -72,21 +91,21 @@ def _opening_paren(line: str, closing: int) -> int | None:
     return None
 
 
-def drop_item(line: str, facts: dict) -> str | None:
+def drop_item(line: str, facts: RewriteFacts) -> str | None:
     if ".item()" not in line:
         return None
     note = f"{_indent(line)}# a 0-d tensor: no graph break; call .item() after the compiled step"
     return f"{note}\n{_without_call(line, '.item()', ('int', 'float', 'bool'))}"
 
 
-def drop_tolist(line: str, facts: dict) -> str | None:
+def drop_tolist(line: str, facts: RewriteFacts) -> str | None:
     if ".tolist()" not in line:
         return None
     note = f"{_indent(line)}# keep it a tensor inside the compiled region"
     return f"{note}\n{_without_call(line, '.tolist()', ('list', 'tuple'))}"
 
 
-def branchless_where(line: str, facts: dict) -> str | None:
+def branchless_where(line: str, facts: RewriteFacts) -> str | None:
     match = re.match(r"^(\s*)(?:el)?if (?P<cond>.+):\s*$", line)
     if match is None:
         return None
@@ -98,12 +117,12 @@ def branchless_where(line: str, facts: dict) -> str | None:
     )
 
 
-def move_outside(line: str, facts: dict) -> str | None:
+def move_outside(line: str, facts: RewriteFacts) -> str | None:
     return f"# in the caller, after the compiled function returns:\n{line.strip()}"
 
 
-def module_counter_buffer(line: str, facts: dict) -> str | None:
-    attr = facts.get("attribute")
+def module_counter_buffer(line: str, facts: RewriteFacts) -> str | None:
+    attr = facts.attribute
     if not attr:
         return None
     init = f'# __init__: self.register_buffer("{attr}", torch.zeros((), dtype=torch.long))'
@@ -143,7 +162,7 @@ _SAME_IN_TORCH = {
 _RENAMED_IN_TORCH = {"clip": "clamp", "concatenate": "cat", "power": "pow", "absolute": "abs"}
 
 
-def numpy_to_torch(line: str, facts: dict) -> str | None:
+def numpy_to_torch(line: str, facts: RewriteFacts) -> str | None:
     after = re.sub(r"\.numpy\(\)", "", line)
     # np.digitize(x, bins) == torch.bucketize(x, bins, right=True)
     after = re.sub(
@@ -153,7 +172,7 @@ def numpy_to_torch(line: str, facts: dict) -> str | None:
     )
     unknown = False
 
-    def swap(match: re.Match) -> str:
+    def swap(match: re.Match[str]) -> str:
         nonlocal unknown
         name = match.group(1)
         if name in _SAME_IN_TORCH:
@@ -178,16 +197,16 @@ def _replace_argument(line: str, variable: str, replacement: str) -> str | None:
     return head + "(" + re.sub(pattern, replacement, tail)
 
 
-def cast_at_call_site(line: str, facts: dict) -> str | None:
-    var = facts.get("variable")
+def cast_at_call_site(line: str, facts: RewriteFacts) -> str | None:
+    var = facts.variable
     if not var:
         return None
-    dtype = facts.get("first_value") or "float32"
+    dtype = facts.first_value or "float32"
     return _replace_argument(line, var, f"{var}.to(torch.{dtype})")
 
 
-def mark_dynamic(line: str, facts: dict) -> str | None:
-    var, dim = facts.get("variable"), facts.get("dim", 0)
+def mark_dynamic(line: str, facts: RewriteFacts) -> str | None:
+    var, dim = facts.variable, facts.dim if facts.dim is not None else 0
     if not var:
         return None
     if _replace_argument(line, var, var) is None:
@@ -195,25 +214,42 @@ def mark_dynamic(line: str, facts: dict) -> str | None:
     return f"{_indent(line)}torch._dynamo.mark_dynamic({var}, {dim})  # before the first call\n{line.rstrip()}"
 
 
-def tensor_argument(line: str, facts: dict) -> str | None:
-    var = facts.get("variable")
+def tensor_argument(line: str, facts: RewriteFacts) -> str | None:
+    var = facts.variable
     if not var or var.startswith(("self.", "___")):
         return None
     return _replace_argument(line, var, f"torch.tensor({var})")
 
 
+_HYPERPARAMETER = re.compile(r"\b(?P<name>lr|weight_decay|momentum)\s*=\s*(?P<value>[^,()]+(?:\([^()]*\))?)")
+
+
+def tensor_hyperparameter(line: str, facts: RewriteFacts) -> str | None:
+    """`torch.optim.Adam(params, lr=lr)` -> `torch.optim.Adam(params, lr=torch.tensor(lr))` for the
+    hyperparameter that recompiled (`facts.hyperparameter`): a recompile rule whose fix is not at the guard's
+    line, but where the user creates the optimizer."""
+    wanted = facts.hyperparameter or "lr"
+    for match in _HYPERPARAMETER.finditer(line):
+        value = match["value"].strip()
+        if match["name"] != wanted or value.startswith("torch.tensor("):
+            continue
+        start = match.span("value")[0]
+        return f"{line[:start]}torch.tensor({value}){line[start + len(match['value'].rstrip()) :]}"
+    return None
+
+
 TRANSFORMS: dict[str, Transform] = {
-    "guard_is_compiling": guard_is_compiling,
-    "drop_item": drop_item,
-    "drop_tolist": drop_tolist,
-    "branchless_where": branchless_where,
-    "move_outside": move_outside,
-    "module_counter_buffer": module_counter_buffer,
-    "numpy_to_torch": numpy_to_torch,
-    "cast_at_call_site": cast_at_call_site,
-    "mark_dynamic": mark_dynamic,
-    "tensor_argument": tensor_argument,
-    "tensor_hyperparameter": tensor_hyperparameter,  # rules/recompile_fixes.py
+    "guard_is_compiling": Transform(guard_is_compiling),
+    "drop_item": Transform(drop_item),
+    "drop_tolist": Transform(drop_tolist),
+    "branchless_where": Transform(branchless_where),
+    "move_outside": Transform(move_outside),
+    "numpy_to_torch": Transform(numpy_to_torch),
+    "module_counter_buffer": Transform(module_counter_buffer, reads_facts=True),
+    "cast_at_call_site": Transform(cast_at_call_site, reads_facts=True),
+    "mark_dynamic": Transform(mark_dynamic, reads_facts=True),
+    "tensor_argument": Transform(tensor_argument, reads_facts=True),
+    "tensor_hyperparameter": Transform(tensor_hyperparameter, reads_facts=True),
 }
 
 
@@ -226,14 +262,14 @@ def _with_comment(after: str, comment: str) -> str:
     return "\n".join(lines)
 
 
-def apply(transform: str | None, line: str | None, facts: dict) -> tuple[str | None, str | None]:
+def apply(transform: str | None, line: str | None, facts: Facts) -> tuple[str | None, str | None]:
     """(before, after) for a finding, or (None, None) when there is nothing to rewrite."""
     if transform is None or not line:
         return None, None
     code = code_only(line)
     if not code.strip():
         return None, None
-    after = TRANSFORMS[transform](code, facts)
+    after = TRANSFORMS[transform].rewrite(code, facts if isinstance(facts, RewriteFacts) else RewriteFacts())
     if not after:
         return None, None
     return line.strip(), textwrap.dedent(_with_comment(after, line[len(code) :])).strip("\n")

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 from torchcompile_doctor.errors import DoctorError
-from torchcompile_doctor.model.report import Kind
-from torchcompile_doctor.rules import Rule, ranking_params
+from torchcompile_doctor.model.report import Kind, RuleHelp
+from torchcompile_doctor.rules.catalogue import Rule, ranking_params, rule_by_code
 
 GB_SITE = "https://meta-pytorch.github.io/compile-graph-break-site/"
 GB_PAGE = GB_SITE + "gb/{}.html"
@@ -86,3 +88,29 @@ def rule_page(code: str, catalogue: tuple[Rule, ...], *, with_detector: bool = F
         needs = f", when {', '.join(wording.needs)} is known" if wording.needs else ""
         lines += ["", f"## Fix for {' or '.join(wording.origins)} code{needs}", wording.fix]
     return "\n".join(lines)
+
+
+@cache
+def rule_help(code: str) -> RuleHelp | None:
+    """What the catalogue says about the rule `code` (None: no such rule), made once per rule and shared by its
+    findings."""
+    rule = rule_by_code().get(code)
+    if rule is None:
+        return None
+    sections = dict(rule.explanation)
+    references = sections.get("references")
+    what, why = sections.get("what_it_does"), sections.get("why_is_this_bad")
+    return RuleHelp(
+        name=rule.name,
+        kind=rule.kind,
+        severity=rule.severity,
+        title=rule.title,
+        why=rule.why,
+        fix=rule.fix,
+        what_it_does=str(what) if what else None,
+        why_is_this_bad=str(why) if why else None,
+        references=tuple(str(r) for r in references) if isinstance(references, list) else (),
+        docs_url=rule.docs_url,
+        gb_pages=tuple(GB_PAGE.format(gb_id.lower()) for gb_id in rule.match.gb_ids),
+        page=rule_page(code, (rule,)),
+    )

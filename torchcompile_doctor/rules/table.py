@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from torchcompile_doctor.rules import Rule, load_catalogue
+from torchcompile_doctor.rules.catalogue import Rule, load_catalogue
 
 START, END = "<!-- rules:start -->", "<!-- rules:end -->"
 

@@ -8,25 +8,60 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 
 from torchcompile_doctor.analysis.code import THIRD_PARTY, USER, CodeMap, without_doctor_frames
+from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
 from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.graph_break_registry import RegistryEntry
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.regional import repeated_blocks_on
 from torchcompile_doctor.events.model import GraphBreak, StackFrame
-from torchcompile_doctor.model.findings import BreakEvidence, BreakImpact
+from torchcompile_doctor.model.findings import BreakEvidence, BreakImpact, Impact, SkippedFrame
 from torchcompile_doctor.model.report import Finding, Location
-from torchcompile_doctor.rules import Rule, rule_for_break
+from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
+from torchcompile_doctor.rules.catalogue import BreakSignature, Rule
+from torchcompile_doctor.rules.facts import Facts
 from torchcompile_doctor.rules.fixes import code_only
 from torchcompile_doctor.rules.rule_page import gb_page
 
 _POLYFILLS = "/torch/_dynamo/polyfills/"
 _LOGGING_MODULE = "/logging/__init__.py"
 _STDLIB_LOGGER_METHODS = {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class BreakFacts(Facts):
+    """What a break's rule may say: where the user's code meets it, the line that broke, torch's words, and for a
+    library's or torch's line what it does (the logger method, the function Dynamo skips, the argument left None)."""
+
+    site_source: str | None = None  # the line that broke (in the standard library: the code calling it)
+    site_where: str | None = None
+    site_function: str | None = None
+    gb_type: str | None = None
+    library: str | None = None  # the package whose line it is (None: the user's)
+    caller: str | None = None  # the user's line that reaches it
+    torch_explanation: str | None = None
+    torch_hints: str | None = None
+    hint_class: str | None = None
+    gb_page: str | None = None
+    skipped_function: str | None = None  # a call Dynamo skips: the function
+    skipped_library: str | None = None  # and its package
+    scheduler_wrapped_step: str | None = None  # an optimizer step called through an LR scheduler's wrapper
+    logger: str | None = None  # a `logging.Logger` call: the logger
+    logger_method: str | None = None  # its method, when it logs
+    logger_function: str | None = None  # `logging.Logger.info`
+    logger_function_ref: str | None = None  # what ignore_logging_functions names (`pkg:` a package adds it)
+    logger_added_by: str | None = None
+    exception: str | None = None  # the exception torch saw raised
+    none_argument: str | None = None  # the argument the line used while it was None
+    router_loop: str | None = None  # the mixture-of-experts example, where the code routes to experts ("" if not)
+    router_rewrite: str | None = None
+    regional: str | None = None  # regional compilation at the model's real module list ("": not offered)
+
+
+GRAPH_BREAK = Binding("graph_break", Params, BreakFacts, rules=None)
 
 # torch/_dynamo/graph_break_hints.py's classes, in words.
 _HINT_CLASS_WORDS = {
@@ -48,27 +83,38 @@ def outside_polyfills(record: GraphBreak) -> GraphBreak:
     return replace(record, file=frame.file, line=frame.line) if frame else record
 
 
-def _logger_facts(logger_call: tuple[str, str] | None, inside_logging: str | None) -> dict:
+@dataclass(frozen=True)
+class _LoggerCall:
+    """A `logging.Logger` call the break is at, as the rule's library wording names it."""
+
+    logger: str | None = None
+    method: str | None = None
+    function: str | None = None
+    function_ref: str | None = None
+    added_by: str | None = None
+
+
+def _logger_facts(logger_call: tuple[str, str] | None, inside_logging: str | None) -> _LoggerCall:
     """For a `logging.Logger` break: the method, the logger, and how to name the method for
     `ignore_logging_functions` (a method a package adds to Logger, such as transformers' `warning_once`,
     exists once that package is imported: the experiment imports it first). `inside_logging`: the Logger
     method whose frame the break is in, for a break inside the logging module itself (`Logger.info` calling
     `self.isEnabledFor`): the method to ignore is the one called, not the one it calls (which returns a value)."""
     if logger_call is None:
-        return {}
+        return _LoggerCall()
     logger, called = logger_call
     method, package = inside_logging or called, logger.split(".")[0]
     if method not in _STDLIB_LOGGER_METHODS and method.startswith(("is", "get", "_")):
-        return {"logger": logger}  # not a call that logs: ignoring it would change the program
+        return _LoggerCall(logger)  # not a call that logs: ignoring it would change the program
     function = f"logging.Logger.{method}"
     added_by = None if method in _STDLIB_LOGGER_METHODS else package
-    return {
-        "logger": logger,
-        "logger_method": method,
-        "logger_function": function,
-        "logger_function_ref": f"{added_by}:{function}" if added_by else function,
-        "logger_added_by": f" (a method `{added_by}` adds to `logging.Logger`)" if added_by else "",
-    }
+    return _LoggerCall(
+        logger=logger,
+        method=method,
+        function=function,
+        function_ref=f"{added_by}:{function}" if added_by else function,
+        added_by=f" (a method `{added_by}` adds to `logging.Logger`)" if added_by else "",
+    )
 
 
 def _call_sites(index: AnalysisIndex, records: list[GraphBreak], in_library: bool) -> tuple[str, ...]:
@@ -97,21 +143,17 @@ def _skipped_call(code: CodeMap, record: GraphBreak) -> tuple[str, str | None, s
     return (function, origin, code.package_name(file) if origin != USER else None, file)
 
 
-def _exception_facts(code: CodeMap, first: GraphBreak, site_source: str) -> dict:
-    """The exception torch saw raised, and the argument the line used while it was None (left out by the
-    caller: `attention_mask[:, None]` with `attention_mask=None`)."""
-    raised = first.raised_call
-    if raised is None:
-        return {}
-    facts: dict = {"exception": raised}
-    if "NoneType" in raised:
-        parameters = code.defs.none_default_parameters(first.file, first.line)
-        used = [p for p in parameters if re.search(rf"(?<![\w.]){re.escape(p)}\s*[\[.(]", site_source)]
-        facts["none_argument"] = used[0] if used else None
-    return facts
+def _none_argument(code: CodeMap, first: GraphBreak, site_source: str) -> str | None:
+    """For an exception about None: the argument the line used while it was None (left out by the caller:
+    `attention_mask[:, None]` with `attention_mask=None`)."""
+    if first.raised_call is None or "NoneType" not in first.raised_call:
+        return None
+    parameters = code.defs.none_default_parameters(first.file, first.line)
+    used = [p for p in parameters if re.search(rf"(?<![\w.]){re.escape(p)}\s*[\[.(]", site_source)]
+    return used[0] if used else None
 
 
-def _sentences(hints: Sequence[str]) -> str:
+def _sentences(hints: tuple[str, ...] | list[str]) -> str:
     """torch's hints as sentences: each ends with a full stop, so two hints never read as one sentence."""
     return " ".join(
         h.strip() if h.strip().endswith((".", "!", "?", ":")) else f"{h.strip()}." for h in hints if h.strip()
@@ -121,15 +163,25 @@ def _sentences(hints: Sequence[str]) -> str:
 _ROUTER = re.compile(r"(?i)expert|router|\bmoe|_moe")  # code that routes tokens to experts names them
 
 
-def _router_facts(code: str) -> dict:
-    """The mixture-of-experts example of a data-dependent loop, only where the code is a router (its function
-    or line names experts or routing): elsewhere (a rotary-position loop, a spline mask) it misleads."""
+def _router_example(code: str) -> tuple[str, str]:
+    """The mixture-of-experts example of a data-dependent loop and its rewrite, only where the code is a router
+    (its function or line names experts or routing): elsewhere (a rotary-position loop, a spline mask) it
+    misleads."""
     if not _ROUTER.search(code):
-        return {"router_loop": "", "router_rewrite": ""}
-    return {
-        "router_loop": " (a mixture-of-experts router's loop over the experts it selected)",
-        "router_rewrite": " (dense or padded routing)",
-    }
+        return ("", "")
+    return (" (a mixture-of-experts router's loop over the experts it selected)", " (dense or padded routing)")
+
+
+def _torch_words(first: GraphBreak, entry: RegistryEntry | None) -> dict[str, str | None]:
+    """torch's explanation of the break and its hints (each its own sentence), from the record or the registry."""
+    hints = _sentences(first.hints or (entry.hints if entry else ())) or None
+    return {"torch_explanation": first.explanation or (entry.explanation if entry else ""), "torch_hints": hints}
+
+
+def _situational(index: AnalysisIndex, records: list[GraphBreak], code: str) -> dict[str, str]:
+    """The facts of advice that fits one situation only: the router example, regional compilation."""
+    loop, rewrite = _router_example(code)
+    return {"router_loop": loop, "router_rewrite": rewrite, "regional": _regional_advice(index, records)}
 
 
 def _regional_advice(index: AnalysisIndex, records: list[GraphBreak]) -> str:
@@ -158,11 +210,16 @@ def caused_skip(records: list[GraphBreak]) -> bool:
     return any(r.frame_skipped for r in records)
 
 
-def graph_breaks(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+def graph_breaks(index: AnalysisIndex, derived: Derived, rules: RuleSet[Params]) -> list[Finding]:
     """One finding per break site, but for sites that made torch skip a frame (detectors/fallbacks.py)."""
     return [
-        BreakSite.of(index, records).finding() for records in break_sites(index).values() if not caused_skip(records)
+        BreakSite.of(index, records, rules).finding()
+        for records in break_sites(index).values()
+        if not caused_skip(records)
     ]
+
+
+DETECTOR = Detector(GRAPH_BREAK, graph_breaks)
 
 
 @dataclass(frozen=True)
@@ -170,6 +227,7 @@ class BreakSite:
     """What is known about one break site: where it is, where the user's code reaches it, torch's words."""
 
     index: AnalysisIndex
+    rules: RuleSet[Params]  # the break rules
     records: list[GraphBreak]
     first: GraphBreak
     text: str  # torch's message without the traceback
@@ -180,7 +238,7 @@ class BreakSite:
     call_sites: tuple[str, ...]
 
     @classmethod
-    def of(cls, index: AnalysisIndex, records: list[GraphBreak]) -> BreakSite:
+    def of(cls, index: AnalysisIndex, records: list[GraphBreak], rules: RuleSet[Params]) -> BreakSite:
         first = outside_polyfills(records[0])
         text = first.message
         site_frame = next(
@@ -197,6 +255,7 @@ class BreakSite:
             user_frame = index.location(frame.file, frame.line, frame.function)
         return cls(
             index=index,
+            rules=rules,
             records=records,
             first=first,
             text=text,
@@ -221,7 +280,7 @@ class BreakSite:
     def origin(self) -> str:
         return self.owner[1]
 
-    def facts(self) -> dict:
+    def facts(self) -> BreakFacts:
         first, entry, location = self.first, self.entry, self.location
         owner = self.owner[0]
         if (owner.file, owner.line) != (first.file, first.line):  # a stdlib line: speak of the code calling it
@@ -229,59 +288,72 @@ class BreakSite:
             location = self.index.location(owner.file, owner.line, name)
         site_source = code_only(location.source or "")
         skipped = _skipped_call(self.index.code, first)
-        return {
-            "where": self.change_at.where,
-            "source": code_only(self.change_at.source or ""),
-            "function": self.change_at.function,
-            "site_source": site_source,
-            "site_where": location.where,
-            "site_function": location.function,
-            "gb_type": first.gb_type,
-            "library": self.index.code.package_name(owner.file) if self.origin != USER else None,
-            "caller": self.user_frame.where
+        logger = _logger_facts(first.logger_call, self.function if first.file.endswith(_LOGGING_MODULE) else None)
+        return BreakFacts(
+            where=self.change_at.where,
+            source=code_only(self.change_at.source or ""),
+            function=self.change_at.function,
+            site_source=site_source,
+            site_where=location.where,
+            site_function=location.function,
+            gb_type=first.gb_type,
+            library=self.index.code.package_name(owner.file) if self.origin != USER else None,
+            caller=self.user_frame.where
             if self.user_frame
             else (self.call_sites[0] if self.call_sites else location.where),
-            "torch_explanation": first.explanation or (entry.explanation if entry else ""),
-            "torch_hints": _sentences(first.hints or (entry.hints if entry else ())) or None,
-            "hint_class": _HINT_CLASS_WORDS.get((entry.hint_class if entry else None) or ""),
-            "gb_page": gb_page(first.gb_id or (entry.gb_id if entry else None)),
-            "skipped_function": skipped[0] or None,
-            "skipped_library": skipped[2],
-            "scheduler_wrapped_step": skipped[0] if skipped[3].endswith("/torch/optim/lr_scheduler.py") else None,
-            **_logger_facts(first.logger_call, self.function if first.file.endswith(_LOGGING_MODULE) else None),
-            **_exception_facts(self.index.code, self.first, site_source),
-            **_router_facts(f"{location.function} {site_source}"),
-            "regional": _regional_advice(self.index, self.records),
-        }
+            **_torch_words(first, entry),
+            hint_class=_HINT_CLASS_WORDS.get((entry.hint_class if entry else None) or ""),
+            gb_page=gb_page(first.gb_id or (entry.gb_id if entry else None)),
+            skipped_function=skipped[0] or None,
+            skipped_library=skipped[2],
+            scheduler_wrapped_step=skipped[0] if skipped[3].endswith("/torch/optim/lr_scheduler.py") else None,
+            logger=logger.logger,
+            logger_method=logger.method,
+            logger_function=logger.function,
+            logger_function_ref=logger.function_ref,
+            logger_added_by=logger.added_by,
+            exception=first.raised_call,
+            none_argument=_none_argument(self.index.code, first, site_source),
+            **_situational(self.index, self.records, f"{location.function} {site_source}"),
+        )
 
-    def fields(self, rule: Rule, facts: dict) -> dict:
-        """Everything but the rule that a break finding (or the skip it caused) is built from."""
+    @property
+    def impact(self) -> BreakImpact:
+        compile_ids = {r.compile_id for r in self.records if r.compile_id is not None}
+        return BreakImpact(
+            occurrences=len(self.records),
+            compiles=len(compile_ids),
+            recompiles_caused=self.index.recompiles_of_resume(self.function, self.first.line),
+            compile_seconds=self.index.compile_seconds(compile_ids),
+        )
+
+    def finding_by(
+        self, rule: Rule, facts: BreakFacts, impact: Impact | None = None, skipped: tuple[SkippedFrame, ...] = ()
+    ) -> Finding:
+        """A finding of the site worded by `rule` (the break's own, or the fallback's), its category the break's."""
         records, first, entry = self.records, self.first, self.entry
         compile_ids = {r.compile_id for r in records if r.compile_id is not None}
-        return dict(
+        return finding_from_rule(
+            rule,
             location=self.location,
             facts=facts,
             fix_line=self.index.raw_line(self.change_at.file, self.change_at.line),
             gb_id=first.gb_id or (entry.gb_id if entry else None),
             gb_type=first.gb_type,
-            category=rule.category,
+            category=self.rule.category,
             origin=self.origin,
             count=len(records),
             call_sites=self.call_sites,
             user_frame=self.user_frame,
-            torch_says=facts["torch_explanation"] or None,
-            impact=BreakImpact(
-                occurrences=len(records),
-                compiles=len(compile_ids),
-                recompiles_caused=self.index.recompiles_of_resume(self.function, first.line),
-                compile_seconds=self.index.compile_seconds(compile_ids),
-            ),
+            torch_says=facts.torch_explanation or None,
+            impact=impact if impact is not None else self.impact,
             evidence=BreakEvidence(
                 compile_ids=sorted(str(c) for c in compile_ids),
                 secondary_gb_ids=sorted({g for r in records for g in r.secondary_gb_ids}),
                 hint_class=entry.hint_class if entry else None,
                 torch_text=without_doctor_frames(self.text.strip())[:2000],
             ),
+            skipped_frames=skipped,
         )
 
     @cached_property
@@ -289,16 +361,15 @@ class BreakSite:
         """The catalogue rule the break matches (by GB id, gb_type, torch's text, the construct around it and
         whose code it is), worded for where the line is."""
         gb_id = self.first.gb_id or (self.entry.gb_id if self.entry else None)
-        matched = rule_for_break(
+        signature = BreakSignature(
             gb_id,
             self.first.gb_type,
             self.text,
-            origin=self.origin,
-            owner_file=self.owner[0].file,
-            skipped_origin=_skipped_call(self.index.code, self.first)[1],
+            self.origin,
+            self.owner[0].file,
+            _skipped_call(self.index.code, self.first)[1],
         )
-        return matched.worded_for(self.origin, self.facts())
+        return self.rules.for_break(signature).worded_for(self.origin, self.facts())
 
     def finding(self) -> Finding:
-        rule = self.rule
-        return finding_from_rule(rule, **self.fields(rule, self.facts()))
+        return self.finding_by(self.rule, self.facts())

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from torchcompile_doctor.analysis.compiled_frames import compiled_frame
+from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
 from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import (
@@ -29,7 +32,48 @@ from torchcompile_doctor.model.findings import (
     OverwrittenEvidence,
 )
 from torchcompile_doctor.model.report import Finding, Location
-from torchcompile_doctor.rules import Rule, rule_for_cudagraph_reason
+from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
+from torchcompile_doctor.rules.catalogue import Rule
+from torchcompile_doctor.rules.facts import Facts
+
+
+@dataclass(frozen=True, kw_only=True)
+class SkipFacts(Facts):
+    detail: str | None = None  # torch's reason
+    in_function: str | None = None
+    partition: str | None = None  # a partition of the graph runs outside CUDA graphs
+
+
+@dataclass(frozen=True, kw_only=True)
+class PendingBackwardFacts(Facts):
+    slow_calls: str | None = None
+    calls_logged: int | None = None
+    in_function: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class OverwrittenFacts(Facts):
+    made_by: str | None = None
+    produced_at: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class SizesFacts(Facts):
+    sizes: int | None = None
+    in_function: str | None = None
+    replay_note: str | None = None
+
+
+@dataclass(frozen=True)
+class SizesParams(Params):
+    never_replayed: str  # said when every size came once: nothing was recorded or replayed
+    min_sizes: int = 4  # distinct input sizes recorded
+
+
+CUDAGRAPH_SKIP = Binding("cudagraph_skip", Params, SkipFacts, rules=None)  # one rule per skip reason
+CUDAGRAPH_PENDING_BACKWARD = Binding("cudagraph_pending_backward", Params, PendingBackwardFacts)
+CUDAGRAPH_OVERWRITTEN = Binding("cudagraph_overwritten", Params, OverwrittenFacts)
+CUDAGRAPH_SIZES = Binding("cudagraph_sizes", SizesParams, SizesFacts)
 
 
 def _ids(compile_ids: Iterable[CompileId | None]) -> list[CompileId]:
@@ -53,10 +97,10 @@ def _in(name: str) -> str:
     return f" in `{name}`" if name else ""
 
 
-def cudagraph_skips(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+def cudagraph_skips(index: AnalysisIndex, derived: Derived, rules: RuleSet[Params]) -> list[Finding]:
     """TCD410-TCD414: graphs run without CUDA graphs (torch's `skipping cudagraphs due to ...`), and partitions
     of a graph left out of CUDA graphs for a reason of the same kind (a CPU op), one finding per reason and line."""
-    groups: dict[tuple, list[CudagraphSkip | NonCudagraphableOp]] = defaultdict(list)
+    groups: dict[tuple[Any, ...], list[CudagraphSkip | NonCudagraphableOp]] = defaultdict(list)
     for skip in index.log.cudagraph_skips:
         frame = index.code.last_user_frame(skip.user_stack)
         groups[(skip.reason, frame and (frame.file, frame.line), skip.detail)].append(skip)
@@ -64,10 +108,10 @@ def cudagraph_skips(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding
         if not op.cudagraphs_off:  # CUDA graphs asked for, and this op runs outside them
             frame = index.code.last_user_frame(op.user_stack)
             groups[(op.cause, frame and (frame.file, frame.line), op.reason)].append(op)
-    return [_skip_finding(index, rule_for_cudagraph_reason(rules, key[0]), key, items) for key, items in groups.items()]
+    return [_skip_finding(index, rules.for_cudagraph_reason(key[0]), key, items) for key, items in groups.items()]
 
 
-def _skip_finding(index: AnalysisIndex, rule: Rule, key: tuple, items: list) -> Finding:
+def _skip_finding(index: AnalysisIndex, rule: Rule, key: tuple[Any, ...], items: list[Any]) -> Finding:
     reason, _, detail = key
     compile_ids = _ids(item.compile_id for item in items)
     location, function = _place(index, items[0].user_stack, compile_ids)
@@ -77,7 +121,7 @@ def _skip_finding(index: AnalysisIndex, rule: Rule, key: tuple, items: list) -> 
     return finding_from_rule(
         rule,
         location=location,
-        facts={"detail": detail, "in_function": _in(function), "partition": partition},
+        facts=SkipFacts(detail=detail, in_function=_in(function), partition=partition),
         count=count,
         impact=OccurrencesImpact(occurrences=count),
         evidence=CudagraphSkipEvidence(
@@ -93,10 +137,10 @@ def _calls(runs: Iterable[CudagraphRun]) -> dict[str, int]:
     return dict(calls)
 
 
-def cudagraph_pending_backward(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+def cudagraph_pending_backward(index: AnalysisIndex, derived: Derived, rules: RuleSet[Params]) -> list[Finding]:
     """TCD415: torch warned that the CUDA-graph fast path is missed while a backward is pending (outputs that
     require grad, never backpropagated: inference without `no_grad`); the calls that then ran eagerly."""
-    (rule,) = rules
+    rule = rules.only
     warned = [w for w in index.log.torch_warnings if w.kind == WarningKind.CUDAGRAPH_PENDING_BACKWARD]
     if not warned:
         return []
@@ -110,7 +154,7 @@ def cudagraph_pending_backward(index: AnalysisIndex, rules: Sequence[Rule]) -> l
         finding_from_rule(
             rule,
             location=location,
-            facts={"slow_calls": slow, "calls_logged": total, "in_function": _in(function)},
+            facts=PendingBackwardFacts(slow_calls=slow, calls_logged=total, in_function=_in(function)),
             identity="cudagraphs",
             count=max(eager, 1),
             impact=OccurrencesImpact(occurrences=max(eager, 1)),
@@ -121,10 +165,10 @@ def cudagraph_pending_backward(index: AnalysisIndex, rules: Sequence[Rule]) -> l
     ]
 
 
-def cudagraph_overwritten(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+def cudagraph_overwritten(index: AnalysisIndex, derived: Derived, rules: RuleSet[Params]) -> list[Finding]:
     """TCD416: torch's error for a CUDA graph's output read after a later replay overwrote it; at the user's line
     that read it, naming the line that made it."""
-    (rule,) = rules
+    rule = rules.only
     findings = []
     for overwritten in index.log.cudagraph_overwrites:
         producer = overwritten.producer
@@ -137,7 +181,7 @@ def cudagraph_overwritten(index: AnalysisIndex, rules: Sequence[Rule]) -> list[F
             finding_from_rule(
                 rule,
                 location=location,
-                facts={"made_by": made_by, "produced_at": produced_at or "the compiled function"},
+                facts=OverwrittenFacts(made_by=made_by, produced_at=produced_at or "the compiled function"),
                 identity="cudagraphs",
                 evidence=OverwrittenEvidence(torch_text=overwritten.message, produced_at=produced_at),
             )
@@ -145,14 +189,14 @@ def cudagraph_overwritten(index: AnalysisIndex, rules: Sequence[Rule]) -> list[F
     return findings
 
 
-def cudagraph_sizes(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+def cudagraph_sizes(index: AnalysisIndex, derived: Derived, rules: RuleSet[SizesParams]) -> list[Finding]:
     """TCD417: one CUDA graph tree recorded per distinct input size (dynamic shapes under reduce-overhead), or
     torch's warning that it saw many sizes."""
-    (rule,) = rules
+    rule = rules.only
     log = index.log
     sizes = list(dict.fromkeys(r.size_key for r in log.cudagraph_recordings if r.size_key is not None))
     warned = max((w.distinct_sizes for w in log.cudagraph_size_warnings), default=0)
-    if len(sizes) < rule.params["min_sizes"] and not warned:
+    if len(sizes) < rules.params.min_sizes and not warned:
         return []
     calls = _calls(log.cudagraph_runs)
     compile_ids = _ids([*(r.compile_id for r in log.cudagraph_recordings), *(r.compile_id for r in log.cudagraph_runs)])
@@ -160,13 +204,13 @@ def cudagraph_sizes(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding
     warmups = calls.get(CudagraphRunMode.WARMUP, 0)
     records = calls.get(CudagraphRunMode.RECORD, 0)
     # every size seen once: each call was the eager warm-up of its own size, nothing was recorded or replayed
-    replay_note = rule.params["never_replayed"] if sizes and warmups >= len(sizes) and not records else ""
+    replay_note = rules.params.never_replayed if sizes and warmups >= len(sizes) and not records else ""
     count = max(len(sizes), warned)
     return [
         finding_from_rule(
             rule,
             location=location,
-            facts={"sizes": count, "in_function": _in(function), "replay_note": replay_note},
+            facts=SizesFacts(sizes=count, in_function=_in(function), replay_note=replay_note),
             identity="cudagraphs",
             count=count,
             impact=OccurrencesImpact(occurrences=count),
@@ -178,3 +222,9 @@ def cudagraph_sizes(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding
             ),
         )
     ]
+
+
+SKIP_DETECTOR = Detector(CUDAGRAPH_SKIP, cudagraph_skips)  # and partitions left out of CUDA graphs (a CPU op)
+PENDING_BACKWARD_DETECTOR = Detector(CUDAGRAPH_PENDING_BACKWARD, cudagraph_pending_backward)
+OVERWRITTEN_DETECTOR = Detector(CUDAGRAPH_OVERWRITTEN, cudagraph_overwritten)
+SIZES_DETECTOR = Detector(CUDAGRAPH_SIZES, cudagraph_sizes)

@@ -8,18 +8,20 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from torchcompile_doctor.analysis.code import THIRD_PARTY, USER
-from torchcompile_doctor.analysis.detectors.breaks import BreakSite, break_sites, caused_skip
-from torchcompile_doctor.analysis.findings import fill, finding_from_rule
+from torchcompile_doctor.analysis.detectors.breaks import GRAPH_BREAK, BreakFacts, BreakSite, break_sites, caused_skip
+from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
 from torchcompile_doctor.analysis.function_defs import RESUME, calls_name, wraps_target
 from torchcompile_doctor.analysis.index import AnalysisIndex
-from torchcompile_doctor.events.model import CompilationMetrics, GraphBreak, StackFrame
+from torchcompile_doctor.events.model import CompilationMetrics, CompileId, GraphBreak, StackFrame
 from torchcompile_doctor.model.findings import FallbackImpact, SkippedFrame
 from torchcompile_doctor.model.report import Finding, Fix
-from torchcompile_doctor.rules import Rule
+from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
+from torchcompile_doctor.rules.facts import Facts, fill
 
 # What torch raises when it gives up on a whole frame at a graph break (not a backend error, not the limit).
 _SKIP_FAIL_TYPES = frozenset({"Unsupported", "UserError"})
@@ -32,6 +34,47 @@ _TRIES = (ast.Try,) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
 _WITHS = (ast.With, ast.AsyncWith)
 
 
+@dataclass(frozen=True, kw_only=True)
+class FallbackFacts(BreakFacts):
+    """The break's facts, and the frames it made torch skip: the first one named, how many more, all of them
+    with their places, and why torch could not resume in each (a sentence per reason, the rule's `reasons`)."""
+
+    frame: str | None = None
+    and_more: str | None = None
+    frames: str | None = None
+    whole: str | None = None
+    break_where: str | None = None
+    reasons: str | None = None
+    break_fix: str | None = None  # the break's own fix, which is the fallback's too
+
+
+@dataclass(frozen=True, kw_only=True)
+class SkipFacts(Facts):
+    """What one reason's sentence (a `reasons` template of the rule) names."""
+
+    frame: str | None = None
+    line: int | str | None = None
+    statement: str | None = None
+    call_line: int | None = None
+    exception: str | None = None
+    source: str | None = None
+    attribute: str | None = None
+    callee: str | None = None
+    name: str | None = None
+    resume: str | None = None  # a resume function: the line of the break it resumes after
+    loops: str | None = None  # a frame whose line the stack lacks: its loops, each with its line
+
+
+@dataclass(frozen=True)
+class FallbackParams(Params):
+    # the sentence for each reason torch could not resume (`loop`, `try_block`, `attribute`, ...; `resume`, the
+    # prefix for a resume function; `unknown`, when the trace does not say)
+    reasons: Mapping[str, str] = field(default_factory=dict)
+
+
+FALLBACK = Binding("fallback", FallbackParams, FallbackFacts, reads=(GRAPH_BREAK.detector,))
+
+
 @dataclass(frozen=True)
 class _Skip:
     """One frame torch skipped, and the break record (in the same compile) that made it."""
@@ -42,24 +85,32 @@ class _Skip:
     wrapped: str | None = None  # a decorator's wrapper: the function it wraps (its `__wrapped__`)
 
 
-def fallbacks(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+def fallbacks(index: AnalysisIndex, derived: Derived, rules: RuleSet[FallbackParams]) -> list[Finding]:
     """One finding per break site that made torch skip frames, naming each frame it skipped."""
-    (rule,) = rules
     sites = {key: records for key, records in break_sites(index).items() if caused_skip(records)}
     skips = _skips_by_site(index, sites)
-    named = {
-        key: _name_wrappers(index, skips.get(key) or _named_by_torch(index, records)) for key, records in sites.items()
-    }
-    return [_fallback_finding(index, rule, records, named[key]) for key, records in sites.items()]
+    return [
+        _fallback_finding(
+            BreakSite.of(index, records, rules.of(GRAPH_BREAK)),
+            rules,
+            _name_wrappers(index, skips.get(key) or _named(index, records)),
+        )
+        for key, records in sites.items()
+    ]
 
 
-def _skips_by_site(index: AnalysisIndex, sites: dict[tuple, list[GraphBreak]]) -> dict[tuple, list[_Skip]]:
+DETECTOR = Detector(FALLBACK, fallbacks)
+
+
+def _skips_by_site(
+    index: AnalysisIndex, sites: dict[tuple[Any, ...], list[GraphBreak]]
+) -> dict[tuple[Any, ...], list[_Skip]]:
     """Each frame a compile gave up on, under the break site whose record (same compile id) says so."""
-    in_compile: dict = defaultdict(list)
+    in_compile: dict[CompileId | None, list[tuple[tuple[Any, ...], GraphBreak]]] = defaultdict(list)
     for key, records in sites.items():
         for record in records:
             in_compile[record.compile_id].append((key, record))
-    found: dict[tuple, list[_Skip]] = defaultdict(list)
+    found: dict[tuple[Any, ...], list[_Skip]] = defaultdict(list)
     for metrics in index.log.metrics:
         if metrics.fail_type not in _SKIP_FAIL_TYPES or metrics.compile_id not in in_compile:
             continue
@@ -83,7 +134,7 @@ def _skipped_frame(index: AnalysisIndex, metrics: CompilationMetrics) -> Skipped
     return SkippedFrame(index.function_name(file, co_name, line), file, line)
 
 
-def _named_by_torch(index: AnalysisIndex, records: list[GraphBreak]) -> list[_Skip]:
+def _named(index: AnalysisIndex, records: list[GraphBreak]) -> list[_Skip]:
     """A log without compilation_metrics: the frames torch's skip messages name."""
     skips: list[_Skip] = []
     for record in records:
@@ -151,29 +202,28 @@ def _wrapper_node(index: AnalysisIndex, frame: StackFrame) -> _Function | None:
     return node if node is not None and wraps_target(node) is not None else None
 
 
-def _fallback_finding(index: AnalysisIndex, rule: Rule, records: list[GraphBreak], skips: list[_Skip]) -> Finding:
+def _fallback_finding(site: BreakSite, rules: RuleSet[FallbackParams], skips: list[_Skip]) -> Finding:
     """The skip rule's finding at the break's own line, fixed the way the break is."""
-    site = BreakSite.of(index, records)
+    index = site.index
     break_finding = site.finding()
     featured = next(
         (s for s in skips if "<locals>" not in s.frame.function and s.wrapped is None),
         next((s for s in skips if s.wrapped is not None), skips[0] if skips else None),
     )
-    facts = site.facts()
-    facts.update(
+    shown = ", ".join(f"`{s.frame.function}` ({index.code.display(s.frame.file)}:{s.frame.line})" for s in skips)
+    facts = FallbackFacts(
+        **vars(site.facts()),
         frame=featured.frame.function if featured else site.location.function,
         and_more=f" (and {len(skips) - 1} more frame{'s' if len(skips) > 2 else ''})" if len(skips) > 1 else "",
-        frames=", ".join(f"`{s.frame.function}` ({index.code.display(s.frame.file)}:{s.frame.line})" for s in skips)
-        or f"`{site.location.function}`",
+        frames=shown or f"`{site.location.function}`",
         whole="each whole function" if len(skips) > 1 else "the whole function",
         break_where=site.location.where,
-        reasons=_reasons(index, rule.params["reasons"], skips),
+        reasons=_reasons(index, rules.params.reasons, skips),
         break_fix=break_finding.fix.summary if break_finding.fix else "",
     )
-    fields = site.fields(site.rule, facts)
-    impact = fields.pop("impact")
+    impact = site.impact
     eager_lines = sum(_size(index, s) for s in skips)
-    fields["impact"] = FallbackImpact(
+    impact = FallbackImpact(
         occurrences=impact.occurrences,
         compiles=impact.compiles,
         recompiles_caused=impact.recompiles_caused,
@@ -181,7 +231,7 @@ def _fallback_finding(index: AnalysisIndex, rule: Rule, records: list[GraphBreak
         frames_skipped=len(skips),
         eager_lines=eager_lines,
     )
-    finding = finding_from_rule(rule, skipped_frames=tuple(s.frame for s in skips), **fields)
+    finding = site.finding_by(rules.only, facts, impact, tuple(s.frame for s in skips))
     assert finding.fix is not None and break_finding.fix is not None  # every rule has a fix
     fix = break_finding.fix
     return replace(
@@ -201,35 +251,36 @@ def _size(index: AnalysisIndex, skip: _Skip) -> int:
     return max(1, (node.end_lineno or node.lineno) - start + 1)
 
 
-def _reasons(index: AnalysisIndex, templates: dict, skips: list[_Skip]) -> str:
+def _reasons(index: AnalysisIndex, templates: Mapping[str, str], skips: list[_Skip]) -> str:
     """Why torch could not resume inside each skipped frame, one sentence per reason (frames that share
     one are named together)."""
-    grouped: dict[tuple, list[str]] = {}
+    grouped: dict[tuple[str, SkipFacts], list[str]] = {}
     for skip in skips:
-        key, facts = _why_skipped(index, skip)
-        grouped.setdefault((key, tuple(sorted(facts.items()))), []).append(f"`{skip.frame.function}`")
+        grouped.setdefault(_why_skipped(index, skip), []).append(f"`{skip.frame.function}`")
     sentences = []
     for (key, facts), names in grouped.items():
         frame = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-        resume = dict(facts).get("resume")
-        prefix = fill(templates["resume"], {"frame": frame, "line": resume}) + " " if resume else ""
-        sentences.append(prefix + fill(templates[key], {**dict(facts), "frame": frame}))
-    return " ".join(sentences) or fill(templates["unknown"], {"frame": "the frame"})
+        resume = SkipFacts(frame=frame, line=facts.resume)
+        prefix = fill(templates["resume"], resume) + " " if facts.resume else ""
+        sentences.append(prefix + fill(templates[key], replace(facts, frame=frame)))
+    return " ".join(sentences) or fill(templates["unknown"], SkipFacts(frame="the frame"))
 
 
-def _why_skipped(index: AnalysisIndex, skip: _Skip) -> tuple[str, dict]:
+def _why_skipped(index: AnalysisIndex, skip: _Skip) -> tuple[str, SkipFacts]:
     """Why torch could not resume inside this frame: a reason's key and its facts, from the trace (GB7000,
     torch's exception, the stack) and the frame's code."""
     resume = RESUME.match(skip.co_name)
-    facts = {"resume": resume["line"]} if resume else {}
+    line = resume["line"] if resume else None
     if skip.co_name in _COMPREHENSIONS:
-        return "comprehension", facts
+        return "comprehension", SkipFacts(resume=line)
     node = index.code.defs.function_node(skip.frame.file, skip.co_name, skip.frame.line)
     key, found = _reason(index, skip, node, _position(skip.record, skip.frame.file, node))
-    return key, {**facts, **found}
+    return key, replace(found, resume=line)
 
 
-def _reason(index: AnalysisIndex, skip: _Skip, node: _Function | None, position: StackFrame | None) -> tuple[str, dict]:
+def _reason(
+    index: AnalysisIndex, skip: _Skip, node: _Function | None, position: StackFrame | None
+) -> tuple[str, SkipFacts]:
     """The reason's key in the rule's params and the facts its sentence names: torch's own word first
     (GB7000: a loop; an exception leaving the frame), then where the frame was (a `try`/`with` block),
     then how it reached the break (an attribute access, a call)."""
@@ -244,16 +295,16 @@ def _reason(index: AnalysisIndex, skip: _Skip, node: _Function | None, position:
     if block is not None:
         statement = code.source_line(skip.frame.file, block.lineno) or ""
         key = "try_block" if isinstance(block, _TRIES) else "with_block"
-        return key, {"line": block.lineno, "statement": statement, "call_line": line}
+        return key, SkipFacts(line=block.lineno, statement=statement, call_line=line)
     if record is None or position is None:
         merged = record is not None and any(f.function == skip.co_name for f in record.user_stack)
-        return ("merged" if merged else "unknown"), {"name": skip.co_name}
+        return ("merged" if merged else "unknown"), SkipFacts(name=skip.co_name)
     return _reached_through(index, skip, node, position)
 
 
 def _said_by_torch(
     index: AnalysisIndex, skip: _Skip, node: _Function | None, blocks: list[ast.stmt], position: StackFrame | None
-) -> tuple[str, dict] | None:
+) -> tuple[str, SkipFacts] | None:
     """Torch's own word on the record: GB7000 (a graph break in a loop), or an exception leaving the frame."""
     record = skip.record
     if record is None:
@@ -263,23 +314,23 @@ def _said_by_torch(
         loop = next((b for b in reversed(blocks) if isinstance(b, _LOOPS)), None)
         if loop is not None:
             statement = index.code.source_line(skip.frame.file, loop.lineno) or "for"
-            return "loop", {"line": loop.lineno, "statement": statement}
+            return "loop", SkipFacts(line=loop.lineno, statement=statement)
         if position is None:  # the stack does not show where the frame was: cite its loops, never its `def` line
             loops = _loops_of(node) if node is not None else []
             if loops:
                 source = index.code.source_line
                 cited = ", ".join(f"`{source(skip.frame.file, n.lineno)}` (line {n.lineno})" for n in loops)
-                return "loop_unplaced", {"loops": cited}
-            return "loop_unseen", {}
-        return "loop_after", {"line": line}
+                return "loop_unplaced", SkipFacts(loops=cited)
+            return "loop_unseen", SkipFacts()
+        return "loop_after", SkipFacts(line=line)
     if record.gb_type.startswith(_OBSERVED_EXCEPTION):
-        return "exception", {"exception": record.raised or "an exception"}
+        return "exception", SkipFacts(exception=record.raised or "an exception")
     return None
 
 
 def _reached_through(
     index: AnalysisIndex, skip: _Skip, node: _Function | None, position: StackFrame
-) -> tuple[str, dict]:
+) -> tuple[str, SkipFacts]:
     """Neither a loop nor a block: the break is at the frame's own line, or in code Dynamo inlined from it
     (through an attribute access, or a call)."""
     assert skip.record is not None
@@ -287,13 +338,13 @@ def _reached_through(
     callees = stack[stack.index(position) + 1 :]
     code, line = index.code, position.line
     if not callees:
-        return "at_line", {"line": line, "source": code.source_line(skip.frame.file, line) or ""}
+        return "at_line", SkipFacts(line=line, source=code.source_line(skip.frame.file, line) or "")
     attributes, calls = _names_at(node, line) if node is not None else (set(), set())
     attribute = next((f.function for f in callees if f.function in attributes and f.function not in calls), None)
     if attribute is not None:
-        return "attribute", {"line": line, "attribute": attribute}
+        return "attribute", SkipFacts(line=line, attribute=attribute)
     callee = code.user_function_name(callees[0].file, callees[0].function, callees[0].line)
-    return ("inlined_call" if calls else "implicit"), {"line": line, "callee": callee}
+    return ("inlined_call" if calls else "implicit"), SkipFacts(line=line, callee=callee)
 
 
 def _position(record: GraphBreak | None, file: str, node: _Function | None) -> StackFrame | None:

@@ -5,20 +5,41 @@ costs."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from torchcompile_doctor.analysis.compiled_frames import compiled_frame
+from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
 from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import CompileId, DdpSplit, PerfHint
 from torchcompile_doctor.model.findings import DdpSplitEvidence, DdpSplitImpact, OccurrencesImpact, PerfHintEvidence
 from torchcompile_doctor.model.report import Finding, Location
-from torchcompile_doctor.rules import Rule, rule_for_text
+from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
+from torchcompile_doctor.rules.facts import Facts
+
+
+@dataclass(frozen=True, kw_only=True)
+class HintFacts(Facts):
+    message: str | None = None  # the hint, shortened for a title
+    in_frame: str | None = None  # ` `f``: the compiled function that logged it
+    in_function: str | None = None  # ` in `f``
+    op: str | None = None  # a fallback kernel's operator
+
+
+@dataclass(frozen=True, kw_only=True)
+class DdpSplitFacts(Facts):
+    subgraphs: int | None = None
+    splits: int | None = None
+
+
+PERF_HINT = Binding("perf_hint", Params, HintFacts, rules=None)  # each rule chosen by the hint's text
+DDP_SPLIT = Binding("ddp_split", Params, DdpSplitFacts)
 
 _SHORT = 100  # a hint's message in the title, at most
 
 
-def perf_hints(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+def perf_hints(index: AnalysisIndex, derived: Derived, rules: RuleSet[Params]) -> list[Finding]:
     """One finding per distinct hint message, placed at the user's line that calls the operator a fallback kernel
     names, else at the first compiled function that logged it (the user's line that called it when the function
     is torch's)."""
@@ -34,14 +55,14 @@ def perf_hints(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
         short = message if len(message) <= _SHORT else message[: _SHORT - 3] + "..."
         findings.append(
             finding_from_rule(
-                rule_for_text(rules, message),
+                rules.for_text(message),
                 location=location,
-                facts={
-                    "message": short,
-                    "in_frame": f" `{compiled[1]}`" if compiled else "",
-                    "in_function": f" in `{compiled[1]}`" if compiled else "",
-                    "op": hints[0].fallback_op or "",
-                },
+                facts=HintFacts(
+                    message=short,
+                    in_frame=f" `{compiled[1]}`" if compiled else "",
+                    in_function=f" in `{compiled[1]}`" if compiled else "",
+                    op=hints[0].fallback_op or "",
+                ),
                 count=len(hints),
                 impact=OccurrencesImpact(occurrences=len(hints)),
                 evidence=PerfHintEvidence(
@@ -74,14 +95,14 @@ def _operator_line(index: AnalysisIndex, operator: str | None, compile_ids: set[
     return index.location(file, line, index.function_name(file, function, line))
 
 
-def ddp_splits(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+def ddp_splits(index: AnalysisIndex, derived: Derived, rules: RuleSet[Params]) -> list[Finding]:
     """One finding per compiled function whose graph DDP's optimizer split, with its most subgraphs."""
-    (rule,) = rules
+    rule = rules.only
     attempts: dict[CompileId, dict[int, list[DdpSplit]]] = defaultdict(lambda: defaultdict(list))
     for split in index.log.ddp_splits:
         if split.compile_id is not None:
             attempts[split.compile_id][split.attempt].append(split)
-    groups: dict[tuple, list[tuple[CompileId, int]]] = defaultdict(list)
+    groups: dict[tuple[Any, ...], list[tuple[CompileId, int]]] = defaultdict(list)
     for compile_id, by_attempt in sorted(attempts.items()):
         last = by_attempt[max(by_attempt)]  # an earlier attempt was restarted (e.g. by a graph break)
         groups[index.frame_key(compile_id)].append((compile_id, sum(1 for s in last if s.child is not None)))
@@ -93,7 +114,7 @@ def ddp_splits(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
             finding_from_rule(
                 rule,
                 location=index.location(file, line or 0, name),
-                facts={"function": name, "subgraphs": subgraphs, "splits": max(subgraphs - 1, 0)},
+                facts=DdpSplitFacts(function=name, subgraphs=subgraphs, splits=max(subgraphs - 1, 0)),
                 count=len(items),
                 impact=DdpSplitImpact(compiles=len(items), subgraphs=subgraphs),
                 evidence=DdpSplitEvidence(
@@ -102,3 +123,7 @@ def ddp_splits(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
             )
         )
     return findings
+
+
+PERF_HINT_DETECTOR = Detector(PERF_HINT, perf_hints)
+DDP_SPLIT_DETECTOR = Detector(DDP_SPLIT, ddp_splits)

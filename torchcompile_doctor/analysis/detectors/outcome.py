@@ -6,17 +6,45 @@ from __future__ import annotations
 
 import ast
 import signal as signals
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 
 from torchcompile_doctor.analysis.code import USER, without_doctor_frames
-from torchcompile_doctor.analysis.findings import fill, finding_from_rule
+from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
+from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
-from torchcompile_doctor.events.messages.exceptions import traced_frames
 from torchcompile_doctor.events.model import BackendUse, RunOutcome, StackFrame, TargetExit
 from torchcompile_doctor.model.findings import CompileCallsEvidence, TargetEvidence
 from torchcompile_doctor.model.report import Finding, TargetStatus
-from torchcompile_doctor.rules import Rule
+from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
+from torchcompile_doctor.rules.facts import Facts, fill
+
+
+@dataclass(frozen=True, kw_only=True)
+class TargetFailedFacts(Facts):
+    message: str | None = None  # how the target failed, in words
+    cudagraph_overwritten: str | None = None  # the error is torch's CUDA-graph overwrite (TCD416 explains it)
+
+
+@dataclass(frozen=True, kw_only=True)
+class NothingCompiledFacts(Facts):
+    compiled: str | None = None  # what torch.compile was given
+    disabled_by: str | None = None  # what disabled Dynamo
+    frames: int | None = None  # frames Dynamo looked at
+    reason: str | None = None  # the likely reason, worded by the rule's `reasons`
+    such_as_generate: str | None = None  # the method that ran the original module, as an example ("": none known)
+    generate_included: str | None = None
+    instead: str | None = None  # and what to do
+
+
+@dataclass(frozen=True)
+class NothingCompiledParams(Params):
+    # per likely reason (`module`, `method`, `function`, `disabled`, `no_ops`, `unknown`): its `why` and `fix`
+    reasons: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+
+
+TARGET_FAILED = Binding("target_failed", Params, TargetFailedFacts)  # and, in a multi-rank run, the launcher's failure
+NOTHING_COMPILED = Binding("nothing_compiled", NothingCompiledParams, NothingCompiledFacts)
 
 
 @dataclass(frozen=True)
@@ -77,9 +105,9 @@ def target_outcome(index: AnalysisIndex) -> TargetOutcome:
     return target_outcome_of(index.context.outcome, exits[-1] if exits else None)
 
 
-def target_failed(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+def target_failed(index: AnalysisIndex, derived: Derived, rules: RuleSet[Params]) -> list[Finding]:
     """TCD405, at the user's last frame on the failing stack, when the target did not end well."""
-    (rule,) = rules
+    rule = rules.only
     outcome = target_outcome(index)
     if outcome.message is None:
         return []
@@ -87,12 +115,15 @@ def target_failed(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
     stack: tuple[StackFrame, ...] = exit_event.stack if exit_event else ()
     # an error raised while Dynamo traced: torch's `from user code:` frames name the traced line; Python's
     # traceback only the call of the compiled function
-    traced = traced_frames(exit_event.message or "") if exit_event else ()
+    traced = exit_event.traced_stack if exit_event else ()
     frame = index.code.last_user_frame(traced) or (index.code.last_user_frame(stack) if stack else None)
     location = index.location(frame.file, frame.line, frame.function) if frame else None
     # the error is torch's CUDA-graph overwrite (TCD416 explains it): worded for that
-    facts: dict[str, str | None] = {"message": outcome.message, "where": location.where if location else "the target"}
-    facts["cudagraph_overwritten"] = "yes" if index.log.cudagraph_overwrites else None
+    facts = TargetFailedFacts(
+        message=outcome.message,
+        where=location.where if location else "the target",
+        cudagraph_overwritten="yes" if index.log.cudagraph_overwrites else None,
+    )
     return [
         finding_from_rule(
             rule.worded_for(USER, facts),
@@ -115,23 +146,23 @@ def _said(message: str) -> str:
     return message.split("\n\nfrom user code:")[0][:4000]
 
 
-def nothing_compiled(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+def nothing_compiled(index: AnalysisIndex, derived: Derived, rules: RuleSet[NothingCompiledParams]) -> list[Finding]:
     """TCD407: torch.compile was called (the side channel saw it) and the run finished, yet Dynamo traced no
     graph and gave up on no frame: nothing ran compiled. Worded by the likely reason, from what was compiled."""
-    (rule,) = rules
+    rule = rules.only
     log = index.log
     calls = _calls_that_compiled_nothing(index)
     if not calls:
         return []
     call = next((b for b in calls if b.dynamo_disabled_by), calls[0])
-    templates = rule.params["reasons"][_likely_reason(index, call)]
-    facts = {
-        "compiled": call.compiled or "the function",
-        "disabled_by": call.dynamo_disabled_by or "",
-        "frames": len({m.compile_id.frame_id for m in log.metrics if m.compile_id}),
+    templates = rules.params.reasons[_likely_reason(index, call)]
+    facts = NothingCompiledFacts(
+        compiled=call.compiled or "the function",
+        disabled_by=call.dynamo_disabled_by or "",
+        frames=len({m.compile_id.frame_id for m in log.metrics if m.compile_id}),
         **_bypass_facts(index, call),
-    }
-    facts |= {"reason": fill(templates["why"], facts), "instead": fill(templates["fix"], facts)}
+    )
+    facts = replace(facts, reason=fill(templates["why"], facts), instead=fill(templates["fix"], facts))
     location = None
     if call.file and call.line:
         function = index.code.defs.enclosing_function(call.file, call.line) or "<module>"
@@ -153,7 +184,7 @@ _MODULE_HOUSEKEEPING = frozenset(
 )
 
 
-def _bypass_facts(index: AnalysisIndex, call: BackendUse) -> dict:
+def _bypass_facts(index: AnalysisIndex, call: BackendUse) -> dict[str, str]:
     """The method that ran the original module instead of the compiled one, as the example of the why and fix:
     the method the user's own code calls on the name it bound torch.compile's result to (`model.generate(...)`),
     else transformers' `generate()` where the module is a transformers model; else none (a diffusers
@@ -219,3 +250,7 @@ def _likely_reason(index: AnalysisIndex, call: BackendUse) -> str:
         return "no_ops"  # Dynamo looked at frames and found nothing to put in a graph
     # a capture made before the side channel said what was compiled: "unknown"
     return call.compiled_kind if call.compiled_kind in ("module", "method", "function") else "unknown"
+
+
+TARGET_FAILED_DETECTOR = Detector(TARGET_FAILED, target_failed)
+NOTHING_COMPILED_DETECTOR = Detector(NOTHING_COMPILED, nothing_compiled)

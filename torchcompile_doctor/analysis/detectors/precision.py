@@ -6,15 +6,25 @@ user's line of a matmul when torch's partition log names one, and it says what t
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from dataclasses import dataclass
 
 from torchcompile_doctor.analysis.compiled_frames import compiled_frame
+from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
 from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import CompileId, WarningKind
 from torchcompile_doctor.model.findings import OccurrencesImpact, Tf32Evidence
 from torchcompile_doctor.model.report import Finding, Location
-from torchcompile_doctor.rules import Rule
+from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
+from torchcompile_doctor.rules.facts import Facts
+
+
+@dataclass(frozen=True, kw_only=True)
+class Tf32Facts(Facts):
+    counted: str | None = None  # how many float32 matmuls the graphs hold, as far as the capture tells
+
+
+TF32_DISABLED = Binding("tf32_disabled", Params, Tf32Facts)
 
 _MATMUL_OPS = ("aten.mm", "aten.addmm", "aten.bmm", "aten.baddbmm", "aten._scaled_dot_product")
 
@@ -29,8 +39,8 @@ def _matmul_line(index: AnalysisIndex) -> Location | None:
     return None
 
 
-def tf32_disabled(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
-    (rule,) = rules
+def tf32_disabled(index: AnalysisIndex, derived: Derived, rules: RuleSet[Params]) -> list[Finding]:
+    rule = rules.only
     warned = next((w for w in index.log.torch_warnings if w.kind == WarningKind.TF32_DISABLED), None)
     if warned is None:
         return []
@@ -54,7 +64,7 @@ def tf32_disabled(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
         finding_from_rule(
             rule,
             location=location,
-            facts={"counted": counted},
+            facts=Tf32Facts(counted=counted),
             identity="tf32",
             count=matmuls or 1,
             impact=OccurrencesImpact(occurrences=matmuls or 1),
@@ -63,3 +73,6 @@ def tf32_disabled(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
             ),
         )
     ]
+
+
+DETECTOR = Detector(TF32_DISABLED, tf32_disabled)

@@ -7,10 +7,11 @@ come from different call sites or layers within one call is worded as such (boun
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from torchcompile_doctor.analysis.code import THIRD_PARTY, without_doctor_frames
+from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
 from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.function_defs import RESUME
 from torchcompile_doctor.analysis.index import AnalysisIndex
@@ -38,9 +39,50 @@ from torchcompile_doctor.model.findings import (
     RecompileImpact,
 )
 from torchcompile_doctor.model.report import Finding
-from torchcompile_doctor.rules import Rule, rule_for_carried, rule_for_recompile, rules_for_detector
+from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
+from torchcompile_doctor.rules.catalogue import Rule
+from torchcompile_doctor.rules.facts import Facts
+from torchcompile_doctor.rules.fixes import RewriteFacts
 
 _AT_CALL = ("tensor_argument", "cast_at_call_site", "mark_dynamic")  # transforms whose fix edits the call
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecompileFacts(RewriteFacts):
+    """What a recompile's rule may say (and what its rewrite of the user's line reads: RewriteFacts)."""
+
+    values: str | None = None  # the change lines, joined
+    reason: str | None = None  # the guard that failed, without torch's comment
+    compiles: int | None = None  # the entries compiled, the first one included
+    seconds: float | None = None
+    inside: str | None = None  # entries compiled within one call: how they differ
+    optimizer_site: str | None = None  # an optimizer hyperparameter: where the optimizer is made
+    cause: str | None = None  # a value carried across a break: the break
+    carried: str | None = None  # and the value's name
+    library_call: str | None = None  # a package's call that builds the inputs (transformers' generate)
+    switched: str | None = None  # the changes between calls from different lines of the package
+    switch_lines: str | None = None
+    generate_call: str | None = None  # "yes": the package call is transformers' `generate()` (its measured advice)
+
+
+@dataclass(frozen=True)
+class RecompileParams(Params):
+    """The situations a rule is chosen for, rather than by reason class."""
+
+    inside_one_call: bool = False  # entries compiled within one call (layers, call sites)
+    dynamic_passed: bool = False  # a shape recompile of a function compiled with dynamic=True
+    kv_cache: bool = False  # the root cause is a KV cache's length
+
+
+@dataclass(frozen=True, kw_only=True)
+class LimitFacts(Facts):
+    limit: str | None = None
+    reason: str | None = None  # what keeps adding cache entries
+    cause_fix: str | None = None  # the recompile finding's own fix
+
+
+RECOMPILE = Binding("recompile", RecompileParams, RecompileFacts, rules=None)
+RECOMPILE_LIMIT = Binding("recompile_limit", Params, LimitFacts, reads=(RECOMPILE.detector,))
 
 _Key = tuple[int, str, int, str]  # (session, file, first line, co_name)
 
@@ -104,17 +146,12 @@ def _root(group: RecompileGroup) -> Cause | None:
     return found[0] if found else None
 
 
-def recompiles(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+def recompiles(index: AnalysisIndex, derived: Derived, rules: RuleSet[RecompileParams]) -> list[Finding]:
     """One finding per compiled function (and session) that recompiled."""
-    return [_recompile_finding(index, group, _special_rules(rules)) for group in recompile_groups(index)]
+    return [_recompile_finding(index, group, rules) for group in recompile_groups(index)]
 
 
-def _special_rules(rules: Sequence[Rule]) -> _Special:
-    return _Special(
-        within=next((r for r in rules if r.params.get("inside_one_call")), None),
-        dynamic=next((r for r in rules if r.params.get("dynamic_passed")), None),
-        kv_cache=next((r for r in rules if r.params.get("kv_cache")), None),
-    )
+RECOMPILE_DETECTOR = Detector(RECOMPILE, recompiles)
 
 
 @dataclass(frozen=True)
@@ -125,9 +162,29 @@ class _Special:
     dynamic: Rule | None  # a shape recompile of a function compiled with dynamic=True
     kv_cache: Rule | None  # the root cause is a KV cache's length
 
+    @classmethod
+    def of(cls, rules: RuleSet[RecompileParams]) -> _Special:
+        return cls(
+            within=next((r for r in rules.rules if rules.params_of(r).inside_one_call), None),
+            dynamic=next((r for r in rules.rules if rules.params_of(r).dynamic_passed), None),
+            kv_cache=next((r for r in rules.rules if rules.params_of(r).kv_cache), None),
+        )
+
+
+@dataclass(frozen=True)
+class _Situation:
+    """The rule chosen for a group and what it adds to the facts."""
+
+    rule: Rule
+    inside: str | None = None
+    hyperparameter: str | None = None
+    optimizer_site: str | None = None
+    cause: str | None = None
+    carried: str | None = None  # the carried value's name: the carried-value rule speaks of the break
+
 
 def _fix_line(
-    index: AnalysisIndex, rule: Rule, main: GuardFailure | None, call_sites: list, through: StackFrame | None
+    index: AnalysisIndex, rule: Rule, main: GuardFailure | None, call_sites: list[Any], through: StackFrame | None
 ) -> str | None:
     """Fixes for inputs (dtype, shape, int arguments) belong at the call, when the user's line passes them
     (not when a package the line calls builds them); an optimizer's hyperparameter where the user creates the
@@ -160,43 +217,50 @@ def _dynamic_passed(index: AnalysisIndex, file: str, line: int) -> bool:
     return any(b.dynamic is True and b.function_file == file and b.function_line == line for b in index.log.backends)
 
 
-def _situation_rule(index: AnalysisIndex, group: RecompileGroup, root: Cause | None, special: _Special) -> tuple | None:
+def _situation_rule(
+    index: AnalysisIndex, group: RecompileGroup, root: Cause | None, special: _Special
+) -> _Situation | None:
     """The rule of the program's situation, where one applies: entries compiled inside one call, a KV cache
     re-created with a new length, a shape recompile although `dynamic=True` was passed."""
     inside = inside_one_call(index, group.compile_ids, group.failures)
     if special.within is not None and inside and not (root and root.unbounded):
         if root is not None and root.reason_class == "object_id" and root.variable.endswith("__code__"):
             inside = f"one decorator wrapping different functions, reached from {inside}"  # its `func` differs
-        return special.within, {"inside": inside}, False
+        return _Situation(special.within, inside=inside)
     if special.kv_cache is not None and root is not None and kv_cache_note([root]):
-        return special.kv_cache, {}, False
+        return _Situation(special.kv_cache)
     shape = root is not None and root.reason_class == "shape_or_rank"
     if special.dynamic is not None and shape and _dynamic_passed(index, group.key[1], group.key[2]):
-        return special.dynamic, {}, False
+        return _Situation(special.dynamic)
     return None
 
 
-def _choose_rule(index: AnalysisIndex, group: RecompileGroup, root: Cause | None, special: _Special) -> tuple:
-    """(rule, extra facts, change-line rewrite) for the group's root cause."""
+def _choose_rule(
+    index: AnalysisIndex, group: RecompileGroup, root: Cause | None, rules: RuleSet[RecompileParams]
+) -> _Situation:
+    """The rule for the group's root cause, and what it adds to the facts."""
     main = root.failures[0] if root else None
     if main is not None and main.carried:
         # a value that crossed a graph break: the break is the cause, and the carried-value rule says so
-        return rule_for_carried(main.reason_class), _carried_facts(index, main, group.key[3], group.key[1]), True
-    situation = _situation_rule(index, group, root, special)
+        resume = RESUME.match(group.key[3] or "")
+        return _Situation(
+            rules.for_carried(main.reason_class),
+            cause=f"{index.code.display(group.key[1])}:{resume.group(2)}" if resume else "the graph break before it",
+            carried=main.variable.split(".")[-1].split("[")[0],
+        )
+    situation = _situation_rule(index, group, root, _Special.of(rules))
     if situation is not None:
         return situation
-    rule = rule_for_recompile(root.reason_class if root else "other", main.guard if main else "")
+    rule = rules.for_recompile(root.reason_class if root else "other", main.guard if main else "")
     if rule.transform == "tensor_hyperparameter" and main is not None:
         site = optimizer_line(index)
-        return (
-            rule,
-            {"hyperparameter": hyperparameter_of(main.variable), "optimizer_site": site[1] if site else None},
-            False,
+        return _Situation(
+            rule, hyperparameter=hyperparameter_of(main.variable), optimizer_site=site[1] if site else None
         )
-    return rule, {}, False
+    return _Situation(rule)
 
 
-def _recompile_finding(index: AnalysisIndex, group: RecompileGroup, special: _Special) -> Finding:
+def _recompile_finding(index: AnalysisIndex, group: RecompileGroup, rules: RuleSet[RecompileParams]) -> Finding:
     session, file, line, co_name = group.key
     found = causes([list(f) for f in group.failures])
     root = found[0] if found else None
@@ -208,12 +272,21 @@ def _recompile_finding(index: AnalysisIndex, group: RecompileGroup, special: _Sp
     user_frame = None
     if index.code.is_library(file) and call_sites:  # a library frame recompiles: where the user called in
         user_frame = index.location(call_sites[0].file, call_sites[0].line, call_sites[0].function)
-    rule, extra, carried = _choose_rule(index, group, root, special)
-    facts = _facts(name, root, group, changes) | extra | {"seconds": index.compile_seconds(group.compile_ids)}
+    situation = _choose_rule(index, group, root, rules)
+    rule, carried = situation.rule, situation.carried is not None
+    facts = replace(
+        _facts(name, root, group, changes),
+        inside=situation.inside,
+        hyperparameter=situation.hyperparameter,
+        optimizer_site=situation.optimizer_site,
+        cause=situation.cause,
+        carried=situation.carried,
+        seconds=index.compile_seconds(group.compile_ids),
+    )
     if through is not None:
-        facts |= _library_facts(index, group, through)
+        facts, switches = _library_facts(index, group, through, facts)
         rule = rule.worded_for(index.code.origin(file) or THIRD_PARTY, facts)
-        changes = _switches_marked(changes, found, facts["switches"])
+        changes = _switches_marked(changes, found, switches)
     if carried and main is not None:
         changes = [c.replace(main.variable, _carried_words(main.variable)) for c in changes]
     finding = finding_from_rule(
@@ -238,7 +311,7 @@ def _recompile_finding(index: AnalysisIndex, group: RecompileGroup, special: _Sp
     if carried and main is not None:
         finding = replace(finding, why=finding.why.replace(f"`{main.variable}`", "The value carried across the break"))
     if rule.reason_class == "shape_or_rank" and through is None:  # the user's tensor: mark that dim only
-        return _with_mark_dynamic(finding, main, (file, line, name), facts["variable"])
+        return _with_mark_dynamic(finding, main, (file, line, name), facts.variable or "?")
     return finding
 
 
@@ -253,23 +326,29 @@ def _with_mark_dynamic(
     return replace(finding, fix=replace(finding.fix, experiment=mark))
 
 
-def _library_facts(index: AnalysisIndex, group: RecompileGroup, through: StackFrame) -> dict:
+_Switches = tuple[dict[str, list[str]], dict[str, list[str]]]  # per variable: between lines, from the same line
+
+
+def _library_facts(
+    index: AnalysisIndex, group: RecompileGroup, through: StackFrame, facts: RecompileFacts
+) -> tuple[RecompileFacts, _Switches]:
     """The package call the compiled function is reached through, and the changes that come from that
     package calling it from different lines (prefill, then decode)."""
     lines, switched, same = call_line_switches(index, group.records, group.failures)
-    return {
-        "library_call": f"`{through.function}` ({index.code.display(through.file)}:{through.line})",
-        "switched": "; ".join(f"`{v}` {', '.join(pairs)}" for v, pairs in switched.items()) or None,
-        "switch_lines": ", ".join(lines) or None,
-        "switches": (switched, same),
+    named = replace(
+        facts,
+        library_call=f"`{through.function}` ({index.code.display(through.file)}:{through.line})",
+        switched="; ".join(f"`{v}` {', '.join(pairs)}" for v, pairs in switched.items()) or None,
+        switch_lines=", ".join(lines) or None,
         # transformers' `generate()`: the measured advice on padding prompts holds for it, not for any package call
-        "generate_call": "yes"
+        generate_call="yes"
         if through.function == "generate" and index.code.package_name(through.file) == "transformers"
         else None,
-    }
+    )
+    return named, (switched, same)
 
 
-def _switches_marked(changes: list[str], found: list[Cause], switches: tuple) -> list[str]:
+def _switches_marked(changes: list[str], found: list[Cause], switches: _Switches) -> list[str]:
     """A change line says which of its steps came from calls on different lines of the package (expected)."""
     switched, same = switches
     marked = []
@@ -316,21 +395,20 @@ def _with_notes(
     )
 
 
-def _facts(name: str, root: Cause | None, group: RecompileGroup, changes: list[str]) -> dict:
+def _facts(name: str, root: Cause | None, group: RecompileGroup, changes: list[str]) -> RecompileFacts:
     main = root.failures[0] if root else None
     variable = main.variable if main else "?"
     first_text = group.records[0].failures[0].split("\n")[0] if group.records and group.records[0].failures else ""
-    facts = {
-        "function": name,
-        "variable": main.subject or variable if main else variable,
-        "values": "; ".join(changes) if changes else "a guard failed",
-        "reason": main.guard.split("  # ")[0] if main else first_text,  # without torch's trailing comment
-        "attribute": variable.removeprefix("self.") if root and root.reason_class == "module_attribute" else None,
-        "dim": str(main.dim) if main and main.dim is not None else 0,
-        "compiles": len({c.frame_compile_id for c in group.compile_ids} | {0}),  # the first entry too
-    }
-    facts["first_value"] = next((f.old for f in (root.failures if root else ()) if f.old), None)
-    return facts
+    return RecompileFacts(
+        function=name,
+        variable=main.subject or variable if main else variable,
+        values="; ".join(changes) if changes else "a guard failed",
+        reason=main.guard.split("  # ")[0] if main else first_text,  # without torch's trailing comment
+        attribute=variable.removeprefix("self.") if root and root.reason_class == "module_attribute" else None,
+        dim=str(main.dim) if main and main.dim is not None else 0,
+        compiles=len({c.frame_compile_id for c in group.compile_ids} | {0}),  # the first entry too
+        first_value=next((f.old for f in (root.failures if root else ()) if f.old), None),
+    )
 
 
 def _carried_words(variable: str) -> str:
@@ -338,15 +416,6 @@ def _carried_words(variable: str) -> str:
     carried = "value carried across the break"
     _, dot, attribute = variable.partition(".")
     return f"{attribute} of the {carried}" if dot else carried
-
-
-def _carried_facts(index: AnalysisIndex, main: GuardFailure, co_name: str, file: str) -> dict:
-    """The break a resume function's carried value crossed, and what about the value changed."""
-    resume = RESUME.match(co_name or "")
-    return {
-        "cause": f"{index.code.display(file)}:{resume.group(2)}" if resume else "the graph break before it",
-        "carried": main.variable.split(".")[-1].split("[")[0],
-    }
 
 
 def _group_of_frame(index: AnalysisIndex, compile_id: CompileId | None) -> RecompileGroup | None:
@@ -357,22 +426,17 @@ def _group_of_frame(index: AnalysisIndex, compile_id: CompileId | None) -> Recom
     return next((g for g in recompile_groups(index) if g.key == key), None)
 
 
-def _cause_fix(index: AnalysisIndex, group: RecompileGroup | None) -> str:
+def _cause_fix(index: AnalysisIndex, group: RecompileGroup | None, rules: RuleSet[RecompileParams]) -> str:
     """The fix the recompile finding of the same function gives, for the limit finding to lead with."""
     if group is None:
         return "remove the cause of the recompiles"
-    finding = recompiles_of_group(index, group)
+    finding = _recompile_finding(index, group, rules)
     return finding.fix.summary.rstrip(".") if finding.fix else "remove the cause of the recompiles"
 
 
-def recompiles_of_group(index: AnalysisIndex, group: RecompileGroup) -> Finding:
-    """The recompile finding of one group, worded by the recompile detector's own rules."""
-    return _recompile_finding(index, group, _special_rules(rules_for_detector("recompile")))
-
-
-def recompile_limit(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+def recompile_limit(index: AnalysisIndex, derived: Derived, rules: RuleSet[Params]) -> list[Finding]:
     """A function that hit the recompile limit: torch runs it eagerly from then on."""
-    (rule,) = rules
+    rule = rules.only
     findings = []
     for metrics in index.log.metrics:
         if not metrics.hit_recompile_limit:
@@ -389,12 +453,12 @@ def recompile_limit(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding
         finding = finding_from_rule(
             rule,
             location=index.location(file, line, name),
-            facts={
-                "function": name,
-                "limit": str(metrics.recompile_limit) if metrics.recompile_limit is not None else "recompile_limit",
-                "reason": _limit_reason(root),
-                "cause_fix": _cause_fix(index, group),
-            },
+            facts=LimitFacts(
+                function=name,
+                limit=str(metrics.recompile_limit) if metrics.recompile_limit is not None else "recompile_limit",
+                reason=_limit_reason(root),
+                cause_fix=_cause_fix(index, group, rules.of(RECOMPILE)),
+            ),
             gb_id=metrics.fail_gb_id or "GB0039",
             gb_type=(metrics.fail_reason or "").split("\n")[0],
             reason_class=root.reason_class if root else None,
@@ -421,3 +485,6 @@ def _limit_reason(root: Cause | None) -> str:
     if root.unbounded:
         return f"`{root.variable}` takes a new value on every call ({' → '.join(root.values[:4])} …)"
     return f"`{root.failures[0].guard}`"
+
+
+LIMIT_DETECTOR = Detector(RECOMPILE_LIMIT, recompile_limit)

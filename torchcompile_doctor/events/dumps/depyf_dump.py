@@ -34,6 +34,7 @@ import tokenize
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from torchcompile_doctor.events.dumps.layout import (
     DECOMPILE_FAILED,
@@ -155,7 +156,7 @@ def split_comment(check: str) -> tuple[str, str]:
         return check[: match.start()].rstrip(), check[match.end() :].strip()
 
 
-def _header(text: str) -> dict:
+def _header(text: str) -> dict[str, Any]:
     first_line = text.split("\n", 1)[0]
     if not first_line.startswith(OBSERVE_HEADER):
         return {}
@@ -166,14 +167,14 @@ def _header(text: str) -> dict:
     return header if isinstance(header, dict) else {}
 
 
-def _origin(header: dict) -> str:
+def _origin(header: dict[str, Any]) -> str:
     file, line = header.get("file"), header.get("line")
     if isinstance(file, str) and isinstance(line, int):
         return f"{file}:{line}"
     return ""
 
 
-def _compile_id(header: dict) -> str | None:
+def _compile_id(header: dict[str, Any]) -> str | None:
     value = header.get("compile_id")
     return value if isinstance(value, str) else None
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import fields, replace
+from typing import Any
 
 from torchcompile_doctor.events.messages import cudagraphs, dynamo, hints, warnings
 from torchcompile_doctor.events.messages.base import KNOWN, LogMessage, MessageParser, ShownWarning
@@ -77,7 +78,7 @@ class MessageReader:
         self._op_stack: list[str] = []
         self._counts: dict[object, int] = {}  # counted events (they have a `count`), first seen first
         # a record seen before whose event counts: its key, so a repeat costs a dict lookup, not a parse
-        self._memo: dict[tuple, object] = {}
+        self._memo: dict[tuple[Any, ...], object] = {}
 
     def log(self, message: LogMessage) -> list[object]:
         memo = (message.artifact, message.compile_id, message.text)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 from torchcompile_doctor.events.model import CompileId
 
 GB_LINK = re.compile(r"/gb/gb(\d{4})\.html")  # torch's link to a graph break's page names its GB id
 
 
-def compile_id_of(meta: dict) -> CompileId | None:
+def compile_id_of(meta: dict[str, Any]) -> CompileId | None:
     frame_id, frame_compile_id = meta.get("frame_id"), meta.get("frame_compile_id")
     if isinstance(frame_id, int) and isinstance(frame_compile_id, int):
         return CompileId(frame_id, frame_compile_id)
@@ -34,6 +35,7 @@ def as_float(value: object) -> float | None:
 def json_or_none(text: str) -> object | None:
     """The JSON value of `text`, or None when it is not JSON (nested too deep for the decoder included)."""
     try:
-        return json.loads(text)
+        value: object = json.loads(text)
+        return value
     except (ValueError, RecursionError):
         return None

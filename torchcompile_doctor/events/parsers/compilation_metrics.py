@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId
 from torchcompile_doctor.events.parsers.base import Parser
@@ -52,7 +53,7 @@ def parse(record: Record, strings: dict[int, str]) -> CompilationMetrics | None:
     )
 
 
-def _compiled_triton(body: dict) -> bool:
+def _compiled_triton(body: dict[str, Any]) -> bool:
     """torch listed the Triton kernels it compiled, with their times. (`triton_compile_time_us` is no evidence:
     torch 2.13 fills it on a CPU too, with the time of the C++ kernels' async compile.)"""
     kernels = body.get("triton_kernel_compile_times_us")
@@ -62,7 +63,7 @@ def _compiled_triton(body: dict) -> bool:
 _BACKEND_RAISED = re.compile(r"^backend=(?P<quote>['\"])(?P<name>.+?)(?P=quote) raised:\n?(?P<error>.*)", re.S)
 
 
-def _backend_failure(body: dict) -> dict:
+def _backend_failure(body: dict[str, Any]) -> dict[str, Any]:
     """The backend that raised and its error, for a BackendCompilerFailed (`backend='x' raised:\nError: ...`)."""
     reason = as_str(body.get("fail_reason")) or ""
     match = _BACKEND_RAISED.match(reason) if body.get("fail_type") == "BackendCompilerFailed" else None
@@ -78,7 +79,7 @@ _LIMIT = re.compile(r"currently set to (\d+)")
 _EXPLANATION = re.compile(r"Explanation: (.+)")
 
 
-def _fail_reason(reason: str) -> dict:
+def _fail_reason(reason: str) -> dict[str, Any]:
     """What a failed compile's `fail_reason` says: its graph break's GB id and explanation, and whether (and at
     which limit) the function hit the recompile limit."""
     ids, explanation, limit = GB_LINK.findall(reason), _EXPLANATION.search(reason), _LIMIT.search(reason)
@@ -90,7 +91,7 @@ def _fail_reason(reason: str) -> dict:
     }
 
 
-def _seconds(body: dict, seconds_key: str, micros_key: str) -> float | None:
+def _seconds(body: dict[str, Any], seconds_key: str, micros_key: str) -> float | None:
     """A phase timer in seconds; logs of late 2024 carry only its `*_cumulative_compile_time_us` twin."""
     seconds = as_float(body.get(seconds_key))
     return seconds if seconds is not None or seconds_key in body else _micros(body.get(micros_key))
@@ -101,11 +102,11 @@ def _micros(value: object) -> float | None:
     return micros / 1e6 if micros is not None else None
 
 
-def _count(body: dict, key: str) -> int:
+def _count(body: dict[str, Any], key: str) -> int:
     return as_int(body.get(key)) or 0
 
 
-def _compile_seconds(body: dict) -> float:
+def _compile_seconds(body: dict[str, Any]) -> float:
     """`entire_frame_compile_time_s`; logs of a torch 2.6 pre-release carry only `dynamo_cumulative_compile_time_us`."""
     seconds = as_float(body.get("entire_frame_compile_time_s"))
     if "entire_frame_compile_time_s" not in body:

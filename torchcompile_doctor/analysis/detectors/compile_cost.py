@@ -6,16 +6,17 @@ Figures come from the report's `compile_time` data."""
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
 
 from torchcompile_doctor.analysis.compiled_frames import frame_view
+from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
 from torchcompile_doctor.analysis.findings import finding_from_rule, unique
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.regional import python_path
 from torchcompile_doctor.events.model import CompileId, OutputGraph
 from torchcompile_doctor.experiments.experiment import CarriedCache, Regional
-from torchcompile_doctor.model.compile_time import CompileTime, FrameCompileTime
+from torchcompile_doctor.model.compile_time import CompileRecord, CompileTime, FrameCompileTime
 from torchcompile_doctor.model.findings import (
     CacheEvidence,
     CacheSavedImpact,
@@ -23,8 +24,87 @@ from torchcompile_doctor.model.findings import (
     CompileTimeImpact,
     RepeatedBlockEvidence,
 )
-from torchcompile_doctor.model.report import Finding
-from torchcompile_doctor.rules import Rule
+from torchcompile_doctor.model.report import Finding, Location
+from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
+from torchcompile_doctor.rules.catalogue import Rule
+from torchcompile_doctor.rules.facts import Facts
+
+
+@dataclass(frozen=True, kw_only=True)
+class RepeatedBlockFacts(Facts):
+    block: str | None = None
+    repeats: int | None = None
+    frame: str | None = None
+    frame_where: str | None = None
+    seconds: str | None = None
+    module_list: str | None = None
+
+
+@dataclass(frozen=True)
+class RepeatedBlockParams(Params):
+    min_repeats: int = 4  # copies of the block in one graph
+    min_compile_s: float = 1.0  # seconds the compile took
+
+
+@dataclass(frozen=True, kw_only=True)
+class PhaseFacts(Facts):
+    phase: str | None = None
+    share: str | None = None
+    seconds: str | None = None
+    total: str | None = None
+    frame: str | None = None
+    advice: str | None = None
+
+
+@dataclass(frozen=True)
+class PhaseParams(Params):
+    min_compile_s: float = 5.0  # a frame's compile seconds
+    min_share: float = 0.5  # of them in one phase
+    min_backend_share: float = 0.05  # outside Dynamo (an eager backend compiles in Dynamo only)
+    advice: Mapping[str, str] = field(default_factory=dict)  # what controls each phase
+
+
+@dataclass(frozen=True, kw_only=True)
+class ColdCacheFacts(Facts):
+    seconds: str | None = None
+    graphs: int | None = None
+
+
+@dataclass(frozen=True)
+class ColdCacheParams(Params):
+    min_compile_s: float = 5.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class WarmCacheFacts(Facts):
+    saved: str | None = None
+    seconds: str | None = None
+    hits: int | None = None
+
+
+@dataclass(frozen=True)
+class WarmCacheParams(Params):
+    min_saved_s: float = 1.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class AutotuneFacts(Facts):
+    frame: str | None = None
+    seconds: str | None = None
+    share: str | None = None
+
+
+@dataclass(frozen=True)
+class AutotuneParams(Params):
+    min_autotune_s: float = 5.0
+    min_share: float = 0.25  # of the frame's compile time
+
+
+REPEATED_BLOCK = Binding("repeated_block", RepeatedBlockParams, RepeatedBlockFacts)
+COMPILE_PHASE = Binding("compile_phase", PhaseParams, PhaseFacts)
+COLD_CACHE = Binding("cold_cache", ColdCacheParams, ColdCacheFacts)
+WARM_CACHE = Binding("warm_cache", WarmCacheParams, WarmCacheFacts)
+AUTOTUNE_TIME = Binding("autotune_time", AutotuneParams, AutotuneFacts)
 
 
 def _percent(share: float) -> str:
@@ -36,7 +116,11 @@ def _frame_of(data: CompileTime, index: AnalysisIndex, compile_id: CompileId) ->
     return next((f for f in data.frames if (f.file, f.line) == (file, line)), None)
 
 
-def _repeated_functions(graph: OutputGraph, frame: FrameCompileTime, index: AnalysisIndex):
+_Repeated = tuple[str, str, list[tuple[int, int]], int]  # (file, function, (line, times) of its lines, repeats)
+_Block = tuple[str, int, list[_Repeated]]  # (module list, children, the block's functions)
+
+
+def _repeated_functions(graph: OutputGraph, frame: FrameCompileTime, index: AnalysisIndex) -> Iterator[_Repeated]:
     """(file, function, lines, repeats) of each function inlined more than once into the graph (not the compiled
     frame's own): its lines grouped, and the count most of them share (a line can be split or fused)."""
     by_function: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)
@@ -49,7 +133,7 @@ def _repeated_functions(graph: OutputGraph, frame: FrameCompileTime, index: Anal
             yield file, function, sorted(lines), repeats
 
 
-def _block_of(graph: OutputGraph, frame: FrameCompileTime, index: AnalysisIndex, min_repeats: int):
+def _block_of(graph: OutputGraph, frame: FrameCompileTime, index: AnalysisIndex, min_repeats: int) -> _Block | None:
     """(module list, children, the block's functions) for a module list whose children's code the graph holds
     once per child; the block's own forward first: of the functions repeated once per child, the one with the
     fewest lines (a layer's forward delegates to the attention and MLP code it calls)."""
@@ -68,26 +152,28 @@ def _block_of(graph: OutputGraph, frame: FrameCompileTime, index: AnalysisIndex,
     return None
 
 
-def repeated_blocks(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+def repeated_blocks(index: AnalysisIndex, derived: Derived, rules: RuleSet[RepeatedBlockParams]) -> list[Finding]:
     """TCD601: one compiled graph holding a copy of the same block for each child of a module list (N
     identical layers traced into one graph): the compile pays for every copy."""
-    (rule,) = rules
-    data = index.compile_time
+    rule, params = rules.only, rules.params
+    data = derived.compile_time
     if data is None:
         return []
     findings = []
     for graph in index.log.output_graphs:
         frame = _frame_of(data, index, graph.compile_id) if graph.compile_id is not None else None
         compile_ = next((c for c in frame.compiles if c.compile_id == str(graph.compile_id)), None) if frame else None
-        if frame is None or compile_ is None or compile_.seconds < rule.params.get("min_compile_s", 1.0):
+        if frame is None or compile_ is None or compile_.seconds < params.min_compile_s:
             continue
-        block = _block_of(graph, frame, index, rule.params.get("min_repeats", 4))
+        block = _block_of(graph, frame, index, params.min_repeats)
         if block is not None:
             findings.append(_repeated_block_finding(rule, index, frame, compile_, block))
     return unique(findings)
 
 
-def _repeated_block_finding(rule, index, frame, compile_, block) -> Finding:
+def _repeated_block_finding(
+    rule: Rule, index: AnalysisIndex, frame: FrameCompileTime, compile_: CompileRecord, block: _Block
+) -> Finding:
     module_list, repeats, functions = block
     if functions:
         file, function, lines, _ = functions[0]
@@ -101,14 +187,14 @@ def _repeated_block_finding(rule, index, frame, compile_, block) -> Finding:
     finding = finding_from_rule(
         rule,
         location=location,
-        facts={
-            "block": block_name,
-            "repeats": repeats,
-            "frame": frame_name,
-            "frame_where": frame_location.where,
-            "seconds": f"{compile_.seconds:.1f}",
-            "module_list": python_path(module_list),
-        },
+        facts=RepeatedBlockFacts(
+            block=block_name,
+            repeats=repeats,
+            frame=frame_name,
+            frame_where=frame_location.where,
+            seconds=f"{compile_.seconds:.1f}",
+            module_list=python_path(module_list),
+        ),
         count=repeats,
         impact=CompileTimeImpact(compile_seconds=round(compile_.seconds, 3), share=1.0),
         evidence=RepeatedBlockEvidence(
@@ -133,37 +219,37 @@ _KERNEL_ADVICE: dict[str | None, str] = {
 }  # which advice of TCD602 for the kernel compile
 
 
-def dominant_phase(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+def dominant_phase(index: AnalysisIndex, derived: Derived, rules: RuleSet[PhaseParams]) -> list[Finding]:
     """TCD602: one phase taking most of a frame's compile time, with what controls that phase."""
-    (rule,) = rules
-    data = index.compile_time
+    rule, params = rules.only, rules.params
+    data = derived.compile_time
     if data is None:
         return []
     findings = []
-    advice = rule.params.get("advice") or {}
+    advice = params.advice
     for frame in data.frames:
-        if frame.seconds < rule.params.get("min_compile_s", 5.0):
+        if frame.seconds < params.min_compile_s:
             continue
-        if 1 - frame.phases["dynamo"] / frame.seconds < rule.params.get("min_backend_share", 0.05):
+        if 1 - frame.phases["dynamo"] / frame.seconds < params.min_backend_share:
             continue
         phase, seconds = max(frame.phases.items(), key=lambda item: item[1])
         share = seconds / frame.seconds
         # the kernel compile's levers differ: Triton kernels (and their autotuning) on a GPU, C++ on a CPU
         advised = _KERNEL_ADVICE.get(data.kernel_compiler, "kernel_compile") if phase == "cpp_compile" else phase
-        if share < rule.params.get("min_share", 0.5) or advised not in advice:
+        if share < params.min_share or advised not in advice:
             continue
         findings.append(
             finding_from_rule(
                 rule,
                 location=frame_view(index, _key(frame))[0],
-                facts={
-                    "phase": data.labels[phase],
-                    "share": _percent(share),
-                    "seconds": f"{seconds:.1f}",
-                    "total": f"{frame.seconds:.1f}",
-                    "frame": frame.function,
-                    "advice": advice[advised],
-                },
+                facts=PhaseFacts(
+                    phase=data.labels[phase],
+                    share=_percent(share),
+                    seconds=f"{seconds:.1f}",
+                    total=f"{frame.seconds:.1f}",
+                    frame=frame.function,
+                    advice=advice[advised],
+                ),
                 count=len(frame.compiles),
                 impact=CompileTimeImpact(compile_seconds=round(seconds, 3), share=round(share, 3)),
                 evidence=CompilePhaseEvidence(
@@ -188,17 +274,17 @@ def _key(frame: FrameCompileTime) -> tuple[str, int, str]:
     return frame.file, frame.line, frame.co_name
 
 
-def _heaviest(index: AnalysisIndex, data: CompileTime):
+def _heaviest(index: AnalysisIndex, data: CompileTime) -> Location | None:
     frame = data.frames[0]
     return frame_view(index, _key(frame))[0] if frame.file != "?" else None
 
 
-def cold_cache(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+def cold_cache(index: AnalysisIndex, derived: Derived, rules: RuleSet[ColdCacheParams]) -> list[Finding]:
     """TCD603: the run compiled every graph from scratch (no cache hit): what a fresh machine pays at
     every start, and what carrying the cache (save/load_cache_artifacts) saves."""
-    (rule,) = rules
-    data = index.compile_time
-    if data is None or data.total_s < rule.params.get("min_compile_s", 5.0):
+    rule = rules.only
+    data = derived.compile_time
+    if data is None or data.total_s < rules.params.min_compile_s:
         return []
     totals = data.cache_totals()
     if totals["fx_graph"].hits or totals["aot_autograd"].hits or not totals["fx_graph"].misses:
@@ -206,7 +292,7 @@ def cold_cache(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
     finding = finding_from_rule(
         rule,
         location=_heaviest(index, data),
-        facts={"seconds": f"{data.total_s:.1f}", "graphs": totals["fx_graph"].misses},
+        facts=ColdCacheFacts(seconds=f"{data.total_s:.1f}", graphs=totals["fx_graph"].misses),
         identity="run",
         count=totals["fx_graph"].misses,
         impact=CompileTimeImpact(compile_seconds=round(data.total_s, 3), share=1.0),
@@ -218,18 +304,18 @@ def cold_cache(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
     return [replace(finding, fix=replace(finding.fix, experiment=CarriedCache()))]
 
 
-def warm_cache(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+def warm_cache(index: AnalysisIndex, derived: Derived, rules: RuleSet[WarmCacheParams]) -> list[Finding]:
     """TCD604: cache hits made this run's compile cheaper than a fresh machine's."""
-    (rule,) = rules
-    data = index.compile_time
-    if data is None or data.cache.saved_s < rule.params.get("min_saved_s", 1.0):
+    rule = rules.only
+    data = derived.compile_time
+    if data is None or data.cache.saved_s < rules.params.min_saved_s:
         return []
     hits = sum(counts.hits for counts in data.cache_totals().values())
     return [
         finding_from_rule(
             rule,
             location=_heaviest(index, data),
-            facts={"saved": f"{data.cache.saved_s:.1f}", "seconds": f"{data.total_s:.1f}", "hits": hits},
+            facts=WarmCacheFacts(saved=f"{data.cache.saved_s:.1f}", seconds=f"{data.total_s:.1f}", hits=hits),
             identity="run",
             count=hits,
             impact=CacheSavedImpact(saved_seconds=round(data.cache.saved_s, 3), hits=hits),
@@ -238,11 +324,11 @@ def warm_cache(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
     ]
 
 
-def autotune_time(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+def autotune_time(index: AnalysisIndex, derived: Derived, rules: RuleSet[AutotuneParams]) -> list[Finding]:
     """TCD605: max-autotune's benchmarking of kernel choices (torch's `compile_time_autotune_time_us`) taking a
     large part of a frame's compile time."""
-    (rule,) = rules
-    data = index.compile_time
+    rule, params = rules.only, rules.params
+    data = derived.compile_time
     if data is None:
         return []
     by_frame: dict[tuple[str, int, str], float] = defaultdict(float)
@@ -252,7 +338,7 @@ def autotune_time(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
     findings = []
     for frame in data.frames:
         seconds = by_frame.get(_key(frame), 0.0)
-        if seconds < rule.params["min_autotune_s"] or seconds < rule.params["min_share"] * frame.seconds:
+        if seconds < params.min_autotune_s or seconds < params.min_share * frame.seconds:
             continue
         location, name = frame_view(index, _key(frame))
         share = seconds / frame.seconds if frame.seconds else 0.0
@@ -260,7 +346,7 @@ def autotune_time(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
             finding_from_rule(
                 rule,
                 location=location,
-                facts={"frame": name, "seconds": f"{seconds:.1f}", "share": _percent(share)},
+                facts=AutotuneFacts(frame=name, seconds=f"{seconds:.1f}", share=_percent(share)),
                 count=len(frame.compiles),
                 impact=CompileTimeImpact(compile_seconds=round(seconds, 3), share=round(share, 3)),
                 evidence=CompilePhaseEvidence(
@@ -270,3 +356,10 @@ def autotune_time(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
             )
         )
     return findings
+
+
+REPEATED_BLOCK_DETECTOR = Detector(REPEATED_BLOCK, repeated_blocks)
+COMPILE_PHASE_DETECTOR = Detector(COMPILE_PHASE, dominant_phase)
+COLD_CACHE_DETECTOR = Detector(COLD_CACHE, cold_cache)
+WARM_CACHE_DETECTOR = Detector(WARM_CACHE, warm_cache)
+AUTOTUNE_TIME_DETECTOR = Detector(AUTOTUNE_TIME, autotune_time)

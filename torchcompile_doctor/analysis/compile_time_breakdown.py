@@ -1,7 +1,8 @@
-"""Builds the report's `compile_time` (torchcompile_doctor/compile_time.py) from the index: each compile's
-phases from torch's own timers in `compilation_metrics`, the C++ compile from the `chromium_event` spans of
-the kernels it compiled, the caches from their hit/miss/bypass artifacts, and when each compile ran from
-its start time against the run's start in the side channel."""
+"""Builds the report's `compile_time` (model/compile_time.py) from the index, once per report
+(`analyze`): each compile's phases from torch's own timers in `compilation_metrics`, the C++
+compile from the `chromium_event` spans of the kernels it compiled, the caches from their
+hit/miss/bypass artifacts, and when each compile ran from its start time against the run's start
+in the side channel."""
 
 from __future__ import annotations
 
@@ -114,7 +115,7 @@ def _cache_counts(log: EventLog) -> tuple[dict[CompileId, FrameCache], float, tu
     return result, saved, tuple(reasons)
 
 
-def compile_time(index: AnalysisIndex) -> CompileTime | None:
+def compile_time_breakdown(index: AnalysisIndex) -> CompileTime | None:
     """Where the run's compile time went; None when the log has no compile."""
     log = index.log
     compiles = [m for m in log.metrics if m.compile_id is not None]
@@ -143,7 +144,15 @@ def compile_time(index: AnalysisIndex) -> CompileTime | None:
     )
 
 
-def _frame(index, key, items, cpp, cache, origin, spans) -> FrameCompileTime:
+def _frame(
+    index: AnalysisIndex,
+    key: tuple[str, int, str],
+    items: list[CompilationMetrics],
+    cpp: dict[CompileId, float],
+    cache: dict[CompileId, FrameCache],
+    origin: float | None,
+    spans: dict[CompileId, tuple[TraceSpan, ...]],
+) -> FrameCompileTime:
     file, line, co_name = key
     records = []
     for metrics in sorted(items, key=lambda m: m.compile_id or CompileId(0, 0)):

@@ -8,14 +8,13 @@ import re
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from functools import lru_cache
+from typing import Any
 
+from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId, Guard, GuardOverhead, GuardTree
 from torchcompile_doctor.model.findings import GuardOverheadFigures
 from torchcompile_doctor.model.report import CompiledFunctionGuards, GuardEntry
-
-if TYPE_CHECKING:
-    from torchcompile_doctor.analysis.index import AnalysisIndex
 
 _MODULES = re.compile(r"\._modules\['([^']+)'\]")
 _LOCAL = re.compile(r"\b[LG]\['([^']+)'\]")
@@ -38,6 +37,7 @@ _VALUE_KINDS = {
 }
 
 
+@lru_cache(maxsize=1 << 14)  # guard texts repeat across cache entries and frames
 def readable(expression: str) -> str:
     """L['self']._modules['blocks']._modules['3'].c -> self.blocks[3].c"""
     text = _MODULES.sub(lambda m: f"[{m.group(1)}]" if m.group(1).isdigit() else f".{m.group(1)}", expression)
@@ -53,7 +53,7 @@ def _contiguous(size: list[int], stride: list[int]) -> bool:
     return True
 
 
-def tensor_facts(expression: str) -> dict | None:
+def tensor_facts(expression: str) -> dict[str, Any] | None:
     match = _TENSOR.search(expression)
     if match is None:
         return None
@@ -102,13 +102,15 @@ class _SourceIndex:
     """Maps torch's shortened paths in guard comments ('mp/g100/model.py:11') back to known files."""
 
     files: set[str] = field(default_factory=set)
+    _resolved: dict[str, tuple[str, int] | None] = field(default_factory=dict)  # each comment resolved once
 
     def resolve(self, where: str) -> tuple[str, int] | None:
+        if where in self._resolved:
+            return self._resolved[where]
         path, _, line = where.rpartition(":")
-        if not line.isdigit():
-            return None
-        matches = [f for f in self.files if f.endswith(path)]
-        return (min(matches, key=len), int(line)) if matches else None
+        matches = [f for f in self.files if f.endswith(path)] if line.isdigit() else []
+        found = self._resolved[where] = (min(matches, key=len), int(line)) if matches else None
+        return found
 
 
 def _is_user_guard(guard: Guard, index: _SourceIndex | None = None) -> bool:
@@ -118,20 +120,29 @@ def _is_user_guard(guard: Guard, index: _SourceIndex | None = None) -> bool:
     return index is None or index.resolve(guard.where) is not None
 
 
+_EQUALS = re.compile(r"^(?P<lhs>.+?) == (?P<rhs>.+)$")
+
+
 def _subject(guard: Guard) -> tuple[str, str] | None:
     """(what is pinned, its value) for guards that pin a value, to diff cache entries."""
-    if guard.kind == "TENSOR_MATCH":
-        facts = tensor_facts(guard.expression)
+    if guard.kind not in ("TENSOR_MATCH", "EQUALS_MATCH"):
+        return None
+    return _pinned(guard.kind, guard.expression)
+
+
+@lru_cache(maxsize=1 << 14)
+def _pinned(kind: str, expression: str) -> tuple[str, str] | None:
+    if kind == "TENSOR_MATCH":
+        facts = tensor_facts(expression)
         return (facts["name"], f"{facts['dtype']} {facts['size']}") if facts else None
-    equals = re.match(r"^(?P<lhs>.+?) == (?P<rhs>.+)$", guard.expression)
-    if guard.kind == "EQUALS_MATCH" and equals:
-        return readable(equals["lhs"]), equals["rhs"]
-    return None
+    equals = _EQUALS.match(expression)
+    return (readable(equals["lhs"]), equals["rhs"]) if equals else None
 
 
 _RENUMBERED = re.compile(r"(__\w+?___)\d+|(?<=, )\d{6,}(?=\))")
 
 
+@lru_cache(maxsize=1 << 14)
 def _comparable(expression: str) -> str:
     """Names torch renumbers per cache entry (__builtins_dict___2) and object ids are not changes."""
     return _RENUMBERED.sub(lambda m: f"{m.group(1)}N" if m.group(1) else "<id>", expression)
@@ -185,7 +196,7 @@ def guard_frames(index: AnalysisIndex) -> list[CompiledFunctionGuards]:
     known = {m.co_filename for m in index.log.metrics if m.co_filename}
     known |= {frame.file for start in index.log.dynamo_starts for frame in start.stack}
     sources = _SourceIndex({f for f in known if not code.is_library(f)})
-    by_frame: dict[tuple, list[GuardTree]] = {}
+    by_frame: dict[tuple[Any, ...], list[GuardTree]] = {}
     for tree in index.log.guard_trees:
         by_frame.setdefault(index.frame_key(tree.compile_id), []).append(tree)
     overheads = {(o.function_file, o.function_line): o for o in index.log.guard_overheads}
@@ -228,7 +239,7 @@ def _entries(
     previous: tuple[Guard, ...] | None = None
     for tree in sorted(frame_trees, key=lambda t: t.compile_id or CompileId(-1, -1)):
         metrics = metrics_by_id.get(tree.compile_id) if tree.compile_id else None
-        by_line: Counter = Counter()
+        by_line: Counter[str] = Counter()
         for guard in tree.guards:
             if guard.where and not guard.where.startswith(_TORCH_INTERNAL):
                 resolved = sources.resolve(guard.where)

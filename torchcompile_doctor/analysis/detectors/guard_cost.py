@@ -1,4 +1,5 @@
-"""Guard cost (TCD212-215), read from the guard frames (analysis/guards.py builds them into the index):
+"""Guard cost (TCD212-215), read from the guard frames (analysis/guard_frames.py builds them; `analyze` hands
+them over):
 frames whose cache entries check many Python values, measured guard overhead, module attributes
 pinned to values that never changed, and Python lambda guards on values the user passes or reads
 on their own lines (not Dynamo's internal identity checks, which the user cannot change)."""
@@ -6,10 +7,11 @@ on their own lines (not Dynamo's internal identity checks, which the user cannot
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from dataclasses import dataclass
 
+from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
 from torchcompile_doctor.analysis.findings import finding_from_rule, unique
-from torchcompile_doctor.analysis.guards import readable
+from torchcompile_doctor.analysis.guard_frames import readable
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import Guard
 from torchcompile_doctor.model.findings import (
@@ -22,7 +24,8 @@ from torchcompile_doctor.model.findings import (
     SteadyValuesImpact,
 )
 from torchcompile_doctor.model.report import Finding
-from torchcompile_doctor.rules import Rule
+from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
+from torchcompile_doctor.rules.facts import Facts
 
 _SHAPE_TERM = re.compile(r"\.(size|stride)\(\)\[\d+\]|\.storage_offset\(\)")
 # An identity check (`A is B`): Dynamo's own aliasing guards (two modules' `torch`/`F`, `self.__dict__[...] is ...`).
@@ -32,26 +35,76 @@ _IDENTITY = re.compile(r"\sis\s")
 _USER_VALUE = re.compile(r"\b[LG]\['(?!___|__import_|self'\])\w+'\]")
 
 
-def guard_heavy_frames(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+@dataclass(frozen=True, kw_only=True)
+class HeavyFrameFacts(Facts):
+    value_guards: int | None = None
+    guards: int | None = None
+    kinds: str | None = None
+    top_line: str | None = None
+
+
+@dataclass(frozen=True)
+class HeavyFrameParams(Params):
+    min_value_guards: int = 100  # guards on the user's Python values in one cache entry
+
+
+@dataclass(frozen=True, kw_only=True)
+class SteadyValuesFacts(Facts):
+    count: int | None = None
+    entries: int | None = None
+    examples: str | None = None
+
+
+@dataclass(frozen=True)
+class SteadyValuesParams(Params):
+    min_pins: int = 16  # module attributes pinned to values no cache entry saw change
+
+
+@dataclass(frozen=True, kw_only=True)
+class OverheadFacts(Facts):
+    compiled_us: str | None = None
+    skip_guards_us: str | None = None
+    eager_us: str | None = None
+    guard_us: str | None = None
+    share: str | None = None
+
+
+@dataclass(frozen=True)
+class OverheadParams(Params):
+    min_share: float = 0.1  # of a compiled call's time spent checking guards
+
+
+@dataclass(frozen=True, kw_only=True)
+class LambdaGuardFacts(Facts):
+    expression: str | None = None
+
+
+GUARD_HEAVY_FRAME = Binding("guard_heavy_frame", HeavyFrameParams, HeavyFrameFacts)
+STEADY_MODULE_VALUES = Binding("steady_module_values", SteadyValuesParams, SteadyValuesFacts)
+GUARD_OVERHEAD = Binding("guard_overhead", OverheadParams, OverheadFacts)
+PYTHON_LAMBDA_GUARD = Binding("python_lambda_guard", Params, LambdaGuardFacts)
+
+
+def guard_heavy_frames(index: AnalysisIndex, derived: Derived, rules: RuleSet[HeavyFrameParams]) -> list[Finding]:
     """A cache entry with at least `min_value_guards` guards on the user's Python values."""
-    (rule,) = rules
+    rule = rules.only
     findings = []
-    for frame in index.guard_frames:
+    for frame in derived.guard_frames:
         heaviest = max(frame.entries, key=lambda e: e.user_value_guards, default=None)
-        if heaviest is None or heaviest.user_value_guards < rule.params["min_value_guards"]:
+        if heaviest is None or heaviest.user_value_guards < rules.params.min_value_guards:
             continue
         kinds = ", ".join(f"{n} {k}" for k, n in list(heaviest.by_kind.items())[:3])
         findings.append(
             finding_from_rule(
                 rule,
                 location=index.location(frame.file, frame.line, frame.function),
-                facts={
-                    "function": frame.function,
-                    "value_guards": heaviest.user_value_guards,
-                    "guards": heaviest.tree_guards,
-                    "kinds": kinds,
-                    "top_line": next(iter(heaviest.by_source_line), "torch's own checks"),
-                },
+                facts=HeavyFrameFacts(
+                    function=frame.function,
+                    value_guards=heaviest.user_value_guards,
+                    guards=heaviest.tree_guards,
+                    kinds=kinds,
+                    top_line=next(iter(heaviest.by_source_line), "torch's own checks"),
+                ),
                 impact=GuardCountImpact(guards=heaviest.tree_guards, torch_guard_count=heaviest.guard_count),
                 evidence=GuardCountEvidence(compile_ids=[heaviest.compile_id], by_kind=heaviest.by_kind),
             )
@@ -59,24 +112,24 @@ def guard_heavy_frames(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Find
     return unique(findings)
 
 
-def steady_module_values(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+def steady_module_values(index: AnalysisIndex, derived: Derived, rules: RuleSet[SteadyValuesParams]) -> list[Finding]:
     """A frame with at least `min_pins` module attributes pinned to values no cache entry saw change."""
-    (rule,) = rules
+    rule = rules.only
     findings = []
-    for frame in index.guard_frames:
+    for frame in derived.guard_frames:
         steady = frame.steady_module_values
-        if len(steady) < rule.params["min_pins"]:
+        if len(steady) < rules.params.min_pins:
             continue
         findings.append(
             finding_from_rule(
                 rule,
                 location=index.location(frame.file, frame.line, frame.function),
-                facts={
-                    "function": frame.function,
-                    "count": len(steady),
-                    "entries": len(frame.entries),
-                    "examples": ", ".join(f"`{pin}`" for pin in steady[:3]),
-                },
+                facts=SteadyValuesFacts(
+                    function=frame.function,
+                    count=len(steady),
+                    entries=len(frame.entries),
+                    examples=", ".join(f"`{pin}`" for pin in steady[:3]),
+                ),
                 impact=SteadyValuesImpact(steady_module_values=len(steady)),
                 evidence=SteadyValuesEvidence(pins=list(steady[:20])),
             )
@@ -84,28 +137,31 @@ def steady_module_values(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Fi
     return unique(findings)
 
 
-def guard_overhead(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+def guard_overhead(index: AnalysisIndex, derived: Derived, rules: RuleSet[OverheadParams]) -> list[Finding]:
     """Guards measured to take at least `min_share` of a compiled call's time."""
-    (rule,) = rules
+    rule = rules.only
     findings = []
-    for frame in index.guard_frames:
+    for frame in derived.guard_frames:
         overhead = frame.overhead
         if not overhead or not overhead.compiled_us or overhead.skip_guards_us is None:
             continue
         guard_us = max(0.0, overhead.compiled_us - overhead.skip_guards_us)
         share = guard_us / overhead.compiled_us
-        if share < rule.params["min_share"]:
+        if share < rules.params.min_share:
             continue
-        facts = {
-            "compiled_us": f"{overhead.compiled_us:.1f}",
-            "skip_guards_us": f"{overhead.skip_guards_us:.1f}",
-            "eager_us": f"{overhead.eager_us:.1f}",
-        }
+        facts = OverheadFacts(
+            function=frame.function,
+            compiled_us=f"{overhead.compiled_us:.1f}",
+            skip_guards_us=f"{overhead.skip_guards_us:.1f}",
+            eager_us=f"{overhead.eager_us:.1f}",
+            guard_us=f"{guard_us:.1f}",
+            share=f"{share:.0%}",
+        )
         findings.append(
             finding_from_rule(
                 rule,
                 location=index.location(frame.file, frame.line, frame.function),
-                facts={**facts, "function": frame.function, "guard_us": f"{guard_us:.1f}", "share": f"{share:.0%}"},
+                facts=facts,
                 impact=GuardOverheadImpact(guard_us_per_call=round(guard_us, 2), guard_share=round(share, 3)),
                 evidence=GuardOverheadEvidence(overhead=overhead),
             )
@@ -133,9 +189,9 @@ def _user_can_act(guard: Guard) -> bool:
     return not _IDENTITY.search(guard.expression) and bool(_USER_VALUE.search(guard.expression))
 
 
-def python_lambda_guards(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Finding]:
+def python_lambda_guards(index: AnalysisIndex, derived: Derived, rules: RuleSet[Params]) -> list[Finding]:
     """Top-level Python lambda guards from the user's code in a user frame: each is Python run per call."""
-    (rule,) = rules
+    rule = rules.only
     code = index.code
     user_files = {m.co_filename for m in index.log.metrics if m.co_filename and not code.is_library(m.co_filename)}
     findings = []
@@ -156,12 +212,18 @@ def python_lambda_guards(index: AnalysisIndex, rules: Sequence[Rule]) -> list[Fi
                 finding_from_rule(
                     rule,
                     location=location,
-                    facts={
-                        "function": name,
-                        "expression": readable(guard.expression),
-                        "where": guard.where or location.where,  # implicit guards name no line
-                    },
+                    facts=LambdaGuardFacts(
+                        function=name,
+                        expression=readable(guard.expression),
+                        where=guard.where or location.where,  # implicit guards name no line
+                    ),
                     evidence=CompileIdsEvidence(compile_ids=[str(tree.compile_id)]),
                 )
             )
     return unique(findings)
+
+
+HEAVY_FRAME_DETECTOR = Detector(GUARD_HEAVY_FRAME, guard_heavy_frames)
+STEADY_VALUES_DETECTOR = Detector(STEADY_MODULE_VALUES, steady_module_values)
+OVERHEAD_DETECTOR = Detector(GUARD_OVERHEAD, guard_overhead)
+LAMBDA_GUARD_DETECTOR = Detector(PYTHON_LAMBDA_GUARD, python_lambda_guards)
