@@ -62,3 +62,10 @@ def test_generate_advice_only_for_transformers_generate():
         about_generate = "generate_call" in wording.needs
         assert ("generate()" in wording.fix) is about_generate, wording.needs
         assert ("generate()" in wording.why) is about_generate or "switched" not in wording.needs
+
+
+def test_a_break_on_an_assert_says_python_O_strips_it():
+    [finding] = [f for f in reread(RULES / "TCD104" / "item_assert.capture").findings if f.code == "TCD104"]
+    assert finding.fix is not None and "`python -O` strips asserts" in finding.fix.summary
+    others = reread(RULES / "TCD104" / "item.capture").findings
+    assert all("python -O" not in (f.fix.summary if f.fix else "") for f in others)
