@@ -165,28 +165,33 @@ def _wrapped_function(index: AnalysisIndex, skip: _Skip, next_skip: list[_Skip])
     stack merged the wrapper's frame into a frame of the same name (a wrapper of a wrapper), that frame is what
     it called: the frame torch skipped next for this break, or else the only such wrapper on the stack."""
     node = index.code.defs.function_node(skip.frame.file, skip.co_name, skip.frame.line)
-    target = wraps_target(node) if node is not None else None
-    if node is None or target is None or skip.record is None:
+    if node is None or wraps_target(node) is None or skip.record is None:
         return None
     stack = skip.record.user_stack
     position = _position(skip.record, skip.frame.file, node)
     if position is None:  # merged: start from the next wrapper of the same name, as if called from our line
         same_name = [f for f in stack if f.function == skip.co_name and _wrapper_node(index, f) is not None]
         skipped_next = [f for f in same_name for n in next_skip if _within(index, n, f)]
-        inner = skipped_next[0] if skipped_next else same_name[0] if len(same_name) == 1 else None
-        if inner is None:
+        position = skipped_next[0] if skipped_next else same_name[0] if len(same_name) == 1 else None
+        node = _wrapper_node(index, position) if position is not None else None
+    return _follow_wrappers(index, stack, node, position)
+
+
+def _follow_wrappers(
+    index: AnalysisIndex, stack: tuple[StackFrame, ...], node: _Function | None, position: StackFrame | None
+) -> str | None:
+    """From a wrapper's frame on the stack, the function its call of `func` reaches through further wrappers."""
+    while node is not None and position is not None:
+        target = wraps_target(node)
+        if target is None or not calls_name(node, target, position.line):
             return None
-        node = _wrapper_node(index, inner)
-        position, target = inner, wraps_target(node) if node is not None else None
-    while node is not None and position is not None and target is not None and calls_name(node, target, position.line):
         after = stack[stack.index(position) + 1 :]
         callee = next((f for f in after if index.code.origin(f.file) in (USER, THIRD_PARTY)), None)
         if callee is None:
             return None
-        callee_node = _wrapper_node(index, callee)
-        if callee_node is None:
+        node, position = _wrapper_node(index, callee), callee
+        if node is None:
             return index.code.user_function_name(callee.file, callee.function, callee.line)
-        node, position, target = callee_node, callee, wraps_target(callee_node)
     return None
 
 
