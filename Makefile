@@ -95,6 +95,7 @@ bench: install
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/ingest.py
 	$(BIN)/python bench/textlog.py
+	$(BIN)/python bench/fix_cost.py
 
 clean:
 	rm -rf $(VENV) .venv-*/ *.egg-info .pytest_cache

@@ -36,6 +36,8 @@ RANK_SIDE_CHANNEL_GLOB = "doctor_events_rank_*.jsonl"
 PROCESS_SIDE_CHANNEL = re.compile(r"^doctor_events_pid_(\d+)\.jsonl$")  # a process the target spawned or forked
 
 STACK_FILE = "doctor_stack.txt"
+TARGET_OUTPUT = "target_stdout.txt"  # what the target printed, kept when asked (`doctor fix` compares it)
+TARGET_ERRORS = "target_stderr.txt"  # and its stderr (why a trial of a fix failed)
 SOURCE_SNAPSHOT = "doctor_sources.json"
 FRESH_INDUCTOR_CACHE = "inductor_cache"
 
@@ -72,6 +74,14 @@ class CaptureFolder:
     @property
     def stack_file(self) -> Path:
         return self.path / STACK_FILE
+
+    @property
+    def target_output(self) -> Path:
+        return self.path / TARGET_OUTPUT
+
+    @property
+    def target_errors(self) -> Path:
+        return self.path / TARGET_ERRORS
 
     @property
     def source_snapshot(self) -> Path:

@@ -29,6 +29,7 @@ from torchcompile_doctor.settings import (
     TargetArgs,
     check_settings,
     explain_settings,
+    fix_settings,
     guards_settings,
     reread_settings,
 )
@@ -205,6 +206,45 @@ def _say_baseline(gated: pipeline.GatedRun, path: Path | None) -> None:
             f"{update.pruned} fixed and pruned, {update.kept} kept",
             err=True,
         )
+
+
+@app.command(context_settings={"allow_extra_args": False})
+@_one_line_errors
+def fix(
+    target: opt.ExplainTarget = None,
+    args: opt.Args = None,
+    module: opt.Module = None,
+    backend: opt.ExplainBackend = None,
+    fmt: opt.FixFormat = "terminal",
+    output: opt.Output = None,
+    artifacts: opt.Artifacts = None,
+    timeout: opt.Timeout = None,
+    budget: opt.Budget = None,
+    jobs: opt.FixJobs = 2,
+    apply: opt.Apply = False,
+) -> None:
+    """Run TARGET, measure each fix its findings suggest in a copy of the project, and print the measured ones
+    as a patch of your files (--apply writes it). Exit 0: a patch; 1: no measured change helped; 3: TARGET failed."""
+    from torchcompile_doctor.fix.session import apply_fix
+    from torchcompile_doctor.renderers.fix_report import render_fix
+
+    settings = fix_settings(
+        TargetArgs(target, tuple(args or ()), module),
+        CaptureOptions(backend, timeout),
+        budget_s=budget,
+        apply=apply,
+        fmt=fmt,
+        output=output,
+        artifacts=artifacts,
+        jobs=jobs,
+    )
+    report = pipeline.fix(settings.target, settings.run, settings.budget_s, settings.apply, progress=_status)
+    if settings.apply and report.found:
+        report = apply_fix(report)
+    _emit(render_fix(report, settings.format), settings.output)
+    if report.failed:
+        raise typer.Exit(ExitCode.TARGET_FAILED)
+    raise typer.Exit(ExitCode.OK if report.found else ExitCode.GATE_FAILED)
 
 
 @app.command(context_settings={"allow_extra_args": False})

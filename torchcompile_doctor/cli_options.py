@@ -63,6 +63,26 @@ Ranks = Annotated[
 ]
 
 
+# `doctor fix`
+FixFormat = Annotated[
+    str,
+    typer.Option(
+        "--format", "-f", help="terminal (the patch and what each change measured), json, or diff (the patch)."
+    ),
+]
+Budget = Annotated[
+    float | None,
+    typer.Option("--budget", help="Seconds the trials of the candidate fixes may take in all (default 900)."),
+]
+Apply = Annotated[
+    bool,
+    typer.Option(
+        "--apply", help="Write the measured patch into the project (refused for files with uncommitted changes)."
+    ),
+]
+FixJobs = Annotated[int, typer.Option("--jobs", "-j", help="Candidate fixes measured side by side.")]
+
+
 # `doctor check`
 CheckTarget = Annotated[
     str | None,

@@ -9,7 +9,8 @@ class ExitCode(IntEnum):
     OK = 0
     """The target ran and, under `doctor check`, the gate passed."""
     GATE_FAILED = 1
-    """`doctor check`: findings over the gate (the report says which and why)."""
+    """`doctor check`: findings over the gate (the report says which and why). `doctor fix`: no measured change
+    helped (nothing to apply)."""
     USAGE = 2
     """The doctor's own error or bad usage: a one-line message on stderr, no report."""
     TARGET_FAILED = 3

@@ -7,6 +7,7 @@ The CLI and the Python API (and through it the pytest plugin) call these functio
     run_block(label)                      capture what torch.compile does inside a `with` block, in this process
     reread(path, options) -> Run          a kept capture, a TORCH_TRACE dir (ranks merged) or a depyf dump
     try_fixes(run, options) -> Run        re-run once per suggested no-code-change fix; measured effects on the fixes
+    fix(target, options, budget) -> FixReport   `doctor fix`: candidate fixes measured in trial copies, the patch
     open_baseline(options) -> Baseline    the baseline file, read and checked before anything runs
     gate(run, options, baseline) -> GatedRun   select/ignore, the baseline (rewritten when asked), the verdict
     exit_code(run) -> ExitCode            the one place that decides the exit status
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
@@ -26,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from torchcompile_doctor.capture.options import CaptureOptions
-from torchcompile_doctor.capture_layout import CAPTURE_IN_DUMP
+from torchcompile_doctor.capture_layout import CAPTURE_IN_DUMP, CaptureFolder
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.exit_codes import ExitCode
 from torchcompile_doctor.gate.baseline import Baseline
@@ -39,6 +41,8 @@ if TYPE_CHECKING:  # the analysis stage and the capture are imported when a run 
     from torchcompile_doctor.events.load import RankLogs
     from torchcompile_doctor.events.model import EventLog, RunOutcome
     from torchcompile_doctor.experiments.experiment import Experiment
+    from torchcompile_doctor.fix.verdict import RunResult
+    from torchcompile_doctor.model.fix import FixReport
 
 Progress = Callable[[str], AbstractContextManager[object]]
 """Shows what is running (the CLI: a status line on a TTY) for as long as the context is open."""
@@ -437,6 +441,92 @@ def try_fixes(run: Run, options: RunOptions, progress: Progress = _quiet) -> Run
 
     report = runs.try_fixes(run.report, measure, options.artifacts, options.jobs, progress)
     return replace(run, reports=(report,))
+
+
+def _in_copy(target: TargetSpec, root: Path, copy: Path) -> TargetSpec:
+    """The target as it is found in a trial copy of its project (paths inside the project moved there)."""
+
+    def moved(path: str | None) -> str | None:
+        if not path:
+            return path
+        try:
+            return str(copy / Path(path).resolve().relative_to(root.resolve()))
+        except ValueError:
+            return path
+
+    return replace(target, path=moved(target.path), inputs_path=moved(target.inputs_path), cwd=moved(target.cwd) or "")
+
+
+def _run_result(outcome: RunOutcome, report: Report, workdir: Path, wall_s: float) -> RunResult:
+    from torchcompile_doctor.experiments.verify import figures
+    from torchcompile_doctor.fix.verdict import RunResult
+
+    folder = CaptureFolder(workdir)
+
+    def read(path: Path) -> str:
+        return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+
+    return RunResult(
+        figures=figures(report),
+        fallbacks=report.summary.fallbacks_to_eager,
+        succeeded=report.target_succeeded,
+        exit_code=outcome.returncode,
+        output=read(folder.target_output),
+        errors=read(folder.target_errors)[-4000:],
+        wall_s=wall_s,
+        timed_out=outcome.timed_out,
+    )
+
+
+def fix(
+    target: TargetSpec, options: RunOptions, budget_s: float, will_apply: bool = False, progress: Progress = _quiet
+) -> FixReport:
+    """`doctor fix`: run the target as explain does (its output kept to compare), then measure each candidate
+    fix in a trial copy of its project (fix/session.py) and choose the patch. Nothing of the user's is written."""
+    from torchcompile_doctor.capture.runner import capture_folder
+    from torchcompile_doctor.events.model import EventLog
+    from torchcompile_doctor.events.processes import load_processes
+    from torchcompile_doctor.fix.session import find_fix
+    from torchcompile_doctor.patches.project import project_root
+
+    if options.capture.nproc_per_node is not None:
+        raise DoctorError("doctor fix runs one process; --nproc-per-node is not supported")
+    if target.kind != "script" and target.kind != "module":
+        raise DoctorError("doctor fix runs a script or a module (-m)")
+    root = project_root(Path(target.path) if target.path else Path(target.cwd or ".") / "__main__.py")
+    keep = replace(options, capture=replace(options.capture, keep_output=True))
+    with capture_folder(options.artifacts) as workdir:
+        with progress(_running(target, options)):
+            started = time.monotonic()
+            outcome, report = _capture_and_analyze(target, keep, workdir)
+            before = _run_result(outcome, report, workdir, time.monotonic() - started)
+            log = load_processes(workdir).logs
+    if outcome.interrupted:
+        raise KeyboardInterrupt
+    merged = EventLog()
+    for one in log.values():
+        merged.extend(one)
+
+    def measure(copy: Path, seconds: float) -> RunResult:
+        timeout = min(seconds, options.capture.timeout_s or seconds)
+        trial = replace(keep, capture=replace(keep.capture, timeout_s=timeout), artifacts=None)
+        with capture_folder(None) as folder:
+            started = time.monotonic()
+            outcome, report = _capture_and_analyze(_in_copy(target, root, copy), trial, folder)
+            return _run_result(outcome, report, folder, time.monotonic() - started)
+
+    return find_fix(
+        target.display,
+        root,
+        report,
+        merged,
+        before,
+        measure,
+        jobs=options.jobs,
+        budget_s=budget_s,
+        progress=progress,
+        will_apply=will_apply,
+    )
 
 
 # ---------------------------------------------------------------------------------------------- the gate

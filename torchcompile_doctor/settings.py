@@ -310,6 +310,46 @@ def explain_settings(
     return ExplainSettings(target=spec, run=run, format=fmt, output=output, try_fixes=try_fixes)
 
 
+FIX_FORMATS = ("terminal", "json", "diff")  # `doctor fix`: the patch with its measurements, as JSON, or only the diff
+DEFAULT_FIX_BUDGET_S = 900.0
+
+
+@dataclass(frozen=True)
+class FixSettings:
+    """`doctor fix`: what to run, how, how long its trials may take, and whether the patch is written."""
+
+    target: TargetSpec
+    run: RunOptions
+    budget_s: float
+    apply: bool
+    format: str
+    output: Path | None
+
+
+def fix_settings(
+    target: TargetArgs,
+    capture: CaptureOptions,
+    *,
+    budget_s: float | None,
+    apply: bool,
+    fmt: str,
+    output: Path | None,
+    artifacts: Path | None,
+    jobs: int,
+) -> FixSettings:
+    """`doctor fix`."""
+    run = _run_options(capture, artifacts, jobs)
+    if fmt not in FIX_FORMATS:
+        raise DoctorError(f"--format {fmt}: doctor fix writes {', '.join(FIX_FORMATS)}")
+    check_output_path(output)
+    if budget_s is not None and not budget_s > 0:
+        raise DoctorError(f"--budget {budget_s:g}: give the seconds the fixes' trials may take, more than 0")
+    spec = target.spec()
+    if spec.kind not in ("script", "module"):
+        raise DoctorError("doctor fix runs a script or -m MODULE (a function target has no program to patch)")
+    return FixSettings(spec, run, budget_s or DEFAULT_FIX_BUDGET_S, apply, fmt, output)
+
+
 @dataclass(frozen=True)
 class RereadSettings:
     """`doctor report` and `doctor guards --dump DIR`: what to read back, how, and where the report goes."""

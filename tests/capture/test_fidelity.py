@@ -250,23 +250,34 @@ def test_the_timeout_stack_is_read_from_the_main_thread():
     assert main_thread_stack("not a dump") == []
 
 
-def test_a_counted_compiled_module_pickles_as_torch_made_it():
+def test_a_counted_compiled_module_pickles_as_torch_made_it(tmp_path):
     """The capture counts a compiled module's calls through the `forward` torch gave it, keeping torch's own
-    class; `torch.save(compiled)` works as in a plain run and loads back torch's OptimizedModule."""
+    class, and notes the user's line that called it (past nn.Module.__call__), with the call's columns;
+    `torch.save(compiled)` works as in a plain run and loads back torch's OptimizedModule."""
+    import inspect
     import io
 
     import torch
 
     from torchcompile_doctor.capture.call_counts import CallCounts
     from torchcompile_doctor.capture.hooks import _recording_module_calls
+    from torchcompile_doctor.events.model import CallSite, LogHealth
+    from torchcompile_doctor.events.sidechannel import SideChannel, read_side_channel
 
     compiled = torch.compile(torch.nn.Linear(4, 4), backend="eager")
     plain_class, torch_forward = type(compiled), compiled.forward
     counts = CallCounts()
-    _recording_module_calls(compiled, counts, None, None)
+    channel = SideChannel(str(tmp_path / "events.jsonl"))
+    _recording_module_calls(compiled, channel, counts, None, None)
     assert type(compiled) is plain_class and compiled.forward is not torch_forward
+    calling_line = inspect.currentframe().f_lineno + 1
     compiled(torch.ones(2, 4))
+    channel.close()
     assert [calls for calls, _ in counts._counts.values()] == [1]
+    with (tmp_path / "events.jsonl").open("rb") as stream:
+        (site,) = [e for e in read_side_channel(stream, LogHealth()) if isinstance(e, CallSite)]
+    assert (site.file, site.line) == (__file__, calling_line)
+    assert (site.column, site.end_column) == (4, len("    compiled(torch.ones(2, 4))"))
     buffer = io.BytesIO()
     torch.save(compiled, buffer)
     buffer.seek(0)

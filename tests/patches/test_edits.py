@@ -8,8 +8,11 @@ import pytest
 from torchcompile_doctor.patches.edits import (
     AddKeyword,
     AfterTorchImport,
+    BranchToWhere,
     EditError,
+    InsertAfter,
     InsertBefore,
+    RemoveStatement,
     ReplaceStatement,
     WrapStatement,
     edit_source,
@@ -100,3 +103,61 @@ def test_a_setting_after_import_torch_is_made_once():
 def test_an_edit_that_cannot_be_made_is_refused_and_says_where(edits, message):
     with pytest.raises(EditError, match=message):
         edit_source(STEP, edits)
+
+
+def test_a_branch_on_a_tensor_becomes_one_torch_where_with_the_return_after_it():
+    source = "def f(x):\n    x = x * 2\n    # flip negatives\n    if x.sum() < 0:\n        return -x\n    return x\n"
+    assert edit_source(source, [BranchToWhere(4)]) == (
+        "def f(x):\n    x = x * 2\n    # flip negatives\n    return torch.where(x.sum() < 0, -x, x)\n"
+    )
+
+
+def test_an_if_else_assignment_and_a_lone_if_assignment_become_torch_where():
+    source = (
+        "def f(x):\n    if x.mean() > 0:\n        y = x * 2\n    else:\n        y = x / 2\n"
+        "    if y.max() > 1:\n        y = y - 1\n    return y\n"
+    )
+    # both lines as parsed: the first rewrite does not move the second
+    assert edit_source(source, [BranchToWhere(2), BranchToWhere(6)]) == (
+        "def f(x):\n    y = torch.where(x.mean() > 0, x * 2, x / 2)\n    y = torch.where(y.max() > 1, y - 1, y)\n"
+        "    return y\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("source", "line"),
+    [
+        ("if a:\n    x = 1\nelif b:\n    x = 2\n", 1),  # an elif: more than two values
+        ("if a:\n    x = 1\n    y = 2\n", 1),  # two statements in the branch
+        ("if a:\n    x = 1\nelse:\n    y = 2\n", 1),  # the branches assign different names
+        ("x = 1\n", 1),  # no `if` there
+    ],
+)
+def test_what_is_not_one_choice_between_two_values_is_left_alone(source, line):
+    with pytest.raises(EditError):
+        edit_source(source, [BranchToWhere(line)])
+
+
+def test_a_bare_decorator_gets_called_with_the_keyword():
+    source = "@torch.compile\ndef f(x):\n    return g(x)\n"
+    assert edit_source(source, [AddKeyword(1, "dynamic", "True", "torch.compile")]) == (
+        "@torch.compile(dynamic=True)\ndef f(x):\n    return g(x)\n"
+    )
+
+
+def test_statements_move_out_of_a_function_to_after_its_call():
+    source = "def f(x):\n    y = g(x)\n    y.backward()\n    return y\n\n\nfor x in xs:\n    out = f(x)\n"
+    edits = [RemoveStatement(3), InsertAfter(8, "out.backward()")]
+    assert edit_source(source, edits) == (
+        "def f(x):\n    y = g(x)\n    return y\n\n\nfor x in xs:\n    out = f(x)\n    out.backward()\n"
+    )
+
+
+def test_a_setting_s_import_is_made_again_where_the_file_imports_it_only_later():
+    source = "import torch\nimport transformers\n"
+    code = "import transformers\ntorch._dynamo.config.capture_scalar_outputs = True"
+    assert edit_source(source, [AfterTorchImport(code)]) == (
+        "import torch\nimport transformers\ntorch._dynamo.config.capture_scalar_outputs = True\nimport transformers\n"
+    )
+    done = edit_source(source, [AfterTorchImport(code)])
+    assert edit_source(done, [AfterTorchImport(code)]) == done  # the same setting twice: made once

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -79,3 +80,20 @@ def test_the_project_is_the_git_work_tree_and_uncommitted_files_are_named(projec
     assert uncommitted(project, [model, train]) == []
     model.write_text("SCALE = 5\n")
     assert uncommitted(project, [model, train]) == [model]
+
+
+def test_a_file_that_cannot_be_written_stops_the_whole_change(project, monkeypatch):
+    model, train = project / "pkg" / "model.py", project / "train.py"
+    originals = {model: model.read_text(), train: train.read_text()}
+    real_write = Path.write_text
+
+    def full_disk(self, *args, **kwargs):
+        if self.name.startswith(".model.py"):
+            raise OSError(28, "No space left on device", str(self))
+        return real_write(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", full_disk)
+    with pytest.raises(DoctorError, match="No space left on device; nothing written"):
+        write_change(project, {train: "print('new')\n", model: "SCALE = 2\n"}, originals=originals)
+    assert train.read_text() == originals[train] and model.read_text() == originals[model]
+    assert sorted(p.name for p in project.rglob("*doctor-new*")) == []  # no half-written file left behind

@@ -22,6 +22,7 @@ from torchcompile_doctor.source_files import snapshot_sources
 
 CAPTURES = DATA / "captures"  # the golden cases: every format is rendered from these
 RECOMPILE_CAPTURES = DATA / "recompile_captures"
+JUDGEMENT_CAPTURES = DATA / "recompile_judgement"  # small programs, one per misjudgement of recompiles (#25)
 FALLBACK_CAPTURES = DATA / "fallbacks"
 TRACES = DATA / "traces"  # bare TORCH_TRACE logs, one source snapshot for the folder
 MULTIRANK = TRACES / "multirank"  # the two rank logs of one torchrun job

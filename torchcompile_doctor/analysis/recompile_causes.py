@@ -10,6 +10,8 @@ grow without bound); a value with two states (requires_grad, grad mode) at most 
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from torchcompile_doctor.events.guard_failures import GuardFailure
@@ -21,6 +23,11 @@ VALUE_CLASSES = frozenset({"module_attribute", "int_specialization", "float_spec
 # the value the next entry was compiled for, when its guards only check the type (torch made it dynamic)
 DYNAMIC_FROM_THEN_ON = "any value (dynamic from then on)"
 _INTEGER = re.compile(r"^-?\d+$")
+# a guarded value that is made anew on every call: a tensor's value or repr formatted into a string (a float
+# with the digits of a computed number), an object's address or id (`id(x)`: 12 digits and more)
+_FRESH = re.compile(
+    r"^['\"].*(?:tensor\(|\d\.\d{7,})|\b0x[0-9a-fA-F]{6,}\b|object at |(?<![\d.])\d{12,}(?![\d.])", re.S
+)
 
 
 @dataclass(frozen=True)
@@ -32,13 +39,23 @@ class Cause:
     failures: tuple[GuardFailure, ...]  # every (record, entry) failure on it, in log order
     values: tuple[str, ...]  # the distinct values seen, in order
     entries: int  # the distinct cache entries that failed on it
+    recompiles: int = 0  # the recompiles this value caused (each recompile's own cause: own_cause)
+
+    @property
+    def fresh(self) -> bool:
+        """A value new on every call (a tensor's value formatted into a string, an address): no entry is ever
+        reused, so each call compiles again until the recompile limit, even where only one call was seen."""
+        return self.reason_class not in BOUNDED_CLASSES and any(_FRESH.search(value) for value in self.values)
 
     @property
     def unbounded(self) -> bool:
-        """A counter: three or more distinct values of a number, each needing its own entry."""
-        if self.reason_class in BOUNDED_CLASSES or self.reason_class not in VALUE_CLASSES:
-            return False
+        """A counter: three or more distinct values of a number, each needing its own entry; or a value made
+        anew on every call."""
         if DYNAMIC_FROM_THEN_ON in self.values:  # torch stopped specializing it: no more entries for it
+            return False
+        if self.fresh:
+            return True
+        if self.reason_class in BOUNDED_CLASSES or self.reason_class not in VALUE_CLASSES:
             return False
         return len(self.values) >= 3
 
@@ -49,13 +66,26 @@ class Cause:
         return len(numbers) >= 3 and numbers == sorted(numbers) and len(set(numbers)) == len(numbers)
 
 
+def own_cause(failures: Sequence[GuardFailure]) -> GuardFailure | None:
+    """The cause of one recompile, from its own guard failures (one per existing entry, each entry's first
+    failing guard): the value most entries failed on, as the call brought a value most entries were not
+    compiled for; on a tie, the one the newest entry failed on (torch lists the newest entry first)."""
+    if not failures:
+        return None
+    counts = Counter(failure.variable for failure in failures)
+    most = max(counts.values())
+    return next(failure for failure in failures if counts[failure.variable] == most)
+
+
 def causes(records: list[list[GuardFailure]]) -> list[Cause]:
-    """The causes of a function's recompiles, root cause first: unbounded before bounded, then the one
-    more entries failed on. `records` holds each recompile's parsed failures (one per existing entry)."""
+    """The causes of a function's recompiles, root cause first: unbounded before bounded, then the one that
+    caused more of the recompiles (each recompile counted once, for its own cause), then the earlier.
+    `records` holds each recompile's parsed failures (one per existing entry)."""
     by_variable: dict[str, list[GuardFailure]] = {}
     for failures in records:
         for failure in failures:
             by_variable.setdefault(failure.variable, []).append(failure)
+    caused = Counter(cause.variable for cause in map(own_cause, records) if cause is not None)
     found = []
     for variable, failures in by_variable.items():
         values: list[str] = []
@@ -66,8 +96,15 @@ def causes(records: list[list[GuardFailure]]) -> list[Cause]:
         classes = [f.reason_class for f in failures]
         reason_class = max(set(classes), key=classes.count)
         entries = len({f.entry for f in failures})
-        found.append(Cause(variable, reason_class, tuple(failures), tuple(values), entries))
-    return sorted(found, key=lambda c: (not c.unbounded, -len(c.failures), -len(c.values)))
+        found.append(Cause(variable, reason_class, tuple(failures), tuple(values), entries, caused[variable]))
+    order = list(by_variable)
+    return sorted(found, key=lambda c: (not c.unbounded, -c.recompiles, order.index(c.variable)))
+
+
+def several_causes(found: Sequence[Cause]) -> list[Cause]:
+    """The causes that each made at least one recompile, when there are two or more (else [])."""
+    own = [cause for cause in found if cause.recompiles]
+    return own if len(own) > 1 else []
 
 
 def _entry_number(failure: GuardFailure) -> int:
@@ -90,15 +127,32 @@ def describe_causes(found: list[Cause], max_values: int = 6) -> list[str]:
     return lines
 
 
+def counted_changes(changes: Sequence[str], found: Sequence[Cause]) -> list[str]:
+    """Each change line (one per cause, in `found`'s order) with the recompiles its cause made, where the
+    causes differ between recompiles."""
+    counted = several_causes(found)
+    total = sum(cause.recompiles for cause in found)
+    return [
+        f"{line} ({cause.recompiles} of the {total} recompiles)" if cause in counted else line
+        for cause, line in zip(found, changes, strict=False)
+    ] + list(changes[len(found) :])
+
+
 def unbounded_note(root: Cause, others: list[Cause]) -> str | None:
     """Which cause makes the entries unbounded, when there are several (None when there is one)."""
     if not root.unbounded:
         return None
     shown = " → ".join(root.values[:4]) + (" → …" if len(root.values) > 4 else "")
     kind = "grows on every call" if root.counter else "takes a new value on every call"
+    if root.fresh:
+        kind = "holds a value made anew on every call (a tensor's value formatted into it, or an address)"
     note = (
         f"`{root.variable}` {kind} ({shown}): each value needs its own cache entry, so the entries grow without bound"
     )
+    if root.fresh:
+        note += (
+            ", every later call compiles again, and at torch's recompile limit (8 by default) the function runs eagerly"
+        )
     bounded = [c for c in others if not c.unbounded]
     if bounded:
         names = ", ".join(f"`{c.variable}`" for c in bounded[:3])

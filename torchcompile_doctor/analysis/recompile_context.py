@@ -13,11 +13,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from torchcompile_doctor.analysis.call_arguments import passed_for
 from torchcompile_doctor.analysis.code import THIRD_PARTY
 from torchcompile_doctor.analysis.index import AnalysisIndex
-from torchcompile_doctor.analysis.recompile_causes import DYNAMIC_FROM_THEN_ON, Cause
-from torchcompile_doctor.events.guard_failures import GuardFailure, user_variable
-from torchcompile_doctor.events.model import CompileId, Recompile, StackFrame
+from torchcompile_doctor.analysis.recompile_causes import DYNAMIC_FROM_THEN_ON, Cause, several_causes
+from torchcompile_doctor.events.guard_failures import GuardFailure, is_carried_value, user_variable
+from torchcompile_doctor.events.model import CallCount, CompileId, Recompile, StackFrame
 
 _EQUALS = re.compile(r"^(?P<lhs>.+?) == (?P<rhs>.+)$")
 _GLOBAL_STATE = re.compile(r"___check_global_state\(\) against (?P<state>\{.*\})")
@@ -154,14 +155,73 @@ def inside_one_call(
     index: AnalysisIndex, compile_ids: set[CompileId], failures: Sequence[Sequence[GuardFailure]]
 ) -> str | None:
     """How the entries differ when they were all compiled within one call: "different call sites (a, b)"
-    or "different layers or module instances called from the same line"; None when not within one call."""
+    or "different layers or module instances called from the same line"; None when not within one call.
+    The program's calls decide where the capture counted them (every compile during the first call of the
+    compiled callable they run under); a bare trace has only the compile order (each recompile followed by
+    the first compile of another function reached from the same call)."""
     recompiled = sorted(c for c in compile_ids if c.frame_compile_id > 0)
-    if not recompiled or not all(_still_warming_up(index, c) for c in recompiled):
+    if not recompiled:
+        return None
+    calls = entry_calls(index, compile_ids)
+    if calls is not None and calls.last_compile_call is not None:
+        if calls.last_compile_call != 1:
+            return None
+    elif not all(_still_warming_up(index, c) for c in recompiled):
         return None
     sites = _differing_call_sites(index, compile_ids)
     if sites:
         return f"different call sites ({', '.join(sites)})"
     return "different layers or module instances called from the same line"
+
+
+def entry_calls(index: AnalysisIndex, compile_ids: set[CompileId]) -> CallCount | None:
+    """The calls the capture counted of the compiled callable these compiles ran under: the function itself
+    where the user compiled it, else the outermost compiled callable on the compiles' stacks (a model whose
+    forward runs eagerly and calls the recompiled layers). None in a bare trace (no counts)."""
+    counts = index.log.call_counts
+    if not counts:
+        return None
+    for compile_id in sorted(compile_ids):
+        file, line, co_name = index.frame_key(compile_id)
+        own = next((c for c in counts if (c.function_file, c.function_line, c.function) == (file, line, co_name)), None)
+        if own is not None:
+            return own
+        for frame in index.starts.get(compile_id, ()):  # outermost first
+            enclosing = [
+                c
+                for c in counts
+                if (c.function_file, c.function) == (frame.file, frame.function) and c.function_line <= frame.line
+            ]
+            if enclosing:
+                return max(enclosing, key=lambda c: c.function_line)
+    return None
+
+
+def reuse_note(index: AnalysisIndex, compile_ids: set[CompileId], seconds: float) -> str:
+    """Whether later calls were seen reusing the entries compiled inside the first one."""
+    calls = entry_calls(index, compile_ids)
+    if calls is None or calls.last_compile_call != 1:
+        return f"Later calls reuse them ({seconds} s of compiling, once)."
+    name = _compiled_name(index, calls)
+    if calls.calls > 1:
+        later = "call 2" if calls.calls == 2 else f"calls 2 to {calls.calls}"
+        return (
+            f"Checked: {later} of {name} compiled nothing, they reused these entries ({seconds} s of compiling, once)."
+        )
+    return (
+        f"The program calls {name} once, so no second call shows it; none of the changed values is one that is"
+        f" new on every call, so a second call with inputs like these reuses the entries ({seconds} s of compiling)."
+    )
+
+
+def _compiled_name(index: AnalysisIndex, calls: CallCount) -> str:
+    """What the user compiled, as they know it: `the compiled `Stack`` for a module (whose forward may be a
+    decorator's wrapper), else the function's name."""
+    where = (calls.function_file, calls.function_line)
+    use = next((b for b in index.log.backends if (b.function_file, b.function_line) == where and b.compiled), None)
+    if use is not None and use.compiled_kind == "module":
+        return f"the compiled `{use.compiled}`"
+    return f"`{index.function_name(calls.function_file, calls.function, calls.function_line)}`"
 
 
 # -- a compiled function reached through a package's call -------------------------------------------
@@ -262,3 +322,128 @@ def session_fingerprint(fingerprint: str, session: int) -> str:
     if not session:
         return fingerprint
     return hashlib.sha1(f"{fingerprint}|session {session + 1}".encode()).hexdigest()[:16]
+
+
+# -- several causes, the recompile limit ------------------------------------------------------------
+DEFAULT_RECOMPILE_LIMIT = 8  # torch._dynamo.config.recompile_limit (alias cache_size_limit), 2.11 to 2.15
+
+
+def several_causes_note(found: Sequence[Cause], fix_per_cause: bool = True) -> str | None:
+    """Which value caused how many of the recompiles, when each recompile's own guard failure names another
+    (None when one value caused them all); `fix_per_cause`: the finding's fix is the first cause's."""
+    own = several_causes(found)
+    if not own:
+        return None
+    total = sum(cause.recompiles for cause in found)
+    counts = ", ".join(f"{_named(cause.variable)} {cause.recompiles}" for cause in own)
+    note = f"Its {total} recompiles have {len(own)} causes, each read from its own guard failure ({counts})"
+    if not fix_per_cause:
+        return note + "."
+    first = _named(own[0].variable)
+    return f"{note}: the fix below is for {first}; each other cause needs its own (its change is listed)."
+
+
+def _named(variable: str) -> str:
+    return "the value carried across the break" if is_carried_value(variable) else f"`{variable}`"
+
+
+def fresh_value_fix(variable: str) -> str:
+    """The fix where the guarded value is made anew on every call: no call can ever reuse an entry."""
+    return (
+        f"keep the per-call value out of what the compiled code guards: build `{variable}` outside the compiled"
+        " function (after it returns, or only where it is printed) and pass the compiled code what stays the same"
+        " between calls; a guard on a value new on every call is met by no later call (checked on four layers given a"
+        " note with a tensor's mean formatted into it: 3 recompiles in one call before, 0 with the note built"
+        " outside)."
+    )
+
+
+def limit_note(index: AnalysisIndex, compile_ids: set[CompileId]) -> tuple[str, int] | None:
+    """(why, entries) when the function holds as many cache entries as torch's recompile limit allows but was
+    not (yet) refused: the next call that matches none of them runs it eagerly. None when under the limit or
+    when torch logged the hit (the recompile-limit finding says it)."""
+    if not compile_ids:
+        return None
+    entries = 1 + max(c.frame_compile_id for c in compile_ids)
+    frames = {(c.session, c.frame_id) for c in compile_ids}
+    mine = [m for m in index.log.metrics if m.compile_id and (m.compile_id.session, m.compile_id.frame_id) in frames]
+    if any(m.hit_recompile_limit for m in mine):
+        return None
+    known = next((m.recompile_limit for m in index.log.metrics if m.recompile_limit is not None), None)
+    limit = known or DEFAULT_RECOMPILE_LIMIT
+    if entries < limit:
+        return None
+    said = f"{limit}" if known else f"{limit} by default"
+    why = (
+        f"It holds {entries} cache entries, as many as torch's recompile limit allows ({said}): the next call"
+        " that matches none of them is not compiled, and the function runs eagerly from then on."
+    )
+    return why, entries
+
+
+# -- what the user's call passes ----------------------------------------------------------------------
+def passed_at_call(
+    index: AnalysisIndex, function: tuple[str, int, str], variable: str, call_sites: Sequence[StackFrame]
+) -> str | None:
+    """What the user's call line passes for the compiled function's `variable` (`torch.stack(values)` for
+    `values`, `k` for `key`), when the line says it; None otherwise."""
+    file, line, co_name = function
+    node = index.code.defs.function_node(file, co_name, line) if file != "?" else None
+    # the user's line calls what they compiled (a module by its variable, a function by any name); a function
+    # torch compiled deeper down (a library's, reached through the user's model) only where the line names it
+    compiled = any((b.function_file, b.function_line) == (file, line) for b in index.log.backends)
+    for site in call_sites[:1]:
+        call_line = index.raw_line(site.file, site.line)
+        if node is not None and call_line is not None:
+            return passed_for(call_line, node, variable, by_name_only=not compiled)
+    return None
+
+
+_TIED = re.compile(r"^(?P<lhs>\S+)\.size\(\)\[(?P<li>\d+)\] == (?P<rhs>\S+)\.size\(\)\[(?P<ri>\d+)\]")
+
+
+def tied_inputs(index: AnalysisIndex, compile_ids: set[CompileId], variable: str, dim: int) -> list[tuple[str, int]]:
+    """The other inputs whose dimension the recompiled entries tie to `variable`'s (`returns.size()[0] ==
+    values.size()[0]`, once torch made the length dynamic): `mark_dynamic` on one of them alone raises
+    ConstraintViolationError where the code combines it with the others (checked on an actor-critic update's
+    log-probs, values and returns), so they are marked together. Plain inputs only (not globals, not attributes)."""
+    linked: dict[tuple[str, int], set[tuple[str, int]]] = {}
+    entries = {replace(c, frame_compile_id=n) for c in compile_ids for n in range(c.frame_compile_id + 1)}
+    for compile_id in sorted(entries):  # every entry of the function: the first one too
+        for expression in index.guard_expressions(compile_id):
+            match = _TIED.match(expression)
+            if match:
+                one, other = (
+                    (user_variable(match["lhs"]), int(match["li"])),
+                    (user_variable(match["rhs"]), int(match["ri"])),
+                )
+                linked.setdefault(one, set()).add(other)
+                linked.setdefault(other, set()).add(one)
+    seen, todo = {(variable, dim)}, [(variable, dim)]
+    while todo:
+        for neighbour in linked.get(todo.pop(), ()):
+            if neighbour not in seen:
+                seen.add(neighbour)
+                todo.append(neighbour)
+    return sorted(p for p in seen - {(variable, dim)} if p[0].isidentifier())
+
+
+_SKIPPED = frozenset({"Unsupported", "UserError"})  # compilation_metrics fail types of a frame torch skipped
+
+
+def skipped_caller_note(index: AnalysisIndex, compile_ids: set[CompileId]) -> str | None:
+    """Entries compiled one call at a time because the function that makes the calls is a frame torch skipped
+    (it runs eagerly, so each call enters compiled code anew): fixing that fallback traces the calls inside one
+    graph instead."""
+    skipped = {(m.co_filename, m.co_name): m for m in index.log.metrics if m.fail_type in _SKIPPED and m.co_name}
+    for compile_id in sorted(compile_ids):
+        for frame in reversed(index.starts.get(compile_id, ())[:-1]):  # the innermost caller first
+            metrics = skipped.get((frame.file, frame.function))
+            if metrics is not None:
+                name = index.function_name(metrics.co_filename or "?", frame.function, metrics.co_firstlineno or 0)
+                return (
+                    f"They are compiled call by call because torch skipped `{name}`, which makes the calls: it runs"
+                    " eagerly (its fallback finding says why), and once it compiles, these calls are traced inside"
+                    " its graph instead."
+                )
+    return None

@@ -12,10 +12,16 @@ from torchcompile_doctor.events.sidechannel import EventName, SideChannel
 
 
 def _compile_attempts() -> int:
-    """Dynamo's count of frames it started converting (every compile and recompile, a refused one too)."""
-    from torch._dynamo.utils import counters
+    """How many compile ids Dynamo has handed out (every compile and recompile of a frame): its counter per
+    frame, summed. Dynamo's `frames.total` counts more: a frame it looks at and leaves alone (a non-recursive
+    `torch.compiler.disable` wrapper, on every call) counts there without compiling anything."""
+    try:
+        from torch._dynamo.convert_frame import FRAME_COMPILE_COUNTER
+    except ImportError:  # a release without it: the coarser count
+        from torch._dynamo.utils import counters
 
-    return counters["frames"]["total"]
+        return counters["frames"]["total"]
+    return sum(FRAME_COMPILE_COUNTER.values())
 
 
 class CallCounts:

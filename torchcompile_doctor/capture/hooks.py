@@ -60,6 +60,48 @@ def _dim_marker(
     return mark_inputs
 
 
+class _CallSites:
+    """Notes each distinct line of the user's that calls one compiled function or module (torch's own
+    dynamo_start stack leaves that frame out, and input fixes such as mark_dynamic belong there)."""
+
+    def __init__(self, channel: SideChannel, code: types.CodeType) -> None:
+        import torch
+
+        self.channel, self.code = channel, code
+        self.torch_dir = os.path.dirname(torch.__file__) + os.sep  # nn.Module.__call__ sits between
+        self.seen: set[tuple[str, int]] = set()
+
+    def note(self, caller: types.FrameType | None) -> None:
+        while caller is not None and caller.f_code.co_filename.startswith(self.torch_dir):
+            caller = caller.f_back
+        if caller is None:
+            return
+        key = (caller.f_code.co_filename, caller.f_lineno)
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        self.channel.write(
+            EventName.CALL_SITE,
+            function_file=self.code.co_filename,
+            function_line=self.code.co_firstlineno,
+            function=self.code.co_name,
+            file=key[0],
+            line=key[1],
+            caller=caller.f_code.co_name,
+            **_call_position(caller),
+        )
+
+
+def _call_position(frame: types.FrameType) -> dict[str, int | None]:
+    """Where in its line the frame's current call is (columns from Python's own positions table), so that the
+    call's arguments can be read back from the source: `m(torch.randn(n, 4))` holds two calls."""
+    try:
+        line, end_line, column, end_column = list(frame.f_code.co_positions())[frame.f_lasti // 2]
+    except (IndexError, ValueError):
+        return {}
+    return {"column": column, "end_line": end_line, "end_column": end_column} if line == frame.f_lineno else {}
+
+
 def _recording_callers(
     compiled: Callable[..., Any],
     original: Callable[..., Any],
@@ -68,12 +110,11 @@ def _recording_callers(
     recorder: Recorder | None = None,
     mark: MarkDynamic | None = None,
 ) -> Callable[..., Any]:
-    """Wrap a compiled plain function to note each distinct line that calls it (torch's own dynamo_start
-    stack leaves that frame out, and input fixes belong there) and to count its calls."""
+    """Wrap a compiled plain function to note the lines that call it and to count its calls."""
     code = getattr(original, "__code__", None)
     if code is None:
         return compiled
-    seen: set[tuple[str, int]] = set()
+    sites = _CallSites(channel, code)
     record = recorder.track(compiled, original, code) if recorder is not None else None
     mark_inputs = _dim_marker(original, code, mark)
 
@@ -83,19 +124,7 @@ def _recording_callers(
             recorder.note(record, args, kwargs)
         if mark_inputs is not None:
             mark_inputs(args, kwargs)
-        caller = sys._getframe(1)
-        key = (caller.f_code.co_filename, caller.f_lineno)
-        if key not in seen:
-            seen.add(key)
-            channel.write(
-                EventName.CALL_SITE,
-                function_file=code.co_filename,
-                function_line=code.co_firstlineno,
-                function=code.co_name,
-                file=key[0],
-                line=key[1],
-                caller=caller.f_code.co_name,
-            )
+        sites.note(sys._getframe(1))
         return counts.call(code, lambda: compiled(*args, **kwargs))
 
     return call
@@ -143,7 +172,7 @@ def compile_call(model: object, caller: types.FrameType) -> dict[str, Any]:
 
 
 def _recording_module_calls(
-    compiled: Any, counts: CallCounts, recorder: Recorder | None, mark: MarkDynamic | None
+    compiled: Any, channel: SideChannel, counts: CallCounts, recorder: Recorder | None, mark: MarkDynamic | None
 ) -> None:
     """Make a compiled module (OptimizedModule) count its calls, note its last arguments (for `doctor guards`,
     which times that call afterwards) or mark an input dynamic (a --try-fixes experiment), by wrapping the
@@ -153,6 +182,7 @@ def _recording_module_calls(
     code = getattr(getattr(type(compiled._orig_mod), "forward", None), "__code__", None)
     if code is None:  # a forward that is no Python function (a scripted module's): left as torch made it
         return
+    sites = _CallSites(channel, code)
     record = recorder.track(compiled, compiled._orig_mod, code) if recorder is not None else None
     mark_inputs = _dim_marker(compiled._orig_mod.forward, code, mark)
     compiled_forward = compiled.forward
@@ -163,6 +193,7 @@ def _recording_module_calls(
             recorder.note(record, args, kwargs)
         if mark_inputs is not None:
             mark_inputs(args, kwargs)
+        sites.note(sys._getframe(1))
         return counts.call(code, lambda: compiled_forward(*args, **kwargs))
 
     compiled.forward = forward  # an instance attribute of OptimizedModule, as torch's own is
@@ -209,7 +240,7 @@ def compile_hook(
         if isinstance(model, types.FunctionType) and isinstance(compiled, types.FunctionType):
             return _recording_callers(compiled, model, channel, counts, recorder, mark)
         if isinstance(model, torch.nn.Module) and hasattr(compiled, "_orig_mod"):
-            _recording_module_calls(compiled, counts, recorder, mark)
+            _recording_module_calls(compiled, channel, counts, recorder, mark)
         return compiled
 
     compile_and_record.__wrapped__ = original  # type: ignore[attr-defined]

@@ -18,3 +18,4 @@ class CaptureOptions:
     measure_guards: bool = False  # time each compiled frame's guards (`doctor guards`)
     dump_dir: Path | None = None  # write a depyf dump here; the capture is copied into it
     experiment: Experiment | None = None  # a --try-fixes experiment
+    keep_output: bool = False  # the target's stdout and stderr into the capture folder, not onto our stderr

@@ -220,16 +220,19 @@ def run_capture(target: TargetSpec, artifacts: Path, options: CaptureOptions) ->
         command = torchrun_command(nproc_per_node, [write_spec(spec)])
     else:
         command = [sys.executable, ENTRY, write_spec(spec)]
-    process = subprocess.Popen(
-        command,
-        cwd=target.cwd or None,
-        env=_child_env(owned),
-        stdin=subprocess.DEVNULL,
-        stdout=sys.stderr.fileno(),
-        stderr=sys.stderr.fileno(),
-        start_new_session=True,
-    )
-    timed_out, interrupted = _wait(process, timeout_s, stack_file)
+    with contextlib.ExitStack() as stack:
+        stdout = stack.enter_context(folder.target_output.open("wb")) if options.keep_output else None
+        stderr = stack.enter_context(folder.target_errors.open("wb")) if options.keep_output else None
+        process = subprocess.Popen(
+            command,
+            cwd=target.cwd or None,
+            env=_child_env(owned),
+            stdin=subprocess.DEVNULL,
+            stdout=stdout.fileno() if stdout is not None else sys.stderr.fileno(),
+            stderr=stderr.fileno() if stderr is not None else sys.stderr.fileno(),
+            start_new_session=True,
+        )
+        timed_out, interrupted = _wait(process, timeout_s, stack_file)
     if timed_out and stack_file is not None:
         _record_stuck_stack(artifacts, stack_file, timeout_s)
     returncode = process.returncode

@@ -237,7 +237,7 @@ class BackendUse:
 
 @dataclass(frozen=True)
 class CallSite:
-    """A line of the user's that called a compiled plain function (recorded by the bootstrap)."""
+    """A line of the user's that called a compiled function or module (recorded by the bootstrap)."""
 
     function_file: str
     function_line: int
@@ -245,6 +245,10 @@ class CallSite:
     file: str
     line: int
     caller: str
+    # the call's place within its lines (Python's positions table), to read its arguments back from the source
+    column: int | None = None
+    end_line: int | None = None
+    end_column: int | None = None
 
 
 @dataclass(frozen=True)

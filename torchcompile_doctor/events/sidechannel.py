@@ -142,6 +142,9 @@ _PARSERS: dict[str, Callable[[dict[str, Any]], object]] = {  # keyed by EventNam
         file=str(d["file"]),
         line=int(d["line"]),
         caller=str(d.get("caller", "?")),
+        column=_opt_int(d.get("column")),
+        end_line=_opt_int(d.get("end_line")),
+        end_column=_opt_int(d.get("end_column")),
     ),
     EventName.CALL_COUNT: lambda d: CallCount(
         function_file=str(d["function_file"]),

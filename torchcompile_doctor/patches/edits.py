@@ -58,8 +58,41 @@ class AfterTorchImport:
     code: str
 
 
-Edit = InsertBefore | ReplaceStatement | WrapStatement | AddKeyword | AfterTorchImport
-_ANCHORED = (InsertBefore, ReplaceStatement, WrapStatement, AddKeyword)
+@dataclass(frozen=True)
+class InsertAfter:
+    """New statements after the statement at `line`, at its indentation (`loss.backward()` after the call)."""
+
+    line: int
+    code: str
+
+
+@dataclass(frozen=True)
+class RemoveStatement:
+    """The statement at `line` taken out (it moved elsewhere)."""
+
+    line: int
+
+
+@dataclass(frozen=True)
+class BranchToWhere:
+    """The `if` at `line` made branchless with `torch.where` (its condition a tensor): `if c: return a` and the
+    `return b` after it (or its `else: return b`) become `return torch.where(c, a, b)`; `if c: x = a` with
+    `else: x = b` becomes `x = torch.where(c, a, b)`, and without an else `x = torch.where(c, a, x)`."""
+
+    line: int
+
+
+Edit = (
+    InsertBefore
+    | InsertAfter
+    | ReplaceStatement
+    | RemoveStatement
+    | WrapStatement
+    | AddKeyword
+    | AfterTorchImport
+    | BranchToWhere
+)
+_ANCHORED = (InsertBefore, InsertAfter, ReplaceStatement, RemoveStatement, WrapStatement, AddKeyword, BranchToWhere)
 
 
 def edit_source(source: str, edits: Sequence[Edit]) -> str:
@@ -89,13 +122,32 @@ class _StatementEditor(cst.CSTTransformer):
         super().__init__()
         self.edits = list(edits)
         self.anchors: dict[int, int] = {}  # edit index -> id of the innermost statement holding its line
+        self.branchless: dict[int, cst.SimpleStatementLine] = {}  # id of an `if` -> what replaces it
+        self.removed: set[int] = set()  # ids of statements a branchless `if` took in (its `return b`)
+
+    def _plan_branches(self, body: Sequence[cst.BaseStatement]) -> None:
+        """A BranchToWhere's replacement, made from the block as parsed (its lines are the edit's lines)."""
+        lines = {edit.line for edit in self.edits if isinstance(edit, BranchToWhere)}
+        for at, statement in enumerate(body):
+            if isinstance(statement, cst.If) and self.get_metadata(PositionProvider, statement).start.line in lines:
+                made = _branchless(body, at)
+                if made is None:
+                    line = self.get_metadata(PositionProvider, statement).start.line
+                    raise EditError(f"the `if` at line {line} is not one choice between two values")
+                small, used = made
+                self.branchless[id(statement)] = cst.SimpleStatementLine(body=[small])
+                self.removed.update(id(taken) for taken in body[at + 1 : at + used])
 
     def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.IndentedBlock, cst.Module)):
+            self._plan_branches(node.body)
         if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
             position = self.get_metadata(PositionProvider, node)
             start, end = position.start.line, position.end.line
             if isinstance(node, cst.BaseCompoundStatement):  # its header: the lines before its body
                 end = self.get_metadata(PositionProvider, node.body).start.line
+                for decorator in getattr(node, "decorators", ()):  # a decorator's line is the def's too
+                    start = min(start, self.get_metadata(PositionProvider, decorator).start.line)
             for index, edit in enumerate(self.edits):
                 if start <= edit.line <= end:  # type: ignore[union-attr]
                     self.anchors[index] = id(node)  # visited outer first: a deeper statement replaces it
@@ -106,9 +158,19 @@ class _StatementEditor(cst.CSTTransformer):
         self, original_node: cst.CSTNode, updated_node: cst.CSTNode
     ) -> cst.CSTNode | cst.FlattenSentinel[cst.BaseStatement]:
         edits = [e for i, e in enumerate(self.edits) if self.anchors.get(i) == id(original_node)]
+        if id(original_node) in self.removed:
+            if edits:
+                raise EditError(f"two changes of the statement at line {edits[0].line}")  # type: ignore[union-attr]
+            return cst.RemovalSentinel.REMOVE  # type: ignore[return-value]
         if not edits or not isinstance(updated_node, cst.BaseStatement):
             return updated_node
-        return _changed(updated_node, edits)
+        if any(isinstance(e, BranchToWhere) for e in edits):
+            if len(edits) > 1:
+                raise EditError(f"two changes of the statement at line {edits[0].line}")  # type: ignore[union-attr]
+            if id(original_node) not in self.branchless:
+                raise EditError(f"no `if` at line {edits[0].line}")  # type: ignore[union-attr]
+            return self.branchless[id(original_node)].with_changes(leading_lines=_leading_lines(updated_node))
+        return _changed(updated_node, edits)  # type: ignore[return-value]
 
 
 def _edit_statements(module: cst.Module, edits: Sequence[Edit]) -> cst.Module:
@@ -122,10 +184,12 @@ def _edit_statements(module: cst.Module, edits: Sequence[Edit]) -> cst.Module:
 
 def _changed(
     statement: cst.BaseStatement, edits: Sequence[Edit]
-) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
-    replacing = [e for e in edits if isinstance(e, (ReplaceStatement, WrapStatement))]
-    if len(replacing) > 1:
+) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
+    replacing = [e for e in edits if isinstance(e, (ReplaceStatement, WrapStatement, RemoveStatement))]
+    if len(replacing) > 1 or (replacing and isinstance(replacing[0], RemoveStatement) and len(edits) > 1):
         raise EditError(f"two changes of the statement at line {replacing[0].line}")
+    if replacing and isinstance(replacing[0], RemoveStatement):
+        return cst.RemovalSentinel.REMOVE
     for edit in edits:
         if isinstance(edit, AddKeyword):
             statement = _with_keyword(statement, edit)
@@ -134,7 +198,7 @@ def _changed(
     for edit in replacing:
         if isinstance(edit, ReplaceStatement):
             result = _statements(edit.code)
-        else:
+        elif isinstance(edit, WrapStatement):
             body = statement.with_changes(leading_lines=())
             result = [cst.If(test=cst.parse_expression(edit.condition), body=cst.IndentedBlock(body=[body]))]
         result[0] = result[0].with_changes(leading_lines=leading)
@@ -142,7 +206,8 @@ def _changed(
     if inserted:  # the new lines go after the statement's own leading comments, just before it
         result[0] = result[0].with_changes(leading_lines=())
         inserted[0] = inserted[0].with_changes(leading_lines=leading)
-    statements = [*inserted, *result]
+    appended = [s for e in edits if isinstance(e, InsertAfter) for s in _statements(e.code)]
+    statements = [*inserted, *result, *appended]
     return statements[0] if len(statements) == 1 else cst.FlattenSentinel(statements)
 
 
@@ -179,18 +244,36 @@ class _KeywordAdder(cst.CSTTransformer):
         self.done = True
         if any(arg.keyword is not None and arg.keyword.value == self.edit.keyword for arg in updated_node.args):
             return updated_node
-        keyword = cst.Arg(
-            keyword=cst.Name(self.edit.keyword),
-            value=cst.parse_expression(self.edit.value),
-            equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")),
-        )
+        keyword = _keyword_arg(self.edit)
         args = list(updated_node.args)
         if args and args[-1].comma is cst.MaybeSentinel.DEFAULT:
             args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
         return updated_node.with_changes(args=[*args, keyword])
 
 
+def _called_decorator(statement: cst.BaseStatement, edit: AddKeyword) -> cst.BaseStatement | None:
+    """`@torch.compile` made `@torch.compile(keyword=value)`: a bare decorator named `edit.callee`."""
+    decorators = getattr(statement, "decorators", ())
+    for index, decorator in enumerate(decorators):
+        if edit.callee is not None and _dotted(decorator.decorator) == edit.callee:
+            call = cst.Call(func=decorator.decorator, args=[_keyword_arg(edit)])
+            changed = [*decorators[:index], decorator.with_changes(decorator=call), *decorators[index + 1 :]]
+            return statement.with_changes(decorators=changed)
+    return None
+
+
+def _keyword_arg(edit: AddKeyword) -> cst.Arg:
+    return cst.Arg(
+        keyword=cst.Name(edit.keyword),
+        value=cst.parse_expression(edit.value),
+        equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")),
+    )
+
+
 def _with_keyword(statement: cst.BaseStatement, edit: AddKeyword) -> cst.BaseStatement:
+    decorated = _called_decorator(statement, edit)
+    if decorated is not None:
+        return decorated
     adder = _KeywordAdder(edit)
     changed = statement.visit(adder)
     if not adder.done or not isinstance(changed, cst.BaseStatement):
@@ -212,7 +295,73 @@ def _after_torch_import(module: cst.Module, code: str) -> cst.Module:
     at = next((i for i, statement in enumerate(body) if _imports_torch(statement)), None)
     if at is None:
         raise EditError("no module-level `import torch` to put the setting after")
-    new = _statements(code)
-    if any(statement.deep_equals(new[0]) for statement in body):
-        return module  # made already (a setting two fixes share)
+
+    # each statement once: a setting made already (two fixes share it), an import the file made before this point
+    # (one further down runs too late for the setting)
+    def is_import(new: cst.BaseStatement) -> bool:
+        return isinstance(new, cst.SimpleStatementLine) and isinstance(new.body[0], (cst.Import, cst.ImportFrom))
+
+    wanted = _statements(code)
+    settings = [s for s in wanted if not is_import(s)]
+    if settings and all(any(b.deep_equals(s) for b in body) for s in settings):
+        return module  # made already, with the imports it needs (they go in together)
+    new = [s for s in wanted if not any(b.deep_equals(s) for b in (body[: at + 1] if is_import(s) else body))]
     return module.with_changes(body=[*body[: at + 1], *new, *body[at + 1 :]])
+
+
+# -- a data-dependent branch made branchless ---------------------------------------------------------------------
+def _only_statement(block: cst.BaseSuite | None) -> cst.BaseSmallStatement | None:
+    """The one small statement a block holds (`return a`, `x = a`), else None."""
+    if not isinstance(block, cst.IndentedBlock) or len(block.body) != 1:
+        return None
+    return _small(block.body[0])
+
+
+def _small(statement: cst.BaseStatement | None) -> cst.BaseSmallStatement | None:
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    return statement.body[0]
+
+
+def _where(condition: cst.BaseExpression, then: cst.BaseExpression, otherwise: cst.BaseExpression) -> cst.Call:
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    return cst.Call(
+        func=cst.parse_expression("torch.where"),
+        args=[cst.Arg(condition, comma=comma), cst.Arg(then, comma=comma), cst.Arg(otherwise)],
+    )
+
+
+def _assignment(statement: cst.BaseSmallStatement | None) -> tuple[str, cst.Assign] | None:
+    """(the target's code, the statement) for `x = a` with one target."""
+    if isinstance(statement, cst.Assign) and len(statement.targets) == 1:
+        return cst.Module(body=[]).code_for_node(statement.targets[0].target), statement
+    return None
+
+
+def _branchless(statements: Sequence[cst.BaseStatement], at: int) -> tuple[cst.BaseSmallStatement, int] | None:
+    """What replaces the `if` at statements[at], and how many statements it replaces (None: not this shape)."""
+    branch = statements[at]
+    if not isinstance(branch, cst.If) or isinstance(branch.orelse, cst.If):  # an elif chooses among more
+        return None
+    then = _only_statement(branch.body)
+    otherwise = _only_statement(branch.orelse.body) if isinstance(branch.orelse, cst.Else) else None
+    if branch.orelse is not None and otherwise is None:
+        return None
+    if isinstance(then, cst.Return) and then.value is not None:
+        used = 1
+        if branch.orelse is None:  # `if c: return a` and then `return b`
+            otherwise, used = (_small(statements[at + 1]) if at + 1 < len(statements) else None), 2
+        if isinstance(otherwise, cst.Return) and otherwise.value is not None:
+            return cst.Return(value=_where(branch.test, then.value, otherwise.value)), used
+        return None
+    assigned = _assignment(then)
+    if assigned is None:
+        return None
+    target, statement = assigned
+    if otherwise is None:  # `if c: x = a`: x keeps its value where c is false
+        kept: cst.BaseExpression = statement.targets[0].target
+        return statement.with_changes(value=_where(branch.test, statement.value, kept)), 1
+    other = _assignment(otherwise)
+    if other is None or other[0] != target:
+        return None
+    return statement.with_changes(value=_where(branch.test, statement.value, other[1].value)), 1

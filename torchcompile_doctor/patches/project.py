@@ -118,6 +118,16 @@ def write_change(root: Path, changed: Mapping[Path, str], *, originals: Mapping[
             raise DoctorError(f"{path} is outside the project {root}: nothing written")
         if path.read_text(encoding="utf-8") != originals[path]:
             raise DoctorError(f"{path} changed while the fixes were measured: nothing written")
-    for path, text in changed.items():
-        path.write_text(text, encoding="utf-8")
+    staged: dict[Path, Path] = {}  # each new text beside its file first, then all moved in place
+    try:
+        for path, text in changed.items():
+            staged[path] = path.with_name(f".{path.name}.doctor-new")
+            staged[path].write_text(text, encoding="utf-8")
+            shutil.copymode(path, staged[path])
+    except OSError as error:
+        for temporary in staged.values():
+            temporary.unlink(missing_ok=True)
+        raise DoctorError(f"cannot write {error.filename}: {error.strerror}; nothing written") from None
+    for path, temporary in staged.items():
+        os.replace(temporary, path)
     return list(changed)

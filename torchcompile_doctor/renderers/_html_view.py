@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from markupsafe import Markup, escape
 
 from torchcompile_doctor.model.report import SEVERITIES, Finding, Kind, Location, Report, rank_list
-from torchcompile_doctor.renderers._text import clean_for_display, finding_figures, summary_line
+from torchcompile_doctor.renderers._text import clean_for_display, finding_figures, measurement_label, summary_line
 
 _CODE_SPAN = re.compile(r"`([^`]+)`")
 OPEN_SEVERITIES = ("critical", "high", "medium")  # shown unfolded; low and info start folded
@@ -80,6 +80,7 @@ class FindingView:
     verified_change: str | None
     verified: str | None
     verified_effect: str | None
+    measurement: str | None  # what stands behind a fix this run did not measure
     docs_url: str | None
 
 
@@ -147,6 +148,11 @@ def _torch_says(finding: Finding, said: _SaidOnce, shown: Shown) -> Said | None:
     return said.say("torch", text, finding.rank, shown(text))
 
 
+def _measurement(finding: Finding, shown: Shown) -> str | None:
+    label = measurement_label(finding.fix) if finding.fix else None
+    return shown(label) if label else None
+
+
 def finding_view(finding: Finding, report: Report, said: _SaidOnce, shown: Shown) -> FindingView:
     location = finding.location
     reached_from, reached_source, called_from = _reached(finding, shown)
@@ -178,6 +184,7 @@ def finding_view(finding: Finding, report: Report, said: _SaidOnce, shown: Shown
         verified_change=change,
         verified=verified,
         verified_effect=effect,
+        measurement=_measurement(finding, shown),
         docs_url=finding.docs_url if finding.docs_url and finding.docs_url.startswith("https://") else None,
     )
 

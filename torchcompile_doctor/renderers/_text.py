@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from torchcompile_doctor.model.findings import Verification, impact_figures
-from torchcompile_doctor.model.report import Finding
+from torchcompile_doctor.model.report import Finding, Fix
 
 # Terminal escape sequences (CSI and OSC), then the control characters XML 1.0 forbids (and DEL): none belong in
 # any output, whether a terminal would obey them or a CI reader would reject them.
@@ -76,6 +76,17 @@ def finding_figures(finding: Finding, total_compile_seconds: float) -> str:
     if figures.limit:
         parts.append(f"limit {figures.limit}")
     return " · ".join(parts)
+
+
+NOT_MEASURED_YET = "not measured yet: doctor fix measures it on your program and writes it as a patch"
+NOT_MEASURED = "not measured: a change of your code (re-run the doctor after it)"
+
+
+def measurement_label(fix: Fix) -> str | None:
+    """What stands behind a fix that this run did not measure (None: it was measured, and its figures say so)."""
+    if fix.verified is not None:
+        return None
+    return NOT_MEASURED_YET if fix.experiment is not None else NOT_MEASURED
 
 
 def summary_line(verified: Verification) -> str:

@@ -9,7 +9,14 @@ from typing import Any
 from torchcompile_doctor.model.gate import GateResult
 from torchcompile_doctor.model.report import Finding, Report, rank_list
 from torchcompile_doctor.renderers._compile_time_text import compile_time_lines
-from torchcompile_doctor.renderers._text import NOT_RECORDED, clean_for_display, no_findings, summary_line, torch_label
+from torchcompile_doctor.renderers._text import (
+    NOT_RECORDED,
+    clean_for_display,
+    measurement_label,
+    no_findings,
+    summary_line,
+    torch_label,
+)
 from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
 
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
@@ -68,6 +75,9 @@ def _finding(finding: Finding, gate: GateResult | None = None, all_ranks: tuple[
                 "",
                 f"**Verified** ({_code(finding.fix.verified.change)}): {_escape(summary_line(finding.fix.verified))}",
             ]
+        label = measurement_label(finding.fix)
+        if label:
+            lines += ["", f"*{_escape(label)}*"]
         if finding.fix.before and finding.fix.after:
             lines += [
                 "",

@@ -13,6 +13,7 @@ from torchcompile_doctor.renderers._compile_time_text import compile_time_lines
 from torchcompile_doctor.renderers._text import (
     clean_for_display,
     finding_figures,
+    measurement_label,
     no_findings,
     summary_line,
     target_line,
@@ -54,6 +55,9 @@ def _fix(console: Console, fix: Fix) -> None:
         style = "green" if fix.verified.effect == "fixed" else "yellow"
         console.print(Text(f"   verified: {fix.verified.change}", style="bold " + style))
         console.print(Text(f"     {summary_line(fix.verified)}", style=style))
+    measurement = measurement_label(fix)
+    if measurement:
+        console.print(Text(f"   {measurement}", style="dim"))
 
 
 def _finding(console: Console, finding: Finding, report: Report) -> None:

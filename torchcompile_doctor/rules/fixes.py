@@ -24,6 +24,11 @@ class RewriteFacts(Facts):
     attribute: str | None = None
     first_value: str | None = None
     hyperparameter: str | None = None
+    passed: str | None = None  # what the user's call line passes for the variable (`torch.stack(values)`, `k`)
+    marked: str | None = None  # what `mark_dynamic` gets: that, or the name it is bound to first
+    mark_call: str | None = None  # torch's marking to write (MARK_DYNAMIC unless said)
+    tied: tuple[tuple[str, str, int], ...] | None = None  # inputs of the same length: (passed, marked, dim)
+    tied_hidden: bool | None = None  # an input tied to it that the call line does not show: no rewrite
 
 
 @dataclass(frozen=True)
@@ -189,16 +194,38 @@ def numpy_to_torch(line: str, facts: RewriteFacts) -> str | None:
 
 
 def _replace_argument(line: str, variable: str, replacement: str) -> str | None:
-    """`f(x, step)` -> `f(x, torch.tensor(step))`, when `variable` is passed by that name."""
+    """`f(x, step)` -> `f(x, torch.tensor(step))`, when `variable` (a name, or the expression the line passes)
+    is passed by that text."""
     pattern = rf"(?<![\w.]){re.escape(variable)}(?![\w(])"
     if "(" not in line or not re.search(pattern, line.split("(", 1)[1]):
         return None
     head, tail = line.split("(", 1)
-    return head + "(" + re.sub(pattern, replacement, tail)
+    return head + "(" + re.sub(pattern, lambda _: replacement, tail)
+
+
+MARK_DYNAMIC = "torch._dynamo.mark_dynamic"
+# a dimension already dynamic that torch bounded to a range: torch's own hint (`torch._dynamo.mark_unbacked` is
+# no attribute of torch._dynamo on 2.13)
+MARK_UNBACKED = "torch._dynamo.decorators.mark_unbacked"
+# what a user can mark or cast where it stands: `k`, `batch.x`, `inputs['input_ids']`; anything else (a call,
+# an operation) is a new value made at the call
+_HELD = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\[(?:'[^']*'|\"[^\"]*\"|\d+)\])*")
+
+
+def marked_name(passed: str, variable: str | None) -> str:
+    """What `mark_dynamic` gets: what the user holds (`k`, `data.x`), or the name the value the call makes
+    (`torch.stack(values)`) is bound to first (`values_tensor`)."""
+    return passed if _HELD.fullmatch(passed) else f"{variable or 'value'}_tensor"
+
+
+def _passed(facts: RewriteFacts) -> str | None:
+    """What the user's call passes for the finding's variable (the analysis read it from the call line), else
+    the variable itself."""
+    return facts.passed or facts.variable
 
 
 def cast_at_call_site(line: str, facts: RewriteFacts) -> str | None:
-    var = facts.variable
+    var = _passed(facts)
     if not var:
         return None
     dtype = facts.first_value or "float32"
@@ -206,16 +233,32 @@ def cast_at_call_site(line: str, facts: RewriteFacts) -> str | None:
 
 
 def mark_dynamic(line: str, facts: RewriteFacts) -> str | None:
-    var, dim = facts.variable, facts.dim if facts.dim is not None else 0
-    if not var:
+    """`torch._dynamo.mark_dynamic(k, 0)` before the call that passes `k`; where the call passes a value it
+    makes (`torch.stack(values)`), that value bound to a name first, as `mark_dynamic` needs the tensor itself
+    (on the user's `values`, a list, it raises AttributeError). The inputs whose length torch ties to it
+    (`facts.tied`: (passed, name, dim)) are marked with it: one marked alone raises ConstraintViolationError."""
+    var, dim = _passed(facts), facts.dim if facts.dim is not None else 0
+    if not var or facts.tied_hidden:
         return None
-    if _replace_argument(line, var, var) is None:
-        return None
-    return f"{_indent(line)}torch._dynamo.mark_dynamic({var}, {dim})  # before the first call\n{line.rstrip()}"
+    marks = [(var, marked_name(var, facts.variable), dim), *(facts.tied or ())]
+    pad, call = _indent(line), line.rstrip()
+    binds: list[str] = []
+    lines: list[str] = []
+    for passed, name, mark_dim in marks:
+        if _replace_argument(call, passed, passed) is None:
+            return None  # the line does not pass it by this text
+        if name != passed:
+            if not name.isidentifier():
+                return None
+            binds.append(f"{pad}{name} = {passed}")
+            call = _replace_argument(call, passed, name) or call
+        note = "  # before the first call" if not lines else ""
+        lines.append(f"{pad}{facts.mark_call or MARK_DYNAMIC}({name}, {mark_dim}){note}")
+    return "\n".join([*binds, *lines, call])
 
 
 def tensor_argument(line: str, facts: RewriteFacts) -> str | None:
-    var = facts.variable
+    var = _passed(facts)
     if not var or var.startswith(("self.", "___")):
         return None
     return _replace_argument(line, var, f"torch.tensor({var})")

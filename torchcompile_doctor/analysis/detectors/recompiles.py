@@ -6,6 +6,7 @@ come from different call sites or layers within one call is worded as such (boun
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Any
@@ -15,18 +16,31 @@ from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
 from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.function_defs import RESUME
 from torchcompile_doctor.analysis.index import AnalysisIndex
-from torchcompile_doctor.analysis.recompile_causes import Cause, causes, describe_causes, unbounded_note
+from torchcompile_doctor.analysis.recompile_causes import (
+    Cause,
+    causes,
+    counted_changes,
+    describe_causes,
+    unbounded_note,
+)
 from torchcompile_doctor.analysis.recompile_context import (
     call_line_switches,
     enrich_failures,
+    fresh_value_fix,
     grad_mode_note,
     hyperparameter_of,
     inside_one_call,
     kv_cache_note,
     library_call,
+    limit_note,
     optimizer_line,
+    passed_at_call,
+    reuse_note,
     session_fingerprint,
     session_label,
+    several_causes_note,
+    skipped_caller_note,
+    tied_inputs,
 )
 from torchcompile_doctor.events.guard_failures import GuardFailure
 from torchcompile_doctor.events.model import CompileId, Recompile, StackFrame
@@ -42,7 +56,7 @@ from torchcompile_doctor.model.report import Finding
 from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
 from torchcompile_doctor.rules.catalogue import Rule
 from torchcompile_doctor.rules.facts import Facts
-from torchcompile_doctor.rules.fixes import RewriteFacts
+from torchcompile_doctor.rules.fixes import MARK_UNBACKED, RewriteFacts, marked_name
 
 _AT_CALL = ("tensor_argument", "cast_at_call_site", "mark_dynamic")  # transforms whose fix edits the call
 
@@ -56,6 +70,7 @@ class RecompileFacts(RewriteFacts):
     compiles: int | None = None  # the entries compiled, the first one included
     seconds: float | None = None
     inside: str | None = None  # entries compiled within one call: how they differ
+    reuse: str | None = None  # and whether later calls were seen reusing them
     optimizer_site: str | None = None  # an optimizer hyperparameter: where the optimizer is made
     cause: str | None = None  # a value carried across a break: the break
     carried: str | None = None  # and the value's name
@@ -102,8 +117,9 @@ class RecompileGroup:
 
 
 def recompile_groups(index: AnalysisIndex) -> list[RecompileGroup]:
-    """The recompiles grouped per compiled function and session; a resume function whose root cause is its
-    parent's (the same value seen again after the break) is folded into the parent's group."""
+    """The recompiles grouped per compiled function and session. A resume function (`f (after line N)`) is a
+    function of its own with its own cache entries: its recompiles stay in its group, never merged into `f`'s;
+    it only learns `f`'s root cause, to say where a change repeats it."""
     records: dict[_Key, list[Recompile]] = defaultdict(list)
     for record in index.log.recompiles:
         file, line, co_name = index.frame_key(record.compile_id)
@@ -113,28 +129,17 @@ def recompile_groups(index: AnalysisIndex) -> list[RecompileGroup]:
     for key, items in records.items():
         parsed = tuple(enrich_failures(index, record, record.guard_failures) for record in items)
         groups[key] = RecompileGroup(key, tuple(items), parsed)
-    return list(_fold_resume_functions(groups).values())
+    return [_with_parent_root(groups, group) for group in groups.values()]
 
 
-def _fold_resume_functions(groups: dict[_Key, RecompileGroup]) -> dict[_Key, RecompileGroup]:
-    """One root cause, one finding: a resume function (`f (after line N)`) recompiling on the same change
-    as `f` itself joins `f`'s group."""
-    for key in list(groups):
-        session, file, _, co_name = key
-        resume = RESUME.match(co_name)
-        parent = next((k for k in groups if resume and k[0] == session and k[1] == file and k[3] == resume[1]), None)
-        if parent is None or key not in groups:
-            continue
-        mine, theirs = _root(groups[key]), _root(groups[parent])
-        if mine and theirs and _same_change(mine, theirs):
-            merged = groups[parent]
-            groups[parent] = replace(
-                merged, records=merged.records + groups[key].records, failures=merged.failures + groups[key].failures
-            )
-            del groups[key]
-        else:
-            groups[key] = replace(groups[key], parent_root=theirs)
-    return groups
+def _with_parent_root(groups: dict[_Key, RecompileGroup], group: RecompileGroup) -> RecompileGroup:
+    """A resume function's group with the root cause of the function it resumes, when that one recompiled."""
+    session, file, _, co_name = group.key
+    resume = RESUME.match(co_name)
+    parent = next(
+        (g for k, g in groups.items() if resume and k[0] == session and k[1] == file and k[3] == resume[1]), None
+    )
+    return replace(group, parent_root=_root(parent)) if parent is not None else group
 
 
 def _same_change(one: Cause, other: Cause) -> bool:
@@ -177,6 +182,7 @@ class _Situation:
 
     rule: Rule
     inside: str | None = None
+    reuse: str | None = None
     hyperparameter: str | None = None
     optimizer_site: str | None = None
     cause: str | None = None
@@ -226,7 +232,9 @@ def _situation_rule(
     if special.within is not None and inside and not (root and root.unbounded):
         if root is not None and root.reason_class == "object_id" and root.variable.endswith("__code__"):
             inside = f"one decorator wrapping different functions, reached from {inside}"  # its `func` differs
-        return _Situation(special.within, inside=inside)
+        reuse = reuse_note(index, group.compile_ids, index.compile_seconds(group.compile_ids))
+        skipped = skipped_caller_note(index, group.compile_ids)
+        return _Situation(special.within, inside=inside, reuse=f"{reuse} {skipped}" if skipped else reuse)
     if special.kv_cache is not None and root is not None and kv_cache_note([root]):
         return _Situation(special.kv_cache)
     shape = root is not None and root.reason_class == "shape_or_rank"
@@ -240,7 +248,7 @@ def _choose_rule(
 ) -> _Situation:
     """The rule for the group's root cause, and what it adds to the facts."""
     main = root.failures[0] if root else None
-    if main is not None and main.carried:
+    if main is not None and (main.carried or _resumed_tensor(group, main)):
         # a value that crossed a graph break: the break is the cause, and the carried-value rule says so
         resume = RESUME.match(group.key[3] or "")
         return _Situation(
@@ -260,8 +268,15 @@ def _choose_rule(
     return _Situation(rule)
 
 
+def _resumed_tensor(group: RecompileGroup, main: GuardFailure) -> bool:
+    """A resume function's tensor input changed shape: every input of the code after a break crossed the break
+    (a local like `y` as much as a `___stack` value), and marking the caller's input dynamic does not reach it
+    (checked: the resume function still recompiled once on `y` with `mark_dynamic(x, 0)` on its parent's input)."""
+    return bool(RESUME.match(group.key[3])) and main.reason_class == "shape_or_rank"
+
+
 def _recompile_finding(index: AnalysisIndex, group: RecompileGroup, rules: RuleSet[RecompileParams]) -> Finding:
-    session, file, line, co_name = group.key
+    _, file, line, co_name = group.key
     found = causes([list(f) for f in group.failures])
     root = found[0] if found else None
     main = root.failures[0] if root else None
@@ -277,17 +292,19 @@ def _recompile_finding(index: AnalysisIndex, group: RecompileGroup, rules: RuleS
     facts = replace(
         _facts(name, root, group, changes),
         inside=situation.inside,
+        reuse=situation.reuse,
         hyperparameter=situation.hyperparameter,
         optimizer_site=situation.optimizer_site,
         cause=situation.cause,
         carried=situation.carried,
         seconds=index.compile_seconds(group.compile_ids),
     )
+    facts = replace(facts, **_call_facts(index, group, facts, call_sites, through))
     if through is not None:
         facts, switches = _library_facts(index, group, through, facts)
         rule = rule.worded_for(index.code.origin(file) or THIRD_PARTY, facts)
         changes = _switches_marked(changes, found, switches)
-    if carried and main is not None:
+    if carried and main is not None and main.carried:
         changes = [c.replace(main.variable, _carried_words(main.variable)) for c in changes]
     finding = finding_from_rule(
         rule,
@@ -305,14 +322,103 @@ def _recompile_finding(index: AnalysisIndex, group: RecompileGroup, rules: RuleS
         ),
         evidence=_evidence(group, main),
     )
-    finding = _with_notes(index, finding, root, found, session)
-    if root is not None and root.reason_class == "grad_mode":
-        finding = replace(finding, why=f"{finding.why} {grad_mode_note(index, root, group.compile_ids)}")
+    finding = _with_notes(index, finding, root, found, group)
     if carried and main is not None:
         finding = replace(finding, why=finding.why.replace(f"`{main.variable}`", "The value carried across the break"))
+    finding = _with_cause_counts(index, finding, found, group.compile_ids, fix_per_cause=situation.inside is None)
     if rule.reason_class == "shape_or_rank" and through is None:  # the user's tensor: mark that dim only
-        return _with_mark_dynamic(finding, main, (file, line, name), facts.variable or "?")
+        return _with_marking(finding, facts, main, (file, line, name))
     return finding
+
+
+def _with_marking(
+    finding: Finding, facts: RecompileFacts, main: GuardFailure | None, function: tuple[str, int, str]
+) -> Finding:
+    """A shape recompile of the user's tensor: torch's unbacked marking for a size already dynamic, the inputs
+    tied to its length marked with it, or else the precise experiment (that one dimension dynamic)."""
+    if facts.mark_call == MARK_UNBACKED:
+        finding = _with_unbacked(finding, facts)
+    if facts.tied:  # one input marked alone raises: the single-input experiment would too
+        return _with_tied(finding, facts.tied, unbacked=facts.mark_call == MARK_UNBACKED)
+    return _with_mark_dynamic(finding, main, function, facts.variable or "?")
+
+
+def _call_facts(
+    index: AnalysisIndex,
+    group: RecompileGroup,
+    facts: RecompileFacts,
+    call_sites: list[StackFrame],
+    through: StackFrame | None,
+) -> dict[str, Any]:
+    """What the user holds at the call line for the variable (the fix acts on it), the name `mark_dynamic` gets,
+    the other inputs whose length the new entry ties to it (marked with it: `tied`, each (passed, name, dim)),
+    and torch's unbacked marking for a dimension already dynamic but bounded to a range; not where a package's
+    call builds the inputs."""
+    _, file, line, co_name = group.key
+    variable = facts.variable or "?"
+    if through is not None:
+        return {"passed": variable, "marked": variable}
+    passed = passed_at_call(index, (file, line, co_name), variable, call_sites) or variable
+    ranged = str(facts.first_value or "").startswith("between ")  # a dynamic size bounded to a range
+    mark: dict[str, Any] = {"mark_call": MARK_UNBACKED} if ranged else {}
+    tied = []
+    if facts.dim is not None and variable.isidentifier():
+        for other, dim in tied_inputs(index, group.compile_ids, variable, int(facts.dim)):
+            held = passed_at_call(index, (file, line, co_name), other, call_sites)
+            if held is None:  # an input the call line does not show: marking the others alone would raise
+                return {"passed": passed, "marked": marked_name(passed, variable), "tied_hidden": True} | mark
+            tied.append((held, marked_name(held, other), dim))
+    return {"passed": passed, "marked": marked_name(passed, variable), "tied": tuple(tied) or None} | mark
+
+
+def _with_unbacked(finding: Finding, facts: RecompileFacts) -> Finding:
+    """A dimension already dynamic that torch bounded to a range (sizes 0 and 1 specialized, or a bound from a
+    comparison): `mark_dynamic` is what made it dynamic and does nothing more; torch's own hint, unbacked, does."""
+    if finding.fix is None:
+        return finding
+    summary = (
+        f"`{facts.variable}`'s dimension {facts.dim} is already dynamic, but torch bounded it to a range"
+        f" ({facts.first_value}) and compiles sizes outside it (0 and 1 are specialized) again: mark it unbacked"
+        f" before the call (`{MARK_UNBACKED}({facts.marked}, {facts.dim})`, torch's own hint), with the inputs"
+        " torch ties to it, so no size is specialized (checked on a served text classifier whose batches include"
+        " single requests: 2 recompiles → 0, the same outputs)."
+    )
+    return replace(finding, fix=replace(finding.fix, summary=summary))
+
+
+def _with_tied(finding: Finding, tied: tuple[tuple[str, str, int], ...], unbacked: bool) -> Finding:
+    """The fix marks the inputs torch ties to the variable's length too; --try-fixes keeps `dynamic=True`."""
+    if finding.fix is None:
+        return finding
+    names = " and ".join(f"`{name}`" for _, name, _ in tied)
+    whose = "its" if len(tied) == 1 else "their"
+    if unbacked:
+        why = (
+            f"torch ties {whose} length to it (checked: `tokens` of that classifier unbacked alone, 1 recompile left)."
+        )
+    else:
+        why = (
+            f"torch ties {whose} length to it, and one of them marked alone raises ConstraintViolationError where"
+            " the code combines them (checked on an actor-critic update's log-probs, values and returns: all"
+            " three marked, 0 recompiles)."
+        )
+    summary = f"{finding.fix.summary} Mark {names} too: {why}"
+    return replace(finding, fix=replace(finding.fix, summary=summary))
+
+
+def _with_cause_counts(
+    index: AnalysisIndex, finding: Finding, found: list[Cause], compile_ids: set[CompileId], fix_per_cause: bool
+) -> Finding:
+    """How many recompiles each cause made, where they differ, and a function at the recompile limit."""
+    several = several_causes_note(found, fix_per_cause)
+    limit = limit_note(index, compile_ids)
+    why = " ".join(part for part in (finding.why, several, limit[0] if limit else None) if part)
+    title = f"{finding.title} (at the recompile limit: {limit[1]} entries)" if limit else finding.title
+    fix = finding.fix
+    if found and found[0].fresh and fix is not None:  # the rule's fix is for a value that repeats; this never does
+        fix = replace(fix, summary=fresh_value_fix(found[0].variable))
+    changes = tuple(counted_changes(finding.changes, found))
+    return replace(finding, why=why, title=title, fix=fix, changes=changes)
 
 
 def _with_mark_dynamic(
@@ -368,22 +474,23 @@ def _echoes_marked(changes: list[str], found: list[Cause], parent_root: Cause | 
     if parent_root is None:
         return changes
     return [
-        f"{line} (follows `{parent_root.variable}` before the break, reported there)"
-        if position and _same_change(cause, parent_root)
-        else line
-        for position, (cause, line) in enumerate(zip(found, changes, strict=False))
+        f"{line} (as `{parent_root.variable}` before the break)" if _same_change(cause, parent_root) else line
+        for cause, line in zip(found, changes, strict=False)
     ]
 
 
 def _with_notes(
-    index: AnalysisIndex, finding: Finding, root: Cause | None, found: list[Cause], session: int
+    index: AnalysisIndex, finding: Finding, root: Cause | None, found: list[Cause], group: RecompileGroup
 ) -> Finding:
     """The sentences that depend on more than one cause: which one is unbounded, a KV cache re-created
-    with a new length, and the session of a run that called `torch._dynamo.reset()`."""
+    with a new length, which way grad mode went, and the session of a run that called `torch._dynamo.reset()`."""
+    session = group.key[0]
     why = finding.why
     note = unbounded_note(root, found[1:]) if root else None
     if note:
         why += " " + note
+    if root is not None and root.reason_class == "grad_mode":
+        why += " " + grad_mode_note(index, root, group.compile_ids)
     cache = kv_cache_note(found) if finding.code != "TCD303" else None  # TCD303 says it all
     fix = finding.fix
     if cache and fix is not None:
@@ -401,7 +508,9 @@ def _facts(name: str, root: Cause | None, group: RecompileGroup, changes: list[s
     first_text = group.records[0].failures[0].split("\n")[0] if group.records and group.records[0].failures else ""
     return RecompileFacts(
         function=name,
-        variable=main.subject or variable if main else variable,
+        variable=(main.subject or (_shaped(variable) if main.reason_class == "shape_or_rank" else variable))
+        if main
+        else variable,
         values="; ".join(changes) if changes else "a guard failed",
         reason=main.guard.split("  # ")[0] if main else first_text,  # without torch's trailing comment
         attribute=variable.removeprefix("self.") if root and root.reason_class == "module_attribute" else None,
@@ -409,6 +518,12 @@ def _facts(name: str, root: Cause | None, group: RecompileGroup, changes: list[s
         compiles=len({c.frame_compile_id for c in group.compile_ids} | {0}),  # the first entry too
         first_value=next((f.old for f in (root.failures if root else ()) if f.old), None),
     )
+
+
+def _shaped(variable: str) -> str:
+    """`tokens.shape[0]` -> `tokens`: the tensor whose dimension a symbolic-shape guard bounds."""
+    match = re.fullmatch(r"(?P<tensor>.+)\.shape\[\d+\]", variable)
+    return match["tensor"] if match else variable
 
 
 def _carried_words(variable: str) -> str:

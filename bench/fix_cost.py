@@ -1,0 +1,91 @@
+"""What `doctor fix` costs against one plain run of the same program: wall and CPU of `python PROGRAM` (median of
+3) and of `doctor fix PROGRAM` with its trials one at a time and two side by side (one run each: a fix run is
+itself many runs), on the programs of tests/fix/programs/, each in a fresh git project.
+
+    .venv/bin/python bench/fix_cost.py            # print the table
+    .venv/bin/python bench/fix_cost.py --write    # and put it into bench/RESULTS.md (section "doctor fix")
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PROGRAMS = ("breaks_and_recompiles.py", "batch_sizes.py", "deep_encoder.py")
+RESULTS = REPO / "bench" / "RESULTS.md"
+SECTION = "## doctor fix: its cost against one plain run"
+
+
+def _timed(command: list[str], cwd: Path) -> tuple[float, float, str]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TORCH_LOGS", "TORCH_TRACE"))}
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, done.stdout
+
+
+def _project(program: str, into: Path) -> Path:
+    root = into / program.removesuffix(".py")
+    root.mkdir()
+    shutil.copy(REPO / "tests" / "fix" / "programs" / program, root / program)
+    for args in (["init", "-q"], ["add", "."], ["-c", "user.email=b@b", "-c", "user.name=b", "commit", "-qm", "b"]):
+        subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
+    return root
+
+
+def _row(program: str, scratch: Path) -> list[str]:
+    root = _project(program, scratch)
+    plain = [_timed([sys.executable, program], root) for _ in range(3)]
+    wall = statistics.median(w for w, _, _ in plain)
+    cpu = statistics.median(c for _, c, _ in plain)
+    cells = [program, f"{wall:.1f}", f"{cpu:.1f}"]
+    for jobs in ("1", "2"):
+        command = [sys.executable, "-m", "torchcompile_doctor", "fix", program, "--format", "json", "--jobs", jobs]
+        fix_wall, fix_cpu, out = _timed(command, root)
+        runs = 2 + len(json.loads(out)["trials"]) if out.strip() else 0  # the plain run, each trial, the combination
+        cells += [f"{fix_wall:.1f} ({fix_wall / wall:.1f}x)", f"{fix_cpu:.1f} ({fix_cpu / cpu:.1f}x)"]
+    cells.append(str(runs))
+    return cells
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--write", action="store_true", help="write the table into bench/RESULTS.md")
+    write = parser.parse_args().write
+    with tempfile.TemporaryDirectory(prefix="doctor-fix-bench-") as scratch:
+        rows = [_row(program, Path(scratch)) for program in PROGRAMS]
+    header = (
+        "| Program | plain wall (s) | plain CPU (s) | doctor fix -j1 wall | doctor fix -j1 CPU | doctor fix -j2 wall | "
+        "doctor fix -j2 CPU | runs |\n|---|---:|---:|---:|---:|---:|---:|---:|"
+    )
+    table = "\n".join([header, *("| " + " | ".join(row) + " |" for row in rows)])
+    print(table)
+    if write:
+        stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+        text = (
+            f"{SECTION}\n\nProduced by `.venv/bin/python bench/fix_cost.py --write` on {stamp}, {os.cpu_count()} "
+            "logical CPUs. Plain: median of 3 runs of `python PROGRAM`; doctor fix: one run each (it is the plain "
+            "run under the doctor, one run per candidate and one of the combination: the `runs` column), "
+            "ratios against the plain run.\n\n" + table + "\n"
+        )
+        current = RESULTS.read_text(encoding="utf-8")
+        kept = re.split(rf"\n{re.escape(SECTION)}\n", current)[0].rstrip("\n")
+        RESULTS.write_text(kept + "\n\n" + text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,51 @@
+"""The calls the capture counts per compiled callable, and the last call during which Dynamo compiled: live,
+in this process, on a model whose forward runs eagerly (disabled, not recursively) and calls compiled layers,
+as `doctor explain` judges recompiles inside one call by them."""
+
+from __future__ import annotations
+
+
+def test_a_call_that_compiles_nothing_is_not_counted_as_compiling():
+    """Dynamo looks at the non-recursive disable wrapper on every call (its `frames.total` grows each time)
+    without compiling anything: the count follows compile ids, so the later calls read as reusing the entries."""
+    import torch
+
+    from torchcompile_doctor.capture.call_counts import CallCounts
+    from torchcompile_doctor.capture.hooks import _recording_module_calls
+
+    class Layer(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.fc = torch.nn.Linear(4, 4)
+
+        def forward(self, x: torch.Tensor, bias: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+            if bias is None:
+                bias = torch.zeros(4)
+            return self.fc(x) + bias, bias
+
+    class Stack(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.layers = torch.nn.ModuleList(Layer() for _ in range(3))
+
+        @torch.compiler.disable(recursive=False)
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            bias = None
+            for layer in self.layers:
+                x, bias = layer(x, bias)
+            return x
+
+    torch._dynamo.reset()
+    compiled = torch.compile(Stack(), backend="eager")
+    counts = CallCounts()
+    _recording_module_calls(compiled, counts, None, None)
+    frames = torch._dynamo.utils.counters["frames"]
+    with torch.no_grad():
+        compiled(torch.ones(2, 4))
+        looked_at = frames["total"]
+        compiled(torch.ones(2, 4))
+        compiled(torch.ones(2, 4))
+    assert frames["total"] > looked_at  # Dynamo converted a frame on the later calls, and compiled nothing
+    ((calls, last_compile_call),) = counts._counts.values()
+    assert (calls, last_compile_call) == (3, 1)
+    torch._dynamo.reset()

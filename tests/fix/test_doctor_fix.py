@@ -1,0 +1,175 @@
+"""`doctor fix` live, one program per kind of fix (tests/fix/programs/): a config switch and a keyword of the
+torch.compile call, `mark_dynamic` on what the user passes at their line, regional compilation of the blocks the
+graph repeats. Each patch is applied and the program run again under torch's own TORCH_LOGS: the breaks and
+recompiles the patch claims to remove are gone, and the program prints what it printed before. Then what must
+never happen: work lost (a file with uncommitted changes is refused before anything runs; outside git a backup
+is kept), bad input with a traceback, a failing program reported as fixed."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support.doctor import doctor_here
+from support.paths import TESTS
+from support.torch_logs import read_torch_log
+
+PROGRAMS = TESTS / "fix" / "programs"
+pytestmark = pytest.mark.slow
+
+
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
+
+
+def _project(tmp_path: Path, program: str, *, git: bool = True) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    shutil.copy(PROGRAMS / program, root / program)
+    if git:
+        _git(root, "init", "-q")
+        _git(root, "add", ".")
+        _git(root, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "the user's program")
+    return root
+
+
+def _torch_run(root: Path, program: str, tmp_path: Path) -> tuple[str, int, int]:
+    """The program run plainly under TORCH_LOGS: (its stdout, graph breaks, recompiles) as torch logs them."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TORCH_TRACE", "PYTHONPATH"))}
+    env["TORCH_LOGS"] = "graph_breaks,recompiles"
+    run = subprocess.run(
+        [sys.executable, program], cwd=root, env=env, capture_output=True, text=True, timeout=300, check=True
+    )
+    log = tmp_path / f"{program}.{len(list(tmp_path.glob('*.log')))}.log"
+    log.write_text(run.stderr, encoding="utf-8")
+    torch_log = read_torch_log(log)
+    return run.stdout, len({(b.file, b.line) for b in torch_log.breaks}), len(torch_log.recompiles)
+
+
+def test_a_config_switch_a_compile_keyword_and_a_branchless_rewrite_are_measured_combined_and_applied(tmp_path):
+    root = _project(tmp_path, "breaks_and_recompiles.py")
+    before = _torch_run(root, "breaks_and_recompiles.py", tmp_path)
+    assert before[1:] == (2, 1)  # torch's own count: the `.item()` and `if` breaks, the int's recompile
+
+    run = doctor_here("fix", str(root / "breaks_and_recompiles.py"), "--apply", "--jobs", "1", "--format", "json")
+    assert run.returncode == 0, run.stderr
+    report = run.json
+    # each alone, then all together (in the report's rank order, which compile times decide)
+    statuses = {frozenset(trial["change"].split(" + ")): trial["status"] for trial in report["trials"]}
+    switch, keyword = "torch._dynamo.config.capture_scalar_outputs = True", "torch.compile(..., dynamic=True)"
+    branch = "`if x.sum() < 0:` made branchless with torch.where (breaks_and_recompiles.py:23)"
+    assert statuses == {
+        frozenset([switch]): "helps",
+        frozenset([keyword]): "helps",
+        frozenset([branch]): "helps",
+        frozenset([switch, keyword, branch]): "helps",
+    }
+    patch = report["patch"]
+    assert patch["after"]["graph_breaks"] == 0 and patch["after"]["recompiles"] == 0
+    assert report["applied"] == ["breaks_and_recompiles.py"] and report["backups"] == []
+
+    patched = (root / "breaks_and_recompiles.py").read_text()
+    assert "import torch\ntorch._dynamo.config.capture_scalar_outputs = True\n" in patched
+    # the keyword goes to the compile of the function that recompiled, not to every torch.compile
+    assert 'step = torch.compile(scale, backend="eager", dynamic=True)' in patched
+    assert '@torch.compile(backend="eager")\ndef norm' in patched
+    assert "    x = x * 2.0\n    return torch.where(x.sum() < 0, -x, x)\n" in patched
+    assert patched.startswith('"""doctor fix case')  # the rest of the file as the user wrote it
+    after = _torch_run(root, "breaks_and_recompiles.py", tmp_path)
+    assert after == (before[0], 0, 0)
+
+
+def test_mark_dynamic_goes_on_the_tensor_the_user_passes_and_the_diff_applies_with_git(tmp_path):
+    root = _project(tmp_path, "batch_sizes.py")
+    before = _torch_run(root, "batch_sizes.py", tmp_path)
+    assert before[2] == 1
+
+    run = doctor_here("fix", str(root / "batch_sizes.py"), "--jobs", "1", "--format", "diff")
+    assert run.returncode == 0, run.stderr
+    assert "+    torch._dynamo.mark_dynamic(batch, 0)\n     out = pool(batch, weights)\n" in run.stdout
+    assert (root / "batch_sizes.py").read_text() == (PROGRAMS / "batch_sizes.py").read_text()  # not --apply
+    (tmp_path / "fix.patch").write_text(run.stdout)
+    _git(root, "apply", str(tmp_path / "fix.patch"))
+    assert _torch_run(root, "batch_sizes.py", tmp_path) == (before[0], 0, 0)
+
+
+def test_regional_compilation_over_the_model_s_real_block_list_outside_git_keeps_a_backup(tmp_path):
+    root = _project(tmp_path, "deep_encoder.py", git=False)
+    original = (root / "deep_encoder.py").read_text()
+    before = _torch_run(root, "deep_encoder.py", tmp_path)
+
+    run = doctor_here("fix", str(root / "deep_encoder.py"), "--apply", "--jobs", "1")
+    assert run.returncode == 0, run.stderr
+    assert "compile each" not in run.stdout or "model.layers" in run.stdout
+    patched = (root / "deep_encoder.py").read_text()
+    assert 'model = Encoder()\nfor block in model.layers:\n    block.compile(backend="aot_eager")\n' in patched
+    assert (root / "deep_encoder.py.doctor-backup").read_text() == original
+    assert "Written: deep_encoder.py" in run.stdout and "deep_encoder.py.doctor-backup" in run.stdout
+    assert _torch_run(root, "deep_encoder.py", tmp_path)[0] == before[0]  # the same checksum
+
+
+def test_uncommitted_work_is_refused_before_anything_is_measured(tmp_path):
+    root = _project(tmp_path, "batch_sizes.py")
+    program = root / "batch_sizes.py"
+    edited = program.read_text() + "# the user's edit, not committed\n"
+    program.write_text(edited)
+    run = doctor_here("fix", str(program), "--apply")
+    assert run.returncode == 2
+    assert run.stderr.strip().splitlines()[-1] == (
+        "doctor: error: batch_sizes.py has changes git has not committed: commit or stash them, then run doctor fix "
+        "--apply again (nothing was written)"
+    )
+    assert "Traceback" not in run.stderr and program.read_text() == edited
+
+
+def test_a_program_that_fails_on_its_own_is_reported_not_fixed(tmp_path):
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "broken.py").write_text("import torch\n\nraise SystemExit('no data')\n")
+    run = doctor_here("fix", str(root / "broken.py"), "--format", "json")
+    assert run.returncode == 3
+    assert run.json["patch"] is None and run.json["before_succeeded"] is False
+    assert run.json["notes"] == [
+        "the program did not run to its end without the doctor's changes: its fixes were not measured"
+    ]
+
+
+def test_a_spent_budget_measures_nothing_and_says_so(tmp_path):
+    root = _project(tmp_path, "batch_sizes.py")
+    run = doctor_here("fix", str(root / "batch_sizes.py"), "--budget", "1", "--format", "json")
+    assert run.returncode == 1  # nothing measured helped: nothing to apply
+    assert [trial["status"] for trial in run.json["trials"]] == ["not measured"]
+    assert run.json["notes"] == ["the budget (1 s) was spent: 1 change(s) not measured; --budget gives more"]
+
+
+def test_a_program_without_anything_to_fix_says_so(tmp_path):
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "clean.py").write_text(
+        "import torch\n\nf = torch.compile(torch.sin, backend='eager')\nprint(float(f(torch.ones(2)).sum()))\n"
+    )
+    run = doctor_here("fix", str(root / "clean.py"))
+    assert run.returncode == 1
+    assert "nothing to fix: no finding of this run asks for a change doctor fix can make" in run.stdout
+    assert "Nothing to apply." in run.stdout
+
+
+def test_a_step_s_backward_and_optimizer_calls_move_after_its_call(tmp_path):
+    root = _project(tmp_path, "train_step.py")
+    before = _torch_run(root, "train_step.py", tmp_path)
+    assert before[1] > 0  # torch breaks the graph at the backward call and in the optimizer
+
+    run = doctor_here("fix", str(root / "train_step.py"), "--jobs", "1", "--format", "diff")
+    assert run.returncode == 0, run.stderr
+    assert "-    loss.backward()\n-    opt.step()\n-    opt.zero_grad()\n" in run.stdout
+    assert (
+        "     step_loss = train_step(x, y)\n+    step_loss.backward()\n+    opt.step()\n+    opt.zero_grad()\n"
+        in run.stdout
+    )
+    (tmp_path / "fix.patch").write_text(run.stdout)
+    _git(root, "apply", str(tmp_path / "fix.patch"))
+    assert _torch_run(root, "train_step.py", tmp_path) == (before[0], 0, 0)  # the same losses, no break

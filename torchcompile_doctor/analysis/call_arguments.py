@@ -1,0 +1,98 @@
+"""What the user's call line passes for a compiled function's parameter: the fix of an input (mark a dimension
+dynamic, pass a tensor, cast) acts on what the user holds at that line, which is not the parameter's name
+(`a2c_loss(torch.stack(log_probs), torch.stack(values))` passes a new tensor for `values`, where the user's
+`values` is a list; `attend(q, k)` passes `k` for `key`). The line is parsed (ast), never run."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from torchcompile_doctor.rules.fixes import code_only
+
+
+def parameters_of(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """The parameters a call binds by position, in order, without a method's `self` (the call's object)."""
+    args = function.args
+    positional = [a.arg for a in (*args.posonlyargs, *args.args)]
+    return positional[1:] if positional[:1] in (["self"], ["cls"]) else positional
+
+
+def passed_for(
+    call_line: str, function: ast.FunctionDef | ast.AsyncFunctionDef, variable: str, by_name_only: bool = False
+) -> str | None:
+    """What the line passes where the compiled function has `variable` (`values`, `batch.x`): the argument's
+    text with the rest of the variable after it (`torch.stack(values)`, `data.x`). `by_name_only`: only a call
+    of the function by its own name counts (a function the line does not call directly)."""
+    match = re.match(r"[A-Za-z_]\w*", variable)
+    if match is None:
+        return None
+    passed = argument_passed(call_line, function.name, parameters_of(function), match[0], by_name_only)
+    return f"{passed}{variable[match.end() :]}" if passed is not None else None
+
+
+def argument_passed(
+    call_line: str, callee: str, parameters: list[str], parameter: str, by_name_only: bool = False
+) -> str | None:
+    """The source text the line passes for `parameter` of the compiled function named `callee` (`self` already
+    left out of `parameters` for a method), or None when the line cannot say (no such call on one line, or the
+    argument hides in `*args`). A `**inputs` that must hold it gives `inputs['parameter']`."""
+    code = code_only(call_line).strip()
+    if not code:
+        return None
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:  # a line of a call that spans several lines
+        return None
+    for call in _candidate_calls(tree, callee, parameters, by_name_only):
+        passed = _bound(call, code, parameters, parameter)
+        if passed is not None:
+            return passed
+    return None
+
+
+def _candidate_calls(tree: ast.AST, callee: str, parameters: list[str], by_name_only: bool) -> list[ast.Call]:
+    """The calls of `callee` on the line, outermost first; where none is called by that name (a module called
+    by its variable, a compiled function kept under another name), the calls whose arguments fit."""
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
+    named = [call for call in calls if _called_name(call.func) == callee]
+    if named or by_name_only:
+        return named
+    return [call for call in calls if _fits(call, parameters) and not _is_torch(call.func)]
+
+
+def _called_name(func: ast.expr) -> str | None:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
+
+
+def _is_torch(func: ast.expr) -> bool:
+    while isinstance(func, ast.Attribute):
+        func = func.value
+    return isinstance(func, ast.Name) and func.id in ("torch", "F", "nn", "np", "math")
+
+
+def _fits(call: ast.Call, parameters: list[str]) -> bool:
+    positional = [a for a in call.args if not isinstance(a, ast.Starred)]
+    named = {k.arg for k in call.keywords if k.arg is not None}
+    return len(positional) <= len(parameters) and named <= set(parameters) and bool(call.args or call.keywords)
+
+
+def _bound(call: ast.Call, code: str, parameters: list[str], parameter: str) -> str | None:
+    for keyword in call.keywords:
+        if keyword.arg == parameter:
+            return ast.get_source_segment(code, keyword.value)
+    if parameter in parameters:
+        position = parameters.index(parameter)
+        for index, argument in enumerate(call.args):
+            if isinstance(argument, ast.Starred):
+                return None  # `*args`: which element is not known from the line
+            if index == position:
+                return ast.get_source_segment(code, argument)
+    spread = [k.value for k in call.keywords if k.arg is None]
+    if len(spread) == 1 and isinstance(spread[0], ast.Name):
+        return f"{spread[0].id}['{parameter}']"
+    return None

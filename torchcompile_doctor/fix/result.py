@@ -1,0 +1,56 @@
+"""The fix report (model/fix.py) made from the trials: each trial's figures, diff and verdict, and the patch."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from torchcompile_doctor.fix.candidates import Unbuildable
+from torchcompile_doctor.fix.trials import Trial
+from torchcompile_doctor.fix.verdict import NOT_BUILDABLE, RunResult
+from torchcompile_doctor.model.fix import FIX_SCHEMA_VERSION, FixReport, PatchRecord, TrialRecord
+from torchcompile_doctor.patches.project import unified_diff
+
+
+def _record(trial: Trial, root: Path) -> TrialRecord:
+    cautions = [c.caution for c in trial.candidates if c.caution]
+    return TrialRecord(
+        change=trial.title,
+        codes=tuple(dict.fromkeys(code for c in trial.candidates for code in c.codes)),
+        findings=tuple(dict.fromkeys(title for c in trial.candidates for title in c.findings)),
+        status=trial.verdict.status,
+        detail=trial.verdict.detail,
+        caution="; ".join(dict.fromkeys(cautions)) or None,
+        after=trial.result.figures if trial.result is not None else None,
+        diff=unified_diff(root, trial.changed) if trial.changed else "",
+    )
+
+
+def fix_report(
+    target: str,
+    root: Path,
+    before: RunResult,
+    trials: Sequence[Trial],
+    refused: Sequence[Unbuildable],
+    patch: Trial | None,
+    notes: Sequence[str] = (),
+) -> FixReport:
+    records = [_record(t, root) for t in trials]
+    records += [TrialRecord(u.title, u.codes, (), NOT_BUILDABLE, u.reason, None, None) for u in refused]
+    patch_record = None
+    if patch is not None and patch.result is not None:
+        files = tuple(sorted(p.resolve().relative_to(root.resolve()).as_posix() for p in patch.changed))
+        patch_record = PatchRecord(
+            tuple(c.title for c in patch.candidates), patch.result.figures, unified_diff(root, patch.changed), files
+        )
+    return FixReport(
+        schema_version=FIX_SCHEMA_VERSION,
+        target=target,
+        project=str(root),
+        before=before.figures,
+        before_succeeded=before.succeeded,
+        trials=tuple(records),
+        patch=patch_record,
+        notes=tuple(notes),
+        changed=dict(patch.changed) if patch is not None else {},
+    )

@@ -1,0 +1,108 @@
+"""`doctor fix` from a plain run to a patch: the candidates the run's findings ask for, each measured in a trial copy
+of the project, the helpful ones measured together, the best measured change as a patch; and writing it into the
+project (`--apply`) only where no work of the user's can be lost."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import replace
+from pathlib import Path
+
+from torchcompile_doctor.errors import DoctorError
+from torchcompile_doctor.events.model import EventLog
+from torchcompile_doctor.fix.candidates import Program, candidates, edited_files
+from torchcompile_doctor.fix.result import fix_report
+from torchcompile_doctor.fix.trials import BUDGET_SPENT, Measure, best, measure_candidates
+from torchcompile_doctor.fix.verdict import NOT_MEASURED, RunResult
+from torchcompile_doctor.model.fix import FixReport
+from torchcompile_doctor.model.report import Report
+from torchcompile_doctor.patches.project import uncommitted, write_change
+
+Progress = Callable[[str], AbstractContextManager[object]]
+BACKUP_SUFFIX = ".doctor-backup"  # beside a file outside git that --apply changed: the file as it was
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def find_fix(
+    target: str,
+    root: Path,
+    report: Report,
+    log: EventLog,
+    before: RunResult,
+    measure: Measure,
+    *,
+    jobs: int,
+    budget_s: float,
+    progress: Progress,
+    will_apply: bool = False,
+) -> FixReport:
+    """Measure every candidate fix of the run and choose the patch (nothing is written here). With `will_apply`,
+    a file the patch may change that holds uncommitted work stops it before anything is measured."""
+    program = Program.of(log, root, _read)
+    built, refused = candidates(report, program)
+    touched = edited_files([e for c in built for e in c.edits])
+    if will_apply:
+        _refuse_uncommitted(root, touched)
+    originals = {path: text for path in touched if (text := _read(path)) is not None}
+    built = [c for c in built if all(e.path in originals for e in c.edits)]
+    notes = []
+    if not before.succeeded:
+        notes.append("the program did not run to its end without the doctor's changes: its fixes were not measured")
+        built = []
+    with progress(f"measuring {len(built)} candidate fix(es), {jobs} at a time"):
+        trials, combined = measure_candidates(built, root, originals, before, measure, jobs=jobs, budget_s=budget_s)
+    chosen = best(trials, combined)
+    if combined is not None:
+        trials = [*trials, combined]
+    unmeasured = sum(1 for t in trials if t.verdict.status == NOT_MEASURED and t.verdict.detail == BUDGET_SPENT)
+    if unmeasured:
+        notes.append(f"the budget ({budget_s:g} s) was spent: {unmeasured} change(s) not measured; --budget gives more")
+    if not built and not refused and before.succeeded:
+        notes.append(
+            "nothing to fix: no finding of this run asks for a change doctor fix can make (see doctor explain)"
+        )
+    result = fix_report(target, root, before, trials, refused, chosen, notes)
+    return replace(result, originals={p: originals[p] for p in result.changed})
+
+
+def _refuse_uncommitted(root: Path, files: list[Path]) -> None:
+    dirty = uncommitted(root, files)
+    if dirty:
+        raise DoctorError(
+            f"{dirty[0].resolve().relative_to(root.resolve())} has changes git has not committed: commit or stash "
+            "them, then run doctor fix --apply again (nothing was written)"
+        )
+
+
+def apply_fix(result: FixReport) -> FixReport:
+    """Write the patch into the project. A file git shows changed (or untracked) is refused, nothing written;
+    outside git each file is first copied beside itself (FILE.doctor-backup). Every file must still hold what
+    was measured."""
+    if not result.changed:
+        return result
+    root = Path(result.project)
+    files = sorted(result.changed)
+    _refuse_uncommitted(root, files)
+    backups: list[str] = []
+    if not (root / ".git").exists():
+        for path in files:
+            backup = path.with_name(path.name + BACKUP_SUFFIX)
+            try:
+                shutil.copy2(path, backup)
+            except OSError as error:
+                raise DoctorError(f"cannot keep a backup of {path}: {error.strerror}; nothing written") from None
+            backups.append(backup.relative_to(root).as_posix())
+    written = write_change(root, result.changed, originals=result.originals)
+    return replace(
+        result,
+        applied=tuple(p.resolve().relative_to(root.resolve()).as_posix() for p in written),
+        backups=tuple(backups),
+    )

@@ -1,0 +1,137 @@
+"""Measuring candidate fixes: each candidate's edits written into a trial copy of the project and the program run
+there under the doctor (side by side, `jobs` at a time, within the budget), then the ones that helped written
+together and measured once more. Only what was measured here ever reaches the patch. How the program is run is
+the pipeline's: it hands `measure` (run the target inside a copy of the project, with the time it may take)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from torchcompile_doctor.errors import DoctorError
+from torchcompile_doctor.fix.candidates import Candidate, FileEdit
+from torchcompile_doctor.fix.verdict import HELPS, NOT_BUILDABLE, NOT_MEASURED, RunResult, Verdict, judge, problem_count
+from torchcompile_doctor.patches.edits import EditError, edit_source
+from torchcompile_doctor.patches.project import trial_copy
+
+Measure = Callable[[Path, float], RunResult]  # run the target in this copy of the project, within these seconds
+MIN_TRIAL_S = 60.0  # a trial may take this long at least, or this many times the plain run
+TRIAL_WALL_FACTOR = 4.0
+BUDGET_SPENT = "the budget was spent"
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One change (a candidate, or the helpful ones together) and what it did."""
+
+    title: str
+    candidates: tuple[Candidate, ...]
+    changed: Mapping[Path, str]  # file -> its text with the change
+    verdict: Verdict
+    result: RunResult | None = None  # None: not measured (why: the verdict's detail)
+
+    @property
+    def helps(self) -> bool:
+        return self.verdict.status == HELPS
+
+
+def changed_texts(edits: Sequence[FileEdit], originals: Mapping[Path, str]) -> dict[Path, str]:
+    """Each edited file's new text (raises EditError when an edit has no place or two collide)."""
+    by_file: dict[Path, list[FileEdit]] = {}
+    for edit in edits:
+        by_file.setdefault(edit.path, []).append(edit)
+    return {path: edit_source(originals[path], [e.edit for e in made]) for path, made in by_file.items()}
+
+
+class _Clock:
+    def __init__(self, budget_s: float, plain_run_s: float) -> None:
+        self.deadline = time.monotonic() + budget_s
+        self.per_trial_s = max(MIN_TRIAL_S, TRIAL_WALL_FACTOR * plain_run_s)
+
+    def allowance(self) -> float:
+        return min(self.per_trial_s, self.deadline - time.monotonic())
+
+
+def _measure_one(
+    title: str,
+    chosen: tuple[Candidate, ...],
+    root: Path,
+    originals: Mapping[Path, str],
+    before: RunResult,
+    measure: Measure,
+    clock: _Clock,
+) -> Trial:
+    try:
+        changed = changed_texts([e for c in chosen for e in c.edits], originals)
+    except EditError as error:
+        return Trial(title, chosen, {}, Verdict(NOT_BUILDABLE, str(error)))
+    allowance = clock.allowance()
+    if allowance <= 1.0:
+        return Trial(title, chosen, changed, Verdict(NOT_MEASURED, BUDGET_SPENT))
+    try:
+        with trial_copy(root, changed) as copy:
+            result = measure(copy, allowance)
+    except DoctorError as error:
+        return Trial(title, chosen, changed, Verdict(NOT_MEASURED, str(error)))
+    by_compile_time = all(c.by_compile_time for c in chosen)
+    return Trial(title, chosen, changed, judge(before, result, by_compile_time), result)
+
+
+def measure_candidates(
+    candidates: Sequence[Candidate],
+    root: Path,
+    originals: Mapping[Path, str],
+    before: RunResult,
+    measure: Measure,
+    *,
+    jobs: int,
+    budget_s: float,
+) -> tuple[list[Trial], Trial | None]:
+    """Each candidate alone, then the helpful ones together; the combined trial is None when fewer than two
+    helped (one that helped is its own patch)."""
+    clock = _Clock(budget_s, before.wall_s)
+
+    def one(candidate: Candidate) -> Trial:
+        return _measure_one(candidate.title, (candidate,), root, originals, before, measure, clock)
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        trials = list(pool.map(one, candidates))
+    helpful = tuple(t.candidates[0] for t in trials if t.helps)
+    if len(helpful) < 2:
+        return trials, None
+    chosen = _combinable(helpful, originals)
+    if len(chosen) < 2:
+        return trials, None
+    title = " + ".join(c.title for c in chosen)
+    return trials, _measure_one(title, chosen, root, originals, before, measure, clock)
+
+
+def _combinable(helpful: Sequence[Candidate], originals: Mapping[Path, str]) -> tuple[Candidate, ...]:
+    """The helpful candidates whose edits can be made together, most harmful finding's first."""
+    chosen: list[Candidate] = []
+    for candidate in helpful:
+        try:
+            changed_texts([e for c in (*chosen, candidate) for e in c.edits], originals)
+        except EditError:
+            continue
+        chosen.append(candidate)
+    return tuple(chosen)
+
+
+def best(trials: Sequence[Trial], combined: Trial | None) -> Trial | None:
+    """The patch: the helpful ones together when that is no worse than the best one alone, else the best one."""
+    helpful = [t for t in trials if t.helps and t.result is not None]
+    if not helpful:
+        return None
+
+    def score(trial: Trial) -> tuple[int, float]:
+        assert trial.result is not None
+        return problem_count(trial.result), trial.result.figures.compile_time_s or 0.0
+
+    alone = min(helpful, key=score)
+    if combined is not None and combined.helps and score(combined)[0] <= score(alone)[0]:
+        return combined
+    return alone

@@ -1,0 +1,83 @@
+"""`doctor fix`'s output: on the terminal, the patch with the measured effect of each change it holds and what
+every other candidate did; as JSON, all of it (`fix_to_json`); as a diff, only the patch (for `git apply`)."""
+
+from __future__ import annotations
+
+import json
+
+from torchcompile_doctor.model.findings import RunFigures
+from torchcompile_doctor.model.fix import FixReport, TrialRecord
+from torchcompile_doctor.model.json import to_json
+
+_FIGURES = (
+    ("graph_breaks", "graph breaks"),
+    ("recompiles", "recompiles"),
+    ("graphs", "graphs"),
+    ("recompile_limit_hits", "recompile-limit hits"),
+    ("compile_failures", "compile failures"),
+)
+
+
+def effect(before: RunFigures, after: RunFigures) -> str:
+    """`graph breaks 3 → 0, graphs 4 → 1, compile 2.10 s → 0.80 s`: what changed, measured."""
+    parts = [
+        f"{label} {getattr(before, name)} → {getattr(after, name)}"
+        for name, label in _FIGURES
+        if getattr(before, name) != getattr(after, name)
+    ]
+    parts.append(f"compile {before.compile_time_s:.2f} s → {after.compile_time_s:.2f} s")
+    return ", ".join(parts)
+
+
+def _trial_line(trial: TrialRecord, before: RunFigures) -> str:
+    codes = f" [{', '.join(trial.codes)}]" if trial.codes else ""
+    line = f"  {trial.status:<14} {trial.change}{codes}"
+    if trial.after is not None:
+        line += f"\n                 measured: {effect(before, trial.after)}"
+    if trial.detail:
+        line += f"\n                 {trial.detail}"
+    if trial.caution and trial.status != "helps":
+        line += f"\n                 note: {trial.caution}"
+    return line
+
+
+def render_terminal(report: FixReport) -> str:
+    lines = [f"doctor fix {report.target}", ""]
+    lines += [f"note: {note}" for note in report.notes]
+    patch = report.patch
+    if patch is None:
+        tried = any(trial.after is not None for trial in report.trials)
+        lines.append("No measured change made this program better; nothing to apply." if tried else "Nothing to apply.")
+    else:
+        lines.append(
+            f"The patch ({', '.join(patch.files)}), measured on this program: {effect(report.before, patch.after)}"
+        )
+        for trial in report.trials:
+            if trial.change in patch.changes:
+                lines.append(f"  - {trial.change} [{', '.join(trial.codes)}]: {effect(report.before, trial.after)}")  # type: ignore[arg-type]
+                if trial.caution:
+                    lines.append(f"    note: {trial.caution}")
+        lines += ["", patch.diff.rstrip("\n"), ""]
+        if report.applied:
+            lines.append(f"Written: {', '.join(report.applied)}")
+            if report.backups:
+                lines.append(f"The files as they were: {', '.join(report.backups)}")
+        else:
+            lines.append("Nothing was written: `doctor fix --apply` writes this patch.")
+    others = [t for t in report.trials if patch is None or t.change not in patch.changes]
+    if others:
+        lines += ["", "Every candidate, measured one at a time against the plain run:"]
+        lines += [_trial_line(trial, report.before) for trial in report.trials]
+    return "\n".join(lines) + "\n"
+
+
+def fix_to_json(report: FixReport) -> str:
+    return json.dumps(to_json(report), indent=2, ensure_ascii=False) + "\n"
+
+
+def render_fix(report: FixReport, fmt: str) -> str:
+    if fmt == "json":
+        return fix_to_json(report)
+    if fmt == "diff":
+        return report.patch.diff if report.patch is not None else ""
+    return render_terminal(report)
