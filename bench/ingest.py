@@ -145,6 +145,9 @@ def base_env() -> dict[str, str]:
     env = dict(os.environ)
     for key in ("TORCH_LOGS", "TORCH_TRACE", "TORCH_COMPILE_DEBUG", "TORCHDYNAMO_VERBOSE"):
         env.pop(key, None)
+    # an installed doctor imports from its bytecode: a shell's PYTHONDONTWRITEBYTECODE would time the compiling
+    # of every module on each run instead
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 
 

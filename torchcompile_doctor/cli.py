@@ -102,7 +102,7 @@ def _perfetto_beside(reports: Sequence[Report], fmt: str, output: Path | None) -
     (None: the page goes to stdout, there are several reports, or the trace logged no spans)."""
     if fmt != "html" or output is None or len(reports) != 1:
         return None
-    from torchcompile_doctor.renderers import perfetto_trace
+    from torchcompile_doctor.renderers._perfetto import perfetto_trace
 
     trace = perfetto_trace(reports[0])
     if trace is None:

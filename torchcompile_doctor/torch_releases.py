@@ -9,7 +9,6 @@ Imports no torch: the version is what a capture recorded, or the installed distr
 from __future__ import annotations
 
 import re
-from importlib import metadata
 
 SUPPORTED_RELEASES = ("2.11", "2.12", "2.13", "2.14", "2.15")  # oldest first; pyproject.toml says torch>=2.11
 _RELEASE = re.compile(r"^\s*(\d+)\.(\d+)")
@@ -50,6 +49,8 @@ def outside_range_note(version: str | None) -> str | None:
 
 def installed_torch_version() -> str | None:
     """The installed torch's version, from its distribution metadata (torch is not imported)."""
+    from importlib import metadata  # a tenth of the CLI's start-up: only when a version is asked for
+
     try:
         return metadata.version("torch")
     except metadata.PackageNotFoundError:

@@ -18,9 +18,9 @@ from torchcompile_doctor.analysis.detectors import BINDINGS, DETECTORS, LATER_ST
 from torchcompile_doctor.analysis.detectors.detector import Derived
 from torchcompile_doctor.analysis.detectors.guard_cost import GUARD_HEAVY_FRAME
 from torchcompile_doctor.analysis.detectors.recompiles import RecompileFacts
-from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.ranking import rank_findings
+from torchcompile_doctor.analysis.worded_findings import finding_from_rule
 from torchcompile_doctor.events.load import load_artifacts
 from torchcompile_doctor.experiments.experiment import as_json
 from torchcompile_doctor.model.findings import (

@@ -5,13 +5,14 @@ as `doctor explain` judges recompiles inside one call by them."""
 from __future__ import annotations
 
 
-def test_a_call_that_compiles_nothing_is_not_counted_as_compiling():
+def test_a_call_that_compiles_nothing_is_not_counted_as_compiling(tmp_path):
     """Dynamo looks at the non-recursive disable wrapper on every call (its `frames.total` grows each time)
     without compiling anything: the count follows compile ids, so the later calls read as reusing the entries."""
     import torch
 
     from torchcompile_doctor.capture.call_counts import CallCounts
     from torchcompile_doctor.capture.hooks import _recording_module_calls
+    from torchcompile_doctor.events.sidechannel import SideChannel
 
     class Layer(torch.nn.Module):
         def __init__(self) -> None:
@@ -38,7 +39,8 @@ def test_a_call_that_compiles_nothing_is_not_counted_as_compiling():
     torch._dynamo.reset()
     compiled = torch.compile(Stack(), backend="eager")
     counts = CallCounts()
-    _recording_module_calls(compiled, counts, None, None)
+    channel = SideChannel(str(tmp_path / "events.jsonl"))  # the calling lines go there
+    _recording_module_calls(compiled, channel, counts, None, None)
     frames = torch._dynamo.utils.counters["frames"]
     with torch.no_grad():
         compiled(torch.ones(2, 4))
@@ -48,4 +50,5 @@ def test_a_call_that_compiles_nothing_is_not_counted_as_compiling():
     assert frames["total"] > looked_at  # Dynamo converted a frame on the later calls, and compiled nothing
     ((calls, last_compile_call),) = counts._counts.values()
     assert (calls, last_compile_call) == (3, 1)
+    channel.close()
     torch._dynamo.reset()

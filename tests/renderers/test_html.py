@@ -27,8 +27,9 @@ from typer.testing import CliRunner
 
 from torchcompile_doctor.cli import app
 from torchcompile_doctor.model.report import Kind, RunEnvironment
-from torchcompile_doctor.renderers import RenderOptions, perfetto_trace, render
+from torchcompile_doctor.renderers import RenderOptions, render
 from torchcompile_doctor.renderers._html_timeline import LANE_HEIGHT, MARK_GAP, timeline
+from torchcompile_doctor.renderers._perfetto import perfetto_trace
 from torchcompile_doctor.renderers._shareable import Shareable
 
 URL_ATTRIBUTES = {"src", "href", "xlink:href", "action", "formaction", "poster", "srcset", "data", "background"}

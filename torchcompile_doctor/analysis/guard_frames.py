@@ -215,6 +215,8 @@ def guard_frames(index: AnalysisIndex) -> list[CompiledFunctionGuards]:
                 steady_module_values=steady_module_values(frame_trees, [e.changed for e in entries], sources),
             )
         )
+    for memo in (readable, _comparable, _pinned):  # what a big log's guards cost, not kept past the report
+        memo.cache_clear()
     return frames
 
 

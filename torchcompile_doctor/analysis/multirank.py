@@ -25,7 +25,6 @@ from typing import Any
 from torchcompile_doctor.analysis.analyze import AnalysisContext, analyze, health_figures, report_of
 from torchcompile_doctor.analysis.detectors import rules_of
 from torchcompile_doctor.analysis.detectors.outcome import TARGET_FAILED, TargetFailedFacts, killed, stopped
-from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.rank_rules import (
     RANK_DIVERGENCE,
@@ -37,6 +36,7 @@ from torchcompile_doctor.analysis.rank_rules import (
 )
 from torchcompile_doctor.analysis.ranking import rank_findings
 from torchcompile_doctor.analysis.summary import Measured, summarize
+from torchcompile_doctor.analysis.worded_findings import finding_from_rule
 from torchcompile_doctor.events.model import CompileId, EventLog, LogHealth, RunOutcome
 from torchcompile_doctor.model.findings import (
     DivergenceEvidence,

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from torchcompile_doctor.analysis.code import CodeMap
-from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
+from torchcompile_doctor.analysis.worded_findings import finding_from_rule
 from torchcompile_doctor.model.findings import UnusedSuppressionEvidence
 from torchcompile_doctor.model.report import Finding, Kind
 from torchcompile_doctor.rules.binding import Binding, Params, RuleSet

@@ -201,21 +201,7 @@ def run_capture(target: TargetSpec, artifacts: Path, options: CaptureOptions) ->
     timeout_s, nproc_per_node = options.timeout_s, options.nproc_per_node
     # torchrun's ranks are stopped by torchrun; only a single target process is asked for its stack
     stack_file = folder.stack_file if nproc_per_node is None and timeout_s is not None else None
-    spec = ChildSpec(
-        target=target,
-        display=target.display,
-        side_channel=str(folder.side_channel),
-        entry=ENTRY,
-        trace_dir=owned["TORCH_TRACE"],
-        inductor_cache=owned.get("TORCHINDUCTOR_CACHE_DIR"),
-        overridden_env=_overridden(owned),
-        backend=options.backend,
-        experiment=options.experiment,
-        measure_guards=options.measure_guards,
-        dump_dir=str(options.dump_dir) if options.dump_dir else None,
-        side_channel_per_rank=nproc_per_node is not None,
-        stack_file=str(stack_file) if stack_file else None,
-    )
+    spec = _child_spec(target, folder, owned, options, stack_file)
     if nproc_per_node is not None:
         command = torchrun_command(nproc_per_node, [write_spec(spec)])
     else:
@@ -235,10 +221,36 @@ def run_capture(target: TargetSpec, artifacts: Path, options: CaptureOptions) ->
         timed_out, interrupted = _wait(process, timeout_s, stack_file)
     if timed_out and stack_file is not None:
         _record_stuck_stack(artifacts, stack_file, timeout_s)
-    returncode = process.returncode
+    return _outcome(process.returncode, timed_out, interrupted, timeout_s)
+
+
+def _child_spec(
+    target: TargetSpec, folder: CaptureFolder, owned: dict[str, str], options: CaptureOptions, stack_file: Path | None
+) -> ChildSpec:
+    """What the child is told: the target, where the capture goes, and what it runs with."""
+    return ChildSpec(
+        target=target,
+        display=target.display,
+        side_channel=str(folder.side_channel),
+        entry=ENTRY,
+        trace_dir=owned["TORCH_TRACE"],
+        inductor_cache=owned.get("TORCHINDUCTOR_CACHE_DIR"),
+        overridden_env=_overridden(owned),
+        backend=options.backend,
+        experiment=options.experiment,
+        measure_guards=options.measure_guards,
+        dump_dir=str(options.dump_dir) if options.dump_dir else None,
+        side_channel_per_rank=options.nproc_per_node is not None,
+        stack_file=str(stack_file) if stack_file else None,
+    )
+
+
+def _outcome(returncode: int | None, timed_out: bool, interrupted: bool, timeout_s: float | None) -> RunOutcome:
+    """How the target ended: its exit code or signal, unless the doctor stopped it."""
+    stopped = timed_out or interrupted
     return RunOutcome(
-        returncode=None if (timed_out or interrupted) else (returncode if returncode >= 0 else None),
-        signal=-returncode if returncode is not None and returncode < 0 and not (timed_out or interrupted) else None,
+        returncode=None if stopped or returncode is None else (returncode if returncode >= 0 else None),
+        signal=-returncode if returncode is not None and returncode < 0 and not stopped else None,
         timed_out=timed_out,
         interrupted=interrupted,
         timeout_s=timeout_s,

@@ -188,14 +188,20 @@ def step_tail(source: str, function_line: int, line: int) -> StepTail | None:
         and ast.unparse(first.value.func) == f"{variable}.backward"
     ):
         return None
-    own = _local_names(function) - {variable}
-    for statement in tail:
-        if not isinstance(statement, ast.Expr) or statement.lineno != statement.end_lineno:
-            return None
-        if any(isinstance(n, ast.Name) and n.id in own for n in ast.walk(statement)):
-            return None  # it needs a value only the function has
+    if not _movable(tail, _local_names(function) - {variable}):
+        return None
     code = tuple(ast.get_source_segment(source, s) or "" for s in tail)
     return StepTail(variable, tuple(s.lineno for s in tail), code)
+
+
+def _movable(tail: list[ast.stmt], own: set[str]) -> bool:
+    """Each statement of the tail is one line of an expression that needs no value only the function has."""
+    for statement in tail:
+        if not isinstance(statement, ast.Expr) or statement.lineno != statement.end_lineno:
+            return False
+        if any(isinstance(n, ast.Name) and n.id in own for n in ast.walk(statement)):
+            return False
+    return True
 
 
 def assigned_name(source: str, line: int) -> str | None:

@@ -27,6 +27,7 @@ from torchcompile_doctor.experiments.experiment import (
     key,
 )
 from torchcompile_doctor.fix.call_source import (
+    StepTail,
     argument_expression,
     assigned_name,
     compile_callee,
@@ -268,13 +269,10 @@ def _step_outside(finding: Finding, program: Program) -> Candidate | None:
     sites = [s for s in program.call_sites if (s.function_file, s.function_line) == (where.file, function)]
     if tail is None or not sites:
         return None
-    edits = [FileEdit(path, RemoveStatement(line)) for line in tail.lines]
-    for site in sites:
-        target = assigned_name(program.read(Path(site.file)) or "", site.line)
-        if target is None:
-            return None
-        moved = "\n".join(renamed(code, tail.variable, target) for code in tail.code)
-        edits.append(FileEdit(Path(site.file), InsertAfter(site.line, moved)))
+    moved = _moved_after_calls(tail, sites, program)
+    if moved is None:
+        return None
+    edits = [FileEdit(path, RemoveStatement(line)) for line in tail.lines] + moved
     return Candidate(
         title=f"{', '.join(f'`{c}`' for c in tail.code)} moved out of `{where.function}`, after its call",
         codes=(finding.code,),
@@ -282,6 +280,19 @@ def _step_outside(finding: Finding, program: Program) -> Candidate | None:
         edits=tuple(edits),
         by_compile_time=False,
     )
+
+
+def _moved_after_calls(tail: StepTail, sites: list[CallSite], program: Program) -> list[FileEdit] | None:
+    """The step's tail inserted after each line that calls the function, on the name that line assigns the
+    result to (None: a call whose result is not assigned)."""
+    edits = []
+    for site in sites:
+        target = assigned_name(program.read(Path(site.file)) or "", site.line)
+        if target is None:
+            return None
+        moved = "\n".join(renamed(code, tail.variable, target) for code in tail.code)
+        edits.append(FileEdit(Path(site.file), InsertAfter(site.line, moved)))
+    return edits
 
 
 # code rewrites at the user's line, by rule code: each is measured like every other candidate

@@ -420,7 +420,7 @@ class CacheEvidence(EvidenceBase, NamesCompiles):
     miss_reasons: list[str]
 
 
-# -- the GPU: CUDA graphs, TF32, fallback kernels, autotuning (analysis/detectors/cudagraphs.py, gpu.py)
+# -- the GPU: CUDA graphs, TF32, fallback kernels, autotuning (analysis/detectors/cudagraph_use.py, precision.py)
 @dataclass(frozen=True)
 class CudagraphSkipEvidence(EvidenceBase, NamesCompiles, QuotesTorch):
     compile_ids: list[str]

@@ -194,6 +194,20 @@ def _changed(
         if isinstance(edit, AddKeyword):
             statement = _with_keyword(statement, edit)
     leading = _leading_lines(statement)
+    result = _replaced(statement, replacing, leading)
+    inserted = [s for e in edits if isinstance(e, InsertBefore) for s in _statements(e.code)]
+    if inserted:  # the new lines go after the statement's own leading comments, just before it
+        result[0] = result[0].with_changes(leading_lines=())
+        inserted[0] = inserted[0].with_changes(leading_lines=leading)
+    appended = [s for e in edits if isinstance(e, InsertAfter) for s in _statements(e.code)]
+    statements = [*inserted, *result, *appended]
+    return statements[0] if len(statements) == 1 else cst.FlattenSentinel(statements)
+
+
+def _replaced(
+    statement: cst.BaseStatement, replacing: Sequence[Edit], leading: Sequence[cst.EmptyLine]
+) -> list[cst.BaseStatement]:
+    """The statement as its replacing edit (at most one) leaves it, its leading comments kept on top."""
     result: list[cst.BaseStatement] = [statement]
     for edit in replacing:
         if isinstance(edit, ReplaceStatement):
@@ -202,13 +216,7 @@ def _changed(
             body = statement.with_changes(leading_lines=())
             result = [cst.If(test=cst.parse_expression(edit.condition), body=cst.IndentedBlock(body=[body]))]
         result[0] = result[0].with_changes(leading_lines=leading)
-    inserted = [s for e in edits if isinstance(e, InsertBefore) for s in _statements(e.code)]
-    if inserted:  # the new lines go after the statement's own leading comments, just before it
-        result[0] = result[0].with_changes(leading_lines=())
-        inserted[0] = inserted[0].with_changes(leading_lines=leading)
-    appended = [s for e in edits if isinstance(e, InsertAfter) for s in _statements(e.code)]
-    statements = [*inserted, *result, *appended]
-    return statements[0] if len(statements) == 1 else cst.FlattenSentinel(statements)
+    return result
 
 
 def _leading_lines(statement: cst.BaseStatement) -> Sequence[cst.EmptyLine]:

@@ -8,7 +8,6 @@ from collections.abc import Callable, Iterable, Sequence
 from enum import StrEnum
 
 from torchcompile_doctor.model.report import Report
-from torchcompile_doctor.renderers._perfetto import perfetto_trace
 from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
 
 __all__ = [
@@ -17,7 +16,6 @@ __all__ = [
     "Format",
     "RenderOptions",
     "Renderer",
-    "perfetto_trace",
     "render",
     "render_all",
     "renderer_for",

@@ -13,12 +13,12 @@ from torchcompile_doctor.analysis import rank_rules, suppressions
 from torchcompile_doctor.analysis.detectors import (
     breaks,
     compile_cost,
-    cudagraphs,
+    cudagraph_use,
     failures,
     fallbacks,
     guard_cost,
-    hints,
     outcome,
+    perf_hints,
     precision,
     recompiles,
 )
@@ -47,8 +47,8 @@ DETECTORS: tuple[RunsDetector, ...] = (
     failures.DETECTOR,
     recompiles.RECOMPILE_DETECTOR,  # and the carried-value wording of a resume function's recompile
     recompiles.LIMIT_DETECTOR,
-    hints.PERF_HINT_DETECTOR,
-    hints.DDP_SPLIT_DETECTOR,
+    perf_hints.PERF_HINT_DETECTOR,
+    perf_hints.DDP_SPLIT_DETECTOR,
     guard_cost.HEAVY_FRAME_DETECTOR,
     guard_cost.STEADY_VALUES_DETECTOR,
     guard_cost.OVERHEAD_DETECTOR,
@@ -58,10 +58,10 @@ DETECTORS: tuple[RunsDetector, ...] = (
     compile_cost.COLD_CACHE_DETECTOR,
     compile_cost.WARM_CACHE_DETECTOR,
     compile_cost.AUTOTUNE_TIME_DETECTOR,
-    cudagraphs.SKIP_DETECTOR,  # and partitions left out of CUDA graphs (a CPU op)
-    cudagraphs.PENDING_BACKWARD_DETECTOR,
-    cudagraphs.OVERWRITTEN_DETECTOR,
-    cudagraphs.SIZES_DETECTOR,
+    cudagraph_use.SKIP_DETECTOR,  # and partitions left out of CUDA graphs (a CPU op)
+    cudagraph_use.PENDING_BACKWARD_DETECTOR,
+    cudagraph_use.OVERWRITTEN_DETECTOR,
+    cudagraph_use.SIZES_DETECTOR,
     precision.DETECTOR,
     outcome.TARGET_FAILED_DETECTOR,  # and, in a multi-rank run, the launcher's failure
     outcome.NOTHING_COMPILED_DETECTOR,

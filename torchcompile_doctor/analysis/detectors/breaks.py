@@ -13,10 +13,10 @@ from functools import cached_property
 
 from torchcompile_doctor.analysis.code import THIRD_PARTY, USER, CodeMap, without_doctor_frames
 from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
-from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.graph_break_registry import RegistryEntry
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.regional import repeated_blocks_on
+from torchcompile_doctor.analysis.worded_findings import finding_from_rule
 from torchcompile_doctor.events.model import GraphBreak, StackFrame
 from torchcompile_doctor.model.findings import BreakEvidence, BreakImpact, Impact, SkippedFrame
 from torchcompile_doctor.model.report import Finding, Location

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field, replace
 
 from torchcompile_doctor.analysis.compiled_frames import frame_view
 from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
-from torchcompile_doctor.analysis.findings import finding_from_rule, unique
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.regional import python_path
+from torchcompile_doctor.analysis.worded_findings import finding_from_rule, unique
 from torchcompile_doctor.events.model import CompileId, OutputGraph
 from torchcompile_doctor.experiments.experiment import CarriedCache, Regional
 from torchcompile_doctor.model.compile_time import CompileRecord, CompileTime, FrameCompileTime

@@ -12,8 +12,8 @@ from typing import Any
 from torchcompile_doctor.analysis.code import THIRD_PARTY, USER, without_doctor_frames
 from torchcompile_doctor.analysis.detectors.breaks import GRAPH_BREAK
 from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
-from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
+from torchcompile_doctor.analysis.worded_findings import finding_from_rule
 from torchcompile_doctor.events.model import CompilationMetrics
 from torchcompile_doctor.model.findings import CompilesImpact, FailureEvidence
 from torchcompile_doctor.model.report import Finding

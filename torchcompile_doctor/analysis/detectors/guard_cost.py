@@ -10,9 +10,9 @@ import re
 from dataclasses import dataclass
 
 from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
-from torchcompile_doctor.analysis.findings import finding_from_rule, unique
 from torchcompile_doctor.analysis.guard_frames import readable
 from torchcompile_doctor.analysis.index import AnalysisIndex
+from torchcompile_doctor.analysis.worded_findings import finding_from_rule, unique
 from torchcompile_doctor.events.model import Guard
 from torchcompile_doctor.model.findings import (
     CompileIdsEvidence,

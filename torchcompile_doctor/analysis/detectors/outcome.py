@@ -11,8 +11,8 @@ from dataclasses import dataclass, field, replace
 
 from torchcompile_doctor.analysis.code import USER, without_doctor_frames
 from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
-from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
+from torchcompile_doctor.analysis.worded_findings import finding_from_rule
 from torchcompile_doctor.events.model import BackendUse, RunOutcome, StackFrame, TargetExit
 from torchcompile_doctor.model.findings import CompileCallsEvidence, TargetEvidence
 from torchcompile_doctor.model.report import Finding, TargetStatus

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from torchcompile_doctor.analysis.compiled_frames import compiled_frame
 from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
-from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.index import AnalysisIndex
+from torchcompile_doctor.analysis.worded_findings import finding_from_rule
 from torchcompile_doctor.events.model import CompileId, WarningKind
 from torchcompile_doctor.model.findings import OccurrencesImpact, Tf32Evidence
 from torchcompile_doctor.model.report import Finding, Location

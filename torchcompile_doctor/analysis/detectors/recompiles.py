@@ -13,7 +13,6 @@ from typing import Any
 
 from torchcompile_doctor.analysis.code import THIRD_PARTY, without_doctor_frames
 from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
-from torchcompile_doctor.analysis.findings import finding_from_rule
 from torchcompile_doctor.analysis.function_defs import RESUME
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.recompile_causes import (
@@ -42,6 +41,7 @@ from torchcompile_doctor.analysis.recompile_context import (
     skipped_caller_note,
     tied_inputs,
 )
+from torchcompile_doctor.analysis.worded_findings import finding_from_rule
 from torchcompile_doctor.events.guard_failures import GuardFailure
 from torchcompile_doctor.events.model import CompileId, Recompile, StackFrame
 from torchcompile_doctor.experiments.experiment import MarkDynamic
