@@ -211,8 +211,10 @@ def test_carried_value_texts_are_catalogue_entries_worded_as_before():
         "passed into the resumed code as a constant, so each new value compiles it again."
     )
     assert fill(scalar.fix, facts) == (
-        "fix the graph break at train.py:12: keep the value a tensor (no `.item()` inside the compiled code) "
-        "or set `torch._dynamo.config.capture_scalar_outputs = True`; this recompile then disappears."
+        "fix the graph break at train.py:12: keep the value a tensor (no `.item()` inside the compiled code), "
+        "or set `torch._dynamo.config.capture_scalar_outputs = True` and measure it (--try-fixes: on some programs "
+        "it makes Dynamo fail with `PendingUnbackedSymbolNotFound`, or the break moves to the next line that uses "
+        "the value); this recompile then disappears."
     )
     assert scalar.experiment and as_json(scalar.experiment) == {"config": {"capture_scalar_outputs": True}}
     assert tensor.experiment is None

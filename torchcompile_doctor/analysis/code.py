@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from collections.abc import Sequence
 
 from torchcompile_doctor.analysis.function_defs import RESUME, FunctionDefs
@@ -148,6 +149,28 @@ def called_name(code: str) -> str | None:
         return None
     call = next((node for node in ast.walk(tree) if isinstance(node, ast.Call)), None)
     return ast.unparse(call.func) if call is not None else None
+
+
+_TRACEBACK_FRAME = re.compile(r'^(?P<indent> *)File "(?P<file>[^"]+)", line \d+, in .*$')
+
+
+def without_doctor_frames(text: str) -> str:
+    """A traceback torch (or Python) formatted, without the doctor's own frames (its bootstrap, its hooks):
+    each `File ".../torchcompile_doctor/...", line N, in f` line, and the source and caret lines under it."""
+    kept: list[str] = []
+    dropping: str | None = None  # the indent of the dropped frame's `File` line, while inside it
+    for line in text.split("\n"):
+        frame = _TRACEBACK_FRAME.match(line)
+        if frame is not None:
+            dropping = frame["indent"] if is_doctor_file(frame["file"]) else None
+            if dropping is not None:
+                continue
+        elif dropping is not None and line.startswith(dropping + " ") and line.strip():
+            continue  # the dropped frame's source line (and `^^^` markers), indented under it
+        else:
+            dropping = None
+        kept.append(line)
+    return "\n".join(kept)
 
 
 def is_doctor_file(file: str) -> bool:

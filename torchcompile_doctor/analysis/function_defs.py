@@ -84,6 +84,31 @@ class FunctionDefs:
         return _none_default_parameters(self.tree(file), line)
 
 
+def wraps_target(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """The name a wrapper made with `@functools.wraps(func)` wraps (`func`: it becomes the wrapper's
+    `__wrapped__`); None for a function that is no such wrapper."""
+    for decorator in node.decorator_list:
+        if not isinstance(decorator, ast.Call) or not decorator.args or not isinstance(decorator.args[0], ast.Name):
+            continue
+        called = decorator.func
+        if (isinstance(called, ast.Name) and called.id == "wraps") or (
+            isinstance(called, ast.Attribute) and called.attr == "wraps"
+        ):
+            return decorator.args[0].id
+    return None
+
+
+def calls_name(node: ast.AST, name: str, line: int) -> bool:
+    """Whether the code of `node` on `line` calls the plain name `name` (`func(self, *args)`)."""
+    return any(
+        isinstance(child, ast.Call)
+        and isinstance(child.func, ast.Name)
+        and child.func.id == name
+        and child.lineno <= line <= (child.end_lineno or child.lineno)
+        for child in ast.walk(node)
+    )
+
+
 def _none_default_parameters(tree: ast.Module | None, line: int) -> tuple[str, ...]:
     """The parameters defaulting to None of the innermost function around `line` in `tree`."""
     around = [

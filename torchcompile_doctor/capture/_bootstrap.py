@@ -252,7 +252,7 @@ def _record_end(error: BaseException, channel: SideChannel, hooks: CaptureHooks)
         status="exception",
         exit_code=1,
         exception_type=f"{type(error).__module__}.{type(error).__qualname__}".removeprefix("builtins."),
-        message=str(error).split("\n\nfrom user code:")[0][:4000],
+        message=str(error)[:6000],  # torch's `from user code:` frames included: the line Dynamo was tracing
         stack=_stack_of(error),
     )
     return 1

@@ -325,6 +325,8 @@ class TargetExit:
     message: str | None = None
     stack: tuple[StackFrame, ...] = ()
     wall_time: float | None = None  # time.time() when the target ended
+    # an exception raised while Dynamo traced: the frames of torch's `from user code:` section (the traced line)
+    traced_stack: tuple[StackFrame, ...] = ()
 
 
 # --- what torch says to Python loggers and warnings, not to TORCH_TRACE (CUDA graphs, TF32, perf hints): read

@@ -20,7 +20,7 @@ from typing import Any, BinaryIO
 
 from torchcompile_doctor.capture_layout import process_side_channel
 from torchcompile_doctor.events.messages import LogMessage, MessageReader, ShownWarning
-from torchcompile_doctor.events.messages.exceptions import overwritten_output
+from torchcompile_doctor.events.messages.exceptions import overwritten_output, traced_frames
 from torchcompile_doctor.events.messages.hints import perf_hint
 from torchcompile_doctor.events.model import (
     BackendUse,
@@ -183,6 +183,7 @@ _PARSERS: dict[str, Callable[[dict[str, Any]], object]] = {  # keyed by EventNam
         message=_opt_str(d.get("message")),
         stack=_frames(d.get("stack")),
         wall_time=_opt_float(d.get("t")),
+        traced_stack=traced_frames(_opt_str(d.get("message")) or ""),
     ),
     EventName.TORCH_LOG: lambda d: LogMessage(
         module=str(d["module"]),

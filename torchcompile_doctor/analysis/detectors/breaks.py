@@ -11,10 +11,11 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from functools import cached_property
 
-from torchcompile_doctor.analysis.code import THIRD_PARTY, USER, CodeMap
+from torchcompile_doctor.analysis.code import THIRD_PARTY, USER, CodeMap, without_doctor_frames
 from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
 from torchcompile_doctor.analysis.graph_break_registry import RegistryEntry
 from torchcompile_doctor.analysis.index import AnalysisIndex
+from torchcompile_doctor.analysis.regional import repeated_blocks_on
 from torchcompile_doctor.analysis.worded_findings import finding_from_rule
 from torchcompile_doctor.events.model import GraphBreak, StackFrame
 from torchcompile_doctor.model.findings import BreakEvidence, BreakImpact, Impact, SkippedFrame
@@ -55,6 +56,9 @@ class BreakFacts(Facts):
     logger_added_by: str | None = None
     exception: str | None = None  # the exception torch saw raised
     none_argument: str | None = None  # the argument the line used while it was None
+    router_loop: str | None = None  # the mixture-of-experts example, where the code routes to experts ("" if not)
+    router_rewrite: str | None = None
+    regional: str | None = None  # regional compilation at the model's real module list ("": not offered)
 
 
 GRAPH_BREAK = Binding("graph_break", Params, BreakFacts, rules=None)
@@ -147,6 +151,64 @@ def _none_argument(code: CodeMap, first: GraphBreak, site_source: str) -> str | 
     parameters = code.defs.none_default_parameters(first.file, first.line)
     used = [p for p in parameters if re.search(rf"(?<![\w.]){re.escape(p)}\s*[\[.(]", site_source)]
     return used[0] if used else None
+
+
+def _sentences(hints: tuple[str, ...] | list[str]) -> str:
+    """torch's hints as sentences: each ends with a full stop, so two hints never read as one sentence."""
+    return " ".join(
+        h.strip() if h.strip().endswith((".", "!", "?", ":")) else f"{h.strip()}." for h in hints if h.strip()
+    )
+
+
+_ROUTER = re.compile(r"(?i)expert|router|\bmoe|_moe")  # code that routes tokens to experts names them
+
+
+def _router_example(code: str) -> tuple[str, str]:
+    """The mixture-of-experts example of a data-dependent loop and its rewrite, only where the code is a router
+    (its function or line names experts or routing): elsewhere (a rotary-position loop, a spline mask) it
+    misleads."""
+    if not _ROUTER.search(code):
+        return ("", "")
+    return (" (a mixture-of-experts router's loop over the experts it selected)", " (dense or padded routing)")
+
+
+# measured: `assert x.max().item() < 10` in a compiled function breaks once; under `python -O`, not at all
+_ASSERT_NOTE = (
+    " The line is an `assert`: `python -O` strips asserts, and this break with them (measured on a case: 1 graph"
+    " break -> 0); a check meant for debug runs only can stay as it is."
+)
+
+
+def _assert_noted(source: str | None, finding: Finding) -> Finding:
+    """A break on an `assert` line: say that `python -O` removes it (the check and the break)."""
+    if finding.fix is None or not (source or "").lstrip().startswith("assert "):
+        return finding
+    return replace(finding, fix=replace(finding.fix, summary=finding.fix.summary + _ASSERT_NOTE))
+
+
+def _torch_words(first: GraphBreak, entry: RegistryEntry | None) -> dict[str, str | None]:
+    """torch's explanation of the break and its hints (each its own sentence), from the record or the registry."""
+    hints = _sentences(first.hints or (entry.hints if entry else ())) or None
+    return {"torch_explanation": first.explanation or (entry.explanation if entry else ""), "torch_hints": hints}
+
+
+def _situational(index: AnalysisIndex, records: list[GraphBreak], code: str) -> dict[str, str]:
+    """The facts of advice that fits one situation only: the router example, regional compilation."""
+    loop, rewrite = _router_example(code)
+    return {"router_loop": loop, "router_rewrite": rewrite, "regional": _regional_advice(index, records)}
+
+
+def _regional_advice(index: AnalysisIndex, records: list[GraphBreak]) -> str:
+    """Regional compilation at the model's real module list, offered only for a break between its blocks
+    (inside a block, compiling the blocks one by one still breaks in each)."""
+    found = next((b for b in (repeated_blocks_on(index.code, r.user_stack) for r in records) if b is not None), None)
+    if found is None or found.inside_block:
+        return ""
+    return (
+        " From outside, compile the repeated blocks instead of the whole model (regional compilation):"
+        f" `{found.code}`, with `model` the module you compiled, and call `model` uncompiled; the loop over"
+        " the blocks, where this break sits, then runs eagerly and each block compiles without a break."
+    )
 
 
 def break_sites(index: AnalysisIndex) -> dict[tuple[str, str, int], list[GraphBreak]]:
@@ -253,8 +315,7 @@ class BreakSite:
             caller=self.user_frame.where
             if self.user_frame
             else (self.call_sites[0] if self.call_sites else location.where),
-            torch_explanation=first.explanation or (entry.explanation if entry else ""),
-            torch_hints=" ".join(first.hints or (entry.hints if entry else ())) or None,
+            **_torch_words(first, entry),
             hint_class=_HINT_CLASS_WORDS.get((entry.hint_class if entry else None) or ""),
             gb_page=gb_page(first.gb_id or (entry.gb_id if entry else None)),
             skipped_function=skipped[0] or None,
@@ -267,6 +328,7 @@ class BreakSite:
             logger_added_by=logger.added_by,
             exception=first.raised_call,
             none_argument=_none_argument(self.index.code, first, site_source),
+            **_situational(self.index, self.records, f"{location.function} {site_source}"),
         )
 
     @property
@@ -303,7 +365,7 @@ class BreakSite:
                 compile_ids=sorted(str(c) for c in compile_ids),
                 secondary_gb_ids=sorted({g for r in records for g in r.secondary_gb_ids}),
                 hint_class=entry.hint_class if entry else None,
-                torch_text=self.text.strip()[:2000],
+                torch_text=without_doctor_frames(self.text.strip())[:2000],
             ),
             skipped_frames=skipped,
         )
@@ -324,4 +386,4 @@ class BreakSite:
         return self.rules.for_break(signature).worded_for(self.origin, self.facts())
 
     def finding(self) -> Finding:
-        return self.finding_by(self.rule, self.facts())
+        return _assert_noted(self.location.source, self.finding_by(self.rule, self.facts()))

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from torchcompile_doctor.analysis.compiled_frames import frame_view
 from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
 from torchcompile_doctor.analysis.index import AnalysisIndex
+from torchcompile_doctor.analysis.regional import python_path
 from torchcompile_doctor.analysis.worded_findings import finding_from_rule, unique
 from torchcompile_doctor.events.model import CompileId, OutputGraph
 from torchcompile_doctor.experiments.experiment import CarriedCache, Regional
@@ -142,6 +143,12 @@ def _block_of(graph: OutputGraph, frame: FrameCompileTime, index: AnalysisIndex,
         functions = [f for f in _repeated_functions(graph, frame, index) if f[3] == children]
         if functions:
             return path, children, sorted(functions, key=lambda f: (len(f[2]), f[2][0][0]))
+    # torch's own blocks (`nn.TransformerEncoderLayer`) leave no `# File:` lines in the graph: the parameters of
+    # every child of a module list among the graph's inputs say that each child was traced into it
+    lists = [(path, children) for path, children in graph.module_lists if children >= min_repeats]
+    if lists:
+        path, children = max(lists, key=lambda item: item[1])
+        return path, children, []
     return None
 
 
@@ -168,19 +175,25 @@ def _repeated_block_finding(
     rule: Rule, index: AnalysisIndex, frame: FrameCompileTime, compile_: CompileRecord, block: _Block
 ) -> Finding:
     module_list, repeats, functions = block
-    file, function, lines, _ = functions[0]
-    first_line = lines[0][0]
-    block_name = index.code.user_function_name(file, function, first_line)
+    if functions:
+        file, function, lines, _ = functions[0]
+        first_line = lines[0][0]
+        block_name = index.code.user_function_name(file, function, first_line)
+        location = index.location(file, first_line, block_name)
+    else:  # a block of torch's own: named by where it sits, found at the compiled frame (or the user's call)
+        block_name = f"{python_path(module_list)}[i]"
+        location = frame_view(index, _key(frame))[0]
+    frame_location, frame_name = frame_view(index, _key(frame))
     finding = finding_from_rule(
         rule,
-        location=index.location(file, first_line, block_name),
+        location=location,
         facts=RepeatedBlockFacts(
             block=block_name,
             repeats=repeats,
-            frame=frame.function,
-            frame_where=frame.where,
+            frame=frame_name,
+            frame_where=frame_location.where,
             seconds=f"{compile_.seconds:.1f}",
-            module_list=f"model.{module_list}",
+            module_list=python_path(module_list),
         ),
         count=repeats,
         impact=CompileTimeImpact(compile_seconds=round(compile_.seconds, 3), share=1.0),

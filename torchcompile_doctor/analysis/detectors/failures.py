@@ -9,7 +9,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from torchcompile_doctor.analysis.code import THIRD_PARTY, USER
+from torchcompile_doctor.analysis.code import THIRD_PARTY, USER, without_doctor_frames
 from torchcompile_doctor.analysis.detectors.breaks import GRAPH_BREAK
 from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
 from torchcompile_doctor.analysis.index import AnalysisIndex
@@ -26,6 +26,7 @@ from torchcompile_doctor.rules.facts import Facts
 class FailureFacts(Facts):
     gb_type: str | None = None  # torch's first line of the failure
     fullgraph_hint: str | None = None  # what to do when the failure is a break under fullgraph=True
+    raised_because: str | None = None  # why it raised: a break under fullgraph=True, the backend, Dynamo itself
     backend: str | None = None  # a backend that raised: its name
     backend_error: str | None = None  # and what it raised
 
@@ -59,6 +60,25 @@ def compile_failures(index: AnalysisIndex, derived: Derived, rules: RuleSet[Para
     ]
 
 
+# why a compile raised instead of breaking the graph, by torch's exception type; any other type is Dynamo's own
+# failure (InternalTorchDynamoError wraps it: PendingUnbackedSymbolNotFound, ...)
+_RAISED_BECAUSE = {
+    "Unsupported": "a graph break under `fullgraph=True`",
+    "UserError": "a graph break under `fullgraph=True`",
+    "BackendCompilerFailed": "the backend compiler failed",
+}
+
+
+def _raised_because(metrics: CompilationMetrics) -> str:
+    fail_type = metrics.fail_type or "an error"
+    if metrics.failed_backend:
+        return _RAISED_BECAUSE["BackendCompilerFailed"]
+    return _RAISED_BECAUSE.get(fail_type) or (
+        f"an internal error of Dynamo, `{fail_type}`: Dynamo itself failed on this code, often under a config"
+        " switch such as `capture_scalar_outputs`, not a construct it refuses and not `fullgraph=True`"
+    )
+
+
 DETECTOR = Detector(COMPILE_FAILURE, compile_failures)
 
 
@@ -89,6 +109,7 @@ def _failure_finding(
     facts = FailureFacts(
         gb_type=gb_type,
         fullgraph_hint=fullgraph_hint,
+        raised_because=_raised_because(metrics),
         backend=metrics.failed_backend,
         backend_error=metrics.backend_error or metrics.fail_type,
     )
@@ -106,6 +127,6 @@ def _failure_finding(
         evidence=FailureEvidence(
             compile_ids=sorted(str(m.compile_id) for m in items),
             fail_type=metrics.fail_type,
-            torch_text=(metrics.fail_reason or "")[:2000],
+            torch_text=without_doctor_frames(metrics.fail_reason or "")[:2000],
         ),
     )

@@ -12,9 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from torchcompile_doctor.analysis.code import THIRD_PARTY, USER
 from torchcompile_doctor.analysis.detectors.breaks import GRAPH_BREAK, BreakFacts, BreakSite, break_sites, caused_skip
 from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
-from torchcompile_doctor.analysis.function_defs import RESUME
+from torchcompile_doctor.analysis.function_defs import RESUME, calls_name, wraps_target
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId, GraphBreak, StackFrame
 from torchcompile_doctor.model.findings import FallbackImpact, SkippedFrame
@@ -61,6 +62,7 @@ class SkipFacts(Facts):
     callee: str | None = None
     name: str | None = None
     resume: str | None = None  # a resume function: the line of the break it resumes after
+    loops: str | None = None  # a frame whose line the stack lacks: its loops, each with its line
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,7 @@ class _Skip:
     frame: SkippedFrame
     co_name: str
     record: GraphBreak | None
+    wrapped: str | None = None  # a decorator's wrapper: the function it wraps (its `__wrapped__`)
 
 
 def fallbacks(index: AnalysisIndex, derived: Derived, rules: RuleSet[FallbackParams]) -> list[Finding]:
@@ -88,7 +91,9 @@ def fallbacks(index: AnalysisIndex, derived: Derived, rules: RuleSet[FallbackPar
     skips = _skips_by_site(index, sites)
     return [
         _fallback_finding(
-            BreakSite.of(index, records, rules.of(GRAPH_BREAK)), rules, skips.get(key) or _named(index, records)
+            BreakSite.of(index, records, rules.of(GRAPH_BREAK)),
+            rules,
+            _name_wrappers(index, skips.get(key) or _named(index, records)),
         )
         for key, records in sites.items()
     ]
@@ -141,11 +146,75 @@ def _named(index: AnalysisIndex, records: list[GraphBreak]) -> list[_Skip]:
     return skips
 
 
+def _name_wrappers(index: AnalysisIndex, skips: list[_Skip]) -> list[_Skip]:
+    """A decorator's wrapper (`@functools.wraps(func)`) is named by the function it wraps, as the user knows
+    it: `DbrxModel.forward via @merge_with_config_defaults`, not `merge_with_config_defaults.<locals>.wrapper`."""
+    named = []
+    for i, skip in enumerate(skips):
+        wrapped = _wrapped_function(index, skip, skips[i + 1 : i + 2])
+        if wrapped is not None:
+            decorator = skip.frame.function.split(".<locals>.")[0]
+            skip = replace(skip, frame=replace(skip.frame, function=f"{wrapped} via @{decorator}"), wrapped=wrapped)
+        named.append(skip)
+    return named
+
+
+def _wrapped_function(index: AnalysisIndex, skip: _Skip, next_skip: list[_Skip]) -> str | None:
+    """What the wrapper `skip` calls as its `__wrapped__`: the next frame of the user's or a library's code on
+    the break's stack after the wrapper's call of `func`, followed through further wrappers. Where torch's
+    stack merged the wrapper's frame into a frame of the same name (a wrapper of a wrapper), that frame is what
+    it called: the frame torch skipped next for this break, or else the only such wrapper on the stack."""
+    node = index.code.defs.function_node(skip.frame.file, skip.co_name, skip.frame.line)
+    if node is None or wraps_target(node) is None or skip.record is None:
+        return None
+    stack = skip.record.user_stack
+    position = _position(skip.record, skip.frame.file, node)
+    if position is None:  # merged: start from the next wrapper of the same name, as if called from our line
+        same_name = [f for f in stack if f.function == skip.co_name and _wrapper_node(index, f) is not None]
+        skipped_next = [f for f in same_name for n in next_skip if _within(index, n, f)]
+        position = skipped_next[0] if skipped_next else same_name[0] if len(same_name) == 1 else None
+        node = _wrapper_node(index, position) if position is not None else None
+    return _follow_wrappers(index, stack, node, position)
+
+
+def _follow_wrappers(
+    index: AnalysisIndex, stack: tuple[StackFrame, ...], node: _Function | None, position: StackFrame | None
+) -> str | None:
+    """From a wrapper's frame on the stack, the function its call of `func` reaches through further wrappers."""
+    while node is not None and position is not None:
+        target = wraps_target(node)
+        if target is None or not calls_name(node, target, position.line):
+            return None
+        after = stack[stack.index(position) + 1 :]
+        callee = next((f for f in after if index.code.origin(f.file) in (USER, THIRD_PARTY)), None)
+        if callee is None:
+            return None
+        node, position = _wrapper_node(index, callee), callee
+        if node is None:
+            return index.code.user_function_name(callee.file, callee.function, callee.line)
+    return None
+
+
+def _within(index: AnalysisIndex, skip: _Skip, frame: StackFrame) -> bool:
+    """Whether the stack's `frame` is inside the code of the skipped function `skip`."""
+    node = index.code.defs.function_node(skip.frame.file, skip.co_name, skip.frame.line)
+    return node is not None and frame.file == skip.frame.file and node.lineno <= frame.line <= (node.end_lineno or 0)
+
+
+def _wrapper_node(index: AnalysisIndex, frame: StackFrame) -> _Function | None:
+    """The `def` of a stack frame when it is a `functools.wraps` wrapper."""
+    node = index.code.defs.function_node(frame.file, frame.function, frame.line)
+    return node if node is not None and wraps_target(node) is not None else None
+
+
 def _fallback_finding(site: BreakSite, rules: RuleSet[FallbackParams], skips: list[_Skip]) -> Finding:
     """The skip rule's finding at the break's own line, fixed the way the break is."""
     index = site.index
     break_finding = site.finding()
-    featured = next((s for s in skips if "<locals>" not in s.frame.function), skips[0] if skips else None)
+    featured = next(
+        (s for s in skips if "<locals>" not in s.frame.function and s.wrapped is None),
+        next((s for s in skips if s.wrapped is not None), skips[0] if skips else None),
+    )
     shown = ", ".join(f"`{s.frame.function}` ({index.code.display(s.frame.file)}:{s.frame.line})" for s in skips)
     facts = FallbackFacts(
         **vars(site.facts()),
@@ -223,7 +292,7 @@ def _reason(
     record = skip.record
     blocks = _enclosing(node, position.line) if node is not None and position is not None else []
     line = position.line if position else skip.frame.line
-    said = _said_by_torch(index, skip, blocks, line)
+    said = _said_by_torch(index, skip, node, blocks, position)
     if said is not None:
         return said
     code = index.code
@@ -239,18 +308,26 @@ def _reason(
 
 
 def _said_by_torch(
-    index: AnalysisIndex, skip: _Skip, blocks: list[ast.stmt], line: int
+    index: AnalysisIndex, skip: _Skip, node: _Function | None, blocks: list[ast.stmt], position: StackFrame | None
 ) -> tuple[str, SkipFacts] | None:
     """Torch's own word on the record: GB7000 (a graph break in a loop), or an exception leaving the frame."""
     record = skip.record
     if record is None:
         return None
+    line = position.line if position is not None else skip.frame.line
     if _GRAPH_BREAK_IN_LOOP in (*record.secondary_gb_ids, record.gb_id):
         loop = next((b for b in reversed(blocks) if isinstance(b, _LOOPS)), None)
-        if loop is None:
-            return "loop_after", SkipFacts(line=line)
-        statement = index.code.source_line(skip.frame.file, loop.lineno) or "for"
-        return "loop", SkipFacts(line=loop.lineno, statement=statement)
+        if loop is not None:
+            statement = index.code.source_line(skip.frame.file, loop.lineno) or "for"
+            return "loop", SkipFacts(line=loop.lineno, statement=statement)
+        if position is None:  # the stack does not show where the frame was: cite its loops, never its `def` line
+            loops = _loops_of(node) if node is not None else []
+            if loops:
+                source = index.code.source_line
+                cited = ", ".join(f"`{source(skip.frame.file, n.lineno)}` (line {n.lineno})" for n in loops)
+                return "loop_unplaced", SkipFacts(loops=cited)
+            return "loop_unseen", SkipFacts()
+        return "loop_after", SkipFacts(line=line)
     if record.gb_type.startswith(_OBSERVED_EXCEPTION):
         return "exception", SkipFacts(exception=record.raised or "an exception")
     return None
@@ -297,6 +374,23 @@ def _enclosing(node: _Function, line: int) -> list[ast.stmt]:
                 # a loop's own header runs on every iteration; a `try:` or `with ...:` line is not in its block
                 if isinstance(child, _LOOPS) or (isinstance(child, _TRIES + _WITHS) and line > child.lineno):
                     found.append(child)
+                visit(child)
+
+    visit(node)
+    return found
+
+
+def _loops_of(node: _Function) -> list[ast.stmt]:
+    """The function's own loops (not those of nested functions), outermost first, in source order."""
+    found: list[ast.stmt] = []
+
+    def visit(parent: ast.AST) -> None:
+        for child in ast.iter_child_nodes(parent):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue
+            if isinstance(child, _LOOPS):
+                found.append(child)
+            else:
                 visit(child)
 
     visit(node)

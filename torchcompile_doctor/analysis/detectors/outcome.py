@@ -4,11 +4,12 @@ TCD407 when torch.compile was called but nothing was compiled."""
 
 from __future__ import annotations
 
+import ast
 import signal as signals
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
-from torchcompile_doctor.analysis.code import USER
+from torchcompile_doctor.analysis.code import USER, without_doctor_frames
 from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.worded_findings import finding_from_rule
@@ -31,6 +32,8 @@ class NothingCompiledFacts(Facts):
     disabled_by: str | None = None  # what disabled Dynamo
     frames: int | None = None  # frames Dynamo looked at
     reason: str | None = None  # the likely reason, worded by the rule's `reasons`
+    such_as_generate: str | None = None  # the method that ran the original module, as an example ("": none known)
+    generate_included: str | None = None
     instead: str | None = None  # and what to do
 
 
@@ -110,7 +113,10 @@ def target_failed(index: AnalysisIndex, derived: Derived, rules: RuleSet[Params]
         return []
     exit_event = index.log.target_exits[-1] if index.log.target_exits else None
     stack: tuple[StackFrame, ...] = exit_event.stack if exit_event else ()
-    frame = index.code.last_user_frame(stack) if stack else None
+    # an error raised while Dynamo traced: torch's `from user code:` frames name the traced line; Python's
+    # traceback only the call of the compiled function
+    traced = exit_event.traced_stack if exit_event else ()
+    frame = index.code.last_user_frame(traced) or (index.code.last_user_frame(stack) if stack else None)
     location = index.location(frame.file, frame.line, frame.function) if frame else None
     # the error is torch's CUDA-graph overwrite (TCD416 explains it): worded for that
     facts = TargetFailedFacts(
@@ -127,10 +133,17 @@ def target_failed(index: AnalysisIndex, derived: Derived, rules: RuleSet[Params]
                 status=outcome.status,
                 exit_code=outcome.exit_code,
                 exception_type=exit_event.exception_type if exit_event else None,
-                torch_text=exit_event.message if exit_event else None,
+                torch_text=without_doctor_frames(_said(exit_event.message))
+                if exit_event and exit_event.message
+                else None,
             ),
         )
     ]
+
+
+def _said(message: str) -> str:
+    """The exception's own words, without torch's `from user code:` section (the location says where)."""
+    return message.split("\n\nfrom user code:")[0][:4000]
 
 
 def nothing_compiled(index: AnalysisIndex, derived: Derived, rules: RuleSet[NothingCompiledParams]) -> list[Finding]:
@@ -147,6 +160,7 @@ def nothing_compiled(index: AnalysisIndex, derived: Derived, rules: RuleSet[Noth
         compiled=call.compiled or "the function",
         disabled_by=call.dynamo_disabled_by or "",
         frames=len({m.compile_id.frame_id for m in log.metrics if m.compile_id}),
+        **_bypass_facts(index, call),
     )
     facts = replace(facts, reason=fill(templates["why"], facts), instead=fill(templates["fix"], facts))
     location = None
@@ -160,6 +174,60 @@ def nothing_compiled(index: AnalysisIndex, derived: Derived, rules: RuleSet[Noth
         compiles_traced=len(log.metrics),
     )
     return [finding_from_rule(rule, location=location, facts=facts, identity="torch.compile", evidence=evidence)]
+
+
+# nn.Module methods that do not run `forward`: calling them on the compiled module is no bypass
+_MODULE_HOUSEKEEPING = frozenset(
+    "to eval train cuda cpu half float double parameters named_parameters buffers named_buffers modules"
+    " named_modules children named_children state_dict load_state_dict zero_grad requires_grad_ apply compile"
+    " forward register_buffer register_forward_hook register_forward_pre_hook get_submodule".split()
+)
+
+
+def _bypass_facts(index: AnalysisIndex, call: BackendUse) -> dict[str, str]:
+    """The method that ran the original module instead of the compiled one, as the example of the why and fix:
+    the method the user's own code calls on the name it bound torch.compile's result to (`model.generate(...)`),
+    else transformers' `generate()` where the module is a transformers model; else none (a diffusers
+    pipeline, a Lightning module: another example would mislead)."""
+    method = _method_called_on_result(index, call)
+    file = call.function_file
+    if method is None and file and index.code.is_third_party(file) and index.code.package_name(file) == "transformers":
+        method = "generate"
+    return {
+        "such_as_generate": f", such as `model.{method}()`," if method else "",
+        "generate_included": f", `{method}()` included," if method else "",
+    }
+
+
+def _method_called_on_result(index: AnalysisIndex, call: BackendUse) -> str | None:
+    """`generate` for `model = torch.compile(model)` followed by `model.generate(x)` in the same file."""
+    if not call.file or not call.line:
+        return None
+    tree = index.code.defs.tree(call.file)
+    if tree is None:
+        return None
+    bound = next(
+        (
+            node.targets[0].id
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Assign)
+            and node.lineno <= call.line <= (node.end_lineno or node.lineno)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+        ),
+        None,
+    )
+    calls = sorted(
+        (node.lineno, node.func.attr)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == bound
+        and node.lineno > call.line
+        and node.func.attr not in _MODULE_HOUSEKEEPING
+    )
+    return calls[0][1] if bound and calls else None
 
 
 def _calls_that_compiled_nothing(index: AnalysisIndex) -> list[BackendUse]:

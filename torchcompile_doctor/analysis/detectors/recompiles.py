@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Any
 
-from torchcompile_doctor.analysis.code import THIRD_PARTY
+from torchcompile_doctor.analysis.code import THIRD_PARTY, without_doctor_frames
 from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
 from torchcompile_doctor.analysis.function_defs import RESUME
 from torchcompile_doctor.analysis.index import AnalysisIndex
@@ -78,6 +78,7 @@ class RecompileFacts(RewriteFacts):
     library_call: str | None = None  # a package's call that builds the inputs (transformers' generate)
     switched: str | None = None  # the changes between calls from different lines of the package
     switch_lines: str | None = None
+    generate_call: str | None = None  # "yes": the package call is transformers' `generate()` (its measured advice)
 
 
 @dataclass(frozen=True)
@@ -446,6 +447,10 @@ def _library_facts(
         library_call=f"`{through.function}` ({index.code.display(through.file)}:{through.line})",
         switched="; ".join(f"`{v}` {', '.join(pairs)}" for v, pairs in switched.items()) or None,
         switch_lines=", ".join(lines) or None,
+        # transformers' `generate()`: the measured advice on padding prompts holds for it, not for any package call
+        generate_call="yes"
+        if through.function == "generate" and index.code.package_name(through.file) == "transformers"
+        else None,
     )
     return named, (switched, same)
 
@@ -582,7 +587,10 @@ def recompile_limit(index: AnalysisIndex, derived: Derived, rules: RuleSet[Param
             gb_type=(metrics.fail_reason or "").split("\n")[0],
             reason_class=root.reason_class if root else None,
             impact=LimitImpact(limit=metrics.recompile_limit),
-            evidence=LimitEvidence(compile_ids=[str(metrics.compile_id)], torch_text=metrics.fail_reason),
+            evidence=LimitEvidence(
+                compile_ids=[str(metrics.compile_id)],
+                torch_text=without_doctor_frames(metrics.fail_reason) if metrics.fail_reason else None,
+            ),
         )
         session = metrics.compile_id.session if metrics.compile_id else 0
         findings.append(

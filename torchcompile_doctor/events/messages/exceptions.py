@@ -24,3 +24,14 @@ def overwritten_output(message: str, stack: tuple[StackFrame, ...] = ()) -> Cuda
     frames = parse_stack(match["stack"].replace('File "', '\n  File "').split("\n"))
     said = message[: match.start("stack")].strip().removesuffix("Stack trace:").strip()
     return CudagraphOverwritten(said, frames[-1] if frames else None, stack, bool(match["gradient"]))
+
+
+_USER_CODE = "\nfrom user code:\n"  # how torch ends the message of an exception raised while Dynamo traced
+
+
+def traced_frames(message: str) -> tuple[StackFrame, ...]:
+    """The frames of the `from user code:` section of an exception's message (an `InternalTorchDynamoError`, a
+    break under `fullgraph=True`), outermost first: the line Dynamo was tracing, where the Python traceback of
+    the same exception names only the call of the compiled function. Empty when the message has none."""
+    _, found, section = message.partition(_USER_CODE)
+    return parse_stack(section.split("\n\n", 1)[0].split("\n")) if found else ()

@@ -1,0 +1,132 @@
+"""Regional compilation where it helps, at the model's real attribute path: the loop over repeated blocks
+(`for layer in self.layers: hidden = layer(hidden)`) a break's stack passes through, the attribute path from the
+compiled module down to that list (each `self.encoder(...)` call on the way), and whether the break is inside a
+block (compiling the blocks one by one still breaks in each) or between them (the loop then runs eagerly and
+each block compiles without a break). Read from the source of the frames on the stack, never run."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from torchcompile_doctor.analysis.code import THIRD_PARTY, USER, CodeMap
+from torchcompile_doctor.analysis.function_defs import wraps_target
+from torchcompile_doctor.events.model import StackFrame
+
+_LOOPS = (ast.For, ast.AsyncFor)
+
+
+@dataclass(frozen=True)
+class RepeatedBlocks:
+    """The module list a break's stack loops over: its path from the compiled module (`encoder.layers`), and
+    whether the break happened inside one of its blocks."""
+
+    path: str
+    inside_block: bool
+
+    @property
+    def code(self) -> str:
+        return f"for block in {python_path(self.path)}: block.compile()"
+
+
+def python_path(path: str, root: str = "model") -> str:
+    """`1.layers` -> `model[1].layers`: a module path as Python code (numbered children are indexed)."""
+    return root + "".join(f"[{part}]" if part.isdecimal() else f".{part}" for part in path.split(".") if part)
+
+
+def repeated_blocks_on(code: CodeMap, stack: Sequence[StackFrame]) -> RepeatedBlocks | None:
+    """The innermost loop over a module list of `self` on the stack whose body calls each element, with the
+    path to it from the compiled module; None where the stack passes through no such loop, or the path to it
+    is not a chain of `self.child(...)` calls."""
+    frames = [f for f in stack if code.origin(f.file) in (USER, THIRD_PARTY) and not _is_wrapper(code, f)]
+    for position in range(len(frames) - 1, -1, -1):
+        frame = frames[position]
+        found = _block_loop(code, frame)
+        if found is None:
+            continue
+        attribute, variable = found
+        prefix = _path_to(code, frames[: position + 1])
+        if prefix is None:
+            return None
+        statement = _statement_tree(code, frame)
+        inside = position + 1 < len(frames) and statement is not None and _calls_name(statement, variable)
+        return RepeatedBlocks(".".join([*prefix, attribute]), inside)
+    return None
+
+
+def _is_wrapper(code: CodeMap, frame: StackFrame) -> bool:
+    node = code.defs.function_node(frame.file, frame.function, frame.line)
+    return node is not None and wraps_target(node) is not None
+
+
+def _block_loop(code: CodeMap, frame: StackFrame) -> tuple[str, str] | None:
+    """(the attribute of `self` looped over, the loop variable) for the innermost `for` around the frame's line
+    that iterates over `self.X` (or `enumerate(self.X)`, `self.X[:n]`, ...) and calls its loop variable."""
+    node = code.defs.function_node(frame.file, frame.function, frame.line)
+    if node is None:
+        return None
+    loops = [
+        n
+        for n in ast.walk(node)
+        if isinstance(n, _LOOPS) and n.body[0].lineno <= frame.line <= (n.end_lineno or n.lineno)
+    ]
+    for loop in sorted(loops, key=lambda n: -n.lineno):
+        attribute = next(
+            (
+                a.attr
+                for a in ast.walk(loop.iter)
+                if isinstance(a, ast.Attribute) and isinstance(a.value, ast.Name) and a.value.id == "self"
+            ),
+            None,
+        )
+        variables = [n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)]
+        called = next((v for v in variables if any(_calls_name(s, v) for s in loop.body)), None)
+        if attribute is not None and called is not None:
+            return attribute, called
+    return None
+
+
+def _path_to(code: CodeMap, frames: list[StackFrame]) -> list[str] | None:
+    """The attributes from the compiled module down to the last frame's `self`: each earlier frame whose line
+    calls `self.child(...)` into a module's code adds `child`; the first frame that does not is the caller of
+    the compiled module."""
+    path: list[str] = []
+    for caller, callee in zip(reversed(frames[:-1]), reversed(frames[1:]), strict=True):
+        statement = _statement_tree(code, caller)
+        child = _self_child_called(statement) if statement is not None else None
+        if child is None:
+            return path
+        if child != callee.function:  # a method of the same module (`self._block(x)`), not a child module
+            path.insert(0, child)
+    return path
+
+
+def _statement_tree(code: CodeMap, frame: StackFrame) -> ast.AST | None:
+    """The statement of the frame's function that holds the frame's line."""
+    node = code.defs.function_node(frame.file, frame.function, frame.line)
+    if node is None:
+        return None
+    inside = [
+        s
+        for s in ast.walk(node)
+        if isinstance(s, ast.stmt) and s is not node and s.lineno <= frame.line <= (s.end_lineno or s.lineno)
+    ]
+    simple = [s for s in inside if not isinstance(s, (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.Try))]
+    return min(simple, key=lambda s: (s.end_lineno or s.lineno) - s.lineno) if simple else None
+
+
+def _self_child_called(statement: ast.AST) -> str | None:
+    """`child` for a statement that calls `self.child(...)`."""
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            value = node.func.value
+            if isinstance(value, ast.Name) and value.id == "self":
+                return node.func.attr
+    return None
+
+
+def _calls_name(statement: ast.AST, name: str) -> bool:
+    return any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == name for n in ast.walk(statement)
+    )
