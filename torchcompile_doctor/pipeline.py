@@ -459,7 +459,7 @@ def _in_copy(target: TargetSpec, root: Path, copy: Path) -> TargetSpec:
 
 def _run_result(outcome: RunOutcome, report: Report, workdir: Path, wall_s: float) -> RunResult:
     from torchcompile_doctor.experiments.verify import figures
-    from torchcompile_doctor.fix.verdict import RunResult
+    from torchcompile_doctor.fix.verdict import RunResult, problems_by_finding
 
     folder = CaptureFolder(workdir)
 
@@ -475,6 +475,7 @@ def _run_result(outcome: RunOutcome, report: Report, workdir: Path, wall_s: floa
         errors=read(folder.target_errors)[-4000:],
         wall_s=wall_s,
         timed_out=outcome.timed_out,
+        problems=problems_by_finding(report),
     )
 
 

@@ -50,7 +50,7 @@ def _torch_run(root: Path, program: str, tmp_path: Path) -> tuple[str, int, int]
     return run.stdout, len({(b.file, b.line) for b in torch_log.breaks}), len(torch_log.recompiles)
 
 
-def test_a_config_switch_a_compile_keyword_and_a_branchless_rewrite_are_measured_combined_and_applied(tmp_path):
+def test_a_config_switch_a_compile_keyword_and_rewrites_are_measured_combined_and_applied(tmp_path):
     root = _project(tmp_path, "breaks_and_recompiles.py")
     before = _torch_run(root, "breaks_and_recompiles.py", tmp_path)
     assert before[1:] == (2, 2)  # torch's own count: the `.item()` and `if` breaks; the int's recompile, and the
@@ -59,24 +59,28 @@ def test_a_config_switch_a_compile_keyword_and_a_branchless_rewrite_are_measured
     run = doctor_here("fix", str(root / "breaks_and_recompiles.py"), "--apply", "--jobs", "1", "--format", "json")
     assert run.returncode == 0, run.stderr
     report = run.json
-    # each alone, then all together (in the report's rank order, which compile times decide)
-    statuses = {frozenset(trial["change"].split(" + ")): trial["status"] for trial in report["trials"]}
     switch, keyword = "torch._dynamo.config.capture_scalar_outputs = True", "torch.compile(..., dynamic=True)"
     branch = "`if x.sum() < 0:` made branchless with torch.where (breaks_and_recompiles.py:23)"
-    assert statuses == {
-        frozenset([switch]): "helps",
-        frozenset([keyword]): "helps",
-        frozenset([branch]): "helps",
-        frozenset([switch, keyword, branch]): "helps",
-    }
+    item = "`s = x.sum().item()` made `s = x.sum()` (breaks_and_recompiles.py:16)"  # the report's own rewrites
+    tensor = "made `total += float(step(x, torch.tensor(n)).sum())"
+    *alone, combined = report["trials"]  # each change alone, then the helpful ones together
+    assert len(alone) == 5 and all(trial["status"] == "helps" for trial in alone)
+    assert {switch, keyword, branch, item} <= {trial["change"] for trial in alone}
+    assert any(tensor in trial["change"] for trial in alone)
+    # together: the branch, and one change each for the `.item()` break and the int (two changes that answer the
+    # same findings are alternatives: the patch carries the better one)
+    together = report["patch"]["changes"]
+    assert combined["status"] == "helps" and combined["change"] == " + ".join(together)
+    assert len(together) == 3 and branch in together
+    assert len({switch, item} & set(together)) == 1
+    assert len({keyword} & set(together)) + sum(tensor in change for change in together) == 1
     patch = report["patch"]
     assert patch["after"]["graph_breaks"] == 0 and patch["after"]["recompiles"] == 0
     assert report["applied"] == ["breaks_and_recompiles.py"] and report["backups"] == []
 
     patched = (root / "breaks_and_recompiles.py").read_text()
-    assert "import torch\ntorch._dynamo.config.capture_scalar_outputs = True\n" in patched
-    # the keyword goes to the compile of the function that recompiled, not to every torch.compile
-    assert 'step = torch.compile(scale, backend="eager", dynamic=True)' in patched
+    if keyword in together:  # the keyword goes to the compile of the function that recompiled, not to every one
+        assert 'step = torch.compile(scale, backend="eager", dynamic=True)' in patched
     assert '@torch.compile(backend="eager")\ndef norm' in patched
     assert "    x = x * 2.0\n    return torch.where(x.sum() < 0, -x, x)\n" in patched
     assert patched.startswith('"""doctor fix case')  # the rest of the file as the user wrote it
@@ -91,7 +95,9 @@ def test_mark_dynamic_goes_on_the_tensor_the_user_passes_and_the_diff_applies_wi
 
     run = doctor_here("fix", str(root / "batch_sizes.py"), "--jobs", "1", "--format", "diff")
     assert run.returncode == 0, run.stderr
-    assert "+    torch._dynamo.mark_dynamic(batch, 0)\n     out = pool(batch, weights)\n" in run.stdout
+    # the report's own rewrite and the mark_dynamic experiment make the same mark: the patch holds one of them
+    assert run.stdout.count("torch._dynamo.mark_dynamic(batch, 0)") == 1
+    assert "\n     out = pool(batch, weights)\n" in run.stdout
     assert (root / "batch_sizes.py").read_text() == (PROGRAMS / "batch_sizes.py").read_text()  # not --apply
     (tmp_path / "fix.patch").write_text(run.stdout)
     _git(root, "apply", str(tmp_path / "fix.patch"))
@@ -145,8 +151,11 @@ def test_a_spent_budget_measures_nothing_and_says_so(tmp_path):
     root = _project(tmp_path, "batch_sizes.py")
     run = doctor_here("fix", str(root / "batch_sizes.py"), "--budget", "1", "--format", "json")
     assert run.returncode == 1  # nothing measured helped: nothing to apply
-    assert [trial["status"] for trial in run.json["trials"]] == ["not measured"]
-    assert run.json["notes"] == ["the budget (1 s) was spent: 1 change(s) not measured; --budget gives more"]
+    statuses = [trial["status"] for trial in run.json["trials"]]
+    assert statuses and set(statuses) == {"not measured"}
+    assert run.json["notes"] == [
+        f"the budget (1 s) was spent: {len(statuses)} change(s) not measured; --budget gives more"
+    ]
 
 
 def test_a_program_without_anything_to_fix_says_so(tmp_path):
@@ -176,3 +185,42 @@ def test_a_step_s_backward_and_optimizer_calls_move_after_its_call(tmp_path):
     (tmp_path / "fix.patch").write_text(run.stdout)
     _git(root, "apply", str(tmp_path / "fix.patch"))
     assert _torch_run(root, "train_step.py", tmp_path) == (before[0], 0, 0)  # the same losses, no break
+
+
+def _trial(report: dict, words: str) -> dict:
+    (found,) = [trial for trial in report["trials"] if words in trial["change"]]
+    return found
+
+
+def test_the_report_s_own_rewrite_binds_the_stacked_tensors_and_marks_those_torch_ties(tmp_path):
+    # the user's `values` is a list: `mark_dynamic(values, 0)` would raise; the rewrite marks what the call passes
+    root = _project(tmp_path, "rollouts.py")
+    before = _torch_run(root, "rollouts.py", tmp_path)
+    assert before[2] == 1
+
+    run = doctor_here("fix", str(root / "rollouts.py"), "--jobs", "1", "--format", "json")
+    assert run.returncode == 0, run.stderr
+    rewrite = _trial(run.json, "made `loss = episode_loss(log_probs_tensor, values_tensor, returns)`")
+    assert rewrite["status"] == "helps" and rewrite["codes"] == ["TCD301"]
+    assert "+    values_tensor = torch.stack(values)\n" in rewrite["diff"]
+    assert "+    torch._dynamo.mark_dynamic(returns, 0)\n" in rewrite["diff"]
+    (tmp_path / "rewrite.patch").write_text(rewrite["diff"])
+    _git(root, "apply", str(tmp_path / "rewrite.patch"))
+    assert _torch_run(root, "rollouts.py", tmp_path) == (before[0], 0, 0)
+
+
+def test_a_dimension_torch_bounded_is_marked_unbacked_with_the_input_tied_to_it(tmp_path):
+    root = _project(tmp_path, "served_batches.py")
+    before = _torch_run(root, "served_batches.py", tmp_path)
+    assert before[2] == 1  # the single request
+
+    run = doctor_here("fix", str(root / "served_batches.py"), "--jobs", "1", "--apply", "--format", "json")
+    assert run.returncode == 0, run.stderr
+    assert _trial(run.json, "torch.compile(..., dynamic=True)")["status"] == "no effect"
+    patched = (root / "served_batches.py").read_text()
+    assert (
+        "        torch._dynamo.decorators.mark_unbacked(tokens, 0)  # before the first call\n"
+        "        torch._dynamo.decorators.mark_unbacked(lengths, 0)\n"
+        "        logits = compiled(tokens, lengths)\n"
+    ) in patched
+    assert _torch_run(root, "served_batches.py", tmp_path) == (before[0], 0, 0)

@@ -15,7 +15,7 @@ from torchcompile_doctor.analysis.compiled_modules import with_modules_named
 from torchcompile_doctor.analysis.graph_break_registry import GraphBreakRegistry, load_registry
 from torchcompile_doctor.analysis.source_check import CheckedSources, recorded_lines
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId, EventLog, RunOutcome, StackFrame
-from torchcompile_doctor.model.report import Location
+from torchcompile_doctor.model.report import Location, SourceLine
 from torchcompile_doctor.source_files import InstallDirCheck, SourceReader, has_dist_info, read_source_file
 
 UNKNOWN_FRAME = ("?", 0, "?")  # a compile whose function no record names
@@ -122,6 +122,11 @@ class AnalysisIndex:
         """The unstripped text of a line (fix transforms keep its indentation)."""
         lines = self.code.lines(file)
         return lines[line - 1].rstrip("\n") if lines and 1 <= line <= len(lines) else None
+
+    def source_line(self, file: str, line: int) -> SourceLine | None:
+        """A line with its file and number: where a fix's rewrite stands."""
+        text = self.raw_line(file, line)
+        return SourceLine(text, file, line) if text is not None else None
 
     # -- compiles
     def function_of(self, compile_id: CompileId | None) -> CompilationMetrics | None:

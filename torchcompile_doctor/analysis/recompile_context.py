@@ -19,6 +19,7 @@ from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.recompile_causes import DYNAMIC_FROM_THEN_ON, Cause, several_causes
 from torchcompile_doctor.events.guard_failures import GuardFailure, is_carried_value, user_variable
 from torchcompile_doctor.events.model import CallCount, CompileId, Recompile, StackFrame
+from torchcompile_doctor.model.report import SourceLine
 
 _EQUALS = re.compile(r"^(?P<lhs>.+?) == (?P<rhs>.+)$")
 _GLOBAL_STATE = re.compile(r"___check_global_state\(\) against (?P<state>\{.*\})")
@@ -289,12 +290,12 @@ def call_line_switches(
 _OPTIMIZER = re.compile(r"\boptim\.[A-Z]\w*\(")
 
 
-def optimizer_line(index: AnalysisIndex) -> tuple[str, str] | None:
-    """(the raw line, `file:line`) where the user's code creates a torch optimizer, if one is found."""
+def optimizer_line(index: AnalysisIndex) -> tuple[SourceLine, str] | None:
+    """(the line, `file:line` as shown) where the user's code creates a torch optimizer, if one is found."""
     for file in sorted(index.user_files()):
         for number, line in enumerate(index.code.lines(file) or (), start=1):
             if _OPTIMIZER.search(line) and not line.lstrip().startswith("#"):
-                return line.rstrip("\n"), f"{index.code.display(file)}:{number}"
+                return SourceLine(line.rstrip("\n"), file, number), f"{index.code.display(file)}:{number}"
     return None
 
 

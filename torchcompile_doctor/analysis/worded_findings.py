@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 
 from torchcompile_doctor.model.findings import Evidence, Impact, NoEvidence, NoImpact, SkippedFrame
-from torchcompile_doctor.model.report import Finding, Fix, Location
+from torchcompile_doctor.model.report import Finding, Fix, Location, SourceLine
 from torchcompile_doctor.rules.catalogue import Rule
 from torchcompile_doctor.rules.facts import Facts, fill
 from torchcompile_doctor.rules.fixes import apply as apply_transform
@@ -24,7 +24,7 @@ def finding_from_rule(
     *,
     location: Location | None,
     facts: Facts,
-    fix_line: str | None = None,
+    fix_line: SourceLine | None = None,
     identity: str = "",
     gb_id: str | None = None,
     gb_type: str | None = None,
@@ -45,7 +45,7 @@ def finding_from_rule(
     of a finding with no location (e.g. "launcher")."""
     if location is not None:  # prose quotes code, not its comment
         facts = facts.at(location.where, code_only(location.source or ""), location.function)
-    before, after = apply_transform(rule.transform, fix_line, facts)
+    before, after = apply_transform(rule.transform, fix_line.text if fix_line else None, facts)
     display = location.display_file if location else ""
     function = location.function if location else identity
     return Finding(
@@ -68,7 +68,13 @@ def finding_from_rule(
         changes=changes,
         impact=impact if impact is not None else NoImpact(),
         evidence=evidence if evidence is not None else NoEvidence(),
-        fix=Fix(fill(rule.fix, facts), before, after, experiment=rule.experiment),
+        fix=Fix(
+            fill(rule.fix, facts),
+            before,
+            after,
+            rewrite_at=fix_line if before is not None else None,
+            experiment=rule.experiment,
+        ),
         docs_url=rule.docs_url,
         fingerprint=_fingerprint(rule.code, display, function, location.source if location else None),
         ranks=ranks,

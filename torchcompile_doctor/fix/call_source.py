@@ -221,3 +221,22 @@ def renamed(code: str, old: str, new: str) -> str:
         if isinstance(node, ast.Name) and node.id == old:
             node.id = new
     return ast.unparse(tree)
+
+
+_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.Match)
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def one_line_statement(source: str, line: int) -> bool:
+    """Whether the innermost statement at `line` is a simple statement on that line alone: a rewrite made from
+    the line's text replaces all of it (a call spanning lines, or an `if` header, would lose its other lines)."""
+    tree = _parsed(source)
+    if tree is None:
+        return False
+    around = [
+        node for node in ast.walk(tree) if isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or 0)
+    ]
+    if not around:
+        return False
+    innermost = max(around, key=lambda node: node.lineno)
+    return not isinstance(innermost, (*_COMPOUND, *_DEFINITIONS)) and innermost.lineno == innermost.end_lineno == line

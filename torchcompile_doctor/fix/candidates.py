@@ -35,6 +35,7 @@ from torchcompile_doctor.fix.call_source import (
     function_lines,
     imports_torch,
     is_plain_reference,
+    one_line_statement,
     parameter_position,
     renamed,
     step_tail,
@@ -51,6 +52,7 @@ from torchcompile_doctor.patches.edits import (
     ReplaceStatement,
 )
 from torchcompile_doctor.patches.project import inside
+from torchcompile_doctor.rules.fixes import code_only
 
 # settings known to end some programs (measured on real models: PendingUnbackedSymbolNotFound) or to only move
 # a break to the next line that branches on the value
@@ -295,6 +297,41 @@ def _moved_after_calls(tail: StepTail, sites: list[CallSite], program: Program) 
     return edits
 
 
+def _finding_rewrite(finding: Finding, program: Program) -> Candidate | None:
+    """The rewrite the report prints for the finding (its `before` line made `after`: `mark_dynamic` on the
+    tensor the call passes, with the inputs torch ties to it; a number passed as a tensor; an optimizer's lr as
+    a tensor), made at the line it quotes when that line is the user's, one statement, and still reads so."""
+    fix = finding.fix
+    at = fix.rewrite_at if fix is not None else None
+    if fix is None or fix.after is None or at is None or at.file is None or at.line is None:
+        return None
+    path = Path(at.file)
+    source = program.read(path) if inside(program.root, path) else None
+    lines = (source or "").splitlines()
+    if source is None or not 0 < at.line <= len(lines) or lines[at.line - 1].strip() != (fix.before or "").strip():
+        return None  # not the user's file, or the line changed since the run
+    if not one_line_statement(source, at.line):
+        return None
+    return Candidate(
+        title=f"{_rewrite_words(fix.before or '', fix.after)} ({path.name}:{at.line})",
+        codes=(finding.code,),
+        findings=(finding.title,),
+        edits=(FileEdit(path, ReplaceStatement(at.line, fix.after)),),
+        by_compile_time=False,
+    )
+
+
+def _rewrite_words(before: str, after: str) -> str:
+    """A rewrite in words: the statements it adds before the line (`mark_dynamic(k, 0)`), and the line as it
+    becomes where it changes (`f(x, torch.tensor(step))`)."""
+    statements = [code_only(line).strip() for line in after.splitlines() if code_only(line).strip()]
+    kept, last, added = code_only(before).strip(), statements[-1], statements[:-1]
+    shown = "; ".join(f"`{s}`" for s in added[:3]) + (f" and {len(added) - 3} more" if len(added) > 3 else "")
+    if last == kept:
+        return f"{shown} before `{kept}`"
+    return f"`{kept}` made `{last}`" + (f" after {shown}" if added else "")
+
+
 # code rewrites at the user's line, by rule code: each is measured like every other candidate
 _REWRITES: dict[str, Callable[[Finding, Program], Candidate | None]] = {"TCD106": _branchless, "TCD109": _step_outside}
 
@@ -309,9 +346,9 @@ def candidates(report: Report, program: Program) -> tuple[list[Candidate], list[
         if experiment is not None:
             asked.setdefault(key(experiment), (experiment, []))[1].append(finding)
         rewrite = _REWRITES.get(finding.code)
-        made = rewrite(finding, program) if rewrite is not None else None
-        if made is not None and all(made.edits != c.edits for c in built):
-            built.append(made)
+        for made in (rewrite(finding, program) if rewrite is not None else None, _finding_rewrite(finding, program)):
+            if made is not None and all(made.edits != c.edits for c in built):
+                built.append(made)
     for experiment, findings in asked.values():
         codes = tuple(dict.fromkeys(f.code for f in findings))
         edits = _edits(experiment, program, findings)

@@ -23,6 +23,7 @@ from torchcompile_doctor.fix.verdict import (
     changed_output,
     judge,
     problem_count,
+    removed,
 )
 from torchcompile_doctor.patches.edits import EditError, edit_source
 from torchcompile_doctor.patches.project import trial_copy
@@ -144,7 +145,7 @@ def measure_candidates(
             else t
             for t in trials
         ]
-    helpful = tuple(t.candidates[0] for t in trials if t.helps)
+    helpful = tuple(t.candidates[0] for t in _removing_more(trials, before))
     chosen = _combinable(helpful, originals) if len(helpful) >= 2 else ()
     if len(chosen) < 2:
         return Measured(trials, None, varies)
@@ -153,8 +154,36 @@ def measure_candidates(
     return Measured(trials, combined, varies)
 
 
+def _score(trial: Trial) -> tuple[int, float]:
+    """Fewer problems left first, then less compile time."""
+    assert trial.result is not None
+    return problem_count(trial.result), trial.result.figures.compile_time_s or 0.0
+
+
+def _removing_more(trials: Sequence[Trial], before: RunResult) -> list[Trial]:
+    """The helpful trials, best first, but a change that removes no problem the better ones do not remove
+    already is left out (`mark_dynamic` at the call beside `dynamic=True` on the compile, or the `.item()`
+    rewrite beside `capture_scalar_outputs`): the patch would carry both for nothing. Of equals, the smaller
+    change goes first."""
+    ranked = sorted(
+        (t for t in trials if t.helps and t.result is not None),
+        key=lambda t: (_score(t), len(t.candidates[0].edits)),
+    )
+    covered: dict[str, int] = {}
+    kept = []
+    for trial in ranked:
+        assert trial.result is not None
+        gone = removed(before, trial.result)
+        if gone and all(count <= covered.get(key, 0) for key, count in gone.items()):
+            continue
+        for key, count in gone.items():
+            covered[key] = max(count, covered.get(key, 0))
+        kept.append(trial)
+    return kept
+
+
 def _combinable(helpful: Sequence[Candidate], originals: Mapping[Path, str]) -> tuple[Candidate, ...]:
-    """The helpful candidates whose edits can be made together, most harmful finding's first."""
+    """The helpful candidates whose edits can be made together, in the order given."""
     chosen: list[Candidate] = []
     for candidate in helpful:
         try:
@@ -166,16 +195,12 @@ def _combinable(helpful: Sequence[Candidate], originals: Mapping[Path, str]) -> 
 
 
 def best(trials: Sequence[Trial], combined: Trial | None) -> Trial | None:
-    """The patch: the helpful ones together when that is no worse than the best one alone, else the best one."""
+    """The patch: the helpful ones together when they leave fewer problems than the best one alone, else the best
+    one (of equals, the smaller change)."""
     helpful = [t for t in trials if t.helps and t.result is not None]
     if not helpful:
         return None
-
-    def score(trial: Trial) -> tuple[int, float]:
-        assert trial.result is not None
-        return problem_count(trial.result), trial.result.figures.compile_time_s or 0.0
-
-    alone = min(helpful, key=score)
-    if combined is not None and combined.helps and score(combined)[0] <= score(alone)[0]:
+    alone = min(helpful, key=lambda t: (_score(t), sum(len(c.edits) for c in t.candidates)))
+    if combined is not None and combined.helps and _score(combined)[0] < _score(alone)[0]:
         return combined
     return alone

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from torchcompile_doctor.experiments.verify import compile_time_effect
 from torchcompile_doctor.model.findings import RunFigures
+from torchcompile_doctor.model.report import Report
 
 HELPS, NO_EFFECT, WORSE, CRASHED, OUTPUT_CHANGED, NOT_MEASURED, NOT_BUILDABLE = (
     "helps",
@@ -37,6 +39,9 @@ class RunResult:
     errors: str  # the end of its stderr
     wall_s: float
     timed_out: bool = False  # stopped at the time a trial may take
+    # how many breaks, recompiles, fallbacks and failures each finding counts, by the finding's rule, file and
+    # function (no line or source: a rewrite changes those), to tell which problems a change removed
+    problems: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -80,6 +85,32 @@ def _problems(run: RunResult) -> dict[str, int]:
         "recompile-limit hits": figures.recompile_limit_hits,
         "compile failures": figures.compile_failures,
         "fallbacks to eager": run.fallbacks,
+    }
+
+
+PROBLEM_KINDS = frozenset({"graph_break", "recompile", "recompile_limit", "frame_skipped", "compile_failure"})
+
+
+def problems_by_finding(report: Report) -> dict[str, int]:
+    """The report's breaks, recompiles, fallbacks and failures, counted by finding (rule, file, function)."""
+    counted: dict[str, int] = {}
+    for finding in report.findings:
+        if finding.kind in PROBLEM_KINDS:
+            key = " ".join(
+                [finding.code, finding.location.display_file or finding.location.file, finding.location.function]
+                if finding.location
+                else [finding.code, finding.title]
+            )
+            counted[key] = counted.get(key, 0) + max(1, finding.count)
+    return counted
+
+
+def removed(before: RunResult, after: RunResult) -> dict[str, int]:
+    """The problems `after` no longer has, by finding: how many of each it removed."""
+    return {
+        key: was - after.problems.get(key, 0)
+        for key, was in before.problems.items()
+        if after.problems.get(key, 0) < was
     }
 
 

@@ -116,6 +116,16 @@ class Location:
 
 
 @dataclass(frozen=True)
+class SourceLine:
+    """A line of code as the run read it: the line a fix's `before` quotes (its file and number are None where
+    only the text is known, e.g. a guard's source line torch printed without its file)."""
+
+    text: str  # unstripped: a rewrite keeps its indentation
+    file: str | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True)
 class Fix:
     summary: str
     before: str | None = None
@@ -123,6 +133,8 @@ class Fix:
     # a change that needs no code edit, for --try-fixes (from the catalogue, or made for the finding)
     experiment: Experiment | None = field(default=None, metadata=json_field(skip=True))
     verified: Verification | None = None  # its measured effect (--try-fixes)
+    # where `before` stands, so that `doctor fix` can make the rewrite there (and nowhere else)
+    rewrite_at: SourceLine | None = field(default=None, metadata=json_field(skip=True))
 
 
 @dataclass(frozen=True)

@@ -351,7 +351,7 @@ class BreakSite:
             rule,
             location=self.location,
             facts=facts,
-            fix_line=self.index.raw_line(self.change_at.file, self.change_at.line),
+            fix_line=self.index.source_line(self.change_at.file, self.change_at.line),
             gb_id=first.gb_id or (entry.gb_id if entry else None),
             gb_type=first.gb_type,
             category=self.rule.category,

@@ -53,7 +53,7 @@ from torchcompile_doctor.model.findings import (
     RecompileEvidence,
     RecompileImpact,
 )
-from torchcompile_doctor.model.report import Finding
+from torchcompile_doctor.model.report import Finding, SourceLine
 from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
 from torchcompile_doctor.rules.catalogue import Rule
 from torchcompile_doctor.rules.facts import Facts
@@ -192,7 +192,7 @@ class _Situation:
 
 def _fix_line(
     index: AnalysisIndex, rule: Rule, main: GuardFailure | None, call_sites: list[Any], through: StackFrame | None
-) -> str | None:
+) -> SourceLine | None:
     """Fixes for inputs (dtype, shape, int arguments) belong at the call, when the user's line passes them
     (not when a package the line calls builds them); an optimizer's hyperparameter where the user creates the
     optimizer; the others where the guard came from, when that is the user's code."""
@@ -201,13 +201,13 @@ def _fix_line(
         return found[0] if found else None
     if rule.transform in _AT_CALL and through is not None:
         return None
-    call_line = index.raw_line(call_sites[0].file, call_sites[0].line) if call_sites else None
+    call_line = index.source_line(call_sites[0].file, call_sites[0].line) if call_sites else None
     if rule.transform in _AT_CALL and call_line:
         return call_line
     if main is None or (main.file and index.code.is_library(main.file)):
         return None
-    guard_line = index.raw_line(main.file, main.line) if main.file and main.line else None
-    return guard_line or main.source
+    guard_line = index.source_line(main.file, main.line) if main.file and main.line else None
+    return guard_line or (SourceLine(main.source) if main.source else None)
 
 
 def _evidence(group: RecompileGroup, main: GuardFailure | None) -> RecompileEvidence:
