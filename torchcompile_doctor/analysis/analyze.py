@@ -18,6 +18,7 @@ from torchcompile_doctor.analysis.index import AnalysisContext, AnalysisIndex
 from torchcompile_doctor.analysis.ranking import rank_findings
 from torchcompile_doctor.analysis.summary import Measured, summarize
 from torchcompile_doctor.analysis.suppressions import UNUSED_SUPPRESSION, suppress
+from torchcompile_doctor.analysis.training import training_run
 from torchcompile_doctor.events.model import EventLog, LogHealth, WarningKind
 from torchcompile_doctor.model.findings import LogHealthFigures
 from torchcompile_doctor.model.report import ExplainSummary, Finding, Kind, Report, RunEnvironment, Summary
@@ -186,7 +187,11 @@ def analyze(log: EventLog, context: AnalysisContext) -> Report:
 def report_of(index: AnalysisIndex) -> Report:
     """The report of one process's index (multirank.py keeps each rank's index to place its own findings)."""
     log, context = index.log, index.context
-    derived = Derived(guard_frames=tuple(guard_frames(index)), compile_time=compile_time_breakdown(index))
+    derived = Derived(
+        guard_frames=tuple(guard_frames(index)),
+        compile_time=compile_time_breakdown(index),
+        training=training_run(index),
+    )
     findings, suppressed = suppress(index, run_detectors(index, derived), rules_of(UNUSED_SUPPRESSION))
     measured = Measured.of_log(log, findings)
     ranked = rank_findings(findings, measured.compile_time_s)

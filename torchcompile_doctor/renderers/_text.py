@@ -105,3 +105,28 @@ def summary_line(verified: Verification) -> str:
     changes.append(f"compile {before.compile_time_s:.2f} s → {after.compile_time_s:.2f} s")
     ran = "the target ran OK" if verified.ok else "the target FAILED with this change"
     return f"{verified.effect}: {', '.join(changes)}; {ran}"
+
+
+AT_YOUR_CODE = "At your code: the findings whose fix is a change of a line of yours, in rank order"
+
+
+def at_your_code(findings: list[Finding] | tuple[Finding, ...]) -> list[tuple[int, Finding, str, str]]:
+    """(rank, finding, where, the changed line) of each finding whose fix rewrites a line of the user's own code
+    (a rewrite is made only of the user's line: a library's line gets none), for the report's lead; empty where
+    it would repeat the list (one finding, or every finding such a change)."""
+    found = []
+    for rank, finding in enumerate(findings, start=1):
+        place = finding.user_frame or finding.location
+        if place is not None and finding.fix is not None and finding.fix.before and finding.fix.after:
+            change = _change(finding.fix.before, finding.fix.after)
+            found.append((rank, finding, place.where, f"`{finding.fix.before}` -> {change}"))
+    return found if 0 < len(found) < len(findings) else []
+
+
+def _change(before: str, after: str) -> str:
+    """The rewrite's first line of code, or where it moves the line to (its comment) when that line stays as is."""
+    lines = [line.strip() for line in after.splitlines() if line.strip()]
+    code = next((line for line in lines if not line.startswith("#")), "")
+    if code and code != before.strip():
+        return f"`{code}`"
+    return next((line.lstrip("# ").rstrip(":") for line in lines if line.startswith("#")), f"`{code}`")

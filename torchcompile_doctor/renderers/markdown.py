@@ -10,7 +10,9 @@ from torchcompile_doctor.model.gate import GateResult
 from torchcompile_doctor.model.report import Finding, Report, rank_list
 from torchcompile_doctor.renderers._compile_time_text import compile_time_lines
 from torchcompile_doctor.renderers._text import (
+    AT_YOUR_CODE,
     NOT_RECORDED,
+    at_your_code,
     clean_for_display,
     measurement_label,
     no_findings,
@@ -122,6 +124,17 @@ def _rank_table(report: Report) -> list[str]:
     return lines + [""]
 
 
+def _lead(report: Report) -> list[str]:
+    """What the user can change at their own lines, first: each such finding's rank, line and change."""
+    items = at_your_code(report.findings)
+    if not items:
+        return []
+    lines = [f"**{AT_YOUR_CODE}**", ""]
+    for rank, finding, where, change in items:
+        lines.append(f"- #{rank} `{finding.code}` {_escape(where)}: {clean_for_display(change)}")
+    return [*lines, ""]
+
+
 def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
     """Markdown has no options of its own: a PR comment looks the same wherever it is rendered."""
     s = report.summary
@@ -148,6 +161,7 @@ def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
         lines += _gate(report.gate)
     if not report.findings:
         lines.append(no_findings(s.graphs, report.compile_time is not None))
+    lines += _lead(report)
     for finding in report.findings[:TOP_FINDINGS]:
         lines += _finding(finding, report.gate, all_ranks)
     rest = report.findings[TOP_FINDINGS:]

@@ -11,6 +11,8 @@ from torchcompile_doctor.model.gate import GateResult
 from torchcompile_doctor.model.report import Finding, Fix, Location, Report, rank_list
 from torchcompile_doctor.renderers._compile_time_text import compile_time_lines
 from torchcompile_doctor.renderers._text import (
+    AT_YOUR_CODE,
+    at_your_code,
     clean_for_display,
     finding_figures,
     measurement_label,
@@ -194,6 +196,17 @@ def _console(buffer: io.StringIO, options: RenderOptions) -> Console:
     )
 
 
+def _lead(console: Console, report: Report) -> None:
+    """What the user can change at their own lines, first: each such finding's rank, line and change."""
+    items = at_your_code(report.findings)
+    if not items:
+        return
+    console.print(Text(AT_YOUR_CODE, style="bold"))
+    for rank, finding, where, change in items:
+        console.print(Text(f"  #{rank} {finding.code} {where}: {clean_for_display(change)}"))
+    console.print()
+
+
 def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
     buffer = io.StringIO()
     console = _console(buffer, options)
@@ -219,6 +232,7 @@ def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
         _guards(console, report)
     if not report.findings:
         console.print(Text(no_findings(s.graphs, report.compile_time is not None), style="green"))
+    _lead(console, report)
     for finding in report.findings:
         _finding(console, finding, report)
     for note in report.notes:

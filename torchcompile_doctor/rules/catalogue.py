@@ -108,6 +108,7 @@ class Wording:
     origins: tuple[str, ...] = ("third_party", "torch")
     experiment: Experiment | None = None
     rewrite: bool = True  # keep the rule's rewrite of the user's line (on the user's own line only)
+    transform: str | None = None  # a rewrite of its own instead (the situation needs another change of the line)
 
 
 @dataclass(frozen=True)
@@ -168,7 +169,7 @@ class Rule:
         wording = next(fits, None)
         if wording is not None:
             experiment = wording.experiment if wording.experiment is not None else self.experiment
-            transform = rule.transform if wording.rewrite else None
+            transform = wording.transform or (rule.transform if wording.rewrite else None)
             rule = replace(rule, why=wording.why, fix=wording.fix, experiment=experiment, transform=transform)
         if rule.experiment is not None:
             rule = replace(rule, experiment=filled(rule.experiment, facts.get))
@@ -252,11 +253,14 @@ def _experiment(raw: object, where: str) -> Experiment | None:
         raise CatalogueError(str(error)) from None
 
 
+_WORDING_KEYS = frozenset({"why", "fix", "needs", "origins", "experiment", "rewrite", "transform"})
+
+
 def _wordings(entry: dict[str, Any], where: str) -> tuple[Wording, ...]:
     wordings = []
     for raw in _tuple(entry.get("wordings"), where):
-        if not isinstance(raw, dict) or set(raw) - {"why", "fix", "needs", "origins", "experiment", "rewrite"}:
-            raise CatalogueError(f"{where}: a wording maps why, fix and optional needs, origins, experiment, rewrite")
+        if not isinstance(raw, dict) or set(raw) - _WORDING_KEYS:
+            raise CatalogueError(f"{where}: a wording maps why, fix and optional {', '.join(sorted(_WORDING_KEYS))}")
         if not all(isinstance(raw.get(key), str) and raw[key].strip() for key in ("why", "fix")):
             raise CatalogueError(f"{where}: a wording needs why and fix")
         origins = _tuple(raw.get("origins"), where) or Wording.origins
@@ -270,6 +274,7 @@ def _wordings(entry: dict[str, Any], where: str) -> tuple[Wording, ...]:
                 origins=origins,
                 experiment=_experiment(raw.get("experiment"), where),
                 rewrite=bool(raw.get("rewrite", True)),
+                transform=raw.get("transform"),
             )
         )
     return tuple(wordings)
@@ -348,8 +353,9 @@ def _rules_of(data: object) -> tuple[Rule, ...]:
                 raise CatalogueError(f"duplicate rule code or name: {key}")
             seen.add(key)
     for rule in rules:
-        if rule.transform is not None and rule.transform not in TRANSFORMS:
-            raise CatalogueError(f"rule {rule.code}: unknown transform {rule.transform}")
+        for transform in (rule.transform, *(w.transform for w in rule.wordings)):
+            if transform is not None and transform not in TRANSFORMS:
+                raise CatalogueError(f"rule {rule.code}: unknown transform {transform}")
     return rules
 
 

@@ -115,9 +115,10 @@ def branchless_where(line: str, facts: RewriteFacts) -> str | None:
     if match is None:
         return None
     pad = match.group(1)
+    condition = _without_call(match["cond"].strip(), ".item()", ("int", "float", "bool"))  # a tensor condition
     return (
         f"{pad}# compute both branches, select with the tensor condition (no Python bool needed)\n"
-        f"{pad}out = torch.where({match['cond'].strip()}, <value if true>, <value if false>)\n"
+        f"{pad}out = torch.where({condition}, <value if true>, <value if false>)\n"
         f"{pad}# or, for branches that differ in work: torch.cond(pred, true_fn, false_fn, (x,))"
     )
 

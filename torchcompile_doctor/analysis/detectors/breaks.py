@@ -6,10 +6,12 @@ argument left None, ...). A site whose break made torch skip a frame is the fall
 
 from __future__ import annotations
 
+import ast
 import re
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from functools import cached_property
+from typing import cast
 
 from torchcompile_doctor.analysis.code import THIRD_PARTY, USER, CodeMap, without_doctor_frames
 from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
@@ -59,6 +61,8 @@ class BreakFacts(Facts):
     router_loop: str | None = None  # the mixture-of-experts example, where the code routes to experts ("" if not)
     router_rewrite: str | None = None
     regional: str | None = None  # regional compilation at the model's real module list ("": not offered)
+    item_if: str | None = None  # `.item()` read in the condition of the line's `if`: the condition without it
+    item_while: str | None = None  # in the condition of the line's `while`: the condition without it
 
 
 GRAPH_BREAK = Binding("graph_break", Params, BreakFacts, rules=None)
@@ -186,16 +190,53 @@ def _assert_noted(source: str | None, finding: Finding) -> Finding:
     return replace(finding, fix=replace(finding.fix, summary=finding.fix.summary + _ASSERT_NOTE))
 
 
+def _item_condition(tree: ast.Module | None, line: int) -> tuple[str, str] | None:
+    """("if" or "while", the condition as a tensor, `.item()` left out) where a `.item()` call on `line` is read
+    in the condition of an `if` or `while` statement (its syntax tree, never run): dropping `.item()` there leaves
+    a tensor condition, a data-dependent branch that still breaks the graph (measured: `if h.mean() > 10:` breaks as
+    `if h.mean().item() > 10:` does; an `assert` on a tensor does not, Dynamo turns it into an async assert)."""
+    for node in ast.walk(tree) if tree is not None else ():
+        if not isinstance(node, ast.If | ast.While) or not node.test.lineno <= line <= (node.test.end_lineno or 0):
+            continue
+        if any(
+            isinstance(inner, ast.Call) and _is_item_call(inner) and inner.lineno == line
+            for inner in ast.walk(node.test)
+        ):
+            tensor_condition = _WithoutItem().visit(ast.parse(ast.unparse(node.test), mode="eval"))
+            return ("if" if isinstance(node, ast.If) else "while", ast.unparse(tensor_condition))
+    return None
+
+
+def _item_branch(index: AnalysisIndex, at: Location) -> dict[str, str]:
+    """The facts of a `.item()` read in the condition of the `if` or `while` at the line to change."""
+    found = _item_condition(index.code.defs.tree(at.file), at.line)
+    return {f"item_{found[0]}": found[1]} if found else {}
+
+
+def _is_item_call(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "item"
+
+
+class _WithoutItem(ast.NodeTransformer):
+    """`h.mean().item() > 10` -> `h.mean() > 10`: the condition as a tensor."""
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        node = cast(ast.Call, self.generic_visit(node))
+        return cast(ast.Attribute, node.func).value if _is_item_call(node) and not node.args else node
+
+
 def _torch_words(first: GraphBreak, entry: RegistryEntry | None) -> dict[str, str | None]:
     """torch's explanation of the break and its hints (each its own sentence), from the record or the registry."""
     hints = _sentences(first.hints or (entry.hints if entry else ())) or None
     return {"torch_explanation": first.explanation or (entry.explanation if entry else ""), "torch_hints": hints}
 
 
-def _situational(index: AnalysisIndex, records: list[GraphBreak], code: str) -> dict[str, str]:
-    """The facts of advice that fits one situation only: the router example, regional compilation."""
+def _situational(index: AnalysisIndex, records: list[GraphBreak], code: str, change_at: Location) -> dict[str, str]:
+    """The facts of advice that fits one situation only: the router example, regional compilation, a `.item()`
+    read by the condition of an `if` or `while`."""
     loop, rewrite = _router_example(code)
-    return {"router_loop": loop, "router_rewrite": rewrite, "regional": _regional_advice(index, records)}
+    situation = {"router_loop": loop, "router_rewrite": rewrite, "regional": _regional_advice(index, records)}
+    return situation | _item_branch(index, change_at)
 
 
 def _regional_advice(index: AnalysisIndex, records: list[GraphBreak]) -> str:
@@ -328,7 +369,7 @@ class BreakSite:
             logger_added_by=logger.added_by,
             exception=first.raised_call,
             none_argument=_none_argument(self.index.code, first, site_source),
-            **_situational(self.index, self.records, f"{location.function} {site_source}"),
+            **_situational(self.index, self.records, f"{location.function} {site_source}", self.change_at),
         )
 
     @property

@@ -27,7 +27,7 @@ from torchcompile_doctor.model.findings import (
 from torchcompile_doctor.model.report import Finding, Location
 from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
 from torchcompile_doctor.rules.catalogue import Rule
-from torchcompile_doctor.rules.facts import Facts
+from torchcompile_doctor.rules.facts import Facts, fill
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -54,6 +54,7 @@ class PhaseFacts(Facts):
     total: str | None = None
     frame: str | None = None
     advice: str | None = None
+    training: str | None = None  # what says the run trains (the training advice names it)
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,8 @@ class PhaseParams(Params):
     min_share: float = 0.5  # of them in one phase
     min_backend_share: float = 0.05  # outside Dynamo (an eager backend compiles in Dynamo only)
     advice: Mapping[str, str] = field(default_factory=dict)  # what controls each phase
+    # where the run trains (a backward was compiled or called): the phases whose advice differs (no `no_grad`)
+    training_advice: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -226,7 +229,8 @@ def dominant_phase(index: AnalysisIndex, derived: Derived, rules: RuleSet[PhaseP
     if data is None:
         return []
     findings = []
-    advice = params.advice
+    training = derived.training.evidence if derived.training else None
+    advice = {**params.advice, **params.training_advice} if training else dict(params.advice)
     for frame in data.frames:
         if frame.seconds < params.min_compile_s:
             continue
@@ -248,7 +252,7 @@ def dominant_phase(index: AnalysisIndex, derived: Derived, rules: RuleSet[PhaseP
                     seconds=f"{seconds:.1f}",
                     total=f"{frame.seconds:.1f}",
                     frame=frame.function,
-                    advice=advice[advised],
+                    advice=fill(advice[advised], PhaseFacts(training=training)),
                 ),
                 count=len(frame.compiles),
                 impact=CompileTimeImpact(compile_seconds=round(seconds, 3), share=round(share, 3)),

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from torchcompile_doctor.analysis.code import USER
 from torchcompile_doctor.analysis.compiled_frames import compiled_frame
 from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
 from torchcompile_doctor.analysis.index import AnalysisIndex
@@ -49,6 +50,7 @@ class PendingBackwardFacts(Facts):
     slow_calls: str | None = None
     calls_logged: int | None = None
     in_function: str | None = None
+    training: str | None = None  # what says the run trains: its wording gives no `no_grad` advice
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -150,11 +152,17 @@ def cudagraph_pending_backward(index: AnalysisIndex, derived: Derived, rules: Ru
     location, function = _place(index, (), compile_ids)
     eager, total = calls.get(CudagraphRunMode.EAGER, 0), sum(calls.values())
     slow = f"{eager} call(s) ran eagerly instead of replaying the CUDA graph" if eager else "calls ran eagerly"
+    facts = PendingBackwardFacts(
+        slow_calls=slow,
+        calls_logged=total,
+        in_function=_in(function),
+        training=derived.training.evidence if derived.training else None,
+    )
     return [
         finding_from_rule(
-            rule,
+            rule.worded_for(USER, facts),
             location=location,
-            facts=PendingBackwardFacts(slow_calls=slow, calls_logged=total, in_function=_in(function)),
+            facts=facts,
             identity="cudagraphs",
             count=max(eager, 1),
             impact=OccurrencesImpact(occurrences=max(eager, 1)),

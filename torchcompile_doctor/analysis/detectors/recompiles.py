@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Any
 
-from torchcompile_doctor.analysis.code import THIRD_PARTY, without_doctor_frames
+from torchcompile_doctor.analysis.code import THIRD_PARTY, USER, without_doctor_frames
 from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
 from torchcompile_doctor.analysis.function_defs import RESUME
 from torchcompile_doctor.analysis.index import AnalysisIndex
@@ -79,6 +79,7 @@ class RecompileFacts(RewriteFacts):
     switched: str | None = None  # the changes between calls from different lines of the package
     switch_lines: str | None = None
     generate_call: str | None = None  # "yes": the package call is transformers' `generate()` (its measured advice)
+    training: str | None = None  # what says the run trains (a grad-mode rule then speaks of train and eval)
 
 
 @dataclass(frozen=True)
@@ -154,7 +155,8 @@ def _root(group: RecompileGroup) -> Cause | None:
 
 def recompiles(index: AnalysisIndex, derived: Derived, rules: RuleSet[RecompileParams]) -> list[Finding]:
     """One finding per compiled function (and session) that recompiled."""
-    return [_recompile_finding(index, group, rules) for group in recompile_groups(index)]
+    training = derived.training.evidence if derived.training else None
+    return [_recompile_finding(index, group, rules, training) for group in recompile_groups(index)]
 
 
 RECOMPILE_DETECTOR = Detector(RECOMPILE, recompiles)
@@ -276,7 +278,9 @@ def _resumed_tensor(group: RecompileGroup, main: GuardFailure) -> bool:
     return bool(RESUME.match(group.key[3])) and main.reason_class == "shape_or_rank"
 
 
-def _recompile_finding(index: AnalysisIndex, group: RecompileGroup, rules: RuleSet[RecompileParams]) -> Finding:
+def _recompile_finding(
+    index: AnalysisIndex, group: RecompileGroup, rules: RuleSet[RecompileParams], training: str | None = None
+) -> Finding:
     _, file, line, co_name = group.key
     found = causes([list(f) for f in group.failures])
     root = found[0] if found else None
@@ -299,12 +303,13 @@ def _recompile_finding(index: AnalysisIndex, group: RecompileGroup, rules: RuleS
         cause=situation.cause,
         carried=situation.carried,
         seconds=index.compile_seconds(group.compile_ids),
+        training=training,
     )
     facts = replace(facts, **_call_facts(index, group, facts, call_sites, through))
     if through is not None:
         facts, switches = _library_facts(index, group, through, facts)
-        rule = rule.worded_for(index.code.origin(file) or THIRD_PARTY, facts)
         changes = _switches_marked(changes, found, switches)
+    rule = _worded(rule, index.code.origin(file) or THIRD_PARTY, facts, through is not None)
     if carried and main is not None and (main.carried or main.reason_class == "guarded_object_freed"):
         changes = _carried_changes(index, main, (file, line), changes)
     finding = finding_from_rule(
@@ -550,11 +555,23 @@ def _group_of_frame(index: AnalysisIndex, compile_id: CompileId | None) -> Recom
     return next((g for g in recompile_groups(index) if g.key == key), None)
 
 
-def _cause_fix(index: AnalysisIndex, group: RecompileGroup | None, rules: RuleSet[RecompileParams]) -> str:
+def _worded(rule: Rule, origin: str, facts: RecompileFacts, through_library: bool) -> Rule:
+    """The rule as it speaks of a package's call that builds the inputs, or of a training run (its wording that
+    needs `training`: no advice to call it in one grad mode)."""
+    if through_library:
+        return rule.worded_for(origin, facts)
+    if facts.training is not None and any("training" in w.needs for w in rule.wordings):
+        return rule.worded_for(USER, facts)
+    return rule
+
+
+def _cause_fix(
+    index: AnalysisIndex, group: RecompileGroup | None, rules: RuleSet[RecompileParams], training: str | None
+) -> str:
     """The fix the recompile finding of the same function gives, for the limit finding to lead with."""
     if group is None:
         return "remove the cause of the recompiles"
-    finding = _recompile_finding(index, group, rules)
+    finding = _recompile_finding(index, group, rules, training)
     return finding.fix.summary.rstrip(".") if finding.fix else "remove the cause of the recompiles"
 
 
@@ -562,6 +579,7 @@ def recompile_limit(index: AnalysisIndex, derived: Derived, rules: RuleSet[Param
     """A function that hit the recompile limit: torch runs it eagerly from then on."""
     rule = rules.only
     findings = []
+    training = derived.training.evidence if derived.training else None
     for metrics in index.log.metrics:
         if not metrics.hit_recompile_limit:
             continue
@@ -581,7 +599,7 @@ def recompile_limit(index: AnalysisIndex, derived: Derived, rules: RuleSet[Param
                 function=name,
                 limit=str(metrics.recompile_limit) if metrics.recompile_limit is not None else "recompile_limit",
                 reason=_limit_reason(root),
-                cause_fix=_cause_fix(index, group, rules.of(RECOMPILE)),
+                cause_fix=_cause_fix(index, group, rules.of(RECOMPILE), training),
             ),
             gb_id=metrics.fail_gb_id or "GB0039",
             gb_type=(metrics.fail_reason or "").split("\n")[0],
