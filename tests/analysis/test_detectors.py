@@ -106,7 +106,11 @@ def _with(code: str, **changes: object) -> str:
             {"detector": "guard_overhead"},
             "detector guard_heavy_frame takes 1 rule\\(s\\), the catalogue gives 0",
         ),
-        ("TCD104", {"transform": "mark_dynamic"}, "transform mark_dynamic reads facts detector graph_break lacks"),
+        (
+            "TCD212",
+            {"transform": "mark_dynamic"},
+            "transform mark_dynamic reads facts detector guard_heavy_frame lacks",
+        ),
         ("TCD102", {"experiment": {"config": {"x": ["{nothing}"]}}}, "\\{nothing\\} is no fact"),
     ],
 )

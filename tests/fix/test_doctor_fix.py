@@ -37,10 +37,11 @@ def _project(tmp_path: Path, program: str, *, git: bool = True) -> Path:
     return root
 
 
-def _torch_run(root: Path, program: str, tmp_path: Path) -> tuple[str, int, int]:
+def _torch_run(root: Path, program: str, tmp_path: Path, extra_env: dict | None = None) -> tuple[str, int, int]:
     """The program run plainly under TORCH_LOGS: (its stdout, graph breaks, recompiles) as torch logs them."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TORCH_TRACE", "PYTHONPATH"))}
     env["TORCH_LOGS"] = "graph_breaks,recompiles"
+    env.update(extra_env or {})
     run = subprocess.run(
         [sys.executable, program], cwd=root, env=env, capture_output=True, text=True, timeout=300, check=True
     )
@@ -224,3 +225,22 @@ def test_a_dimension_torch_bounded_is_marked_unbacked_with_the_input_tied_to_it(
         "        logits = compiled(tokens, lengths)\n"
     ) in patched
     assert _torch_run(root, "served_batches.py", tmp_path) == (before[0], 0, 0)
+
+
+def test_an_argument_the_call_left_out_is_passed_where_the_library_used_it_while_none(tmp_path):
+    # the library (outside the project, as an installed package is) fills the mask only when Dynamo is not tracing
+    root = _project(tmp_path, "left_out_mask.py")
+    site = tmp_path / "site-packages"
+    shutil.copytree(PROGRAMS / "toylib", site / "toylib")
+    with_library = {"PYTHONPATH": str(site)}
+    before = _torch_run(root, "left_out_mask.py", tmp_path, with_library)
+    assert before[1] == 1  # the forward raises on the None mask and runs eagerly
+
+    run = doctor_here("fix", str(root / "left_out_mask.py"), "--jobs", "1", "--apply", env=with_library)
+    assert run.returncode == 0, run.stderr
+    assert "[TCD403]: graph breaks 1 → 0" in run.stdout
+    patched = (root / "left_out_mask.py").read_text()
+    assert "        out = compiled(**inputs, attention_mask=torch.ones_like(inputs['input_ids']))\n" in patched
+    assert not (site / "toylib" / "__init__.py.doctor-backup").exists()  # nothing outside the project touched
+    assert (site / "toylib" / "__init__.py").read_text() == (PROGRAMS / "toylib" / "__init__.py").read_text()
+    assert _torch_run(root, "left_out_mask.py", tmp_path, with_library) == (before[0], 0, 0)

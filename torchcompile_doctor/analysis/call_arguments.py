@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 import re
 
-from torchcompile_doctor.rules.fixes import code_only
+from torchcompile_doctor.rules.fixes import code_only, user_call
 
 
 def parameters_of(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
@@ -95,4 +95,34 @@ def _bound(call: ast.Call, code: str, parameters: list[str], parameter: str) -> 
     spread = [k.value for k in call.keywords if k.arg is None]
     if len(spread) == 1 and isinstance(spread[0], ast.Name):
         return f"{spread[0].id}['{parameter}']"
+    return None
+
+
+_MASK = "attention_mask"  # a Hugging Face model fills a left-out mask with ones over its inputs' ids
+
+
+def left_out_value(call_line: str, argument: str) -> str | None:
+    """What the user's call can pass for an `attention_mask` it left out, meaning what the library fills in
+    when it runs eagerly: all ones shaped like the ids the call passes (`torch.ones_like(inputs['input_ids'])`
+    for `model(**inputs)`); `decoder_attention_mask` goes with `decoder_input_ids`. None for any other argument
+    (what means "left out" is the library's to say) or a line that does not show the ids."""
+    if not argument.endswith(_MASK):
+        return None
+    ids = argument[: -len(_MASK)] + "input_ids"
+    code = code_only(call_line).strip()
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    call = user_call(tree)
+    if call is None:
+        return None
+    for keyword in call.keywords:
+        if keyword.arg == ids:
+            return f"torch.ones_like({ast.get_source_segment(code, keyword.value)})"
+    spread = [k.value for k in call.keywords if k.arg is None]
+    if len(spread) == 1 and isinstance(spread[0], ast.Name):
+        return f"torch.ones_like({spread[0].id}['{ids}'])"
+    if ids == "input_ids" and call.args and not isinstance(call.args[0], ast.Starred):
+        return f"torch.ones_like({ast.get_source_segment(code, call.args[0])})"
     return None

@@ -2,8 +2,10 @@
 files at the lines the run recorded: a `torch._dynamo.config` setting after `import torch` in the file that calls
 `torch.compile`, a keyword of that `torch.compile` call, `torch._dynamo.mark_dynamic` on the expression the user
 passes at the line that calls the compiled code, regional compilation of the blocks the graph shows repeated;
-and code rewrites at the user's line for some rules (_REWRITES: a branch on a tensor made one `torch.where`, a
-step function's backward and optimizer calls moved after its call). A change that cannot be written in the
+the rewrite the report prints for a finding, made at the line it quotes (`mark_dynamic` on the tensors the call
+passes, `mark_unbacked`, a number passed as a tensor, a mask the call left out passed); and code rewrites at the
+user's line for some rules (_REWRITES: a branch on a tensor made one `torch.where`, a step function's backward and
+optimizer calls moved after its call). A change that cannot be written in the
 user's project (its line is in a library, the expression is no plain reference) is kept as not buildable, with
 why. Nothing here runs the code it reads; every candidate is measured before it can reach a patch."""
 

@@ -86,7 +86,8 @@ def measurement_label(fix: Fix) -> str | None:
     """What stands behind a fix that this run did not measure (None: it was measured, and its figures say so)."""
     if fix.verified is not None:
         return None
-    return NOT_MEASURED_YET if fix.experiment is not None else NOT_MEASURED
+    rewrite_placed = fix.rewrite_at is not None and fix.rewrite_at.line is not None
+    return NOT_MEASURED_YET if fix.experiment is not None or rewrite_placed else NOT_MEASURED
 
 
 def summary_line(verified: Verification) -> str:

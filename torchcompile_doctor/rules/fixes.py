@@ -6,6 +6,8 @@ comment line of their own. An "after" must not break the graph where the "before
 
 from __future__ import annotations
 
+import ast
+import builtins
 import re
 import textwrap
 from collections.abc import Callable
@@ -29,6 +31,8 @@ class RewriteFacts(Facts):
     mark_call: str | None = None  # torch's marking to write (MARK_DYNAMIC unless said)
     tied: tuple[tuple[str, str, int], ...] | None = None  # inputs of the same length: (passed, marked, dim)
     tied_hidden: bool | None = None  # an input tied to it that the call line does not show: no rewrite
+    none_argument: str | None = None  # an argument the user's call left out, used while None in the library
+    none_argument_value: str | None = None  # what the call can pass for it, meaning what the library fills in
 
 
 @dataclass(frozen=True)
@@ -282,6 +286,44 @@ def tensor_hyperparameter(line: str, facts: RewriteFacts) -> str | None:
     return None
 
 
+def user_call(tree: ast.AST) -> ast.Call | None:
+    """The call a line makes into the user's or a library's code: the outermost call that is no builtin's and no
+    torch function's (`out = model(**inputs)`, `print(model(x))`)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and not _is_builtin(node.func) and not _is_torch_function(node.func):
+            return node
+    return None
+
+
+def _is_builtin(func: ast.expr) -> bool:
+    return isinstance(func, ast.Name) and func.id in dir(builtins)
+
+
+def _is_torch_function(func: ast.expr) -> bool:
+    while isinstance(func, ast.Attribute):
+        func = func.value
+    return isinstance(func, ast.Name) and func.id in ("torch", "F", "nn")
+
+
+def pass_left_out_argument(line: str, facts: RewriteFacts) -> str | None:
+    """`out = model(**inputs)` -> `out = model(**inputs, attention_mask=torch.ones_like(inputs['input_ids']))`:
+    the argument the call left out, passed with the value the library fills in (facts.none_argument_value)."""
+    if not facts.none_argument or not facts.none_argument_value:
+        return None
+    try:
+        tree = ast.parse(line.strip())
+    except SyntaxError:
+        return None
+    call = user_call(tree)
+    if call is None or any(k.arg == facts.none_argument for k in call.keywords):
+        return None
+    code = line.strip().encode()
+    at = (call.end_col_offset or 0) - 1  # the call's `)`: offsets count bytes
+    separator = ", " if call.args or call.keywords else ""
+    passed = f"{separator}{facts.none_argument}={facts.none_argument_value}".encode()
+    return _indent(line) + (code[:at] + passed + code[at:]).decode()
+
+
 TRANSFORMS: dict[str, Transform] = {
     "guard_is_compiling": Transform(guard_is_compiling),
     "drop_item": Transform(drop_item),
@@ -294,6 +336,7 @@ TRANSFORMS: dict[str, Transform] = {
     "mark_dynamic": Transform(mark_dynamic, reads_facts=True),
     "tensor_argument": Transform(tensor_argument, reads_facts=True),
     "tensor_hyperparameter": Transform(tensor_hyperparameter, reads_facts=True),
+    "pass_left_out_argument": Transform(pass_left_out_argument, reads_facts=True),
 }
 
 

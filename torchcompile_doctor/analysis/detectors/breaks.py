@@ -11,8 +11,9 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import cast
+from typing import TypedDict, cast
 
+from torchcompile_doctor.analysis.call_arguments import left_out_value
 from torchcompile_doctor.analysis.code import THIRD_PARTY, USER, CodeMap, without_doctor_frames
 from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
 from torchcompile_doctor.analysis.graph_break_registry import RegistryEntry
@@ -24,8 +25,7 @@ from torchcompile_doctor.model.findings import BreakEvidence, BreakImpact, Impac
 from torchcompile_doctor.model.report import Finding, Location
 from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
 from torchcompile_doctor.rules.catalogue import BreakSignature, Rule
-from torchcompile_doctor.rules.facts import Facts
-from torchcompile_doctor.rules.fixes import code_only
+from torchcompile_doctor.rules.fixes import RewriteFacts, code_only
 from torchcompile_doctor.rules.rule_page import gb_page
 
 _POLYFILLS = "/torch/_dynamo/polyfills/"
@@ -34,7 +34,7 @@ _STDLIB_LOGGER_METHODS = {"debug", "info", "warning", "warn", "error", "exceptio
 
 
 @dataclass(frozen=True, kw_only=True)
-class BreakFacts(Facts):
+class BreakFacts(RewriteFacts):
     """What a break's rule may say: where the user's code meets it, the line that broke, torch's words, and for a
     library's or torch's line what it does (the logger method, the function Dynamo skips, the argument left None)."""
 
@@ -57,7 +57,6 @@ class BreakFacts(Facts):
     logger_function_ref: str | None = None  # what ignore_logging_functions names (`pkg:` a package adds it)
     logger_added_by: str | None = None
     exception: str | None = None  # the exception torch saw raised
-    none_argument: str | None = None  # the argument the line used while it was None
     router_loop: str | None = None  # the mixture-of-experts example, where the code routes to experts ("" if not)
     router_rewrite: str | None = None
     regional: str | None = None  # regional compilation at the model's real module list ("": not offered)
@@ -157,6 +156,20 @@ def _none_argument(code: CodeMap, first: GraphBreak, site_source: str) -> str | 
     return used[0] if used else None
 
 
+def _left_out(code: CodeMap, first: GraphBreak, site_source: str, user_frame: Location | None) -> _LeftOut:
+    """The argument the user's call left out that the library used while None, and what the call can pass for
+    it (read from the user's call line)."""
+    argument = _none_argument(code, first, site_source)
+    call_line = user_frame.source if user_frame else None
+    value = left_out_value(call_line, argument) if argument and call_line else None
+    return {"none_argument": argument, "none_argument_value": value}
+
+
+class _LeftOut(TypedDict):
+    none_argument: str | None
+    none_argument_value: str | None
+
+
 def _sentences(hints: tuple[str, ...] | list[str]) -> str:
     """torch's hints as sentences: each ends with a full stop, so two hints never read as one sentence."""
     return " ".join(
@@ -207,10 +220,27 @@ def _item_condition(tree: ast.Module | None, line: int) -> tuple[str, str] | Non
     return None
 
 
-def _item_branch(index: AnalysisIndex, at: Location) -> dict[str, str]:
+class _Situation(TypedDict, total=False):
+    """Facts of advice that fits one situation only (BreakFacts' fields of the same names)."""
+
+    router_loop: str
+    router_rewrite: str
+    regional: str
+    item_if: str
+    item_while: str
+
+
+class _TorchWords(TypedDict):
+    torch_explanation: str
+    torch_hints: str | None
+
+
+def _item_branch(index: AnalysisIndex, at: Location) -> _Situation:
     """The facts of a `.item()` read in the condition of the `if` or `while` at the line to change."""
     found = _item_condition(index.code.defs.tree(at.file), at.line)
-    return {f"item_{found[0]}": found[1]} if found else {}
+    if found is None:
+        return {}
+    return {"item_if": found[1]} if found[0] == "if" else {"item_while": found[1]}
 
 
 def _is_item_call(node: ast.AST) -> bool:
@@ -225,18 +255,23 @@ class _WithoutItem(ast.NodeTransformer):
         return cast(ast.Attribute, node.func).value if _is_item_call(node) and not node.args else node
 
 
-def _torch_words(first: GraphBreak, entry: RegistryEntry | None) -> dict[str, str | None]:
+def _torch_words(first: GraphBreak, entry: RegistryEntry | None) -> _TorchWords:
     """torch's explanation of the break and its hints (each its own sentence), from the record or the registry."""
     hints = _sentences(first.hints or (entry.hints if entry else ())) or None
     return {"torch_explanation": first.explanation or (entry.explanation if entry else ""), "torch_hints": hints}
 
 
-def _situational(index: AnalysisIndex, records: list[GraphBreak], code: str, change_at: Location) -> dict[str, str]:
+def _situational(index: AnalysisIndex, records: list[GraphBreak], code: str, change_at: Location) -> _Situation:
     """The facts of advice that fits one situation only: the router example, regional compilation, a `.item()`
     read by the condition of an `if` or `while`."""
     loop, rewrite = _router_example(code)
-    situation = {"router_loop": loop, "router_rewrite": rewrite, "regional": _regional_advice(index, records)}
-    return situation | _item_branch(index, change_at)
+    situation: _Situation = {
+        "router_loop": loop,
+        "router_rewrite": rewrite,
+        "regional": _regional_advice(index, records),
+    }
+    situation.update(_item_branch(index, change_at))
+    return situation
 
 
 def _regional_advice(index: AnalysisIndex, records: list[GraphBreak]) -> str:
@@ -368,7 +403,7 @@ class BreakSite:
             logger_function_ref=logger.function_ref,
             logger_added_by=logger.added_by,
             exception=first.raised_call,
-            none_argument=_none_argument(self.index.code, first, site_source),
+            **_left_out(self.index.code, first, site_source, self.user_frame),
             **_situational(self.index, self.records, f"{location.function} {site_source}", self.change_at),
         )
 

@@ -19,7 +19,7 @@ from torchcompile_doctor.analysis.function_defs import RESUME, calls_name, wraps
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId, GraphBreak, StackFrame
 from torchcompile_doctor.model.findings import FallbackImpact, SkippedFrame
-from torchcompile_doctor.model.report import Finding, Fix
+from torchcompile_doctor.model.report import Finding
 from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
 from torchcompile_doctor.rules.facts import Facts, fill
 
@@ -241,7 +241,7 @@ def _fallback_finding(site: BreakSite, rules: RuleSet[FallbackParams], skips: li
     fix = break_finding.fix
     return replace(
         finding,
-        fix=Fix(finding.fix.summary, fix.before, fix.after, fix.experiment),
+        fix=replace(fix, summary=finding.fix.summary),
         why=finding.why + " " + break_finding.why,
     )
 
