@@ -161,10 +161,10 @@ def _score(trial: Trial) -> tuple[int, float]:
 
 
 def _removing_more(trials: Sequence[Trial], before: RunResult) -> list[Trial]:
-    """The helpful trials, best first, but a change that removes no problem the better ones do not remove
-    already is left out (`mark_dynamic` at the call beside `dynamic=True` on the compile, or the `.item()`
-    rewrite beside `capture_scalar_outputs`): the patch would carry both for nothing. Of equals, the smaller
-    change goes first."""
+    """The helpful trials, best first, without a change whose removed problems the better ones remove already
+    (`mark_dynamic` at the call beside `dynamic=True` on the compile, or the `.item()` rewrite beside
+    `capture_scalar_outputs`): the patch would carry both for nothing. Of equals, the smaller change goes first;
+    a change judged by compile time alone (regional compilation) removes no problem and stays."""
     ranked = sorted(
         (t for t in trials if t.helps and t.result is not None),
         key=lambda t: (_score(t), len(t.candidates[0].edits)),

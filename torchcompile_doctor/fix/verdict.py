@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from torchcompile_doctor.experiments.verify import compile_time_effect
 from torchcompile_doctor.model.findings import RunFigures
-from torchcompile_doctor.model.report import Report
+from torchcompile_doctor.model.report import Kind, Report
 
 HELPS, NO_EFFECT, WORSE, CRASHED, OUTPUT_CHANGED, NOT_MEASURED, NOT_BUILDABLE = (
     "helps",
@@ -88,7 +88,9 @@ def _problems(run: RunResult) -> dict[str, int]:
     }
 
 
-PROBLEM_KINDS = frozenset({"graph_break", "recompile", "recompile_limit", "frame_skipped", "compile_failure"})
+PROBLEM_KINDS = frozenset(
+    {Kind.GRAPH_BREAK, Kind.RECOMPILE, Kind.RECOMPILE_LIMIT, Kind.FRAME_SKIPPED, Kind.COMPILE_FAILURE}
+)
 
 
 def problems_by_finding(report: Report) -> dict[str, int]:
