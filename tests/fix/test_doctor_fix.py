@@ -244,3 +244,20 @@ def test_an_argument_the_call_left_out_is_passed_where_the_library_used_it_while
     assert not (site / "toylib" / "__init__.py.doctor-backup").exists()  # nothing outside the project touched
     assert (site / "toylib" / "__init__.py").read_text() == (PROGRAMS / "toylib" / "__init__.py").read_text()
     assert _torch_run(root, "left_out_mask.py", tmp_path, with_library) == (before[0], 0, 0)
+
+
+def test_a_break_between_blocks_is_fixed_by_compiling_the_blocks_of_the_real_module_list(tmp_path):
+    root = _project(tmp_path, "layer_skip.py")
+    before = _torch_run(root, "layer_skip.py", tmp_path)
+    # the data-dependent `if` between the blocks, in the loop torch cannot resume in; Block.forward compiles
+    # again for the first block's input, which needs no grad (the later ones' do): a recompile no change removes
+    assert before[1:] == (1, 1)
+
+    run = doctor_here("fix", str(root / "layer_skip.py"), "--jobs", "1", "--apply", "--format", "json")
+    assert run.returncode == 0, run.stderr
+    assert run.json["patch"]["changes"] == [
+        "`for block in model.layers: block.compile()` instead of compiling the model"
+    ]
+    patched = (root / "layer_skip.py").read_text()
+    assert 'compiled = model\nfor block in compiled.layers:\n    block.compile(backend="eager")\n' in patched
+    assert _torch_run(root, "layer_skip.py", tmp_path) == (before[0], 0, 1)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from torchcompile_doctor.analysis.regional import python_path
 from torchcompile_doctor.events.model import BackendUse, CallSite, EventLog
 from torchcompile_doctor.experiments.experiment import (
     FUNCTION_SETS,
@@ -202,7 +203,7 @@ def _regional_edits(change: Regional, program: Program) -> list[FileEdit] | str:
         return f"line {call.line} is not `model = torch.compile(model)`"
     code = (
         f"{statement.target} = {statement.model}\n"
-        f"for block in {statement.target}.{change.module_list}:\n"
+        f"for block in {python_path(change.module_list, statement.target)}:\n"
         f"    block.compile({statement.keywords})\n"
     )
     return [FileEdit(Path(call.file), ReplaceStatement(call.line, code))]  # type: ignore[arg-type]

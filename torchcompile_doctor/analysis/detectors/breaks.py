@@ -18,9 +18,10 @@ from torchcompile_doctor.analysis.code import THIRD_PARTY, USER, CodeMap, withou
 from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
 from torchcompile_doctor.analysis.graph_break_registry import RegistryEntry
 from torchcompile_doctor.analysis.index import AnalysisIndex
-from torchcompile_doctor.analysis.regional import repeated_blocks_on
+from torchcompile_doctor.analysis.regional import RepeatedBlocks, python_path, repeated_blocks_on
 from torchcompile_doctor.analysis.worded_findings import finding_from_rule
 from torchcompile_doctor.events.model import GraphBreak, StackFrame
+from torchcompile_doctor.experiments.experiment import Regional
 from torchcompile_doctor.model.findings import BreakEvidence, BreakImpact, Impact, SkippedFrame
 from torchcompile_doctor.model.report import Finding, Location
 from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
@@ -170,6 +171,17 @@ class _LeftOut(TypedDict):
     none_argument_value: str | None
 
 
+def _regional_measurable(site: BreakSite, finding: Finding) -> Finding:
+    """A break between the blocks of a module list, whose fix offers regional compilation, carries it as its
+    experiment when the fix has none, so that --try-fixes and doctor fix measure it (measured by hand on a
+    decoder whose layer-drop branch sits between its layers: 4 graphs -> 1, 0 breaks)."""
+    found = _blocks_around(site.index, site.records)
+    if found is None or finding.fix is None or finding.fix.experiment is not None:
+        return finding
+    experiment = Regional(module_list=found.path, block=f"each block of {python_path(found.path)}")
+    return replace(finding, fix=replace(finding.fix, experiment=experiment))
+
+
 def _sentences(hints: tuple[str, ...] | list[str]) -> str:
     """torch's hints as sentences: each ends with a full stop, so two hints never read as one sentence."""
     return " ".join(
@@ -274,11 +286,17 @@ def _situational(index: AnalysisIndex, records: list[GraphBreak], code: str, cha
     return situation
 
 
-def _regional_advice(index: AnalysisIndex, records: list[GraphBreak]) -> str:
-    """Regional compilation at the model's real module list, offered only for a break between its blocks
-    (inside a block, compiling the blocks one by one still breaks in each)."""
+def _blocks_around(index: AnalysisIndex, records: list[GraphBreak]) -> RepeatedBlocks | None:
+    """The model's real module list whose loop holds the break between its blocks (inside a block, compiling
+    the blocks one by one still breaks in each): where regional compilation removes the break."""
     found = next((b for b in (repeated_blocks_on(index.code, r.user_stack) for r in records) if b is not None), None)
-    if found is None or found.inside_block:
+    return found if found is not None and not found.inside_block else None
+
+
+def _regional_advice(index: AnalysisIndex, records: list[GraphBreak]) -> str:
+    """Regional compilation at the model's real module list, offered only for a break between its blocks."""
+    found = _blocks_around(index, records)
+    if found is None:
         return ""
     return (
         " From outside, compile the repeated blocks instead of the whole model (regional compilation):"
@@ -462,4 +480,4 @@ class BreakSite:
         return self.rules.for_break(signature).worded_for(self.origin, self.facts())
 
     def finding(self) -> Finding:
-        return _assert_noted(self.location.source, self.finding_by(self.rule, self.facts()))
+        return _regional_measurable(self, _assert_noted(self.location.source, self.finding_by(self.rule, self.facts())))
