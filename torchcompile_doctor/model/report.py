@@ -3,6 +3,7 @@ formats: `model/json.py` serialises it (field order is the JSON's key order; `js
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -126,6 +127,22 @@ class SourceLine:
 
 
 @dataclass(frozen=True)
+class RewritePlace:
+    """Where a fix's rewrite is made, as the JSON names it: the file (as a location's, the path the run read)
+    and the line its `before` quotes."""
+
+    file: str
+    line: int
+
+
+def _rewrite_place(value: object) -> RewritePlace | None:
+    """The JSON's `fix.rewrite_at`: null where the rewrite's line is not known by file and number."""
+    if isinstance(value, SourceLine) and value.file is not None and value.line is not None:
+        return RewritePlace(value.file, value.line)
+    return None
+
+
+@dataclass(frozen=True)
 class Fix:
     summary: str
     before: str | None = None
@@ -134,7 +151,8 @@ class Fix:
     experiment: Experiment | None = field(default=None, metadata=json_field(skip=True))
     verified: Verification | None = None  # its measured effect (--try-fixes)
     # where `before` stands, so that `doctor fix` can make the rewrite there (and nowhere else)
-    rewrite_at: SourceLine | None = field(default=None, metadata=json_field(skip=True))
+    # (the JSON's {file, line}, or null: what `_rewrite_place` shows of it)
+    rewrite_at: SourceLine | None = field(default=None, metadata=json_field(view=_rewrite_place))
 
 
 @dataclass(frozen=True)
@@ -333,6 +351,19 @@ class Report:
     @property
     def target_succeeded(self) -> bool:
         return target_succeeded(self.target_status, self.target_exit_code)
+
+    def display_file(self, file: str) -> str:
+        """`file` as the report shows it: as a finding's location (or the user's frame) that names the same file
+        shows it, else relative to the program's folder, else as the run read it (Location.display_file's way,
+        for a file no location names, e.g. the line a fix rewrites)."""
+        for finding in self.findings:
+            for place in (finding.location, finding.user_frame):
+                if place is not None and place.file == file and place.display_file:
+                    return place.display_file
+        root = self.environment.program_dir.rstrip(os.sep)
+        if root and file.startswith(root + os.sep):
+            return file[len(root) + 1 :]
+        return file
 
     def rule_doc(self, code: str) -> RuleDoc | None:
         return next((doc for doc in self.rule_docs if doc.code == code), None)

@@ -12,7 +12,13 @@ from dataclasses import dataclass
 from markupsafe import Markup, escape
 
 from torchcompile_doctor.model.report import SEVERITIES, Finding, Kind, Location, Report, rank_list
-from torchcompile_doctor.renderers._text import clean_for_display, finding_figures, measurement_label, summary_line
+from torchcompile_doctor.renderers._text import (
+    at_your_code,
+    clean_for_display,
+    finding_figures,
+    measurement_label,
+    summary_line,
+)
 
 _CODE_SPAN = re.compile(r"`([^`]+)`")
 OPEN_SEVERITIES = ("critical", "high", "medium")  # shown unfolded; low and info start folded
@@ -208,3 +214,31 @@ def tally(report: Report) -> tuple[Tally, ...]:
         if ranks:
             out.append(Tally(severity, len(ranks), min(ranks)))
     return tuple(out)
+
+
+@dataclass(frozen=True)
+class RewriteView:
+    """A line of the page's lead, "At your code": a finding whose fix rewrites a line of the user's, at that
+    line (renderers/_text.py's Rewrite), the code as written."""
+
+    rank: int
+    code: str
+    where: str  # the rewritten line's `file:line`, made shareable
+    before: Markup
+    code_after: Markup | None  # the rewrite's first line of code, where it changes the line
+    moved_to: Markup | None  # else where the rewrite moves the line to
+
+
+def rewrite_views(report: Report, shown: Shown) -> tuple[RewriteView, ...]:
+    """The page's lead: empty where it would repeat the list of findings (as in the terminal report)."""
+    return tuple(
+        RewriteView(
+            rank=rewrite.rank,
+            code=rewrite.code,
+            where=shown(clean_for_display(rewrite.where)),
+            before=verbatim(rewrite.before),
+            code_after=verbatim(rewrite.code_after) if rewrite.code_after is not None else None,
+            moved_to=verbatim(rewrite.moved_to) if rewrite.moved_to is not None else None,
+        )
+        for rewrite in at_your_code(report)
+    )

@@ -4,9 +4,10 @@ sentences several formats say."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from torchcompile_doctor.model.findings import Verification, impact_figures
-from torchcompile_doctor.model.report import Finding, Fix
+from torchcompile_doctor.model.report import Finding, Fix, Report
 
 # Terminal escape sequences (CSI and OSC), then the control characters XML 1.0 forbids (and DEL): none belong in
 # any output, whether a terminal would obey them or a CI reader would reject them.
@@ -111,23 +112,48 @@ def summary_line(verified: Verification) -> str:
 AT_YOUR_CODE = "At your code: the findings whose fix is a change of a line of yours, in rank order"
 
 
-def at_your_code(findings: list[Finding] | tuple[Finding, ...]) -> list[tuple[int, Finding, str, str]]:
-    """(rank, finding, where, the changed line) of each finding whose fix rewrites a line of the user's own code
-    (a rewrite is made only of the user's line: a library's line gets none), for the report's lead; empty where
-    it would repeat the list (one finding, or every finding such a change)."""
+@dataclass(frozen=True)
+class Rewrite:
+    """One line of the report's lead: a finding whose fix rewrites a line of the user's, and where that line is
+    (the line the fix's `before` quotes: for a recompile's mark_dynamic the call, for an optimizer's lr the line
+    that creates the optimizer; not necessarily the finding's own line)."""
+
+    rank: int
+    code: str
+    where: str  # `file:line` of the rewritten line, the file as the report shows files
+    before: str
+    code_after: str | None  # the rewrite's first line of code, where it changes the line
+    moved_to: str | None  # else where the rewrite moves the line to (its comment's words)
+
+    @property
+    def change(self) -> str:
+        """`before` -> `after`, in the text formats' words."""
+        after = f"`{self.code_after}`" if self.code_after is not None else self.moved_to
+        return f"`{self.before}` -> {after}"
+
+
+def at_your_code(report: Report) -> list[Rewrite]:
+    """The rewrite of each finding whose fix changes a line of the user's own code at a known file and line (a
+    rewrite is made only of the user's line: a library's line gets none), for the report's lead; empty where it
+    would repeat the list (one finding, or every finding such a change)."""
     found = []
-    for rank, finding in enumerate(findings, start=1):
-        place = finding.user_frame or finding.location
-        if place is not None and finding.fix is not None and finding.fix.before and finding.fix.after:
-            change = _change(finding.fix.before, finding.fix.after)
-            found.append((rank, finding, place.where, f"`{finding.fix.before}` -> {change}"))
-    return found if 0 < len(found) < len(findings) else []
+    for rank, finding in enumerate(report.findings, start=1):
+        fix = finding.fix
+        at = fix.rewrite_at if fix is not None else None
+        if fix is None or not (fix.before and fix.after) or at is None or at.file is None or at.line is None:
+            continue
+        code_after, moved_to = _change(fix.before, fix.after)
+        where = f"{report.display_file(at.file)}:{at.line}"
+        found.append(Rewrite(rank, finding.code, where, fix.before, code_after, moved_to))
+    return found if 0 < len(found) < len(report.findings) else []
 
 
-def _change(before: str, after: str) -> str:
-    """The rewrite's first line of code, or where it moves the line to (its comment) when that line stays as is."""
+def _change(before: str, after: str) -> tuple[str | None, str | None]:
+    """(the rewrite's first line of code, None), or (None, where it moves the line to: its comment) when that
+    line stays as it is."""
     lines = [line.strip() for line in after.splitlines() if line.strip()]
     code = next((line for line in lines if not line.startswith("#")), "")
     if code and code != before.strip():
-        return f"`{code}`"
-    return next((line.lstrip("# ").rstrip(":") for line in lines if line.startswith("#")), f"`{code}`")
+        return code, None
+    moved_to = next((line.lstrip("# ").rstrip(":") for line in lines if line.startswith("#")), None)
+    return (None, moved_to) if moved_to is not None else (code, None)

@@ -26,9 +26,16 @@ from torchcompile_doctor.renderers._html_tables import (
     primary_compile_time,
 )
 from torchcompile_doctor.renderers._html_timeline import Timeline, timeline
-from torchcompile_doctor.renderers._html_view import FindingView, Tally, finding_views, tally
+from torchcompile_doctor.renderers._html_view import (
+    FindingView,
+    RewriteView,
+    Tally,
+    finding_views,
+    rewrite_views,
+    tally,
+)
 from torchcompile_doctor.renderers._shareable import Shareable
-from torchcompile_doctor.renderers._text import NO_FINDINGS, finding_figures
+from torchcompile_doctor.renderers._text import AT_YOUR_CODE, NO_FINDINGS, finding_figures
 from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
 
 
@@ -86,6 +93,8 @@ class Page:
     tally: tuple[Tally, ...]
     cards: tuple[Card, ...]
     findings: tuple[FindingView, ...]
+    at_your_code: tuple[RewriteView, ...]  # the lead: what the user can change at their own lines
+    at_your_code_title: str
     timeline: Timeline | None
     graphs: tuple[GraphRow, ...]
     bars: PhaseBars | None
@@ -145,6 +154,8 @@ def page(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> Page:
         tally=tally(report),
         cards=_cards(report),
         findings=findings,
+        at_your_code=rewrite_views(report, shareable.text),
+        at_your_code_title=AT_YOUR_CODE,
         timeline=timeline(report),
         graphs=graph_rows(report),
         bars=phase_bars(primary_compile_time(report)),

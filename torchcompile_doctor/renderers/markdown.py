@@ -126,12 +126,13 @@ def _rank_table(report: Report) -> list[str]:
 
 def _lead(report: Report) -> list[str]:
     """What the user can change at their own lines, first: each such finding's rank, line and change."""
-    items = at_your_code(report.findings)
-    if not items:
+    rewrites = at_your_code(report)
+    if not rewrites:
         return []
     lines = [f"**{AT_YOUR_CODE}**", ""]
-    for rank, finding, where, change in items:
-        lines.append(f"- #{rank} `{finding.code}` {_escape(where)}: {clean_for_display(change)}")
+    for rewrite in rewrites:
+        after = _code(rewrite.code_after) if rewrite.code_after is not None else _escape(rewrite.moved_to or "")
+        lines.append(f"- #{rewrite.rank} `{rewrite.code}` {_code(rewrite.where)}: {_code(rewrite.before)} -> {after}")
     return [*lines, ""]
 
 

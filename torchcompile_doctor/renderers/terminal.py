@@ -198,12 +198,12 @@ def _console(buffer: io.StringIO, options: RenderOptions) -> Console:
 
 def _lead(console: Console, report: Report) -> None:
     """What the user can change at their own lines, first: each such finding's rank, line and change."""
-    items = at_your_code(report.findings)
-    if not items:
+    rewrites = at_your_code(report)
+    if not rewrites:
         return
     console.print(Text(AT_YOUR_CODE, style="bold"))
-    for rank, finding, where, change in items:
-        console.print(Text(f"  #{rank} {finding.code} {where}: {clean_for_display(change)}"))
+    for rewrite in rewrites:
+        console.print(Text(f"  #{rewrite.rank} {rewrite.code} {rewrite.where}: {clean_for_display(rewrite.change)}"))
     console.print()
 
 
