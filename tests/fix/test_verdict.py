@@ -11,6 +11,7 @@ from torchcompile_doctor.fix.verdict import (
     WORSE,
     RunResult,
     changed_output,
+    crash_line,
     judge,
 )
 from torchcompile_doctor.model.findings import RunFigures
@@ -64,3 +65,17 @@ def test_regional_compilation_is_judged_by_compile_time_and_not_by_its_graph_cou
     before, after = _run(breaks=0, recompiles=0, graphs=1, compile_s=10.0), _run(0, 0, graphs=16, compile_s=2.0)
     assert judge(before, after, by_compile_time=True).status == HELPS
     assert judge(before, _run(0, 0, graphs=16, compile_s=12.0), by_compile_time=True).status == WORSE
+
+
+def test_a_crash_is_named_by_its_exception_not_by_the_advice_torch_prints_after_it():
+    # the end of a trial's stderr where capture_scalar_outputs stopped a vision model (transformers 5.5.4)
+    errors = (
+        '  File "/site-packages/torch/_dynamo/symbolic_convert.py", line 1502, in run\n'
+        "torch._dynamo.exc.InternalTorchDynamoError: PendingUnbackedSymbolNotFound: Pending unbacked symbols {u0}\n"
+        "\n"
+        "Set TORCHDYNAMO_VERBOSE=1 for the internal stack trace (please do this especially if you're reporting a bug"
+        ' to PyTorch). For even more developer context, set TORCH_LOGS="+dynamo"\n'
+    )
+    assert crash_line(errors, 1).startswith("torch._dynamo.exc.InternalTorchDynamoError: PendingUnbackedSymbol")
+    assert crash_line("killed\n", -9) == "killed"
+    assert crash_line("", 3) == "exit status 3"

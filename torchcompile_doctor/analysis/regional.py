@@ -94,9 +94,12 @@ def _path_to(code: CodeMap, frames: list[StackFrame]) -> list[str] | None:
     path: list[str] = []
     for caller, callee in zip(reversed(frames[:-1]), reversed(frames[1:]), strict=True):
         statement = _statement_tree(code, caller)
-        child = _self_child_called(statement) if statement is not None else None
-        if child is None:
+        children = _self_children_called(statement) if statement is not None else set()
+        if not children:
             return path
+        if len(children) > 1:  # `self.decoder(self.encoder(x))`: the line does not say which one the stack went through
+            return None
+        child = children.pop()
         if child != callee.function:  # a method of the same module (`self._block(x)`), not a child module
             path.insert(0, child)
     return path
@@ -116,14 +119,16 @@ def _statement_tree(code: CodeMap, frame: StackFrame) -> ast.AST | None:
     return min(simple, key=lambda s: (s.end_lineno or s.lineno) - s.lineno) if simple else None
 
 
-def _self_child_called(statement: ast.AST) -> str | None:
-    """`child` for a statement that calls `self.child(...)`."""
-    for node in ast.walk(statement):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            value = node.func.value
-            if isinstance(value, ast.Name) and value.id == "self":
-                return node.func.attr
-    return None
+def _self_children_called(statement: ast.AST) -> set[str]:
+    """Each `child` of the `self.child(...)` calls in a statement."""
+    return {
+        node.func.attr
+        for node in ast.walk(statement)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "self"
+    }
 
 
 def _calls_name(statement: ast.AST, name: str) -> bool:

@@ -121,14 +121,24 @@ def problem_count(run: RunResult) -> int:
     return sum(_problems(run).values())
 
 
+_EXCEPTION_LINE = re.compile(r"^[\w.]*(?:Error|Exception|Exit|Interrupt)\b.*")
+
+
+def crash_line(errors: str, exit_code: int | None) -> str:
+    """What ended the run: the last line naming an exception (torch prints advice after its own, e.g. `Set
+    TORCHDYNAMO_VERBOSE=1 ...`), else the last line, else the exit status."""
+    lines = [line.strip() for line in errors.strip().splitlines() if line.strip()]
+    named = [line for line in lines if _EXCEPTION_LINE.match(line)]
+    return (named or lines or [f"exit status {exit_code}"])[-1]
+
+
 def judge(before: RunResult, after: RunResult, by_compile_time: bool, compare_output: bool = True) -> Verdict:
     """`compare_output` False: the program prints other results on every run (a plain run again differed), so
     its printed lines say nothing about a change."""
     if after.timed_out:
         return Verdict(NOT_MEASURED, f"stopped after {after.wall_s:.0f} s (a trial may take 4x the plain run)")
     if after.exit_code != before.exit_code or (before.succeeded and not after.succeeded):
-        last = after.errors.strip().splitlines()[-1:] or [f"exit status {after.exit_code}"]
-        return Verdict(CRASHED, last[0][:200])
+        return Verdict(CRASHED, crash_line(after.errors, after.exit_code)[:200])
     changed = changed_output(before.output, after.output) if compare_output else None
     if changed is not None:
         return Verdict(OUTPUT_CHANGED, changed)

@@ -21,7 +21,7 @@ from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.regional import RepeatedBlocks, python_path, repeated_blocks_on
 from torchcompile_doctor.analysis.worded_findings import finding_from_rule
 from torchcompile_doctor.events.model import GraphBreak, StackFrame
-from torchcompile_doctor.experiments.experiment import Regional
+from torchcompile_doctor.experiments.experiment import Combined, Regional
 from torchcompile_doctor.model.findings import BreakEvidence, BreakImpact, Impact, SkippedFrame
 from torchcompile_doctor.model.report import Finding, Location
 from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
@@ -176,9 +176,10 @@ def _regional_measurable(site: BreakSite, finding: Finding) -> Finding:
     experiment when the fix has none, so that --try-fixes and doctor fix measure it (measured by hand on a
     decoder whose layer-drop branch sits between its layers: 4 graphs -> 1, 0 breaks)."""
     found = _blocks_around(site.index, site.records)
-    if found is None or finding.fix is None or finding.fix.experiment is not None:
+    if not found or finding.fix is None or finding.fix.experiment is not None:
         return finding
-    experiment = Regional(module_list=found.path, block=f"each block of {python_path(found.path)}")
+    lists = tuple(Regional(module_list=b.path, block=f"each block of {python_path(b.path)}") for b in found)
+    experiment = lists[0] if len(lists) == 1 else Combined(lists)
     return replace(finding, fix=replace(finding.fix, experiment=experiment))
 
 
@@ -286,22 +287,42 @@ def _situational(index: AnalysisIndex, records: list[GraphBreak], code: str, cha
     return situation
 
 
-def _blocks_around(index: AnalysisIndex, records: list[GraphBreak]) -> RepeatedBlocks | None:
-    """The model's real module list whose loop holds the break between its blocks (inside a block, compiling
-    the blocks one by one still breaks in each): where regional compilation removes the break."""
-    found = next((b for b in (repeated_blocks_on(index.code, r.user_stack) for r in records) if b is not None), None)
-    return found if found is not None and not found.inside_block else None
+def _blocks_around(index: AnalysisIndex, records: list[GraphBreak]) -> tuple[RepeatedBlocks, ...]:
+    """The model's real module lists whose loops hold the break between their blocks (inside a block, compiling
+    the blocks one by one still breaks in each): where regional compilation removes the break. A class used
+    twice (an encoder's and a decoder's stack) gives one list per use. Only a stack that starts in the compiled
+    module's forward gives a path from the model (one compiled on its own after a skip starts lower down)."""
+    found = (
+        repeated_blocks_on(index.code, r.user_stack) if _from_compiled_module(index, r.user_stack) else None
+        for r in records
+    )
+    return tuple(dict.fromkeys(b for b in found if b is not None and not b.inside_block))
+
+
+def _from_compiled_module(index: AnalysisIndex, stack: tuple[StackFrame, ...]) -> bool:
+    """The stack passes through the forward of a module the user compiled (the path to a module list is then
+    read from that module down)."""
+    forwards = {(b.function_file, b.function_line) for b in index.log.backends if b.compiled_kind == "module"}
+    for frame in (f for f in stack if index.code.origin(f.file) in (USER, THIRD_PARTY)):
+        node = index.code.defs.function_node(frame.file, frame.function, frame.line)
+        if node is None:
+            continue
+        first_line = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        if (frame.file, node.lineno) in forwards or (frame.file, first_line) in forwards:
+            return True
+    return False
 
 
 def _regional_advice(index: AnalysisIndex, records: list[GraphBreak]) -> str:
-    """Regional compilation at the model's real module list, offered only for a break between its blocks."""
+    """Regional compilation at the model's real module lists, offered only for a break between their blocks."""
     found = _blocks_around(index, records)
-    if found is None:
+    if not found:
         return ""
     return (
         " From outside, compile the repeated blocks instead of the whole model (regional compilation):"
-        f" `{found.code}`, with `model` the module you compiled, and call `model` uncompiled; the loop over"
-        " the blocks, where this break sits, then runs eagerly and each block compiles without a break."
+        f" {' and '.join(f'`{b.code}`' for b in found)}, with `model` the module you compiled, and call `model`"
+        " uncompiled; the loop over the blocks, where this break sits, then runs eagerly and each block compiles"
+        " without a break."
     )
 
 
