@@ -201,7 +201,8 @@ def _situational(index: AnalysisIndex, records: list[GraphBreak], code: str) -> 
 def _regional_advice(index: AnalysisIndex, records: list[GraphBreak]) -> str:
     """Regional compilation at the model's real module list, offered only for a break between its blocks
     (inside a block, compiling the blocks one by one still breaks in each)."""
-    found = next((b for b in (repeated_blocks_on(index.code, r.user_stack) for r in records) if b is not None), None)
+    stacks = dict.fromkeys(r.user_stack for r in records)  # the records of one site mostly share their stack
+    found = next((b for b in (repeated_blocks_on(index.code, stack) for stack in stacks) if b is not None), None)
     if found is None or found.inside_block:
         return ""
     return (
