@@ -17,7 +17,7 @@ import json
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from torchcompile_doctor.capture_layout import (
     EXPERIMENTS,
@@ -84,11 +84,13 @@ def load_trace(stream: BinaryIO, log: EventLog, parsers: list[Parser] | None = N
 class _Sessions:
     """Counts `torch._dynamo.reset()` calls from the trace itself: after a reset Dynamo numbers compiles from
     0/0 again, so a compile that starts with an id this session already started opens the next session.
-    Events of later sessions get their session in their compile id (old captures re-read the same way)."""
+    Events of later sessions get their session in their compile id (old captures re-read the same way).
+    The same start written twice (one record copied by an interleaved writer: the same envelope, to the
+    millisecond, and the same metadata) is no restart: a compile between a start and a reset takes longer."""
 
     def __init__(self) -> None:
         self.session = 0
-        self._started: set[CompileId] = set()
+        self._started: dict[CompileId, tuple[bytes, dict[str, Any]]] = {}
 
     def tag(self, record: Record, event: object) -> object:
         compile_id = getattr(event, "compile_id", None)
@@ -96,10 +98,11 @@ class _Sessions:
             return event
         # compiled autograd numbers its own graphs; only Dynamo's frame compiles count
         if record.kind == "dynamo_start" and "compiled_autograd_id" not in record.meta:
-            if compile_id in self._started:
+            written = (record.envelope, record.meta)
+            if compile_id in self._started and self._started[compile_id] != written:
                 self.session += 1
-                self._started = set()
-            self._started.add(compile_id)
+                self._started = {}
+            self._started[compile_id] = written
         return replace(event, compile_id=replace(compile_id, session=self.session)) if self.session else event  # type: ignore[type-var]
 
 
