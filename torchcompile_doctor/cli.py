@@ -13,7 +13,7 @@ import shutil
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import ParamSpec
+from typing import TYPE_CHECKING, ParamSpec
 
 import typer
 
@@ -22,7 +22,6 @@ from torchcompile_doctor import cli_options as opt
 from torchcompile_doctor.capture.options import CaptureOptions
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.exit_codes import ExitCode
-from torchcompile_doctor.model.report import Report
 from torchcompile_doctor.settings import (
     CheckFlags,
     RereadSettings,
@@ -34,6 +33,9 @@ from torchcompile_doctor.settings import (
     reread_settings,
 )
 from torchcompile_doctor.torch_releases import outside_range_note
+
+if TYPE_CHECKING:  # the report model is loaded with the stage that makes a report, not by `doctor --help`
+    from torchcompile_doctor.model.report import Report
 
 app = typer.Typer(
     name="doctor",
