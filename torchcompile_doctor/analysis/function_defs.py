@@ -9,8 +9,18 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+
+from torchcompile_doctor.analysis.source_pieces import (
+    ClassEnd,
+    ClassStart,
+    Piece,
+    Rollback,
+    Statements,
+    Unparsable,
+    pieces,
+)
 
 RESUME = re.compile(r"^torch_dynamo_resume_in_(?P<function>.+)_at_(?P<line>\d+)$")
 
@@ -44,20 +54,53 @@ class FileOutline:
 
 
 def file_outline(lines: Sequence[str] | None) -> FileOutline | None:
-    """The outline of a file's lines; None when they do not parse."""
-    tree = _parse(lines)
-    if tree is None:
+    """The outline of a file's lines, parsed piece by piece (source_pieces.py); None when they do not parse."""
+    if not lines:
         return None
-    scopes: list[Scope] = []
-    none_defaults: list[tuple[int, int, tuple[str, ...]]] = []
-    for node in _statements(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+    builder = _OutlineBuilder()
+    try:
+        for piece in pieces(lines):
+            builder.add(piece)
+    except Unparsable:
+        return None
+    return FileOutline(tuple(builder.nested), tuple(builder.scopes), tuple(builder.none_defaults))
+
+
+class _OutlineBuilder:
+    """The outline, filled as the pieces of a file come."""
+
+    def __init__(self) -> None:
+        self.nested: list[DefLines] = []
+        self.scopes: list[Scope] = []
+        self.none_defaults: list[tuple[int, int, tuple[str, ...]]] = []
+        self._class: tuple[ast.ClassDef, int, int, int] | None = None  # the class started, and where it started
+
+    def add(self, piece: Piece) -> None:
+        if isinstance(piece, Statements):
+            self._statements(piece.statements, piece.prefix)
+        elif isinstance(piece, ClassStart):
+            self._class = (piece.node, len(self.nested), len(self.scopes), len(self.none_defaults))
+            self._statements(piece.body, f"{piece.node.name}.")
+        elif isinstance(piece, ClassEnd) and self._class is not None:
+            node, at = self._class[:2]
             start = min([node.lineno] + [d.lineno for d in node.decorator_list])
-            end = node.end_lineno or node.lineno
-            scopes.append((node.name, start, node.lineno, end))
-            if not isinstance(node, ast.ClassDef):
-                none_defaults.append((node.lineno, end, _none_default_parameters(node)))
-    return FileOutline(tuple(_nested_defs(tree)), tuple(scopes), tuple(none_defaults))
+            self.nested.insert(at, DefLines(start, node.lineno, piece.end, node.name, node.name, True))
+            self.scopes.append((node.name, start, node.lineno, piece.end))
+            self._class = None
+        elif isinstance(piece, Rollback) and self._class is not None:
+            _, nested, scopes, none_defaults = self._class
+            del self.nested[nested:], self.scopes[scopes:], self.none_defaults[none_defaults:]
+            self._class = None
+
+    def _statements(self, statements: list[ast.stmt], prefix: str) -> None:
+        self.nested += _nested_defs(statements, prefix)
+        for node in _statements(statements):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                end = node.end_lineno or node.lineno
+                self.scopes.append((node.name, start, node.lineno, end))
+                if not isinstance(node, ast.ClassDef):
+                    self.none_defaults.append((node.lineno, end, _none_default_parameters(node)))
 
 
 class Outlines:
@@ -146,28 +189,28 @@ def _parse(lines: Sequence[str] | None) -> ast.Module | None:
         return None
 
 
-def _nested_defs(tree: ast.Module) -> list[DefLines]:
+def _nested_defs(statements: list[ast.stmt], prefix: str) -> list[DefLines]:
     """The `def`s and classes reached through `def`s and classes, depth first, with their qualified names."""
     found: list[DefLines] = []
 
-    def visit(node: ast.AST, prefix: str) -> None:
-        for child in ast.iter_child_nodes(node):
+    def visit(children: Iterable[ast.AST], prefix: str) -> None:
+        for child in children:
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 name = f"{prefix}{child.name}"
                 start = min([child.lineno] + [d.lineno for d in child.decorator_list])
                 is_class = isinstance(child, ast.ClassDef)
                 end = child.end_lineno or child.lineno
                 found.append(DefLines(start, child.lineno, end, child.name, name, is_class))
-                visit(child, f"{name}." if is_class else f"{name}.<locals>.")
+                visit(ast.iter_child_nodes(child), f"{name}." if is_class else f"{name}.<locals>.")
 
-    visit(tree, "")
+    visit(statements, prefix)
     return found
 
 
-def _statements(tree: ast.Module) -> Iterator[ast.AST]:
-    """Every statement of the tree (and each `except` and `case` clause): a `def` or class is a statement, so
-    the expressions, most of a tree, need not be walked to find them all."""
-    stack: list[ast.AST] = list(tree.body)
+def _statements(statements: list[ast.stmt]) -> Iterator[ast.AST]:
+    """Every statement among these and inside them (and each `except` and `case` clause): a `def` or class is a
+    statement, so the expressions, most of a tree, need not be walked to find them all."""
+    stack: list[ast.AST] = list(statements)
     while stack:
         node = stack.pop()
         yield node
