@@ -17,7 +17,7 @@ import json
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 from torchcompile_doctor.capture_layout import (
     EXPERIMENTS,
@@ -86,11 +86,12 @@ class _Sessions:
     0/0 again, so a compile that starts with an id this session already started opens the next session.
     Events of later sessions get their session in their compile id (old captures re-read the same way).
     The same start written twice (one record copied by an interleaved writer: the same envelope, to the
-    millisecond, and the same metadata) is no restart: a compile between a start and a reset takes longer."""
+    millisecond, process and source line) is no restart: a compile between a start and a reset takes longer."""
 
     def __init__(self) -> None:
         self.session = 0
-        self._started: dict[CompileId, tuple[bytes, dict[str, Any]]] = {}
+        self._started: dict[CompileId, bytes] = {}  # each start's envelope (its metadata is not kept: a big log
+        # starts thousands of compiles)
 
     def tag(self, record: Record, event: object) -> object:
         compile_id = getattr(event, "compile_id", None)
@@ -98,11 +99,10 @@ class _Sessions:
             return event
         # compiled autograd numbers its own graphs; only Dynamo's frame compiles count
         if record.kind == "dynamo_start" and "compiled_autograd_id" not in record.meta:
-            written = (record.envelope, record.meta)
-            if compile_id in self._started and self._started[compile_id] != written:
+            if compile_id in self._started and self._started[compile_id] != record.envelope:
                 self.session += 1
                 self._started = {}
-            self._started[compile_id] = written
+            self._started[compile_id] = record.envelope
         return replace(event, compile_id=replace(compile_id, session=self.session)) if self.session else event  # type: ignore[type-var]
 
 
