@@ -1,9 +1,9 @@
-"""The `def`s of source files, indexed once per report: the function a code object comes from, the one
-around a line, its qualified name (`Block.forward`, `f.<locals>.g`) and the parameters it defaults to None.
+"""The `def`s of source files, read once per report: the function a code object comes from, the one around a
+line, its qualified name (`Block.forward`, `f.<locals>.g`) and the parameters it defaults to None.
 
-A file is parsed once into a small index of its `def`s and classes (lines, names); the syntax tree itself is not
-kept (a library file's tree is megabytes of Python objects). Where a caller needs a function's own tree, only that
-function's lines are parsed again, once."""
+A file is parsed once, piece by piece (source_pieces.py), into an outline of its `def`s and classes (lines, names);
+no syntax tree is kept (a library file's tree is megabytes of Python objects). Where a caller needs a function's
+own tree, only that function's lines are parsed again, once."""
 
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ class _OutlineBuilder:
 
     def _statements(self, statements: list[ast.stmt], prefix: str) -> None:
         self.nested += _nested_defs(statements, prefix)
-        for node in _statements(statements):
+        for node in _all_statements(statements):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 start = min([node.lineno] + [d.lineno for d in node.decorator_list])
                 end = node.end_lineno or node.lineno
@@ -207,7 +207,7 @@ def _nested_defs(statements: list[ast.stmt], prefix: str) -> list[DefLines]:
     return found
 
 
-def _statements(statements: list[ast.stmt]) -> Iterator[ast.AST]:
+def _all_statements(statements: list[ast.stmt]) -> Iterator[ast.AST]:
     """Every statement among these and inside them (and each `except` and `case` clause): a `def` or class is a
     statement, so the expressions, most of a tree, need not be walked to find them all."""
     stack: list[ast.AST] = list(statements)
