@@ -15,7 +15,7 @@ repetitions (the first, warm-up run of every command is dropped):
    the CLI imports torch (it must not).
 
 Options: --repeat N (default 5), --quick (2 repetitions), --write (update bench/RESULTS.md),
---no-cold (skip the cold-cache inductor run).
+--no-cold (skip the cold-cache inductor run), --startup-only (section 3 alone, printed, nothing written).
 """
 
 from __future__ import annotations
@@ -216,6 +216,46 @@ def fmt_s(value: float) -> str:
     return f"{value:.3f}" if value < 1 else f"{value:.2f}"
 
 
+def startup_commands(doctor: list[str], repeat: int) -> dict[str, Command]:
+    """Section 3: the CLI's start-up, the CLI's import, the bootstrap's import of the package, the interpreter."""
+    return {
+        "help": Command("help", "doctor --help", doctor + ["--help"], repeat=repeat),
+        "import_cli": Command(
+            "import_cli",
+            'python -c "import torchcompile_doctor.cli"',
+            [PYTHON, "-c", "import torchcompile_doctor.cli"],
+            repeat=repeat,
+        ),
+        "python": Command("python", 'python -c "pass"', [PYTHON, "-c", "pass"], repeat=repeat),
+        "import_boot": Command(
+            "import_boot",
+            'python -c "import torchcompile_doctor.capture._bootstrap"',
+            [PYTHON, "-c", "import torchcompile_doctor.capture._bootstrap"],
+            repeat=repeat,
+        ),
+    }
+
+
+def startup_only(doctor: list[str], repeat: int, log) -> int:
+    """`--startup-only`: section 3 alone, printed (the rest of RESULTS.md is left as it is)."""
+    fast = startup_commands(doctor, repeat)
+    load_before = os.getloadavg()[0]
+    log(f"bench: {repeat} measured repetition(s) + 1 warm-up of the start-up commands")
+    run_interleaved(list(fast.values()), log)
+    print("| Group | Sample | Command | Median wall (s) | Min-max wall (s) | Median CPU (s) | n | Ratio / note |")
+    print("|---|---|---|---:|---:|---:|---:|---|")
+    for c in fast.values():
+        print(
+            f"| 3. start-up | CLI | `{c.label}` | {fmt_s(c.median)} | {c.spread()} | {fmt_s(c.cpu_median)} "
+            f"| {len(c.times)} | |"
+        )
+    print(
+        f"\ntorch in sys.modules after importing the CLI: {torch_imported_by_cli()}; load average "
+        f"{load_before:.2f} before, {os.getloadavg()[0]:.2f} after, on {os.cpu_count()} logical CPUs"
+    )
+    return 1 if any(c.failures for c in fast.values()) else 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=5, help="measured repetitions per command (default 5)")
@@ -223,6 +263,9 @@ def main() -> int:
     parser.add_argument("--write", action="store_true", help=f"update {rel(RESULTS)}")
     parser.add_argument("--no-cold", action="store_true", help="skip the cold-cache inductor run")
     parser.add_argument("-q", "--quiet", action="store_true", help="no per-run progress on stderr")
+    parser.add_argument(
+        "--startup-only", action="store_true", help="only section 3 (start-up), printed; RESULTS.md is not written"
+    )
     opts = parser.parse_args()
     n = 2 if opts.quick else max(1, opts.repeat)
     n_fast = max(n, FAST_MIN_REPEAT)
@@ -231,6 +274,8 @@ def main() -> int:
         if not opts.quiet:
             print(message, file=sys.stderr, flush=True)
 
+    if opts.startup_only:
+        return startup_only(doctor_cmd(), n_fast, log)
     for script in (SMALL, GPT2, INDUCTOR):
         if not script.exists():
             print(f"bench: missing sample {rel(script)}", file=sys.stderr)
@@ -317,22 +362,7 @@ def main() -> int:
                 repeat=n_fast,
             )
         # 3. CLI startup, and the bootstrap's own import of the doctor package (no torch).
-        fast = {
-            "help": Command("help", "doctor --help", doctor + ["--help"], repeat=n_fast),
-            "import_cli": Command(
-                "import_cli",
-                'python -c "import torchcompile_doctor.cli"',
-                [PYTHON, "-c", "import torchcompile_doctor.cli"],
-                repeat=n_fast,
-            ),
-            "python": Command("python", 'python -c "pass"', [PYTHON, "-c", "pass"], repeat=n_fast),
-            "import_boot": Command(
-                "import_boot",
-                'python -c "import torchcompile_doctor.capture._bootstrap"',
-                [PYTHON, "-c", "import torchcompile_doctor.capture._bootstrap"],
-                repeat=n_fast,
-            ),
-        }
+        fast = startup_commands(doctor, n_fast)
         log(f"bench: {n_fast} measured repetition(s) + 1 warm-up of the fast commands")
         run_interleaved(list(kept.values()) + list(fast.values()), log)
         torch_loaded = torch_imported_by_cli()

@@ -57,7 +57,7 @@ MAY_IMPORT = {
 # does not use. Never to dodge a circle.
 LAZY_IMPORTERS = {
     PACKAGE: "`import torchcompile_doctor` stays free of the API (diagnose, expect load it on first use)",
-    f"{PACKAGE}.cli": "`doctor --help`, `rules`, `rule` load no renderer or catalogue they do not print",
+    f"{PACKAGE}.cli": "`doctor --help`, `rules`, `rule` load no pipeline, renderer or catalogue they do not use",
     f"{PACKAGE}.pipeline": "a command loads the stages it runs (the CLI's start-up loads none)",
     f"{PACKAGE}.pytest_plugin": "pytest loads the plugin in every run; a test that uses it loads the doctor",
     f"{PACKAGE}.capture.lazy_hooks": "depyf (and its torch) only when a dump is asked for",

@@ -13,27 +13,19 @@ import shutil
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import ParamSpec
+from typing import TYPE_CHECKING, ParamSpec
 
 import typer
 
-from torchcompile_doctor import __version__, pipeline
+from torchcompile_doctor import __version__
 from torchcompile_doctor import cli_options as opt
-from torchcompile_doctor.capture.options import CaptureOptions
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.exit_codes import ExitCode
-from torchcompile_doctor.model.report import Report
-from torchcompile_doctor.settings import (
-    CheckFlags,
-    RereadSettings,
-    TargetArgs,
-    check_settings,
-    explain_settings,
-    fix_settings,
-    guards_settings,
-    reread_settings,
-)
 from torchcompile_doctor.torch_releases import outside_range_note
+
+if TYPE_CHECKING:  # a command loads the settings and the pipeline it calls, not `doctor --help`
+    from torchcompile_doctor import pipeline
+    from torchcompile_doctor.model.report import Report
 
 app = typer.Typer(
     name="doctor",
@@ -127,6 +119,8 @@ def _finish(
     live: bool = False,
 ) -> None:
     """Render, emit (the HTML page's Perfetto file too), and exit with the code the pipeline decided."""
+    from torchcompile_doctor import pipeline
+
     if live:
         _say_torch_outside_range(run.reports)
     beside = _perfetto_beside(run.reports, fmt, output)
@@ -177,6 +171,10 @@ def explain(
     nproc_per_node: opt.Ranks = None,
 ) -> None:
     """Run TARGET under capture and print the ranked report."""
+    from torchcompile_doctor import pipeline
+    from torchcompile_doctor.capture.options import CaptureOptions
+    from torchcompile_doctor.settings import TargetArgs, explain_settings
+
     settings = explain_settings(
         TargetArgs(target, tuple(args or ()), module, inputs),
         CaptureOptions(backend, timeout, fresh_inductor_cache, nproc_per_node),
@@ -225,8 +223,11 @@ def fix(
 ) -> None:
     """Run TARGET, measure each fix its findings suggest in a copy of the project, and print the measured ones
     as a patch of your files (--apply writes it). Exit 0: a patch; 1: no measured change helped; 3: TARGET failed."""
+    from torchcompile_doctor import pipeline
+    from torchcompile_doctor.capture.options import CaptureOptions
     from torchcompile_doctor.fix.session import apply_fix
     from torchcompile_doctor.renderers.fix_report import render_fix
+    from torchcompile_doctor.settings import TargetArgs, fix_settings
 
     settings = fix_settings(
         TargetArgs(target, tuple(args or ()), module),
@@ -272,6 +273,9 @@ def check(
 ) -> None:
     """CI gate: run the targets (or gate a kept capture: --from-capture DIR), then exit 0 (passed),
     1 (the gate failed), 2 (usage) or 3 (a target failed)."""
+    from torchcompile_doctor import pipeline
+    from torchcompile_doctor.settings import CheckFlags, TargetArgs, check_settings
+
     flags = CheckFlags(
         fullgraph=fullgraph,
         max_graph_breaks=max_graph_breaks,
@@ -313,6 +317,10 @@ def guards(
     timeout: opt.Timeout = None,
 ) -> None:
     """What each compiled frame is guarded on, what it costs per call, and what changed between entries."""
+    from torchcompile_doctor import pipeline
+    from torchcompile_doctor.capture.options import CaptureOptions
+    from torchcompile_doctor.settings import RereadSettings, TargetArgs, guards_settings
+
     settings = guards_settings(
         TargetArgs(target, tuple(args or ()), module, inputs),
         CaptureOptions(backend, timeout, dump_dir=dump),
@@ -338,6 +346,9 @@ def report(
 ) -> None:
     """Re-render the report from an existing capture or TORCH_TRACE dir (rank files merged), and/or a job's
     text log under TORCH_LOGS (gzipped or not); no torch needed."""
+    from torchcompile_doctor import pipeline
+    from torchcompile_doctor.settings import reread_settings
+
     read = reread_settings(tuple(path), pipeline.RereadOptions(root=root, strict=strict), fmt=fmt, output=output)
     _finish(pipeline.reread_paths(read.paths, read.reread), read.format, read.output)
 

@@ -31,9 +31,7 @@ from torchcompile_doctor.capture.options import CaptureOptions
 from torchcompile_doctor.capture_layout import CAPTURE_IN_DUMP, CaptureFolder
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.exit_codes import ExitCode
-from torchcompile_doctor.gate.baseline import Baseline
 from torchcompile_doctor.model.gate import BaselineUpdate, GateCriteria
-from torchcompile_doctor.model.report import Report, TargetStatus
 
 if TYPE_CHECKING:  # the analysis stage and the capture are imported when a run needs them: `doctor --help` is quick
     from torchcompile_doctor.analysis import AnalysisContext
@@ -42,7 +40,9 @@ if TYPE_CHECKING:  # the analysis stage and the capture are imported when a run 
     from torchcompile_doctor.events.model import EventLog, RunOutcome
     from torchcompile_doctor.experiments.experiment import Experiment
     from torchcompile_doctor.fix.verdict import RunResult
+    from torchcompile_doctor.gate.baseline import Baseline
     from torchcompile_doctor.model.fix import FixReport
+    from torchcompile_doctor.model.report import Report
 
 Progress = Callable[[str], AbstractContextManager[object]]
 """Shows what is running (the CLI: a status line on a TTY) for as long as the context is open."""
@@ -543,7 +543,7 @@ def open_baseline(options: GateOptions) -> Baseline | None:
 def _update_baseline(
     reports: Sequence[Report], path: Path, baseline: Baseline | None
 ) -> tuple[Baseline, BaselineUpdate]:
-    from torchcompile_doctor.gate.baseline import updated_document, write_baseline
+    from torchcompile_doctor.gate.baseline import Baseline, updated_document, write_baseline
 
     document, update = updated_document(baseline, list(reports), path.parent)
     write_baseline(path, document)
@@ -575,6 +575,8 @@ def gate(run: Run, options: GateOptions, baseline: Baseline | None = None) -> Ga
 def _target_failed(report: Report) -> bool:
     """The target is known to have failed. A re-read log that recorded nothing about how its target ended
     (a bare TORCH_TRACE dir, a plain depyf dump) does not count as a failure."""
+    from torchcompile_doctor.model.report import TargetStatus
+
     return report.target_status != TargetStatus.UNKNOWN and not report.target_succeeded
 
 

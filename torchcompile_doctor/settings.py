@@ -17,7 +17,7 @@ from torchcompile_doctor.capture.options import CaptureOptions
 from torchcompile_doctor.capture.target import TargetSpec, parse_target
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.model.gate import GateCriteria
-from torchcompile_doctor.model.report import SEVERITIES
+from torchcompile_doctor.model.severity import SEVERITIES
 from torchcompile_doctor.pipeline import GateOptions, RereadOptions, RunOptions
 from torchcompile_doctor.renderers import FORMATS as REPORT_FORMATS
 

@@ -463,3 +463,41 @@ def test_random_bytes_spliced_into_a_real_log_never_raise(junk, position):
     log = load_bytes(data)
     intact = sum(1 for end in FUZZ_BREAK_ENDS if end + 1 <= position)
     assert log.graph_breaks[:intact] == FUZZ_CLEAN.graph_breaks[:intact]
+
+
+# --- sessions: a restart after torch._dynamo.reset() against one start record written twice ------------
+
+RESET_TRACE = next((DATA / "recompile_captures" / "dynamo_reset_bench" / "trace").glob("*.log"))
+
+
+def _records_of(data: bytes) -> list[bytes]:
+    """The log's records as written: each envelope line with its payload lines."""
+    records: list[bytes] = []
+    for line in data.splitlines(keepends=True):
+        if line.startswith(b"\t") and records:
+            records[-1] += line
+        else:
+            records.append(line)
+    return records
+
+
+def test_a_start_record_written_twice_opens_no_session_but_a_reset_does():
+    """The run called torch._dynamo.reset() twice (3 sessions). A dynamo_start copied whole (an interleaved
+    writer) says nothing new: every event keeps its session (the fuzz test's pasted copy found this)."""
+    data = RESET_TRACE.read_bytes()
+    clean = load_bytes(data)
+    assert sorted({s.compile_id.session for s in clean.dynamo_starts}) == [0, 1, 2]
+    records = _records_of(data)
+    starts = [i for i, r in enumerate(records) if b'{"dynamo_start": ' in r.split(b"\n", 1)[0]]
+    for index in (starts[0], starts[len(starts) // 2], starts[-1]):
+        for at in (index, index + 1, len(records)):  # the copy before, after, and at the end of the log
+            copied = load_bytes(b"".join(records[:at] + [records[index]] + records[at:]))
+            assert events(copied) | {"dynamo_starts": []} == events(clean) | {"dynamo_starts": []}
+            extra = list(copied.dynamo_starts)
+            for start in clean.dynamo_starts:
+                extra.remove(start)
+            # the copy itself counts in the session it lands in (a copy after a reset lands in a later one)
+            original = clean.dynamo_starts[starts.index(index)]
+            assert [(s.compile_id.frame_id, s.compile_id.frame_compile_id, s.stack) for s in extra] == [
+                (original.compile_id.frame_id, original.compile_id.frame_compile_id, original.stack)
+            ]

@@ -9,7 +9,7 @@ import os
 import re
 from collections.abc import Sequence
 
-from torchcompile_doctor.analysis.function_defs import RESUME, FunctionDefs
+from torchcompile_doctor.analysis.function_defs import RESUME, FunctionDefs, Outlines
 from torchcompile_doctor.events.model import StackFrame
 from torchcompile_doctor.model.report import Location
 from torchcompile_doctor.source_files import InstallDirCheck, SourceReader, has_dist_info
@@ -30,13 +30,14 @@ class CodeMap:
         library_roots: Sequence[str],
         read_source: SourceReader,
         is_install_dir: InstallDirCheck | None = None,
+        outlines: Outlines | None = None,
     ) -> None:
         self.root = root.rstrip(os.sep)
         self.library_roots = tuple(r.rstrip(os.sep) + os.sep for r in library_roots if r)
         self._read_source = read_source
         self._is_install_dir = is_install_dir or has_dist_info
         self._cache: dict[str, Sequence[str] | None] = {}
-        self.defs = FunctionDefs(self.lines)  # the `def`s of each file, parsed once
+        self.defs = FunctionDefs(self.lines, outlines)  # the `def`s of each file, parsed once
         self._installed_dirs: dict[str, bool] = {}
 
     def is_library(self, file: str) -> bool:
@@ -129,7 +130,7 @@ class CodeMap:
     def qualified_name(self, file: str, function: str, line: int) -> str:
         """`forward` -> `Block.forward` when `line` is inside a method of class Block."""
         found = self.defs.find_def(file, function, line)
-        return found[0] if found else function
+        return found.qualified if found else function
 
     def user_function_name(self, file: str, co_name: str, line: int) -> str:
         """The name a user knows: resume functions become `Block.forward (after line 20)`."""

@@ -12,6 +12,7 @@ from functools import cached_property
 
 from torchcompile_doctor.analysis.code import CodeMap
 from torchcompile_doctor.analysis.compiled_modules import with_modules_named
+from torchcompile_doctor.analysis.function_defs import Outlines
 from torchcompile_doctor.analysis.graph_break_registry import GraphBreakRegistry, load_registry
 from torchcompile_doctor.analysis.source_check import CheckedSources, recorded_lines
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId, EventLog, RunOutcome, StackFrame
@@ -36,19 +37,22 @@ class AnalysisContext:
     snapshot_files: frozenset[str] = frozenset()
 
 
-def _source_reader(log: EventLog, context: AnalysisContext) -> tuple[SourceReader, Mapping[str, str]]:
+def _source_reader(
+    log: EventLog, context: AnalysisContext, outlines: Outlines
+) -> tuple[SourceReader, Mapping[str, str]]:
     """The context's reader, checked against the trace when re-reading (with what it refused, filled as it reads)."""
     if not context.check_sources:
         return context.read_source, {}
-    checked = CheckedSources(context.read_source, recorded_lines(log), context.snapshot_files)
+    checked = CheckedSources(context.read_source, recorded_lines(log), context.snapshot_files, outlines)
     return checked, checked.changed
 
 
 def _code_map(log: EventLog, context: AnalysisContext) -> tuple[CodeMap, Mapping[str, str]]:
     """Whose code each file is, read through the context's reader (and what that reader refused)."""
     roots = log.bootstrap[-1].library_roots if log.bootstrap else ()
-    read_source, changed = _source_reader(log, context)
-    return CodeMap(context.root, roots, read_source, context.is_install_dir), changed
+    outlines = Outlines()  # each file parsed once, by whichever of the two reads it first
+    read_source, changed = _source_reader(log, context, outlines)
+    return CodeMap(context.root, roots, read_source, context.is_install_dir, outlines), changed
 
 
 @dataclass(frozen=True)

@@ -7,11 +7,10 @@ function name or context is taken from it) and the report names it."""
 
 from __future__ import annotations
 
-import ast
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from torchcompile_doctor.analysis.function_defs import RESUME
+from torchcompile_doctor.analysis.function_defs import RESUME, FileOutline, Outlines, Scope, file_outline
 from torchcompile_doctor.events.model import EventLog, StackFrame
 from torchcompile_doctor.source_files import SourceReader
 
@@ -54,26 +53,32 @@ class CheckedSources:
         read_source: SourceReader,
         recorded: dict[str, tuple[RecordedLine, ...]],
         as_it_ran: frozenset[str] = frozenset(),
+        outlines: Outlines | None = None,
     ) -> None:
         self._read_source = read_source
         self._recorded = recorded
         self._as_it_ran = as_it_ran  # files the reader answers from a snapshot: the code as it ran, nothing to check
+        self._outlines = outlines or Outlines()  # shared with the code map, which reads the same files' defs
         self.changed: dict[str, str] = {}
 
     def __call__(self, path: str) -> Sequence[str] | None:
         lines = self._read_source(path)
         if lines is None or path in self._as_it_ran:
             return lines
-        disagreement = first_disagreement(lines, self._recorded.get(path, ()))
+        outlines = self._outlines
+        disagreement = first_disagreement(lines, self._recorded.get(path, ()), lambda: outlines.of(path, lines))
         if disagreement is not None:
             self.changed[path] = disagreement
             return None
         return lines
 
 
-def first_disagreement(lines: Sequence[str], recorded: Sequence[RecordedLine]) -> str | None:
-    """How the file's lines contradict what was recorded of them (the first contradiction), or None."""
-    scopes: list[tuple[str, int, int, int]] | None = None  # parsed at the first function to check
+def first_disagreement(
+    lines: Sequence[str], recorded: Sequence[RecordedLine], outline: Callable[[], FileOutline | None] | None = None
+) -> str | None:
+    """How the file's lines contradict what was recorded of them (the first contradiction), or None; `outline`
+    gives the file's parsed outline (by default the lines are parsed here)."""
+    scopes: Sequence[Scope] | None = None  # parsed at the first function to check
     for fact in recorded:
         now = lines[fact.line - 1].strip() if 1 <= fact.line <= len(lines) else None
         if now is None:
@@ -84,7 +89,8 @@ def first_disagreement(lines: Sequence[str], recorded: Sequence[RecordedLine]) -
         if function is None:
             continue
         if scopes is None:
-            scopes = _scopes(lines) or []
+            found = outline() if outline is not None else file_outline(lines)
+            scopes = found.scopes if found is not None else ()
         if scopes and not any(_agrees(scope, function, fact) for scope in scopes):
             where = "starting at" if fact.starts_def else "around"
             return f"the trace has `{function}` {where} line {fact.line}; the file now has no such function there"
@@ -99,28 +105,8 @@ def _checked_name(function: str) -> str | None:
     return name if name.isidentifier() else None
 
 
-def _agrees(scope: tuple[str, int, int, int], function: str, fact: RecordedLine) -> bool:
+def _agrees(scope: Scope, function: str, fact: RecordedLine) -> bool:
     name, first, def_line, end = scope
     if name != function:
         return False
     return fact.line in (first, def_line) if fact.starts_def else first <= fact.line <= end
-
-
-def _scopes(lines: Sequence[str]) -> list[tuple[str, int, int, int]] | None:
-    """Every def and class of the file: (name, first line with decorators, def line, last line); None when the
-    file does not parse (then there is no function to compare)."""
-    text = "".join(lines) if lines and lines[0].endswith("\n") else "\n".join(lines)
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
-    return [
-        (
-            node.name,
-            min([node.lineno] + [d.lineno for d in node.decorator_list]),
-            node.lineno,
-            node.end_lineno or node.lineno,
-        )
-        for node in ast.walk(tree)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-    ]

@@ -84,11 +84,14 @@ def load_trace(stream: BinaryIO, log: EventLog, parsers: list[Parser] | None = N
 class _Sessions:
     """Counts `torch._dynamo.reset()` calls from the trace itself: after a reset Dynamo numbers compiles from
     0/0 again, so a compile that starts with an id this session already started opens the next session.
-    Events of later sessions get their session in their compile id (old captures re-read the same way)."""
+    Events of later sessions get their session in their compile id (old captures re-read the same way).
+    The same start written twice (one record copied by an interleaved writer: the same envelope, to the
+    millisecond, process and source line) is no restart: a compile between a start and a reset takes longer."""
 
     def __init__(self) -> None:
         self.session = 0
-        self._started: set[CompileId] = set()
+        self._started: dict[CompileId, bytes] = {}  # each start's envelope (its metadata is not kept: a big log
+        # starts thousands of compiles)
 
     def tag(self, record: Record, event: object) -> object:
         compile_id = getattr(event, "compile_id", None)
@@ -96,10 +99,10 @@ class _Sessions:
             return event
         # compiled autograd numbers its own graphs; only Dynamo's frame compiles count
         if record.kind == "dynamo_start" and "compiled_autograd_id" not in record.meta:
-            if compile_id in self._started:
+            if compile_id in self._started and self._started[compile_id] != record.envelope:
                 self.session += 1
-                self._started = set()
-            self._started.add(compile_id)
+                self._started = {}
+            self._started[compile_id] = record.envelope
         return replace(event, compile_id=replace(compile_id, session=self.session)) if self.session else event  # type: ignore[type-var]
 
 

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import lru_cache
 
 from torchcompile_doctor.events.guard_failures import GuardFailure, parse_guard_failures
 
 
-@dataclass(frozen=True, order=True)
+# The two events a big log holds tens of thousands of (a compile id per record, a span end per chromium record)
+# keep their fields in slots: no per-object dict.
+@dataclass(frozen=True, order=True, slots=True)
 class CompileId:
     """Dynamo's `frame_id/frame_compile_id` (attempts are restarts of the same compile). `session` counts
     the `torch._dynamo.reset()` calls before it: ids restart at 0/0 after a reset, so 0/0 of the second
@@ -25,12 +28,18 @@ class CompileId:
         text = f"{self.frame_id}/{self.frame_compile_id}"
         return f"{text} (session {self.session + 1})" if self.session else text
 
-    @classmethod
-    def parse(cls, text: str) -> CompileId | None:
-        head, _, tail = text.strip().partition("/")
-        if head.isdecimal() and tail.isdecimal():  # isdigit() accepts '²', which int() refuses
-            return cls(int(head), int(tail))
-        return None
+    @staticmethod
+    def parse(text: str) -> CompileId | None:
+        return _parse_compile_id(text)
+
+
+@lru_cache(maxsize=1 << 12)
+def _parse_compile_id(text: str) -> CompileId | None:
+    """Each record names its compile: one (frozen, so shared) CompileId per text a log repeats."""
+    head, _, tail = text.strip().partition("/")
+    if head.isdecimal() and tail.isdecimal():  # isdigit() accepts '²', which int() refuses
+        return CompileId(int(head), int(tail))
+    return None
 
 
 @dataclass(frozen=True)
@@ -177,7 +186,7 @@ class InductorCacheEvent:
     time_saved_s: float | None = None  # what a hit saved, as torch measured the compile it replaced
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CompileSpan:
     """One end of a `chromium_event` span torch logged: its name, begin ("B") or end ("E"), and when."""
 

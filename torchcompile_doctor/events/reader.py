@@ -46,6 +46,7 @@ class Record:
     meta: dict[str, Any]
     payload: str | None
     line_no: int
+    envelope: bytes = b""  # the glog prefix as written: level, date, time, process id, torch's file:line
 
 
 def record_kind(meta: dict[str, Any]) -> str | None:
@@ -192,10 +193,10 @@ def _verified_prefix(payload: bytes, expected: str) -> int | None:
 
 
 def _finish(
-    pending: tuple[str, dict[str, Any], int], runs: list[bytes] | None, complete: bool, health: LogHealth
+    pending: tuple[str, dict[str, Any], int, bytes], runs: list[bytes] | None, complete: bool, health: LogHealth
 ) -> Record | None:
     """The pending record, its payload md5-checked when it was kept (`runs`); None (counted) on a mismatch."""
-    kind, meta, line_no = pending
+    kind, meta, line_no, envelope = pending
     payload = None
     expected = meta.get("has_payload")
     if runs is not None and isinstance(expected, str):
@@ -210,11 +211,11 @@ def _finish(
             data = b"\n".join(lines[:kept])
         payload = data.decode("utf-8", errors="replace")
     health.records += 1
-    return Record(kind, meta, payload, line_no)
+    return Record(kind, meta, payload, line_no, envelope)
 
 
-def _envelope(line: bytes, health: LogHealth) -> tuple[str, dict[str, Any]] | None:
-    """(kind, metadata) of a record's first line; None for a blank line, and (counted) for a bad one."""
+def _envelope(line: bytes, health: LogHealth) -> tuple[str, dict[str, Any], bytes] | None:
+    """(kind, metadata, glog prefix) of a record's first line; None for a blank line, and (counted) for a bad one."""
     if line.endswith(b"\r"):
         line = line.rstrip(b"\r\n")
     if not line.strip():
@@ -232,7 +233,7 @@ def _envelope(line: bytes, health: LogHealth) -> tuple[str, dict[str, Any]] | No
     if kind is None:
         health.bad_json += 1
         return None
-    return kind, meta
+    return kind, meta, line[: match.end()]
 
 
 _UNKEPT_RUNS = 16  # the unwanted payload of the pending record kept by reference (its blocks), for the end check
@@ -242,8 +243,8 @@ class _Pending:
     """The record being read: its envelope, its payload as written when it is wanted (else a view of it while it
     is short: the file's last record is checked whole), and whether every payload line could be loaded."""
 
-    def __init__(self, kind: str, meta: dict[str, Any], line_no: int, keep_payload: bool) -> None:
-        self.envelope = (kind, meta, line_no)
+    def __init__(self, kind: str, meta: dict[str, Any], line_no: int, prefix: bytes, keep_payload: bool) -> None:
+        self.envelope = (kind, meta, line_no, prefix)
         self.keep_payload = keep_payload
         self.runs: list[bytes] = []
         self.unkept: list[memoryview] | None = []
@@ -299,8 +300,8 @@ def read_records(
             pending = None
         started = _envelope(block[start:stop], health) if what != _LONG else None
         if started is not None:
-            kind, meta = started
-            pending = _Pending(kind, meta, line_no, "has_payload" in meta and wants_payload(kind))
+            kind, meta, prefix = started
+            pending = _Pending(kind, meta, line_no, prefix, "has_payload" in meta and wants_payload(kind))
     if pending is not None:
         yield from _last(pending, health, truncated_before)
 

@@ -22,11 +22,9 @@ from torchcompile_doctor.model.findings import (
 )
 from torchcompile_doctor.model.gate import GateResult
 from torchcompile_doctor.model.json import json_field
+from torchcompile_doctor.model.severity import SEVERITIES as SEVERITIES  # the report model names its severities
 
 SCHEMA_VERSION = 1
-
-# Most harmful first; the order ranking uses.
-SEVERITIES = ("critical", "high", "medium", "low", "info")
 
 
 class Kind(StrEnum):

@@ -6,9 +6,12 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Iterable, Sequence
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
-from torchcompile_doctor.model.report import Report
 from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
+
+if TYPE_CHECKING:  # the report model is loaded by whoever made the report: the CLI's start-up needs only FORMATS
+    from torchcompile_doctor.model.report import Report
 
 __all__ = [
     "DEFAULT_OPTIONS",
@@ -21,8 +24,8 @@ __all__ = [
     "renderer_for",
 ]
 
-Renderer = Callable[[Report, RenderOptions], str]
-ManyRenderer = Callable[[Sequence[Report], RenderOptions], str]
+Renderer = Callable[["Report", RenderOptions], str]
+ManyRenderer = Callable[[Sequence["Report"], RenderOptions], str]
 
 
 class Format(StrEnum):

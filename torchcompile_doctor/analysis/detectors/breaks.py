@@ -292,10 +292,8 @@ def _blocks_around(index: AnalysisIndex, records: list[GraphBreak]) -> tuple[Rep
     the blocks one by one still breaks in each): where regional compilation removes the break. A class used
     twice (an encoder's and a decoder's stack) gives one list per use. Only a stack that starts in the compiled
     module's forward gives a path from the model (one compiled on its own after a skip starts lower down)."""
-    found = (
-        repeated_blocks_on(index.code, r.user_stack) if _from_compiled_module(index, r.user_stack) else None
-        for r in records
-    )
+    stacks = dict.fromkeys(r.user_stack for r in records)  # the records of one site mostly share their stack
+    found = (repeated_blocks_on(index.code, s) if _from_compiled_module(index, s) else None for s in stacks)
     return tuple(dict.fromkeys(b for b in found if b is not None and not b.inside_block))
 
 

@@ -4,6 +4,8 @@ with the compile it belongs to. The report splits the C++ compile out of inducto
 
 from __future__ import annotations
 
+import sys
+
 from torchcompile_doctor.events.model import CompileId, CompileSpan
 from torchcompile_doctor.events.parsers.base import NOT_AN_EVENT, Parser
 from torchcompile_doctor.events.parsers.common import as_float, as_str, json_or_none
@@ -21,7 +23,7 @@ def parse(record: Record, strings: dict[int, str]) -> object | None:
         return None
     args = body.get("args")
     compile_id = CompileId.parse(as_str(args.get("compile_id")) or "") if isinstance(args, dict) else None
-    return CompileSpan(compile_id, name, phase, ts)
+    return CompileSpan(compile_id, sys.intern(name), phase, ts)  # a few span names, each repeated thousands of times
 
 
 PARSER = Parser(frozenset({"chromium_event"}), needs_payload=True, parse=parse)

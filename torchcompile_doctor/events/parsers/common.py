@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from typing import Any
 
 from torchcompile_doctor.events.model import CompileId
@@ -13,9 +14,17 @@ GB_LINK = re.compile(r"/gb/gb(\d{4})\.html")  # torch's link to a graph break's 
 
 def compile_id_of(meta: dict[str, Any]) -> CompileId | None:
     frame_id, frame_compile_id = meta.get("frame_id"), meta.get("frame_compile_id")
+    if type(frame_id) is int and type(frame_compile_id) is int:  # (a bool is an int, and equal to one: not cached)
+        return _compile_id(frame_id, frame_compile_id)
     if isinstance(frame_id, int) and isinstance(frame_compile_id, int):
         return CompileId(frame_id, frame_compile_id)
     return None
+
+
+@lru_cache(maxsize=1 << 12)
+def _compile_id(frame_id: int, frame_compile_id: int) -> CompileId:
+    """One (frozen, so shared) CompileId per compile: every record of a compile names it."""
+    return CompileId(frame_id, frame_compile_id)
 
 
 def as_int(value: object) -> int | None:

@@ -21,8 +21,9 @@ _FP32_GPU_MATMUL = re.compile(
     r"(?:linear|matmul|mm|bmm|addmm|baddbmm|einsum|scaled_dot_product_attention))\()",
     re.M,
 )
-# a name called in a node's expression: `scores.topk(5)`, `torch.sort(x)`, `torch.ops.aten.sort.default(x)`
-_CALLED = re.compile(r"(\w+)(?:\.default)?\(")
+# a name called in a node's expression: `scores.topk(5)`, `torch.sort(x)`, `torch.ops.aten.sort.default(x)`; a match
+# starts at a word's start only (`\b`: a start inside a word can never match, and trying each one was quadratic)
+_CALLED = re.compile(r"\b(\w+)(?:\.default)?\(")
 
 
 def _numbered_child(name: str) -> tuple[str, str] | None:
