@@ -20,7 +20,7 @@ class Block(nn.Module):
 
 
 class Encoder(nn.Module):
-    def __init__(self, depth: int = 12) -> None:
+    def __init__(self, depth: int = 48) -> None:  # deep enough that compiling it whole takes over a second
         super().__init__()
         self.layers = nn.ModuleList(Block() for _ in range(depth))
 
