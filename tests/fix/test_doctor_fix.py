@@ -230,9 +230,8 @@ def test_a_dimension_torch_bounded_is_marked_unbacked_with_the_input_tied_to_it(
 def test_an_argument_the_call_left_out_is_passed_where_the_library_used_it_while_none(tmp_path):
     # the library (outside the project, as an installed package is) fills the mask only when Dynamo is not tracing
     root = _project(tmp_path, "left_out_mask.py")
-    site = tmp_path / "site-packages"
-    shutil.copytree(PROGRAMS / "toylib", site / "toylib")
-    with_library = {"PYTHONPATH": str(site)}
+    with_library = _with_toy_library(tmp_path)
+    site = Path(with_library["PYTHONPATH"])
     before = _torch_run(root, "left_out_mask.py", tmp_path, with_library)
     assert before[1] == 1  # the forward raises on the None mask and runs eagerly
 
@@ -261,3 +260,36 @@ def test_a_break_between_blocks_is_fixed_by_compiling_the_blocks_of_the_real_mod
     patched = (root / "layer_skip.py").read_text()
     assert 'compiled = model\nfor block in compiled.layers:\n    block.compile(backend="eager")\n' in patched
     assert _torch_run(root, "layer_skip.py", tmp_path) == (before[0], 0, 1)
+
+
+def _with_toy_library(tmp_path: Path) -> dict:
+    """The toy library installed outside the project, as a package in site-packages is."""
+    site = tmp_path / "site-packages"
+    shutil.copytree(PROGRAMS / "toylib", site / "toylib")
+    return {"PYTHONPATH": str(site)}
+
+
+def test_an_argument_the_library_branches_on_is_left_out_only_where_the_results_stay_the_same(tmp_path):
+    with_library = _with_toy_library(tmp_path)
+    root = _project(tmp_path, "passed_mask.py")
+    shutil.copy(PROGRAMS / "padded_mask.py", root / "padded_mask.py")
+    _git(root, "add", ".")
+    _git(root, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "a padded mask too")
+    before = _torch_run(root, "passed_mask.py", tmp_path, with_library)
+    assert before[1] == 1  # the library's branch on the mask's values
+
+    # an all-ones mask: leaving it out means the same
+    run = doctor_here("fix", str(root / "passed_mask.py"), "--jobs", "1", "--apply", env=with_library)
+    assert run.returncode == 0, run.stderr
+    assert "        out = compiled(ids)\n" in (root / "passed_mask.py").read_text()
+    assert _torch_run(root, "passed_mask.py", tmp_path, with_library) == (before[0], 0, 0)
+
+    # a mask with padding: leaving it out changes the results, so nothing is written
+    padded = (root / "padded_mask.py").read_text()
+    run = doctor_here(
+        "fix", str(root / "padded_mask.py"), "--jobs", "1", "--apply", "--format", "json", env=with_library
+    )
+    assert run.returncode == 1
+    left_out = _trial(run.json, "made `out = compiled(ids)`")
+    assert left_out["status"] == "output changed" and left_out["detail"].startswith("printed line 1 was")
+    assert (root / "padded_mask.py").read_text() == padded

@@ -126,3 +126,13 @@ def left_out_value(call_line: str, argument: str) -> str | None:
     if ids == "input_ids" and call.args and not isinstance(call.args[0], ast.Starred):
         return f"torch.ones_like({ast.get_source_segment(code, call.args[0])})"
     return None
+
+
+def passed_keywords(call_line: str) -> set[str]:
+    """The keywords the line's call into compiled code passes by name (`model(ids, attention_mask=m)`)."""
+    try:
+        tree = ast.parse(code_only(call_line).strip())
+    except SyntaxError:
+        return set()
+    call = user_call(tree)
+    return {k.arg for k in call.keywords if k.arg is not None} if call is not None else set()

@@ -33,6 +33,7 @@ class RewriteFacts(Facts):
     tied_hidden: bool | None = None  # an input tied to it that the call line does not show: no rewrite
     none_argument: str | None = None  # an argument the user's call left out, used while None in the library
     none_argument_value: str | None = None  # what the call can pass for it, meaning what the library fills in
+    branched_argument: str | None = None  # an argument the user's call passes that the library branches on
 
 
 @dataclass(frozen=True)
@@ -324,6 +325,30 @@ def pass_left_out_argument(line: str, facts: RewriteFacts) -> str | None:
     return _indent(line) + (code[:at] + passed + code[at:]).decode()
 
 
+def drop_passed_argument(line: str, facts: RewriteFacts) -> str | None:
+    """`out = model(ids, attention_mask=mask)` -> `out = model(ids)`: the keyword the library branches on left out
+    of the user's call (facts.branched_argument), so that the library's default applies."""
+    if not facts.branched_argument:
+        return None
+    code = line.strip()
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    call = user_call(tree)
+    keyword = next((k for k in call.keywords if k.arg == facts.branched_argument), None) if call else None
+    if keyword is None or keyword.end_col_offset is None:
+        return None
+    text = code.encode()  # ast offsets count bytes
+    start, end = keyword.col_offset, keyword.end_col_offset
+    before = text[:start].rstrip()
+    if before.endswith(b","):  # `f(x, k=v)`: the comma before it goes with it
+        return _indent(line) + (before[:-1].rstrip() + text[end:]).decode()
+    after = text[end:]  # `f(k=v, x)` or `f(k=v)`: the comma and spaces after it
+    end += len(after) - len(after.lstrip(b", ")) if after.lstrip().startswith(b",") else 0
+    return _indent(line) + (text[:start] + text[end:]).decode()
+
+
 TRANSFORMS: dict[str, Transform] = {
     "guard_is_compiling": Transform(guard_is_compiling),
     "drop_item": Transform(drop_item),
@@ -337,6 +362,7 @@ TRANSFORMS: dict[str, Transform] = {
     "tensor_argument": Transform(tensor_argument, reads_facts=True),
     "tensor_hyperparameter": Transform(tensor_hyperparameter, reads_facts=True),
     "pass_left_out_argument": Transform(pass_left_out_argument, reads_facts=True),
+    "drop_passed_argument": Transform(drop_passed_argument, reads_facts=True),
 }
 
 

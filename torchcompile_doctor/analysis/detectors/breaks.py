@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TypedDict, cast
 
-from torchcompile_doctor.analysis.call_arguments import left_out_value
+from torchcompile_doctor.analysis.call_arguments import left_out_value, passed_keywords
 from torchcompile_doctor.analysis.code import THIRD_PARTY, USER, CodeMap, without_doctor_frames
 from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
 from torchcompile_doctor.analysis.graph_break_registry import RegistryEntry
@@ -157,6 +157,21 @@ def _none_argument(code: CodeMap, first: GraphBreak, site_source: str) -> str | 
     return used[0] if used else None
 
 
+_BRANCH = re.compile(r"\s*(?:if|elif|while)\b")
+
+
+def _branched_argument(code: CodeMap, first: GraphBreak, site_source: str, user_frame: Location | None) -> str | None:
+    """An optional argument the library's `if`/`while` at the break reads, which the user's call passes by name
+    (`model(ids, attention_mask=mask)` where the library checks `(attention_mask == 1).all()`): leaving it out
+    of the call makes the library take its default path, which skips the branch."""
+    if user_frame is None or not _BRANCH.match(site_source):
+        return None
+    passed = passed_keywords(user_frame.source or "")
+    optional = code.defs.none_default_parameters(first.file, first.line)
+    read = [p for p in optional if p in passed and re.search(rf"(?<![\w.]){re.escape(p)}\b", site_source)]
+    return read[0] if read else None
+
+
 def _left_out(code: CodeMap, first: GraphBreak, site_source: str, user_frame: Location | None) -> _LeftOut:
     """The argument the user's call left out that the library used while None, and what the call can pass for
     it (read from the user's call line)."""
@@ -169,6 +184,17 @@ def _left_out(code: CodeMap, first: GraphBreak, site_source: str, user_frame: Lo
 class _LeftOut(TypedDict):
     none_argument: str | None
     none_argument_value: str | None
+
+
+class _UserCall(_LeftOut):
+    branched_argument: str | None
+
+
+def _user_call_facts(code: CodeMap, first: GraphBreak, site_source: str, user_frame: Location | None) -> _UserCall:
+    """What the user's call into a library's code (None: the break is in the user's own code) left out or passes
+    that the library's line uses."""
+    left_out = _left_out(code, first, site_source, user_frame)
+    return {**left_out, "branched_argument": _branched_argument(code, first, site_source, user_frame)}
 
 
 def _regional_measurable(site: BreakSite, finding: Finding) -> Finding:
@@ -440,7 +466,7 @@ class BreakSite:
             logger_function_ref=logger.function_ref,
             logger_added_by=logger.added_by,
             exception=first.raised_call,
-            **_left_out(self.index.code, first, site_source, self.user_frame),
+            **_user_call_facts(self.index.code, first, site_source, self.user_frame if self.origin != USER else None),
             **_situational(self.index, self.records, f"{location.function} {site_source}", self.change_at),
         )
 

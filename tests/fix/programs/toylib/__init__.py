@@ -18,3 +18,22 @@ class TinyEncoder(nn.Module):
         hidden = self.proj(self.emb(input_ids))
         weights = attention_mask[:, :, None].to(hidden.dtype)
         return (hidden * weights).sum(1) / weights.sum(1)
+
+
+class PaddingAwareEncoder(nn.Module):
+    """Checks the mask it is given: one with no padding is dropped (the unmasked path is faster), a branch on the
+    mask's values that Dynamo cannot trace without breaking the graph."""
+
+    def __init__(self, vocab=50, dim=8):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, dim)
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, input_ids, attention_mask=None):
+        hidden = self.proj(self.emb(input_ids))
+        if attention_mask is not None and bool((attention_mask == 1).all()):
+            attention_mask = None
+        if attention_mask is None:
+            return hidden.mean(1)
+        weights = attention_mask[:, :, None].to(hidden.dtype)
+        return (hidden * weights).sum(1) / weights.sum(1)
