@@ -293,3 +293,15 @@ def test_an_argument_the_library_branches_on_is_left_out_only_where_the_results_
     left_out = _trial(run.json, "made `out = compiled(ids)`")
     assert left_out["status"] == "output changed" and left_out["detail"].startswith("printed line 1 was")
     assert (root / "padded_mask.py").read_text() == padded
+
+
+def test_regional_compilation_covers_both_lists_of_a_block_stack_class_used_twice(tmp_path):
+    # torch records the break in the encoder's stack only; the decoder's is the same class, made in __init__ too
+    root = _project(tmp_path, "twin_stacks.py")
+    before = _torch_run(root, "twin_stacks.py", tmp_path)
+    run = doctor_here("fix", str(root / "twin_stacks.py"), "--jobs", "1", "--apply")
+    assert run.returncode == 0, run.stderr
+    patched = (root / "twin_stacks.py").read_text()
+    assert "for block in compiled.encoder.layers:\n" in patched and "for block in compiled.decoder.layers:\n" in patched
+    after = _torch_run(root, "twin_stacks.py", tmp_path)
+    assert after[:2] == (before[0], 0)

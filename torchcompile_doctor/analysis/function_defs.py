@@ -154,6 +154,17 @@ class FunctionDefs:
             self._found[key] = best
         return self._found[key]
 
+    def sibling_method(self, file: str, function_line: int, name: str) -> FunctionNode | None:
+        """The method `name` of the class whose method starts at `function_line` (a module's `__init__`, seen
+        from its `forward`)."""
+        index = self._index(file)
+        own = [f for f in (index.nested if index else ()) if not f.is_class and function_line in (f.start, f.line)]
+        if index is None or not own or "." not in own[0].qualified:
+            return None
+        wanted = own[0].qualified.rsplit(".", 1)[0] + "." + name
+        found = next((f for f in index.nested if f.qualified == wanted and not f.is_class), None)
+        return self._node(file, found) if found else None
+
     def tree(self, file: str) -> ast.Module | None:
         """The whole file's syntax tree, parsed afresh for a caller that reads it once (not kept)."""
         return _parse(self._lines(file))

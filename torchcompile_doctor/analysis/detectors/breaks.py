@@ -320,7 +320,45 @@ def _blocks_around(index: AnalysisIndex, records: list[GraphBreak]) -> tuple[Rep
     module's forward gives a path from the model (one compiled on its own after a skip starts lower down)."""
     stacks = dict.fromkeys(r.user_stack for r in records)  # the records of one site mostly share their stack
     found = (repeated_blocks_on(index.code, s) if _from_compiled_module(index, s) else None for s in stacks)
-    return tuple(dict.fromkeys(b for b in found if b is not None and not b.inside_block))
+    lists = [b for b in found if b is not None and not b.inside_block]
+    return tuple(dict.fromkeys(twin for b in lists for twin in _same_class_twins(index, b)))
+
+
+def _same_class_twins(index: AnalysisIndex, blocks: RepeatedBlocks) -> list[RepeatedBlocks]:
+    """The list and its twins: where the compiled model's `__init__` makes two children of one class
+    (`self.encoder = Stack()`, `self.decoder = Stack()`), torch records the break in the first one only (it
+    skips that code from then on), and compiling one list's blocks would leave the other's uncompiled."""
+    child, _, rest = blocks.path.partition(".")
+    modules = [b for b in index.log.backends if b.compiled_kind == "module" and b.function_file and b.function_line]
+    if not rest or len(modules) != 1:
+        return [blocks]
+    init = index.code.defs.sibling_method(modules[0].function_file or "", modules[0].function_line or 0, "__init__")
+    made = _children_made(init) if init is not None else {}
+    twins = [name for name, kind in made.items() if kind == made.get(child)] if child in made else [child]
+    return [RepeatedBlocks(f"{name}.{rest}", blocks.inside_block) for name in twins]
+
+
+def _children_made(init: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
+    """`self.encoder = Stack(...)` in `__init__`: each child's name and the class it is made of, in order."""
+    made: dict[str, str] = {}
+    for node in ast.walk(init):
+        if not isinstance(node, ast.Assign) or not isinstance(node.value, ast.Call) or len(node.targets) != 1:
+            continue
+        target, called = node.targets[0], node.value.func
+        root = called
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if isinstance(root, ast.Name) and root.id in ("nn", "torch"):
+            continue  # torch's containers and layers: two of them are no twins of a model's own stack
+        kind = called.id if isinstance(called, ast.Name) else called.attr if isinstance(called, ast.Attribute) else None
+        if (
+            isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and target.value.id == "self"
+            and kind
+        ):
+            made[target.attr] = kind
+    return made
 
 
 def _from_compiled_module(index: AnalysisIndex, stack: tuple[StackFrame, ...]) -> bool:
