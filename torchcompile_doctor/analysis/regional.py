@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from torchcompile_doctor.analysis.code import THIRD_PARTY, USER, CodeMap
 from torchcompile_doctor.analysis.function_defs import wraps_target
-from torchcompile_doctor.events.model import StackFrame
+from torchcompile_doctor.analysis.index import AnalysisIndex
+from torchcompile_doctor.events.model import GraphBreak, StackFrame
 
 _LOOPS = (ast.For, ast.AsyncFor)
 
@@ -135,3 +136,65 @@ def _calls_name(statement: ast.AST, name: str) -> bool:
     return any(
         isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == name for n in ast.walk(statement)
     )
+
+
+def lists_around_break(index: AnalysisIndex, records: list[GraphBreak]) -> tuple[RepeatedBlocks, ...]:
+    """The model's real module lists whose loops hold the break between their blocks (inside a block, compiling
+    the blocks one by one still breaks in each): where regional compilation removes the break. A class used
+    twice (an encoder's and a decoder's stack) gives one list per use. Only a stack through the compiled
+    module's forward gives a path from the model (one compiled on its own after a skip starts lower down)."""
+    stacks = dict.fromkeys(r.user_stack for r in records)  # the records of one site mostly share their stack
+    found = (repeated_blocks_on(index.code, s) if _from_compiled_module(index, s) else None for s in stacks)
+    lists = [b for b in found if b is not None and not b.inside_block]
+    return tuple(dict.fromkeys(twin for b in lists for twin in _same_class_twins(index, b)))
+
+
+def _same_class_twins(index: AnalysisIndex, blocks: RepeatedBlocks) -> list[RepeatedBlocks]:
+    """The list and its twins: where the compiled model's `__init__` makes two children of one class
+    (`self.encoder = Stack()`, `self.decoder = Stack()`), torch records the break in the first one only (it
+    skips that code from then on), and compiling one list's blocks would leave the other's uncompiled."""
+    child, _, rest = blocks.path.partition(".")
+    modules = [b for b in index.log.backends if b.compiled_kind == "module" and b.function_file and b.function_line]
+    if not rest or len(modules) != 1:
+        return [blocks]
+    init = index.code.defs.sibling_method(modules[0].function_file or "", modules[0].function_line or 0, "__init__")
+    made = _children_made(init) if init is not None else {}
+    twins = [name for name, kind in made.items() if kind == made.get(child)] if child in made else [child]
+    return [RepeatedBlocks(f"{name}.{rest}", blocks.inside_block) for name in twins]
+
+
+def _children_made(init: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
+    """`self.encoder = Stack(...)` in `__init__`: each child's name and the class it is made of, in order."""
+    made: dict[str, str] = {}
+    for node in ast.walk(init):
+        if not isinstance(node, ast.Assign) or not isinstance(node.value, ast.Call) or len(node.targets) != 1:
+            continue
+        target, called = node.targets[0], node.value.func
+        root = called
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if isinstance(root, ast.Name) and root.id in ("nn", "torch"):
+            continue  # torch's containers and layers: two of them are no twins of a model's own stack
+        kind = called.id if isinstance(called, ast.Name) else called.attr if isinstance(called, ast.Attribute) else None
+        if (
+            isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and target.value.id == "self"
+            and kind
+        ):
+            made[target.attr] = kind
+    return made
+
+
+def _from_compiled_module(index: AnalysisIndex, stack: tuple[StackFrame, ...]) -> bool:
+    """The stack passes through the forward of a module the user compiled (the path to a module list is then
+    read from that module down)."""
+    forwards = {(b.function_file, b.function_line) for b in index.log.backends if b.compiled_kind == "module"}
+    for frame in (f for f in stack if index.code.origin(f.file) in (USER, THIRD_PARTY)):
+        node = index.code.defs.function_node(frame.file, frame.function, frame.line)
+        if node is None:
+            continue
+        first_line = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        if (frame.file, node.lineno) in forwards or (frame.file, first_line) in forwards:
+            return True
+    return False

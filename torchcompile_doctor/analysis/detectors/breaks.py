@@ -18,7 +18,7 @@ from torchcompile_doctor.analysis.code import THIRD_PARTY, USER, CodeMap, withou
 from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
 from torchcompile_doctor.analysis.graph_break_registry import RegistryEntry
 from torchcompile_doctor.analysis.index import AnalysisIndex
-from torchcompile_doctor.analysis.regional import RepeatedBlocks, python_path, repeated_blocks_on
+from torchcompile_doctor.analysis.regional import lists_around_break, python_path
 from torchcompile_doctor.analysis.worded_findings import finding_from_rule
 from torchcompile_doctor.events.model import GraphBreak, StackFrame
 from torchcompile_doctor.experiments.experiment import Combined, Regional
@@ -201,7 +201,7 @@ def _regional_measurable(site: BreakSite, finding: Finding) -> Finding:
     """A break between the blocks of a module list, whose fix offers regional compilation, carries it as its
     experiment when the fix has none, so that --try-fixes and doctor fix measure it (measured by hand on a
     decoder whose layer-drop branch sits between its layers: 4 graphs -> 1, 0 breaks)."""
-    found = _blocks_around(site.index, site.records)
+    found = lists_around_break(site.index, site.records)
     if not found or finding.fix is None or finding.fix.experiment is not None:
         return finding
     lists = tuple(Regional(module_list=b.path, block=f"each block of {python_path(b.path)}") for b in found)
@@ -313,71 +313,9 @@ def _situational(index: AnalysisIndex, records: list[GraphBreak], code: str, cha
     return situation
 
 
-def _blocks_around(index: AnalysisIndex, records: list[GraphBreak]) -> tuple[RepeatedBlocks, ...]:
-    """The model's real module lists whose loops hold the break between their blocks (inside a block, compiling
-    the blocks one by one still breaks in each): where regional compilation removes the break. A class used
-    twice (an encoder's and a decoder's stack) gives one list per use. Only a stack that starts in the compiled
-    module's forward gives a path from the model (one compiled on its own after a skip starts lower down)."""
-    stacks = dict.fromkeys(r.user_stack for r in records)  # the records of one site mostly share their stack
-    found = (repeated_blocks_on(index.code, s) if _from_compiled_module(index, s) else None for s in stacks)
-    lists = [b for b in found if b is not None and not b.inside_block]
-    return tuple(dict.fromkeys(twin for b in lists for twin in _same_class_twins(index, b)))
-
-
-def _same_class_twins(index: AnalysisIndex, blocks: RepeatedBlocks) -> list[RepeatedBlocks]:
-    """The list and its twins: where the compiled model's `__init__` makes two children of one class
-    (`self.encoder = Stack()`, `self.decoder = Stack()`), torch records the break in the first one only (it
-    skips that code from then on), and compiling one list's blocks would leave the other's uncompiled."""
-    child, _, rest = blocks.path.partition(".")
-    modules = [b for b in index.log.backends if b.compiled_kind == "module" and b.function_file and b.function_line]
-    if not rest or len(modules) != 1:
-        return [blocks]
-    init = index.code.defs.sibling_method(modules[0].function_file or "", modules[0].function_line or 0, "__init__")
-    made = _children_made(init) if init is not None else {}
-    twins = [name for name, kind in made.items() if kind == made.get(child)] if child in made else [child]
-    return [RepeatedBlocks(f"{name}.{rest}", blocks.inside_block) for name in twins]
-
-
-def _children_made(init: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
-    """`self.encoder = Stack(...)` in `__init__`: each child's name and the class it is made of, in order."""
-    made: dict[str, str] = {}
-    for node in ast.walk(init):
-        if not isinstance(node, ast.Assign) or not isinstance(node.value, ast.Call) or len(node.targets) != 1:
-            continue
-        target, called = node.targets[0], node.value.func
-        root = called
-        while isinstance(root, ast.Attribute):
-            root = root.value
-        if isinstance(root, ast.Name) and root.id in ("nn", "torch"):
-            continue  # torch's containers and layers: two of them are no twins of a model's own stack
-        kind = called.id if isinstance(called, ast.Name) else called.attr if isinstance(called, ast.Attribute) else None
-        if (
-            isinstance(target, ast.Attribute)
-            and isinstance(target.value, ast.Name)
-            and target.value.id == "self"
-            and kind
-        ):
-            made[target.attr] = kind
-    return made
-
-
-def _from_compiled_module(index: AnalysisIndex, stack: tuple[StackFrame, ...]) -> bool:
-    """The stack passes through the forward of a module the user compiled (the path to a module list is then
-    read from that module down)."""
-    forwards = {(b.function_file, b.function_line) for b in index.log.backends if b.compiled_kind == "module"}
-    for frame in (f for f in stack if index.code.origin(f.file) in (USER, THIRD_PARTY)):
-        node = index.code.defs.function_node(frame.file, frame.function, frame.line)
-        if node is None:
-            continue
-        first_line = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-        if (frame.file, node.lineno) in forwards or (frame.file, first_line) in forwards:
-            return True
-    return False
-
-
 def _regional_advice(index: AnalysisIndex, records: list[GraphBreak]) -> str:
     """Regional compilation at the model's real module lists, offered only for a break between their blocks."""
-    found = _blocks_around(index, records)
+    found = lists_around_break(index, records)
     if not found:
         return ""
     return (
