@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-PROGRAMS = ("breaks_and_recompiles.py", "batch_sizes.py", "deep_encoder.py")
+PROGRAMS = ("breaks_and_recompiles.py", "batch_sizes.py", "deep_encoder.py", "rollouts.py")
 RESULTS = REPO / "bench" / "RESULTS.md"
 SECTION = "## doctor fix: its cost against one plain run"
 
