@@ -49,6 +49,7 @@ class Record:
     payload: str | None
     line_no: int
     envelope: bytes = b""  # the glog prefix as written: level, date, time, process id, torch's file:line
+    passed_over: bool = False  # its payload was wanted but its last lines say it holds nothing to read: not read
 
 
 def record_kind(meta: dict[str, Any]) -> str | None:
@@ -257,6 +258,8 @@ def _envelope(line: bytes, health: LogHealth) -> tuple[str, dict[str, Any], byte
     return kind, meta, line[: match.end()]
 
 
+# How much of a kept payload's end (as written) a `passes_over` test sees.
+TAIL_BYTES = 512
 _UNKEPT_RUNS = 16  # the unwanted payload of the pending record kept by reference (its blocks), for the end check
 
 
@@ -280,7 +283,14 @@ class _Pending:
             self.unkept = self.unkept + [memoryview(block)[start:stop]] if len(self.unkept) < _UNKEPT_RUNS else None
             self.lines += lines
 
-    def finish(self, health: LogHealth) -> Record | None:
+    def finish(self, health: LogHealth, passes_over: Callable[[str, bytes], bool] | None = None) -> Record | None:
+        """The record; a kept payload whose end `passes_over` is left unread (neither md5-checked nor decoded, as
+        the payload of a kind nobody reads), the record counted and marked."""
+        if passes_over is not None and self.keep_payload and self.runs and self.complete:
+            kind, meta, line_no, prefix = self.envelope
+            if passes_over(kind, self.runs[-1][-TAIL_BYTES:]):
+                health.records += 1
+                return Record(kind, meta, None, line_no, prefix, passed_over=True)
         return _finish(self.envelope, self.runs if self.keep_payload else None, self.lines, self.complete, health)
 
     def whole(self) -> bool:
@@ -299,9 +309,11 @@ def read_records(
     stream: BinaryIO,
     health: LogHealth,
     wants_payload: Callable[[str], bool] = lambda kind: True,
+    passes_over: Callable[[str, bytes], bool] | None = None,
 ) -> Iterator[Record]:
     """Yield the records of one trace file; interned strings (`{"str": [...]}`) are yielded too. A file whose
-    last line lacks its newline is truncated only when that line leaves its record incomplete."""
+    last line lacks its newline is truncated only when that line leaves its record incomplete. `passes_over(kind,
+    end)`: whether a wanted payload, by its last TAIL_BYTES as written, holds nothing its reader reads."""
     truncated_before = health.truncated
     pending: _Pending | None = None
     for what, line_no, block, start, stop, lines in _scan(stream, health):
@@ -318,7 +330,7 @@ def read_records(
                     pending.complete = False
                 continue
         if pending is not None:
-            record = pending.finish(health)
+            record = pending.finish(health, passes_over)
             if record is not None:
                 yield record
             pending = None
