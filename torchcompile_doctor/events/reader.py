@@ -9,8 +9,9 @@ A record looks like::
 Bad lines, bad JSON and payloads whose md5 does not match `has_payload` are counted in `LogHealth`
 and skipped; nothing here raises on content. The file is read in blocks and the payload lines of a
 record are handled as one run found by a C-level search, so Python does work per record, not per line;
-payloads are only decoded, md5-checked and kept for the kinds a caller asks for, so memory stays flat
-however large the log is (one block, one wanted payload, and at most one line of MAX_LINE_BYTES).
+payloads are only decoded, md5-checked and kept for the kinds a caller asks for (less those whose last
+lines say they hold nothing to read: `passes_over`, an instant span), so memory stays flat however large
+the log is (one block, one wanted payload, and at most one line of MAX_LINE_BYTES).
 """
 
 from __future__ import annotations
