@@ -15,6 +15,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import BinaryIO
@@ -57,9 +58,11 @@ def load_trace(stream: BinaryIO, log: EventLog, parsers: list[Parser] | None = N
     rank: int | None = None
     sessions = _Sessions()
     wants = lambda kind: kind in by_kind and by_kind[kind].needs_payload  # noqa: E731
-    for record in read_records(stream, log.health, wants):
+    for record in read_records(stream, log.health, wants, _passes_over(by_kind)):
         if rank is None and type(record.meta.get("rank")) is int:
             rank = record.meta["rank"]
+        if record.passed_over:  # a payload its parser would find nothing in (an instant span)
+            continue
         if record.kind == "str":
             interned = record.meta.get("str")
             if isinstance(interned, list) and len(interned) == 2 and isinstance(interned[1], int):
@@ -79,6 +82,14 @@ def load_trace(stream: BinaryIO, log: EventLog, parsers: list[Parser] | None = N
         elif event is not NOT_AN_EVENT:
             log.add(sessions.tag(record, event))
     return rank
+
+
+def _passes_over(by_kind: dict[str, Parser]) -> Callable[[str, bytes], bool] | None:
+    """The reader's test of a wanted payload's end: its parser's `passes_over`, where it has one."""
+    tests = {kind: parser.passes_over for kind, parser in by_kind.items() if parser.passes_over is not None}
+    if not tests:
+        return None
+    return lambda kind, end: kind in tests and tests[kind](end)
 
 
 class _Sessions:

@@ -9,8 +9,9 @@ A record looks like::
 Bad lines, bad JSON and payloads whose md5 does not match `has_payload` are counted in `LogHealth`
 and skipped; nothing here raises on content. The file is read in blocks and the payload lines of a
 record are handled as one run found by a C-level search, so Python does work per record, not per line;
-payloads are only decoded, md5-checked and kept for the kinds a caller asks for, so memory stays flat
-however large the log is (one block, one wanted payload, and at most one line of MAX_LINE_BYTES).
+payloads are only decoded, md5-checked and kept for the kinds a caller asks for (less those whose last
+lines say they hold nothing to read: `passes_over`, an instant span), so memory stays flat however large
+the log is (one block, one wanted payload, and at most one line of MAX_LINE_BYTES).
 """
 
 from __future__ import annotations
@@ -33,7 +34,9 @@ _ENVELOPE = re.compile(rb"^[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [^\]]*\] ")
 _NOT_PAYLOAD = re.compile(rb"\n[^\t]")
 MAX_LINE_BYTES = 64 * 1024 * 1024  # one line longer than this is skipped, not loaded
 BLOCK_BYTES = 1024 * 1024
-_decode_json = json.JSONDecoder().decode
+_JSON = json.JSONDecoder()
+_scan_json: Callable[[str, int], tuple[Any, int]] = _JSON.scan_once  # type: ignore[attr-defined]  # (set in __init__)
+_JSON_BLANKS = " \t\n\r"  # the whitespace JSON allows around a value
 _TAB = 9
 
 # What the scanner yields.
@@ -47,6 +50,7 @@ class Record:
     payload: str | None
     line_no: int
     envelope: bytes = b""  # the glog prefix as written: level, date, time, process id, torch's file:line
+    passed_over: bool = False  # its payload was wanted but its last lines say it holds nothing to read: not read
 
 
 def record_kind(meta: dict[str, Any]) -> str | None:
@@ -58,6 +62,19 @@ def record_kind(meta: dict[str, Any]) -> str | None:
                 return f"artifact:{name}" if isinstance(name, str) else "artifact"
             return key
     return None
+
+
+def decode_json(text: str) -> Any:
+    """`json.loads(text)`: the same value, or the same ValueError or RecursionError; the C scanner is called
+    directly for a text that starts with its value (every envelope, every payload torch writes), which spares
+    the decoder's two whitespace matches per call, a tenth of a big log's reading."""
+    try:
+        value, end = _scan_json(text, 0)
+    except StopIteration:  # no value at the start: leading whitespace, or not JSON; the whole decoder says which
+        return _JSON.decode(text)
+    if end != len(text) and text[end:].strip(_JSON_BLANKS):
+        raise json.JSONDecodeError("Extra data", text, end)
+    return value
 
 
 def _blocks(stream: BinaryIO, health: LogHealth, limit: int) -> Iterator[tuple[bytes, int | None]]:
@@ -117,17 +134,17 @@ def _after_line(stream: BinaryIO, block_size: int) -> bytes:
             return bytes(scratch[cut + 1 : count])
 
 
-def _scan(stream: BinaryIO, health: LogHealth) -> Iterator[tuple[int, int, bytes, int, int]]:
-    """(what, line number, block, start, end) per non-payload line (`_LINE`, end excludes the newline),
-    per run of consecutive payload lines (`_PAYLOAD`, the run as written, tabs and newlines included),
-    and per line too long to load (`_LONG`, `start` is its first byte). Counts every line."""
+def _scan(stream: BinaryIO, health: LogHealth) -> Iterator[tuple[int, int, bytes, int, int, int]]:
+    """(what, line number, block, start, end, lines) per non-payload line (`_LINE`, end excludes the newline),
+    per run of consecutive payload lines (`_PAYLOAD`, the run as written, tabs and newlines included; `lines`:
+    how many), and per line too long to load (`_LONG`, `start` is its first byte). Counts every line."""
     limit = MAX_LINE_BYTES
     line_no = 0
     for block, long_first in _blocks(stream, health, limit):
         if long_first is not None:
             line_no += 1
             health.lines += 1
-            yield _LONG, line_no, b"", long_first, 0
+            yield _LONG, line_no, b"", long_first, 0, 1
             continue
         end = len(block)
         pos = 0
@@ -142,7 +159,7 @@ def _scan(stream: BinaryIO, health: LogHealth) -> Iterator[tuple[int, int, bytes
                     continue
                 count = block.count(b"\n", pos, stop) + (block[stop - 1] != 10)
                 health.lines += count
-                yield _PAYLOAD, line_no + 1, block, pos, stop
+                yield _PAYLOAD, line_no + 1, block, pos, stop, count
                 line_no += count
                 pos = stop
             else:
@@ -151,31 +168,33 @@ def _scan(stream: BinaryIO, health: LogHealth) -> Iterator[tuple[int, int, bytes
                 line_no += 1
                 health.lines += 1
                 if stop + 1 - pos > limit:
-                    yield _LONG, line_no, b"", block[pos], 0
+                    yield _LONG, line_no, b"", block[pos], 0, 1
                 else:
-                    yield _LINE, line_no, block, pos, stop
+                    yield _LINE, line_no, block, pos, stop, 1
                 pos = stop + 1
 
 
 def _payload_lines(
     block: bytes, pos: int, stop: int, line_no: int, health: LogHealth, limit: int
-) -> Iterator[tuple[int, int, bytes, int, int]]:
+) -> Iterator[tuple[int, int, bytes, int, int, int]]:
     while pos < stop:
         newline = block.find(b"\n", pos, stop)
         end = stop if newline == -1 else newline + 1
         line_no += 1
         health.lines += 1
         if end - pos > limit:
-            yield _LONG, line_no, b"", _TAB, 0
+            yield _LONG, line_no, b"", _TAB, 0, 1
         else:
-            yield _PAYLOAD, line_no, block, pos, end
+            yield _PAYLOAD, line_no, block, pos, end, 1
         pos = end
 
 
-def _payload_bytes(run: bytes) -> bytes:
-    """The payload as torch hashed it: the lines of the run without their tab, joined by newlines."""
+def _payload_bytes(run: bytes, lines: int) -> bytes:
+    """The payload as torch hashed it: the `lines` lines of the run without their tab, joined by newlines."""
     if b"\r" in run:
         return b"\n".join(line.rstrip(b"\r")[1:] for line in run.rstrip(b"\n").split(b"\n"))
+    if run.count(b"\t") == lines:  # each line's leading tab is the only one: all go, twice as fast as replace()
+        return run.translate(None, b"\t")[: -1 if run.endswith(b"\n") else None]
     return run[1 : -1 if run.endswith(b"\n") else None].replace(b"\n\t", b"\n")
 
 
@@ -193,22 +212,27 @@ def _verified_prefix(payload: bytes, expected: str) -> int | None:
 
 
 def _finish(
-    pending: tuple[str, dict[str, Any], int, bytes], runs: list[bytes] | None, complete: bool, health: LogHealth
+    pending: tuple[str, dict[str, Any], int, bytes],
+    runs: list[bytes] | None,
+    lines: int,
+    complete: bool,
+    health: LogHealth,
 ) -> Record | None:
-    """The pending record, its payload md5-checked when it was kept (`runs`); None (counted) on a mismatch."""
+    """The pending record, its payload (`lines` lines) md5-checked when it was kept (`runs`); None (counted) on a
+    mismatch."""
     kind, meta, line_no, envelope = pending
     payload = None
     expected = meta.get("has_payload")
     if runs is not None and isinstance(expected, str):
-        data = _payload_bytes(b"".join(runs)) if runs else b""
+        data = _payload_bytes(runs[0] if len(runs) == 1 else b"".join(runs), lines) if runs else b""
         if not complete or hashlib.md5(data, usedforsecurity=False).hexdigest() != expected:
             kept = _verified_prefix(data, expected) if complete else None
             if kept is None:
                 health.md5_mismatches += 1
                 return None
-            lines = data.split(b"\n")
-            health.bad_lines += len(lines) - kept  # counted as lines already, now as bad ones
-            data = b"\n".join(lines[:kept])
+            split = data.split(b"\n")
+            health.bad_lines += len(split) - kept  # counted as lines already, now as bad ones
+            data = b"\n".join(split[:kept])
         payload = data.decode("utf-8", errors="replace")
     health.records += 1
     return Record(kind, meta, payload, line_no, envelope)
@@ -218,14 +242,13 @@ def _envelope(line: bytes, health: LogHealth) -> tuple[str, dict[str, Any], byte
     """(kind, metadata, glog prefix) of a record's first line; None for a blank line, and (counted) for a bad one."""
     if line.endswith(b"\r"):
         line = line.rstrip(b"\r\n")
-    if not line.strip():
-        return None
     match = _ENVELOPE.match(line)
     if match is None:
-        health.bad_lines += 1
+        if line.strip():  # (a blank line never matches; it is no bad line)
+            health.bad_lines += 1
         return None
     try:
-        meta = _decode_json(line[match.end() :].decode("utf-8"))
+        meta = decode_json(line[match.end() :].decode("utf-8"))
     except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError; RecursionError: deep nesting
         health.bad_json += 1
         return None
@@ -236,6 +259,8 @@ def _envelope(line: bytes, health: LogHealth) -> tuple[str, dict[str, Any], byte
     return kind, meta, line[: match.end()]
 
 
+# How much of a kept payload's end (as written) a `passes_over` test sees.
+TAIL_BYTES = 512
 _UNKEPT_RUNS = 16  # the unwanted payload of the pending record kept by reference (its blocks), for the end check
 
 
@@ -248,16 +273,26 @@ class _Pending:
         self.keep_payload = keep_payload
         self.runs: list[bytes] = []
         self.unkept: list[memoryview] | None = []
+        self.lines = 0  # in the runs kept, or viewed
         self.complete = True
 
-    def add_run(self, block: bytes, start: int, stop: int) -> None:
+    def add_run(self, block: bytes, start: int, stop: int, lines: int) -> None:
         if self.keep_payload:
             self.runs.append(block[start:stop])
+            self.lines += lines
         elif self.unkept is not None:
             self.unkept = self.unkept + [memoryview(block)[start:stop]] if len(self.unkept) < _UNKEPT_RUNS else None
+            self.lines += lines
 
-    def finish(self, health: LogHealth) -> Record | None:
-        return _finish(self.envelope, self.runs if self.keep_payload else None, self.complete, health)
+    def finish(self, health: LogHealth, passes_over: Callable[[str, bytes], bool] | None = None) -> Record | None:
+        """The record; a kept payload whose end `passes_over` is left unread (neither md5-checked nor decoded, as
+        the payload of a kind nobody reads), the record counted and marked."""
+        if passes_over is not None and self.keep_payload and self.runs and self.complete:
+            kind, meta, line_no, prefix = self.envelope
+            if passes_over(kind, self.runs[-1][-TAIL_BYTES:]):
+                health.records += 1
+                return Record(kind, meta, None, line_no, prefix, passed_over=True)
+        return _finish(self.envelope, self.runs if self.keep_payload else None, self.lines, self.complete, health)
 
     def whole(self) -> bool:
         """The file's last record, which a last line without its newline ends, is whole: it announces no payload,
@@ -268,24 +303,26 @@ class _Pending:
         runs = self.runs if self.keep_payload else self.unkept
         if runs is None or not self.complete:
             return False
-        return hashlib.md5(_payload_bytes(b"".join(runs)), usedforsecurity=False).hexdigest() == expected
+        return hashlib.md5(_payload_bytes(b"".join(runs), self.lines), usedforsecurity=False).hexdigest() == expected
 
 
 def read_records(
     stream: BinaryIO,
     health: LogHealth,
     wants_payload: Callable[[str], bool] = lambda kind: True,
+    passes_over: Callable[[str, bytes], bool] | None = None,
 ) -> Iterator[Record]:
     """Yield the records of one trace file; interned strings (`{"str": [...]}`) are yielded too. A file whose
-    last line lacks its newline is truncated only when that line leaves its record incomplete."""
+    last line lacks its newline is truncated only when that line leaves its record incomplete. `passes_over(kind,
+    end)`: whether a wanted payload, by its last TAIL_BYTES as written, holds nothing its reader reads."""
     truncated_before = health.truncated
     pending: _Pending | None = None
-    for what, line_no, block, start, stop in _scan(stream, health):
+    for what, line_no, block, start, stop, lines in _scan(stream, health):
         if what == _PAYLOAD:
             if pending is None:
-                health.bad_lines += block.count(b"\n", start, stop) + (block[stop - 1] != 10)
+                health.bad_lines += lines
             else:
-                pending.add_run(block, start, stop)
+                pending.add_run(block, start, stop, lines)
             continue
         if what == _LONG:
             health.bad_lines += 1
@@ -294,7 +331,7 @@ def read_records(
                     pending.complete = False
                 continue
         if pending is not None:
-            record = pending.finish(health)
+            record = pending.finish(health, passes_over)
             if record is not None:
                 yield record
             pending = None

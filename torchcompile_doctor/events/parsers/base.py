@@ -17,6 +17,9 @@ class Parser:
     kinds: frozenset[str]
     needs_payload: bool
     parse: Callable[[Record, dict[int, str]], object | None]
+    # Whether a payload, by its end as written (reader.TAIL_BYTES of tab-indented lines), is one `parse` would find
+    # nothing in: the reader then leaves it unread (no md5, no decoding), as the payload of a kind nobody reads.
+    passes_over: Callable[[bytes], bool] | None = None
 
 
 # Kinds we read past on purpose (graphs, timings, tensors): not "unknown".

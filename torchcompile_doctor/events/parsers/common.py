@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import re
 from functools import lru_cache
 from typing import Any
 
 from torchcompile_doctor.events.model import CompileId
+from torchcompile_doctor.events.reader import decode_json
 
 GB_LINK = re.compile(r"/gb/gb(\d{4})\.html")  # torch's link to a graph break's page names its GB id
 
@@ -44,7 +44,7 @@ def as_float(value: object) -> float | None:
 def json_or_none(text: str) -> object | None:
     """The JSON value of `text`, or None when it is not JSON (nested too deep for the decoder included)."""
     try:
-        value: object = json.loads(text)
+        value: object = decode_json(text)
         return value
     except (ValueError, RecursionError):
         return None

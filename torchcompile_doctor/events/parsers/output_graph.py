@@ -78,7 +78,7 @@ def parse(record: Record, strings: dict[int, str]) -> OutputGraph:
         compile_id_of(record.meta),
         inlined=tuple((file, line, function, n) for (file, line, function), n in lines.items()),
         module_lists=_module_lists(inputs),
-        fp32_gpu_matmuls=len(_FP32_GPU_MATMUL.findall(payload)),
+        fp32_gpu_matmuls=len(_FP32_GPU_MATMUL.findall(payload)) if "cuda" in payload else 0,  # (a match names it)
         calls=_calls(payload),
     )
 
