@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import chain, islice
 from typing import Any
 
 from torchcompile_doctor.analysis.index import AnalysisIndex
@@ -157,6 +158,51 @@ def module_value(guard: Guard) -> tuple[str, str] | None:
     return _subject(guard)
 
 
+@dataclass(frozen=True, slots=True)
+class _GuardFacts:
+    """What the report reads of one guard. The cache entries of a frame share their Guard objects (one per
+    distinct leaf line: events/parsers/guards_tree.py), so each is worked out once per report, not per entry."""
+
+    kind: str
+    place: str | None  # its user line as `by_source_line` counts it: `model.py:11: return x + 1`
+    user: bool  # a line of the user's own introduced it
+    pin: str | None  # what it pins, for a user's TENSOR_MATCH or EQUALS_MATCH
+    subject: tuple[str, str] | None  # (what is pinned, its value), to diff cache entries
+    comparable: tuple[str, str]  # (kind, expression without torch's renumbering), to diff cache entries
+
+
+class _GuardFactsMemo:
+    """Each distinct guard's facts, by identity: the log keeps every Guard alive while the report is made."""
+
+    def __init__(self, sources: _SourceIndex, display: Callable[[str], str]) -> None:
+        self._sources = sources
+        self._display = display
+        self._facts: dict[int, _GuardFacts] = {}
+
+    def of(self, guards: tuple[Guard, ...]) -> list[_GuardFacts]:
+        facts = self._facts
+        return [facts.get(id(guard)) or self._add(guard) for guard in guards]
+
+    def _add(self, guard: Guard) -> _GuardFacts:
+        user = _is_user_guard(guard, self._sources)
+        facts = self._facts[id(guard)] = _GuardFacts(
+            kind=guard.kind,
+            place=self._place(guard),
+            user=user,
+            pin=pins(guard) if user and guard.kind in ("TENSOR_MATCH", "EQUALS_MATCH") else None,
+            subject=_subject(guard),
+            comparable=(guard.kind, _comparable(guard.expression)),
+        )
+        return facts
+
+    def _place(self, guard: Guard) -> str | None:
+        if not guard.where or guard.where.startswith(_TORCH_INTERNAL):
+            return None
+        resolved = self._sources.resolve(guard.where)
+        place = f"{self._display(resolved[0])}:{resolved[1]}" if resolved else guard.where
+        return f"{place}: {guard.source}" if guard.source else place
+
+
 def steady_module_values(
     trees: list[GuardTree], changes: list[tuple[str, ...]], index: _SourceIndex
 ) -> tuple[str, ...]:
@@ -164,11 +210,10 @@ def steady_module_values(
     of a recompile). Attributes torch's own modules read (Conv2d's stride) are torch's business."""
     changed = {line.split(":")[0] for entry_changes in changes for line in entry_changes}
     seen: dict[str, set[str]] = {}
-    for tree in trees:
-        for guard in tree.guards:
-            pinned = module_value(guard) if _is_user_guard(guard, index) else None
-            if pinned:
-                seen.setdefault(pinned[0], set()).add(pinned[1])
+    for guard in {id(guard): guard for tree in trees for guard in tree.guards}.values():  # each distinct guard once
+        pinned = module_value(guard) if _is_user_guard(guard, index) else None
+        if pinned:
+            seen.setdefault(pinned[0], set()).add(pinned[1])
     return tuple(
         f"{name} == {next(iter(values))}" for name, values in seen.items() if len(values) == 1 and name not in changed
     )
@@ -176,15 +221,34 @@ def steady_module_values(
 
 def diff_entries(previous: tuple[Guard, ...], current: tuple[Guard, ...]) -> tuple[str, ...]:
     """`step: 1 → 2`, `x: float32 [4] → float64 [4]`, then guards only one entry has."""
-    before = dict(s for s in map(_subject, previous) if s)
-    after = dict(s for s in map(_subject, current) if s)
+    return _diff(_EntryKeys.of(previous), _EntryKeys.of(current))
+
+
+@dataclass(frozen=True, slots=True)
+class _EntryKeys:
+    """What a cache entry is compared on: its pinned values and its guards without torch's renumbering."""
+
+    subjects: dict[str, str]
+    comparable: frozenset[tuple[str, str]]
+
+    @classmethod
+    def of(cls, guards: tuple[Guard, ...]) -> _EntryKeys:
+        subjects = dict(s for s in map(_subject, guards) if s)
+        return cls(subjects, frozenset((g.kind, _comparable(g.expression)) for g in guards))
+
+    @classmethod
+    def of_facts(cls, facts: list[_GuardFacts]) -> _EntryKeys:
+        return cls(dict(f.subject for f in facts if f.subject), frozenset(f.comparable for f in facts))
+
+
+def _diff(previous: _EntryKeys, current: _EntryKeys) -> tuple[str, ...]:
+    before, after = previous.subjects, current.subjects
     changes = [f"{name}: {before[name]} → {value}" for name, value in after.items() if before.get(name, value) != value]
-    old = {(g.kind, _comparable(g.expression)) for g in previous}
-    new = {(g.kind, _comparable(g.expression)) for g in current}
+    old, new = previous.comparable, current.comparable
     changed_names = {line.split(":")[0] for line in changes}
-    extra = [f"+ {kind}: {readable(e)}" for kind, e in sorted(new - old) if not _names_in(e, changed_names)]
-    gone = [f"- {kind}: {readable(e)}" for kind, e in sorted(old - new) if not _names_in(e, changed_names)]
-    return tuple(changes + (extra + gone)[:8])
+    extra = (f"+ {kind}: {readable(e)}" for kind, e in sorted(new - old) if not _names_in(e, changed_names))
+    gone = (f"- {kind}: {readable(e)}" for kind, e in sorted(old - new) if not _names_in(e, changed_names))
+    return tuple(changes) + tuple(islice(chain(extra, gone), 8))  # the first eight only are worded
 
 
 def _names_in(expression: str, names: set[str]) -> bool:
@@ -202,9 +266,10 @@ def guard_frames(index: AnalysisIndex) -> list[CompiledFunctionGuards]:
     for tree in index.log.guard_trees:
         by_frame.setdefault(index.frame_key(tree.compile_id), []).append(tree)
     overheads = {(o.function_file, o.function_line): o for o in index.log.guard_overheads}
+    memo = _GuardFactsMemo(sources, code.display)
     frames = []
     for (file, line, co_name), frame_trees in by_frame.items():
-        entries = _entries(frame_trees, index.metrics_by_id, sources, code.display)
+        entries = _entries(frame_trees, index.metrics_by_id, memo)
         overhead = overheads.get((file, line or 0))
         frames.append(
             CompiledFunctionGuards(
@@ -217,8 +282,8 @@ def guard_frames(index: AnalysisIndex) -> list[CompiledFunctionGuards]:
                 steady_module_values=steady_module_values(frame_trees, [e.changed for e in entries], sources),
             )
         )
-    for memo in (readable, _comparable, _pinned):  # what a big log's guards cost, not kept past the report
-        memo.cache_clear()
+    for lru in (readable, _comparable, _pinned):  # what a big log's guards cost, not kept past the report
+        lru.cache_clear()
     return frames
 
 
@@ -235,35 +300,28 @@ def _figures(overhead: GuardOverhead) -> GuardOverheadFigures:
 def _entries(
     frame_trees: list[GuardTree],
     metrics_by_id: Mapping[CompileId, CompilationMetrics],
-    sources: _SourceIndex,
-    display: Callable[[str], str],
+    memo: _GuardFactsMemo,
 ) -> tuple[GuardEntry, ...]:
     """A frame's cache entries in compile order, each with what changed since the one before."""
     entries = []
-    previous: tuple[Guard, ...] | None = None
+    previous: _EntryKeys | None = None
     for tree in sorted(frame_trees, key=lambda t: t.compile_id or CompileId(-1, -1)):
         metrics = metrics_by_id.get(tree.compile_id) if tree.compile_id else None
-        by_line: Counter[str] = Counter()
-        for guard in tree.guards:
-            if guard.where and not guard.where.startswith(_TORCH_INTERNAL):
-                resolved = sources.resolve(guard.where)
-                place = f"{display(resolved[0])}:{resolved[1]}" if resolved else guard.where
-                by_line[f"{place}: {guard.source}" if guard.source else place] += 1
-        pinned = [
-            pins(g) for g in tree.guards if g.kind in ("TENSOR_MATCH", "EQUALS_MATCH") and _is_user_guard(g, sources)
-        ]
+        facts = memo.of(tree.guards)
+        keys = _EntryKeys.of_facts(facts)
+        pinned = [f.pin for f in facts if f.pin is not None]
         entries.append(
             GuardEntry(
                 compile_id=str(tree.compile_id),
                 guard_count=metrics.guard_count if metrics else None,
                 tree_guards=len(tree.guards),
-                by_kind=dict(Counter(g.kind for g in tree.guards).most_common()),
+                by_kind=dict(Counter(f.kind for f in facts).most_common()),
                 latency_us=metrics.guard_latency_us if metrics else None,
-                by_source_line=dict(by_line.most_common()),
-                user_value_guards=sum(1 for g in tree.guards if g.kind in _VALUE_KINDS and _is_user_guard(g, sources)),
+                by_source_line=dict(Counter(f.place for f in facts if f.place is not None).most_common()),
+                user_value_guards=sum(1 for f in facts if f.user and f.kind in _VALUE_KINDS),
                 pins=tuple(pinned[:6]) + ((f"… and {len(pinned) - 6} more",) if len(pinned) > 6 else ()),
-                changed=diff_entries(previous, tree.guards) if previous is not None else (),
+                changed=_diff(previous, keys) if previous is not None else (),
             )
         )
-        previous = tree.guards
+        previous = keys
     return tuple(entries)
