@@ -39,6 +39,7 @@ class CodeMap:
         self._cache: dict[str, Sequence[str] | None] = {}
         self.defs = FunctionDefs(self.lines, outlines)  # the `def`s of each file, parsed once
         self._installed_dirs: dict[str, bool] = {}
+        self._installed_of: dict[str, str | None] = {}  # each file's answer, worked out once
 
     def is_library(self, file: str) -> bool:
         if file.startswith("<") or is_doctor_file(file):
@@ -50,7 +51,9 @@ class CodeMap:
         return self._installed_package_dir(file) is not None
 
     def _installed_package_dir(self, file: str) -> str | None:
-        return installed_package_dir(file, self._installed_dirs, self._is_install_dir)
+        if file not in self._installed_of:  # a report asks of the same few files thousands of times
+            self._installed_of[file] = installed_package_dir(file, self._installed_dirs, self._is_install_dir)
+        return self._installed_of[file]
 
     def is_third_party(self, file: str) -> bool:
         """Installed packages other than torch: code the user can neither edit nor expect torch to fix."""

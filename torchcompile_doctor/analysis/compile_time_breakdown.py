@@ -56,13 +56,18 @@ def nested_spans(spans: list[CompileSpan], origin_s: float) -> dict[CompileId, t
         if span.phase == "B":
             stack.append((span.name, span.ts_us))
             continue
-        depth = next((i for i in range(len(stack) - 1, -1, -1) if stack[i][0] == span.name), None)
+        top = len(stack) - 1  # most ends close the latest begin: no search
+        depth = top if top >= 0 and stack[top][0] == span.name else _latest_open(stack, span.name)
         if depth is None:
             continue
         _, begin_us = stack.pop(depth)
         seconds = max(span.ts_us - begin_us, 0.0) / 1e6
         closed[span.compile_id].append(TraceSpan(span.name, begin_us / 1e6 - origin_s, seconds, depth))
     return {cid: tuple(sorted(items, key=lambda s: (s.depth, s.start_s))) for cid, items in closed.items()}
+
+
+def _latest_open(stack: list[tuple[str, float]], name: str) -> int | None:
+    return next((i for i in range(len(stack) - 1, -1, -1) if stack[i][0] == name), None)
 
 
 def phases_of(metrics: CompilationMetrics, cpp_s: float | None) -> dict[str, float]:
