@@ -4,13 +4,17 @@ changed between cache entries, and the measured per-call cost; guard findings in
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
-from support.captures import SAMPLE_CAPTURES, reread
+from support.captures import SAMPLE_CAPTURES, capture_dirs, reread, trace_files
 from support.doctor import doctor_here, doctor_in_process
 from support.paths import REPO, SAMPLES
 
-from torchcompile_doctor.analysis.guard_frames import diff_entries, pins, readable
+from torchcompile_doctor.analysis import AnalysisContext
+from torchcompile_doctor.analysis.guard_frames import diff_entries, guard_frames, pins, readable
+from torchcompile_doctor.analysis.index import AnalysisIndex
+from torchcompile_doctor.events.load import load_artifacts
 from torchcompile_doctor.events.model import Guard
 from torchcompile_doctor.events.parsers.guards_tree import parse_tree
 from torchcompile_doctor.model.json import to_json
@@ -163,3 +167,35 @@ def test_measured_guard_share_becomes_a_finding(tmp_path):
     log.guard_overheads[0] = GuardOverhead(str(script), 3, "step", 500, 10.0, 9.5, 8.0)
     report = analyze(log, AnalysisContext(target=str(script), root=str(tmp_path)))
     assert not [f for f in report.findings if f.code == "TCD214"]
+
+
+def _captures_with_recompiles() -> list[Path]:
+    return [c for c in capture_dirs() + trace_files() if len(load_artifacts(c).guard_trees) > 1]
+
+
+@pytest.mark.parametrize("capture", _captures_with_recompiles(), ids=lambda p: str(p.relative_to(REPO)))
+def test_each_entry_says_what_diff_entries_says_of_its_tree_and_the_one_before(capture: Path):
+    """guard_frames works out each distinct guard once for the whole report (a frame's entries share their Guard
+    objects): what it says changed is what the plain per-pair diff says, on every real capture with recompiles."""
+    log = load_artifacts(capture)
+    index = AnalysisIndex.build(log, AnalysisContext(target=str(capture), root=str(capture), offline=True))
+    trees: dict[str, list[tuple[Guard, ...]]] = {}
+    for tree in log.guard_trees:
+        trees.setdefault(str(tree.compile_id), []).append(tree.guards)
+    compared = 0
+    for frame in guard_frames(index):
+        for before, entry in zip(frame.entries, frame.entries[1:], strict=False):
+            if len(trees[before.compile_id]) == 1 and len(trees[entry.compile_id]) == 1:  # the entry's own tree
+                assert entry.changed == diff_entries(trees[before.compile_id][0], trees[entry.compile_id][0])
+                compared += 1
+    assert compared or all(len(frame.entries) < 2 for frame in guard_frames(index))
+
+
+def test_entry_diff_words_the_first_eight_guards_only_one_entry_has():
+    before = tuple(Guard("EQUALS_MATCH", f"L['a{n}'] == {n}", 1) for n in range(6))
+    after = tuple(Guard("EQUALS_MATCH", f"L['b{n}'] == {n}", 1) for n in range(6))
+    changed = diff_entries(before, after)
+    assert changed == tuple(f"+ EQUALS_MATCH: b{n} == {n}" for n in range(6)) + (
+        "- EQUALS_MATCH: a0 == 0",
+        "- EQUALS_MATCH: a1 == 1",
+    )
