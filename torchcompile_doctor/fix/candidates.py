@@ -312,7 +312,8 @@ def _moved_after_calls(tail: StepTail, sites: list[CallSite], program: Program) 
 def _finding_rewrite(finding: Finding, program: Program) -> Candidate | None:
     """The rewrite the report prints for the finding (its `before` line made `after`: `mark_dynamic` on the
     tensor the call passes, with the inputs torch ties to it; a number passed as a tensor; an optimizer's lr as
-    a tensor), made at the line it quotes when that line is the user's, one statement, and still reads so."""
+    a tensor; a mask the call left out passed, an argument the library branches on left out), made at the line
+    it quotes when that line is the user's, one statement, and still reads so."""
     fix = finding.fix
     at = fix.rewrite_at if fix is not None else None
     if fix is None or fix.after is None or at is None or at.file is None or at.line is None:
@@ -337,6 +338,8 @@ def _rewrite_words(before: str, after: str) -> str:
     """A rewrite in words: the statements it adds before the line (`mark_dynamic(k, 0)`), and the line as it
     becomes where it changes (`f(x, torch.tensor(step))`)."""
     statements = [code_only(line).strip() for line in after.splitlines() if code_only(line).strip()]
+    if not statements:
+        return f"`{code_only(before).strip()}` rewritten"
     kept, last, added = code_only(before).strip(), statements[-1], statements[:-1]
     shown = "; ".join(f"`{s}`" for s in added[:3]) + (f" and {len(added) - 3} more" if len(added) > 3 else "")
     if last == kept:
