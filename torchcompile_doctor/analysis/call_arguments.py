@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 import re
 
-from torchcompile_doctor.rules.fixes import code_only, user_call
+from torchcompile_doctor.rules.fixes import call_on_line, code_only, is_torch_function
 
 
 def parameters_of(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
@@ -58,7 +58,7 @@ def _candidate_calls(tree: ast.AST, callee: str, parameters: list[str], by_name_
     named = [call for call in calls if _called_name(call.func) == callee]
     if named or by_name_only:
         return named
-    return [call for call in calls if _fits(call, parameters) and not _is_torch(call.func)]
+    return [call for call in calls if _fits(call, parameters) and not is_torch_function(call.func)]
 
 
 def _called_name(func: ast.expr) -> str | None:
@@ -67,12 +67,6 @@ def _called_name(func: ast.expr) -> str | None:
     if isinstance(func, ast.Attribute):
         return func.attr
     return None
-
-
-def _is_torch(func: ast.expr) -> bool:
-    while isinstance(func, ast.Attribute):
-        func = func.value
-    return isinstance(func, ast.Name) and func.id in ("torch", "F", "nn", "np", "math")
 
 
 def _fits(call: ast.Call, parameters: list[str]) -> bool:
@@ -109,14 +103,10 @@ def left_out_value(call_line: str, argument: str) -> str | None:
     if not argument.endswith(_MASK):
         return None
     ids = argument[: -len(_MASK)] + "input_ids"
-    code = code_only(call_line).strip()
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
+    found = call_on_line(call_line)
+    if found is None:
         return None
-    call = user_call(tree)
-    if call is None:
-        return None
+    code, call = found
     for keyword in call.keywords:
         if keyword.arg == ids:
             return f"torch.ones_like({ast.get_source_segment(code, keyword.value)})"
@@ -130,9 +120,5 @@ def left_out_value(call_line: str, argument: str) -> str | None:
 
 def passed_keywords(call_line: str) -> set[str]:
     """The keywords the line's call into compiled code passes by name (`model(ids, attention_mask=m)`)."""
-    try:
-        tree = ast.parse(code_only(call_line).strip())
-    except SyntaxError:
-        return set()
-    call = user_call(tree)
-    return {k.arg for k in call.keywords if k.arg is not None} if call is not None else set()
+    found = call_on_line(call_line)
+    return {k.arg for k in found[1].keywords if k.arg is not None} if found is not None else set()

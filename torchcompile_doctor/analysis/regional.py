@@ -14,6 +14,7 @@ from torchcompile_doctor.analysis.code import THIRD_PARTY, USER, CodeMap
 from torchcompile_doctor.analysis.function_defs import wraps_target
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import GraphBreak, StackFrame
+from torchcompile_doctor.rules.fixes import is_torch_function
 
 _LOOPS = (ast.For, ast.AsyncFor)
 
@@ -170,10 +171,7 @@ def _children_made(init: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, st
         if not isinstance(node, ast.Assign) or not isinstance(node.value, ast.Call) or len(node.targets) != 1:
             continue
         target, called = node.targets[0], node.value.func
-        root = called
-        while isinstance(root, ast.Attribute):
-            root = root.value
-        if isinstance(root, ast.Name) and root.id in ("nn", "torch"):
+        if is_torch_function(called):
             continue  # torch's containers and layers: two of them are no twins of a model's own stack
         kind = called.id if isinstance(called, ast.Name) else called.attr if isinstance(called, ast.Attribute) else None
         if (

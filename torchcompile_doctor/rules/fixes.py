@@ -287,12 +287,18 @@ def tensor_hyperparameter(line: str, facts: RewriteFacts) -> str | None:
     return None
 
 
-def user_call(tree: ast.AST) -> ast.Call | None:
-    """The call a line makes into the user's or a library's code: the outermost call that is no builtin's and no
-    torch function's (`out = model(**inputs)`, `print(model(x))`)."""
+def call_on_line(line: str) -> tuple[str, ast.Call] | None:
+    """(the line's code, stripped, without its comment; the call it makes into the user's or a library's code):
+    the outermost call that is no builtin's and no torch function's (`out = model(**inputs)`, `print(model(x))`).
+    Offsets in the call count bytes of that code. None for a line that does not parse alone."""
+    code = code_only(line).strip()
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and not _is_builtin(node.func) and not _is_torch_function(node.func):
-            return node
+        if isinstance(node, ast.Call) and not _is_builtin(node.func) and not is_torch_function(node.func):
+            return code, node
     return None
 
 
@@ -300,26 +306,21 @@ def _is_builtin(func: ast.expr) -> bool:
     return isinstance(func, ast.Name) and func.id in dir(builtins)
 
 
-def _is_torch_function(func: ast.expr) -> bool:
+def is_torch_function(func: ast.expr) -> bool:
+    """`torch.stack`, `F.relu`, `nn.Linear`, `np.sum`, `math.sqrt`: a call no model's code is behind."""
     while isinstance(func, ast.Attribute):
         func = func.value
-    return isinstance(func, ast.Name) and func.id in ("torch", "F", "nn")
+    return isinstance(func, ast.Name) and func.id in ("torch", "F", "nn", "np", "math")
 
 
 def pass_left_out_argument(line: str, facts: RewriteFacts) -> str | None:
     """`out = model(**inputs)` -> `out = model(**inputs, attention_mask=torch.ones_like(inputs['input_ids']))`:
     the argument the call left out, passed with the value the library fills in (facts.none_argument_value)."""
-    if not facts.none_argument or not facts.none_argument_value:
+    found = call_on_line(line) if facts.none_argument and facts.none_argument_value else None
+    if found is None or any(k.arg == facts.none_argument for k in found[1].keywords):
         return None
-    try:
-        tree = ast.parse(line.strip())
-    except SyntaxError:
-        return None
-    call = user_call(tree)
-    if call is None or any(k.arg == facts.none_argument for k in call.keywords):
-        return None
-    code = line.strip().encode()
-    at = (call.end_col_offset or 0) - 1  # the call's `)`: offsets count bytes
+    code, call = found[0].encode(), found[1]
+    at = (call.end_col_offset or 0) - 1  # the call's `)`
     separator = ", " if call.args or call.keywords else ""
     passed = f"{separator}{facts.none_argument}={facts.none_argument_value}".encode()
     return _indent(line) + (code[:at] + passed + code[at:]).decode()
@@ -328,18 +329,11 @@ def pass_left_out_argument(line: str, facts: RewriteFacts) -> str | None:
 def drop_passed_argument(line: str, facts: RewriteFacts) -> str | None:
     """`out = model(ids, attention_mask=mask)` -> `out = model(ids)`: the keyword the library branches on left out
     of the user's call (facts.branched_argument), so that the library's default applies."""
-    if not facts.branched_argument:
+    found = call_on_line(line) if facts.branched_argument else None
+    keyword = next((k for k in found[1].keywords if k.arg == facts.branched_argument), None) if found else None
+    if found is None or keyword is None or keyword.end_col_offset is None:
         return None
-    code = line.strip()
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return None
-    call = user_call(tree)
-    keyword = next((k for k in call.keywords if k.arg == facts.branched_argument), None) if call else None
-    if keyword is None or keyword.end_col_offset is None:
-        return None
-    text = code.encode()  # ast offsets count bytes
+    text = found[0].encode()
     start, end = keyword.col_offset, keyword.end_col_offset
     before = text[:start].rstrip()
     if before.endswith(b","):  # `f(x, k=v)`: the comma before it goes with it

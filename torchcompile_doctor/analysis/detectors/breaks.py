@@ -18,7 +18,7 @@ from torchcompile_doctor.analysis.code import THIRD_PARTY, USER, CodeMap, withou
 from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
 from torchcompile_doctor.analysis.graph_break_registry import RegistryEntry
 from torchcompile_doctor.analysis.index import AnalysisIndex
-from torchcompile_doctor.analysis.regional import lists_around_break, python_path
+from torchcompile_doctor.analysis.regional import RepeatedBlocks, lists_around_break, python_path
 from torchcompile_doctor.analysis.worded_findings import finding_from_rule
 from torchcompile_doctor.events.model import GraphBreak, StackFrame
 from torchcompile_doctor.experiments.experiment import Combined, Regional
@@ -201,7 +201,7 @@ def _regional_measurable(site: BreakSite, finding: Finding) -> Finding:
     """A break between the blocks of a module list, whose fix offers regional compilation, carries it as its
     experiment when the fix has none, so that --try-fixes and doctor fix measure it (measured by hand on a
     decoder whose layer-drop branch sits between its layers: 4 graphs -> 1, 0 breaks)."""
-    found = lists_around_break(site.index, site.records)
+    found = site.module_lists
     if not found or finding.fix is None or finding.fix.experiment is not None:
         return finding
     lists = tuple(Regional(module_list=b.path, block=f"each block of {python_path(b.path)}") for b in found)
@@ -300,22 +300,23 @@ def _torch_words(first: GraphBreak, entry: RegistryEntry | None) -> _TorchWords:
     return {"torch_explanation": first.explanation or (entry.explanation if entry else ""), "torch_hints": hints}
 
 
-def _situational(index: AnalysisIndex, records: list[GraphBreak], code: str, change_at: Location) -> _Situation:
+def _situational(
+    index: AnalysisIndex, module_lists: tuple[RepeatedBlocks, ...], code: str, change_at: Location
+) -> _Situation:
     """The facts of advice that fits one situation only: the router example, regional compilation, a `.item()`
     read by the condition of an `if` or `while`."""
     loop, rewrite = _router_example(code)
     situation: _Situation = {
         "router_loop": loop,
         "router_rewrite": rewrite,
-        "regional": _regional_advice(index, records),
+        "regional": _regional_advice(module_lists),
     }
     situation.update(_item_branch(index, change_at))
     return situation
 
 
-def _regional_advice(index: AnalysisIndex, records: list[GraphBreak]) -> str:
+def _regional_advice(found: tuple[RepeatedBlocks, ...]) -> str:
     """Regional compilation at the model's real module lists, offered only for a break between their blocks."""
-    found = lists_around_break(index, records)
     if not found:
         return ""
     return (
@@ -365,11 +366,11 @@ class BreakSite:
     location: Location
     user_frame: Location | None  # for a site in library code: the user's call into it
     call_sites: tuple[str, ...]
+    module_lists: tuple[RepeatedBlocks, ...]  # whose loops hold the break between their blocks (regional's)
 
     @classmethod
     def of(cls, index: AnalysisIndex, records: list[GraphBreak], rules: RuleSet[Params]) -> BreakSite:
         first = outside_polyfills(records[0])
-        text = first.message
         site_frame = next(
             (f for f in reversed(first.user_stack) if f.file == first.file and f.line == first.line), None
         )
@@ -377,22 +378,21 @@ class BreakSite:
         code = index.code
         in_library = code.is_library(first.file)
         call_sites = _call_sites(index, records, in_library)
-        user_frame = None
         user_frames = [f for f in (code.last_user_frame(r.user_stack) for r in records) if f is not None]
-        if in_library and user_frames:
-            frame = min(user_frames, key=lambda f: (f.file, f.line))
-            user_frame = index.location(frame.file, frame.line, frame.function)
+        frame = min(user_frames, key=lambda f: (f.file, f.line), default=None) if in_library else None
+        user_frame = index.location(frame.file, frame.line, frame.function) if frame is not None else None
         return cls(
             index=index,
             rules=rules,
             records=records,
             first=first,
-            text=text,
-            entry=index.registry.get(first.gb_id) or index.registry.lookup(first.gb_type, text),
+            text=first.message,
+            entry=index.registry.get(first.gb_id) or index.registry.lookup(first.gb_type, first.message),
             function=function,
             location=index.location(first.file, first.line, code.user_function_name(first.file, function, first.line)),
             user_frame=user_frame,
             call_sites=call_sites,
+            module_lists=lists_around_break(index, records),
         )
 
     @property
@@ -443,7 +443,7 @@ class BreakSite:
             logger_added_by=logger.added_by,
             exception=first.raised_call,
             **_user_call_facts(self.index.code, first, site_source, self.user_frame if self.origin != USER else None),
-            **_situational(self.index, self.records, f"{location.function} {site_source}", self.change_at),
+            **_situational(self.index, self.module_lists, f"{location.function} {site_source}", self.change_at),
         )
 
     @property
