@@ -186,13 +186,15 @@ def _children_made(init: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, st
 
 def _from_compiled_module(index: AnalysisIndex, stack: tuple[StackFrame, ...]) -> bool:
     """The stack passes through the forward of a module the user compiled (the path to a module list is then
-    read from that module down)."""
-    forwards = {(b.function_file, b.function_line) for b in index.log.backends if b.compiled_kind == "module"}
+    read from that module down): the `forward` torch recorded, or, where a decorator wraps it (transformers'
+    `can_return_tuple`: the recorded function is the wrapper's), the compiled class's own `forward`."""
+    modules = [b for b in index.log.backends if b.compiled_kind == "module"]
+    forwards = {(b.function_file, b.function_line) for b in modules}
+    own = {f"{b.compiled}.forward" for b in modules if b.compiled}
     for frame in (f for f in stack if index.code.origin(f.file) in (USER, THIRD_PARTY)):
-        node = index.code.defs.function_node(frame.file, frame.function, frame.line)
-        if node is None:
-            continue
-        first_line = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-        if (frame.file, node.lineno) in forwards or (frame.file, first_line) in forwards:
+        found = index.code.defs.find_def(frame.file, frame.function, frame.line)
+        if found is not None and (
+            found.qualified in own or {(frame.file, found.start), (frame.file, found.line)} & forwards
+        ):
             return True
     return False
