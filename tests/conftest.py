@@ -12,11 +12,13 @@ import contextlib
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from support import confinement
 from support.doctor import RUN_LOG_ENV, DoctorRun, doctor_here, log_run
 from support.paths import SAMPLES
 
@@ -104,15 +106,57 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 # --- counting the runs: the controller owns the log, the workers (child processes) inherit its path ---------
 
 _OWN_LOG = pytest.StashKey[str]()
+_OWN_TEMP = pytest.StashKey[str]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    _confine(config)
     if hasattr(config, "workerinput") or os.environ.get(RUN_LOG_ENV):
         return
     handle, path = tempfile.mkstemp(prefix="doctor-test-runs-", suffix=".log")
     os.close(handle)
     os.environ[RUN_LOG_ENV] = path
     config.stash[_OWN_LOG] = path
+
+
+# --- reading nothing outside the clone (support/confinement.py): the controller sets it up for the session ---
+
+
+def _confine(config: pytest.Config) -> None:
+    """The controller gives the session a temp folder of its own and the roots it may read, in the environment
+    (xdist workers and every child process inherit both); then every process of the session, this one first,
+    refuses to read outside them."""
+    if not hasattr(config, "workerinput") and not os.environ.get(confinement.ROOTS_ENV):
+        temp = os.path.realpath(tempfile.mkdtemp(prefix="doctor-tests-"))
+        handle, refusals = tempfile.mkstemp(prefix="refusals-", suffix=".log", dir=temp)
+        os.close(handle)
+        os.environ["TMPDIR"] = temp
+        tempfile.tempdir = temp
+        os.environ[confinement.ROOTS_ENV] = os.pathsep.join(confinement.default_roots(temp))
+        os.environ[confinement.REFUSALS_ENV] = refusals
+        previous = os.environ.get("PYTHONPATH")
+        os.environ["PYTHONPATH"] = os.pathsep.join([str(confinement.SITE_DIR), *([previous] if previous else [])])
+        config.stash[_OWN_TEMP] = temp
+    elif hasattr(config, "workerinput"):
+        tempfile.tempdir = os.environ.get("TMPDIR", tempfile.gettempdir())
+    confinement.install_from_environment()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A read outside the clone by any process of the session fails the session, even one the code under test
+    caught and went on from."""
+    refusals = os.environ.get(confinement.REFUSALS_ENV)
+    if hasattr(session.config, "workerinput") or not refusals or not os.path.exists(refusals):
+        return
+    with open(refusals, encoding="utf-8") as log:
+        refused = sorted({tuple(line.rstrip("\n").split("\t")[1:4]) for line in log if line.count("\t") >= 3})
+    if refused:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(f"the session read outside its clone ({len(refused)}), which fails it:", red=True)
+            for event, path, test in refused[:20]:
+                reporter.write_line(f"  {event} {path}  ({test or 'outside a test'})", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
@@ -132,6 +176,9 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    temp = config.stash.get(_OWN_TEMP, None)
+    if temp:
+        shutil.rmtree(temp, ignore_errors=True)
     path = config.stash.get(_OWN_LOG, None)
     if path:
         os.environ.pop(RUN_LOG_ENV, None)

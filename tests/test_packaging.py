@@ -4,6 +4,7 @@ both console scripts; its dependencies are ranges, not the lock's pins."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import zipfile
@@ -29,6 +30,8 @@ def test_the_wheel_ships_the_license_its_data_and_its_commands(tmp_path):
         capture_output=True,
         text=True,
         cwd=tmp_path,
+        # the machine's pip configuration stays out of it (the test session reads nothing outside the clone)
+        env={**os.environ, "PIP_CONFIG_FILE": os.devnull, "HOME": str(tmp_path)},
     )
     assert build.returncode == 0, build.stderr[-2000:]
     (wheel,) = tmp_path.glob("torchcompile_doctor-*.whl")

@@ -3,7 +3,7 @@ that does (#25): read from recorded captures of real runs."""
 
 from __future__ import annotations
 
-from support.captures import reread
+from support.captures import reread, snapshot_context
 from support.paths import REPO
 
 from torchcompile_doctor.analysis import AnalysisContext
@@ -20,7 +20,9 @@ def _index(log, root: str = "/nonexistent") -> AnalysisIndex:
 
 
 def test_a_compiled_backward_says_the_run_trains():
-    found = training_run(_index(load_artifacts(TRAINING_BLOCKS)))
+    """The function's class (`Net.forward`) is read from the program as the capture's snapshot keeps it."""
+    context = snapshot_context(TRAINING_BLOCKS, target="training_blocks.py", root="/nonexistent")
+    found = training_run(AnalysisIndex.build(load_artifacts(TRAINING_BLOCKS), context))
     assert found is not None
     assert found.evidence == "AOT autograd compiled a backward for `Net.forward`"
 
@@ -35,7 +37,8 @@ def test_without_a_compiled_backward_or_a_backward_call_nothing_says_it_trains()
 
 def test_an_eager_backend_run_trains_by_its_backward_call():
     """backend="eager" compiles no backward: the user's `.backward()` call (ast of their file) says it."""
-    found = training_run(_index(load_artifacts(RULES / "TCD206" / "grad_mode.capture")))
+    capture = RULES / "TCD206" / "grad_mode.capture"
+    found = training_run(AnalysisIndex.build(load_artifacts(capture), snapshot_context(capture, "grad_mode.py", "/")))
     assert found is not None  # the file as recorded (its path where it was recorded): the capture's snapshot
     assert found.evidence.startswith("your code calls `.backward()` at ")
     assert found.evidence.endswith("grad_mode.py:16")

@@ -9,5 +9,3 @@ TESTS = REPO / "tests"
 DATA = TESTS / "data"
 SAMPLES = REPO / "sample_models"
 RULES = TESTS / "rules"  # one folder per rule code: its case programs, their captures and findings
-# the project's dev corpus, beside the checkout on the machines that have it (not in a fresh clone)
-CORPUS = REPO.parent / "shared" / "corpus-dev"
