@@ -179,7 +179,7 @@ import sys
 
 os.environ["TORCH_LOGS"] = "+dynamo"
 os.chdir("elsewhere")
-sys.path.insert(0, "/nonexistent")
+sys.path.insert(0, os.path.abspath("no-such-folder"))
 logging.basicConfig(level=logging.DEBUG, force=True)
 logging.getLogger("torch").handlers.clear()
 """
