@@ -1,5 +1,6 @@
 # The two commands of the README: `make run` and `make test`. Both install what they need.
-# `make test-fast`: the suite without the tests that run torch.compile in a child process (slow, inductor).
+# `make test-fast`: the suite without the tests that start a process (slow: the CLI, torch, git or pip in a child;
+# inductor; browser), which tests/conftest.py holds every test to.
 # `make test-lane TORCH_VERSION=2.15.0`: the suite's lane on another supported torch, in its own venv (see there).
 PYTHON ?= python3
 VENV ?= .venv
@@ -63,7 +64,7 @@ test: install browser
 	$(BIN)/python -m pytest -q -n $(JOBS) --dist worksteal -p no:cacheprovider
 
 test-fast: install
-	$(BIN)/python -m pytest -q -n $(JOBS) --dist worksteal -p no:cacheprovider -m "not slow and not inductor"
+	$(BIN)/python -m pytest -q -n $(JOBS) --dist worksteal -p no:cacheprovider -m "not slow and not inductor and not browser"
 
 # A lane on another supported torch (CI: the newest, 2.15.0): a venv of its own (.venv-2.15.0) with the lock, that
 # torch and the package, then the offline suite (every recorded capture re-read under that torch, each release's

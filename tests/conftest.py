@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import shutil
+import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -101,6 +102,36 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(
         key=lambda item: 0 if item.get_closest_marker("inductor") else 1 if item.get_closest_marker("slow") else 2
     )
+
+
+# --- the fast lane starts no process: a test that starts one (the CLI, a capture's target, pip) is marked slow ---
+
+_PROCESS_STARTS = frozenset({"subprocess.Popen", "os.posix_spawn", "os.fork", "os.forkpty", "os.system", "os.exec"})
+_started: list[str] = []  # what the running test started (its setup and call), in this process
+
+
+def _count_process_starts(event: str, args: tuple[object, ...]) -> None:
+    if event in _PROCESS_STARTS:
+        _started.append(f"{event} {str(args[1] if event == 'subprocess.Popen' and len(args) > 1 else '')[:80]}")
+
+
+sys.addaudithook(_count_process_starts)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item):
+    _started.clear()
+    return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    """`make test-fast` (`-m "not slow and not inductor and not browser"`) must stay fast on a loaded machine: a test
+    that starts a process and is not marked for a slower lane fails, naming what it started."""
+    result = yield
+    if _started and not any(item.get_closest_marker(lane) for lane in ("slow", "inductor", "browser")):
+        pytest.fail(f"started a process but is not marked slow: {_started[0]}", pytrace=False)
+    return result
 
 
 # --- counting the runs: the controller owns the log, the workers (child processes) inherit its path ---------

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tempfile
 
+import pytest
 from support import confinement
 from support.paths import REPO
 
@@ -34,6 +35,7 @@ def _child(code: str, refusals: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=REPO)
 
 
+@pytest.mark.slow
 def test_a_child_of_the_session_that_reads_outside_fails_and_is_logged(tmp_path):
     refusals = tmp_path / "refusals.log"  # the child's own log: the session's stays clean
     run = _child("import os; os.listdir('/')", str(refusals))
@@ -42,6 +44,7 @@ def test_a_child_of_the_session_that_reads_outside_fails_and_is_logged(tmp_path)
     assert line.split("\t")[1:3] == ["os.listdir", "/"]
 
 
+@pytest.mark.slow
 def test_the_doctors_question_for_a_file_outside_reads_as_absent_and_is_not_logged(tmp_path):
     refusals = tmp_path / "refusals.log"
     code = (

@@ -10,9 +10,11 @@ import sys
 import zipfile
 from email.parser import Parser
 
+import pytest
 from support.paths import REPO
 
 
+@pytest.mark.slow
 def test_the_wheel_ships_the_license_its_data_and_its_commands(tmp_path):
     build = subprocess.run(
         [

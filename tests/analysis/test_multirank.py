@@ -225,6 +225,7 @@ def test_report_strict_fails_on_the_truncated_rank():
     assert doctor_in_process("report", str(CAPTURE), "--strict", "--format", "json").returncode == 0
 
 
+@pytest.mark.slow
 def test_rank_report_needs_no_torch(tmp_path):
     """`doctor report` on rank logs in a Python where importing torch fails: the bundled registry, and it says so."""
     (tmp_path / "torch.py").write_text("raise ImportError('torch is blocked in this test')\n")

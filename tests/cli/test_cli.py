@@ -39,7 +39,9 @@ def _script(tmp_path, name: str, text: str):
     [
         (["explain", "does_not_exist.py"], "Target not found: does_not_exist.py"),
         (["explain", "."], "is a directory"),
-        (["explain", "-m", "no_such_module_here"], "module not found: no_such_module_here"),
+        pytest.param(  # the module is looked for in a child, with the target's own search path
+            ["explain", "-m", "no_such_module_here"], "module not found: no_such_module_here", marks=pytest.mark.slow
+        ),
         (["explain", "-m", "not a module"], "not a module name"),
         (["explain"], "missing TARGET"),
         (["explain", "x.py", "--backend", "nope"], "unknown --backend"),
@@ -312,6 +314,7 @@ def test_temp_dir_is_removed_without_artifacts(tmp_path):
 # --- start-up ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_cli_does_not_import_torch():
     code = (
         "import sys, torchcompile_doctor.cli, torchcompile_doctor.analysis, torchcompile_doctor.renderers.terminal; "
@@ -321,6 +324,7 @@ def test_cli_does_not_import_torch():
     assert out.stdout.strip() == "False"
 
 
+@pytest.mark.slow
 def test_help_lists_commands():
     run = run_doctor("--help")
     assert run.returncode == 0

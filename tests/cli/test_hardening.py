@@ -79,6 +79,7 @@ def test_output_that_cannot_be_written_fails_before_running(tmp_path):
     assert not marker.exists()
 
 
+@pytest.mark.slow
 def test_torch_missing_is_a_usage_error_and_offline_commands_still_work(tmp_path):
     fake = tmp_path / "site" / "torch"
     fake.mkdir(parents=True)

@@ -79,6 +79,7 @@ def test_fixture_marker_and_session_report(pytester):
     assert finding["code"] == "TCD101" and finding["location"]["line"] == 6
 
 
+@pytest.mark.slow
 def test_plugin_is_registered_and_lazy(pytester):
     pytester.makepyfile(test_nothing="def test_nothing(compile_doctor):\n    assert compile_doctor\n")
     result = pytester.runpytest_subprocess(
@@ -89,6 +90,7 @@ def test_plugin_is_registered_and_lazy(pytester):
     assert "@pytest.mark.compile_doctor(" in check.stdout.str()
 
 
+@pytest.mark.slow
 def test_importing_the_package_does_not_import_torch(pytester):
     probe = pytester.makepyfile(
         probe="import sys, torchcompile_doctor, torchcompile_doctor.pytest_plugin\nprint('torch' in sys.modules)\n"

@@ -258,6 +258,7 @@ def test_size_limit_applies_to_every_file_read():
     assert frames[0].entries == () and len(frames[0].code_files) == 4
 
 
+@pytest.mark.slow
 def test_checked_in_malformed_dump_matches_its_script(tmp_path):
     subprocess.run([sys.executable, str(DUMPS / "make_malformed.py"), str(tmp_path / "m")], check=True)
     made = {p.name: p.read_bytes() for p in (tmp_path / "m").iterdir()}
@@ -281,6 +282,7 @@ def test_split_comment(check, expected):
     assert split_comment(check) == expected
 
 
+@pytest.mark.slow
 def test_reading_a_dump_needs_no_torch(tmp_path):
     blocker = tmp_path / "torch.py"
     blocker.write_text("raise ImportError('torch is blocked in this test')\n")

@@ -6,6 +6,7 @@ import pytest
 from support.doctor import run_doctor
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from torchcompile_doctor.fix.candidates import Candidate, FileEdit
 from torchcompile_doctor.fix.trials import best, measure_candidates
 from torchcompile_doctor.fix.verdict import HELPS, OUTPUT_CHANGED, RunResult
@@ -44,6 +46,7 @@ def _measured(root: Path):
     return measure_candidates([_candidate(root)], root, originals, before, _measure, jobs=1, budget_s=60)
 
 
+@pytest.mark.slow
 def test_a_change_that_prints_other_results_is_refused(tmp_path):
     root = _project(tmp_path, "import torch\nprint('loss', 0.7 if torch.fixed else 0.5)\n")
     measured = _measured(root)
@@ -52,6 +55,7 @@ def test_a_change_that_prints_other_results_is_refused(tmp_path):
     assert trial.verdict.status == OUTPUT_CHANGED and "loss 0.5" in (trial.verdict.detail or "")
 
 
+@pytest.mark.slow
 def test_a_program_that_prints_other_results_on_every_run_is_judged_by_its_figures(tmp_path):
     # 16 random bytes: two runs never print lines the verdict reads as the same (a 4-byte int printed as a number
     # came within its 1e-3 tolerance of the last run's now and then, and the test flaked)
@@ -77,6 +81,7 @@ def _measure_problems(copy: Path, seconds: float) -> RunResult:
     return RunResult(figures, 0, run.returncode == 0, run.returncode, run.stdout, "", 0.1, problems=problems)
 
 
+@pytest.mark.slow
 def test_two_changes_that_remove_the_same_problem_are_alternatives_not_a_combination(tmp_path):
     root = _project(tmp_path, "import torch\nprint('ok')\n")
     originals = {root / "train.py": (root / "train.py").read_text()}

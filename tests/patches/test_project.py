@@ -35,6 +35,7 @@ def _git(root, *args):
     subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
 
 
+@pytest.mark.slow
 def test_a_trial_copy_runs_the_changed_code_and_reads_the_same_data(project):
     model = project / "pkg" / "model.py"
     with trial_copy(project, {model: "SCALE = 2\n"}) as copy:
@@ -70,6 +71,7 @@ def test_a_file_the_user_edited_meanwhile_stops_the_whole_change(project):
     assert train.read_text() == originals[train] and "the user's edit" in model.read_text()
 
 
+@pytest.mark.slow
 def test_the_project_is_the_git_work_tree_and_uncommitted_files_are_named(project):
     assert project_root(project / "pkg" / "model.py") == (project / "pkg").resolve()  # no git: the folder
     _git(project, "init", "-q")

@@ -58,6 +58,7 @@ def test_capture_reads_cleanly():
             assert log.bootstrap and log.target_exits[-1].status == "ok"
 
 
+@pytest.mark.slow
 def test_offline_report_needs_no_torch(tmp_path):
     """`doctor report` on a capture, in a Python where importing torch fails."""
     import subprocess
