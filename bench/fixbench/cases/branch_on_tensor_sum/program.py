@@ -11,6 +11,6 @@ def fn(x):
 
 torch.manual_seed(0)
 acc = torch.zeros(3, 3)
-for i in range(4):
+for _ in range(4):
     acc = acc + fn(torch.randn(3, 3))
 print(f"acc {acc.sum().item():.5f} {acc.max().item():.5f}")

@@ -41,7 +41,7 @@ detector = TinyDetector().eval()
 def detect(images, score_threshold=0.5):
     boxes, scores = detector(images)
     results = []
-    for b, s in zip(boxes, scores):
+    for b, s in zip(boxes, scores, strict=True):
         mask = s > score_threshold
         b, s = b[mask], s[mask]
         results.append(b[nms(b, s)])

@@ -13,7 +13,7 @@ class Encoder(nn.Module):
 
     def forward(self, x, output_attentions=False):
         if output_attentions:
-            warnings.warn("output_attentions=True returns averaged weights and is slower")
+            warnings.warn("output_attentions=True returns averaged weights and is slower", stacklevel=2)
         out, weights = self.attn(x, x, x, need_weights=output_attentions)
         out = self.norm(x + out)
         return (out, weights) if output_attentions else (out, None)

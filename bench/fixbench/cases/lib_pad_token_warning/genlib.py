@@ -22,7 +22,7 @@ class LMHeadModel(nn.Module):
 
     def forward(self, input_ids):
         if self.config.pad_token_id is None:
-            warnings.warn("config.pad_token_id is not set; padded positions are not ignored")
+            warnings.warn("config.pad_token_id is not set; padded positions are not ignored", stacklevel=2)
             pad = -1
         else:
             pad = self.config.pad_token_id

@@ -16,7 +16,7 @@ class Encoder(nn.Module):
 torch.manual_seed(0)
 model = torch.compile(Encoder(), backend="eager")
 total = 0.0
-for step in range(4):
+for _ in range(4):
     y, hidden_shape = model(torch.randn(4, 16))
     print("debug: hidden", tuple(hidden_shape))
     total += y.sum().item()

@@ -17,7 +17,7 @@ class Encoder(nn.Module):
 torch.manual_seed(0)
 model = torch.compile(Encoder(), backend="eager")
 total = 0.0
-for step in range(4):
+for _ in range(4):
     y = model(torch.randn(4, 16))
     total += y.sum().item()
 print(f"total {total:.4f}")
