@@ -1,9 +1,10 @@
 """Torch's own counts for one program of the fix benchmark, read from torch itself (not from the doctor).
 
 The program runs in a fresh interpreter, in its own folder, as `python program.py` would run it; around it a small
-bootstrap reads `torch._dynamo.utils.counters` when it ends: graph breaks (the sum of counters["graph_break"]),
-graphs (counters["stats"]["unique_graphs"]), recompiles (each "Recompiling function" record of torch's own
-`recompiles` log) and recompile-limit hits (each "torch._dynamo hit config.recompile_limit" warning).
+bootstrap turns on torch's own `graph_breaks` and `recompiles` logs (what TORCH_LOGS="graph_breaks,recompiles"
+shows) and counts, when the program ends: graph breaks (each "Graph break in user code" record: torch logs a
+break site once), graphs (`torch._dynamo.utils.counters["stats"]["unique_graphs"]`), recompiles (each
+"Recompiling function" record) and recompile-limit hits (each "torch._dynamo hit config.recompile_limit" warning).
 
     .venv/bin/python bench/fixbench/measure.py bench/fixbench/cases/print_in_forward/program.py
     .venv/bin/python bench/fixbench/measure.py PROGRAM --json
@@ -35,6 +36,7 @@ counts_path, program = sys.argv[1], sys.argv[2]
 sys.argv = sys.argv[2:]
 recompiled = []
 limit_hits = []
+breaks = []
 last = [None]
 
 class _Recompiles(logging.Handler):
@@ -45,13 +47,15 @@ class _Recompiles(logging.Handler):
         message = record.getMessage()
         if "Recompiling function" in message:
             recompiled.append(message.splitlines()[0])
+        elif message.startswith("Graph break in user code"):
+            breaks.append(message.splitlines()[0])
         elif message.startswith("torch._dynamo hit config."):
             limit_hits.append(message.splitlines()[0])
 
-torch._logging.set_logs(recompiles=True)
+torch._logging.set_logs(recompiles=True, graph_breaks=True)
 logging.getLogger("torch._dynamo").addHandler(_Recompiles())
 for name in list(logging.root.manager.loggerDict):
-    if name.endswith("__recompiles"):
+    if name.endswith(("__recompiles", "__graph_breaks")):
         logging.getLogger(name).addHandler(_Recompiles())
 code = 0
 try:
@@ -62,7 +66,7 @@ finally:
     counters = dynamo_utils.counters
     with open(counts_path, "w") as out:
         json.dump({
-            "graph_breaks": sum(counters["graph_break"].values()),
+            "graph_breaks": len(breaks),
             "graphs": counters["stats"]["unique_graphs"],
             "recompiles": len(recompiled),
             "limit_hits": len(limit_hits),
