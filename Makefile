@@ -22,7 +22,7 @@ LANE_VENV = .venv-$(TORCH_VERSION)
 LANE_LIVE_TESTS ?= tests/capture/test_recapture.py tests/capture/test_fidelity.py tests/cli/test_pytest_plugin.py \
 	tests/analysis/test_guards.py tests/events/test_depyf_dump.py tests/capture/test_try_fixes.py tests/cli/test_check.py
 
-.PHONY: install lock browser run test test-fast test-lane lint bench clean
+.PHONY: install lock browser run test test-fast test-lane lint bench fixbench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -97,6 +97,14 @@ bench: install
 	$(BIN)/python bench/ingest.py
 	$(BIN)/python bench/textlog.py
 	$(BIN)/python bench/fix_cost.py
+
+# The team's fix benchmark (bench/fixbench.py, issue 33): `doctor fix --apply` on each small program of
+# bench/fixbench, judged by torch's own counts against the by-hand fix; one program at a time. The held-out
+# quarter (FIXBENCH_SET=heldout) is never used to tune transforms. FIXBENCH_ARGS: e.g. --resume, --json.
+FIXBENCH_SET ?= dev
+FIXBENCH_ARGS ?=
+fixbench: install
+	OMP_NUM_THREADS=1 $(BIN)/python bench/fixbench.py --set $(FIXBENCH_SET) $(FIXBENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .venv-*/ *.egg-info .pytest_cache
