@@ -43,7 +43,7 @@ from torchcompile_doctor.analysis.recompile_context import (
     tied_inputs,
 )
 from torchcompile_doctor.analysis.worded_findings import finding_from_rule
-from torchcompile_doctor.events.guard_failures import GuardFailure, user_variable
+from torchcompile_doctor.events.guard_failures import GuardFailure
 from torchcompile_doctor.events.model import CompileId, Recompile, StackFrame
 from torchcompile_doctor.experiments.experiment import MarkDynamic
 from torchcompile_doctor.model.findings import (
@@ -518,7 +518,7 @@ def _facts(name: str, root: Cause | None, group: RecompileGroup, changes: list[s
         if main
         else variable,
         values="; ".join(changes) if changes else "a guard failed",
-        reason=user_variable(main.guard.split("  # ")[0]) if main else first_text,  # no trailing comment, no L['']
+        reason=main.worded_guard if main else first_text,  # no trailing comment, no L['']
         attribute=variable.removeprefix("self.") if root and root.reason_class == "module_attribute" else None,
         dim=str(main.dim) if main and main.dim is not None else 0,
         compiles=len({c.frame_compile_id for c in group.compile_ids} | {0}),  # the first entry too
@@ -626,7 +626,7 @@ def _limit_reason(root: Cause | None) -> str:
         return "see the recompile finding"
     if root.unbounded:
         return f"`{root.variable}` takes a new value on every call ({' → '.join(root.values[:4])} …)"
-    return f"`{user_variable(root.failures[0].guard.split('  # ')[0])}`"
+    return f"`{root.failures[0].worded_guard}`"
 
 
 LIMIT_DETECTOR = Detector(RECOMPILE_LIMIT, recompile_limit)
