@@ -14,8 +14,8 @@ from support.paths import REPO, SAMPLES
 from torchcompile_doctor.analysis import AnalysisContext
 from torchcompile_doctor.analysis.guard_frames import carried_words, diff_entries, guard_frames, pins
 from torchcompile_doctor.analysis.index import AnalysisIndex
-from torchcompile_doctor.events.load import load_artifacts
 from torchcompile_doctor.events.guard_terms import guard_term
+from torchcompile_doctor.events.load import load_artifacts
 from torchcompile_doctor.events.model import Guard
 from torchcompile_doctor.events.parsers.guards_tree import parse_tree
 from torchcompile_doctor.model.json import to_json

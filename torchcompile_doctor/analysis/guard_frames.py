@@ -48,6 +48,8 @@ def pins(guard: Guard) -> str:
         return f"Python check: {term.readable}"
     if guard.kind == "DIMENSION_DYNAMIC_MARKING_GUARD":
         return f"{term.marking[0]} has no {term.marking[1]} marking" if term.marking else term.readable
+    if term.dict_key is not None:
+        return term.dict_key.words
     if guard.kind in ("DICT_CONTAINS", "DICT_KEYS", "DICT_KEYS_MATCH", "DICT_VERSION"):
         return f"keys of a dict: {term.readable}"
     return term.readable
@@ -248,7 +250,9 @@ def carried_words(index: AnalysisIndex, file: str, co_name: str) -> str:
 def _carried_named(changes: tuple[str, ...], carried: tuple[str, ...], words: str) -> tuple[str, ...]:
     """The change lines with each carried value (`___stack0`) in words; several are told apart by their order."""
     names = sorted(set(carried), key=lambda n: (len(n), n))
-    said = {name: words if len(names) == 1 else f"{words} (value {n + 1} of {len(names)})" for n, name in enumerate(names)}
+    said = {name: f"{words} (value {n + 1} of {len(names)})" for n, name in enumerate(names)}
+    if len(names) == 1:
+        said = {names[0]: words}
     for name in sorted(said, key=len, reverse=True):  # ___stack10 before ___stack1
         changes = tuple(change.replace(name, said[name]) for change in changes)
     return changes

@@ -92,6 +92,12 @@ class GuardFailure:
         return user_variable(self.guard.split("  # ")[0])
 
     @property
+    def worded_variable(self) -> str:
+        """The variable with no Dynamo internal left in it: a value carried across a graph break (`___stack0`,
+        `___normalize_range_iter(___stack0)`) in words, a builtin by its name."""
+        return worded_internals(self.variable)
+
+    @property
     def pinned_by_equality(self) -> bool:
         """The guard was `variable == old` (a flag failing `== False` is now True)."""
         return self.old is not None and self.guard.endswith(f"== {self.old}")
@@ -132,6 +138,29 @@ def passed_name(variable: str, passed: list[str]) -> str:
     if match is None or int(match["index"]) >= len(passed):
         return variable
     return passed[int(match["index"])] + variable[match.end() :]
+
+
+_RANGE_ITERATOR = re.compile(r"___normalize_range_iter\((?P<of>[^()]+)\)")
+_CARRIED_ATTRIBUTE = re.compile(r"\b___stack\d+(?P<attribute>(?:\.\w+|\[\d+\])+)")
+_CARRIED = re.compile(r"\b___stack\d+\b")
+_BUILTIN = re.compile(r"__builtins_dict___(?:\d+|N)\['(?P<name>[^']+)'\]")
+CARRIED_VALUE = "the value carried across the break"
+
+
+def worded_internals(text: str, carried: bool = True) -> str:
+    """Dynamo's internals in a guard's words said as the user knows them: a loop's range iterator or a value carried
+    across a graph break (the resume function's `___stack0`; `carried=False` leaves it for a reader that knows the
+    break's line), a builtin (`__builtins_dict___3['len']`: len)."""
+    text = _BUILTIN.sub(r"\g<name>", _RANGE_ITERATOR.sub(_range_words, text))
+    if not carried:
+        return text
+    text = _CARRIED_ATTRIBUTE.sub(lambda m: f"{m['attribute'].lstrip('.')} of {CARRIED_VALUE}", text)
+    return _CARRIED.sub(CARRIED_VALUE, text)
+
+
+def _range_words(match: re.Match[str]) -> str:
+    where = "carried across the break" if _CARRIED.fullmatch(match["of"]) else f"of {match['of']}"
+    return f"the loop's range (start, stop, step) {where}"
 
 
 def is_carried_value(variable: str) -> bool:

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from torchcompile_doctor.events.guard_failures import is_carried_value, user_variable
+from torchcompile_doctor.events.guard_failures import is_carried_value, user_variable, worded_internals
 
 _MODULES = re.compile(r"\._modules\['([^']+)'\]")
 _LOCAL = re.compile(r"\b[LG]\['([^']+)'\]")
@@ -23,6 +23,8 @@ _TENSOR = re.compile(
     r"requires_grad=(?P<rg>\w+), size=\[(?P<size>[^\]]*)\], stride=\[(?P<stride>[^\]]*)\]"
 )
 _EQUALS = re.compile(r"^(?P<lhs>.+?) == (?P<rhs>.+)$")
+_DICT_CONTAINS = re.compile(r"^(?P<negated>not )?___dict_contains\('(?P<key>[^']+)', (?P<mapping>.+)\)$")
+_MODULE_DICT = re.compile(r"\._(?P<what>modules|parameters|buffers)$")
 _OBJECT_ID = re.compile(r"___check_obj_id\((.+?), \d+\)")
 _TYPE_ID = re.compile(r"___check_type_id\((.+?), \d+\)(?:, type=<class '([^']+)'>)?")
 _MARKING = re.compile(r"hasattr\((.+?), '(_dynamo_\w+)'\)")
@@ -83,6 +85,22 @@ class TiedSizes:
 
 
 @dataclass(frozen=True, slots=True)
+class DictKey:
+    """`___dict_contains('k', d)`: the entry needs d to have key k (or, negated, not to)."""
+
+    mapping: str  # in the user's words; a module's own, for its children (`self`)
+    key: str
+    present: bool
+    child: str | None = None  # "submodule", "parameter" or "buffer": the mapping is a module's children of that kind
+
+    @property
+    def words(self) -> str:
+        if self.child:
+            return f"{self.mapping} {'has' if self.present else 'has no'} {self.child} `{self.key}`"
+        return f"{self.mapping} {'has' if self.present else 'has no'} key '{self.key}'"
+
+
+@dataclass(frozen=True, slots=True)
 class GuardTerm:
     """One guard expression, read."""
 
@@ -98,6 +116,7 @@ class GuardTerm:
     global_state: bool = False  # ___check_global_state() with the state it holds
     grad_mode: bool | None = None  # the grad mode that global state holds, when it says
     tied: TiedSizes | None = None
+    dict_key: DictKey | None = None
     shape_relation: bool = False  # a symbolic-shape relation (`2 <= x.size()[0]`), the price of a dynamic dim
     identity: bool = False  # an `A is B` check: Dynamo's own aliasing guards
     on_user_value: bool = False  # on a value the user passes or reads by name (an argument, a global)
@@ -108,8 +127,10 @@ class GuardTerm:
 
 
 def _readable(expression: str) -> str:
+    """The expression in the user's words: their names, their modules' children, builtins by name, a loop's range
+    iterator said as one (a value carried across a graph break keeps torch's name: its frame's reader words it)."""
     text = _MODULES.sub(lambda m: f"[{m.group(1)}]" if m.group(1).isdigit() else f".{m.group(1)}", expression)
-    return _LOCAL.sub(r"\1", _AS_TENSOR.sub(r"\g<name>", text))
+    return worded_internals(_LOCAL.sub(r"\1", _AS_TENSOR.sub(r"\g<name>", text)), carried=False)
 
 
 def _tensor(expression: str) -> TensorCheck | None:
@@ -156,6 +177,18 @@ def _tied(expression: str) -> TiedSizes | None:
     return TiedSizes((user_variable(match["lhs"]), int(match["li"])), (user_variable(match["rhs"]), int(match["ri"])))
 
 
+def _dict_key(readable: str) -> DictKey | None:
+    contains = _DICT_CONTAINS.match(readable)
+    if contains is None:
+        return None
+    mapping, present = contains["mapping"].strip(), not contains["negated"]
+    module = _MODULE_DICT.search(mapping)
+    if module is None:
+        return DictKey(mapping, contains["key"], present)
+    child = {"modules": "submodule", "parameters": "parameter", "buffers": "buffer"}[module["what"]]
+    return DictKey(mapping[: module.start()], contains["key"], present, child)
+
+
 @lru_cache(maxsize=1 << 14)  # the cache entries of a frame repeat most of their guard texts
 def guard_term(expression: str) -> GuardTerm:
     """One guard expression (without torch's trailing comment), read."""
@@ -176,6 +209,7 @@ def guard_term(expression: str) -> GuardTerm:
         global_state=state is not None,
         grad_mode=_grad_mode(state["state"]) if state else None,
         tied=_tied(expression),
+        dict_key=_dict_key(readable),
         shape_relation=bool(_SHAPE_TERM.search(expression)),
         identity=bool(_IDENTITY.search(expression)),
         on_user_value=bool(_USER_VALUE.search(expression)),

@@ -25,6 +25,7 @@ from torchcompile_doctor.model.report import Finding
 from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
 from torchcompile_doctor.rules.facts import Facts
 
+
 @dataclass(frozen=True, kw_only=True)
 class HeavyFrameFacts(Facts):
     value_guards: int | None = None

@@ -312,6 +312,7 @@ def _recompile_finding(
     rule = _worded(rule, index.code.origin(file) or THIRD_PARTY, facts, through is not None)
     if carried and main is not None and (main.carried or main.reason_class == "guarded_object_freed"):
         changes = _carried_changes(index, main, (file, line), changes)
+    changes = _internals_worded(changes, found)
     finding = finding_from_rule(
         rule,
         location=index.location(file, line or 0, name),
@@ -538,6 +539,16 @@ def _carried_changes(index: AnalysisIndex, main: GuardFailure, at: tuple[str, in
     held = held_across_break(index.raw_line(*at)) if main.reason_class == "guarded_object_freed" else None
     words = f"{held} (held across the break)" if held else _carried_words(main.variable)
     return [c.replace(main.variable, words) for c in changes]
+
+
+def _internals_worded(changes: list[str], found: list[Cause]) -> list[str]:
+    """The change lines with no Dynamo internal left in a cause's name (a loop's range iterator or a value carried
+    across the break in words, a builtin by its name)."""
+    for cause in found:
+        worded = cause.failures[0].worded_variable if cause.failures else cause.variable
+        if worded != cause.variable:
+            changes = [change.replace(cause.variable, worded) for change in changes]
+    return changes
 
 
 def _carried_words(variable: str) -> str:
