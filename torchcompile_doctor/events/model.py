@@ -10,6 +10,7 @@ from enum import StrEnum
 from functools import lru_cache
 
 from torchcompile_doctor.events.guard_failures import GuardFailure, parse_guard_failures
+from torchcompile_doctor.events.guard_terms import GuardTerm, guard_term
 
 
 # The two events a big log holds tens of thousands of (a compile id per record, a span end per chromium record)
@@ -153,6 +154,11 @@ class Guard:
     depth: int  # 1: directly under the root manager
     source: str | None = None  # the user's line that introduced it (torch's trailing comment)
     where: str | None = None  # "path/suffix.py:11" as torch wrote it (a shortened path)
+    # the expression read (events/guard_terms.py): what the analysis reads of it, never the text
+    term: GuardTerm = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "term", guard_term(self.expression))  # frozen: set once, at construction
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from torchcompile_doctor.events.guard_failures import is_carried_value
 from torchcompile_doctor.rules.facts import Facts
 
 
@@ -265,7 +266,7 @@ def mark_dynamic(line: str, facts: RewriteFacts) -> str | None:
 
 def tensor_argument(line: str, facts: RewriteFacts) -> str | None:
     var = _passed(facts)
-    if not var or var.startswith(("self.", "___")):
+    if not var or var.startswith("self.") or is_carried_value(var):  # an attribute, or a value torch carried
         return None
     return _replace_argument(line, var, f"torch.tensor({var})")
 

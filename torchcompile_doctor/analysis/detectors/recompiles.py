@@ -43,7 +43,7 @@ from torchcompile_doctor.analysis.recompile_context import (
     tied_inputs,
 )
 from torchcompile_doctor.analysis.worded_findings import finding_from_rule
-from torchcompile_doctor.events.guard_failures import GuardFailure, user_variable
+from torchcompile_doctor.events.guard_failures import GuardFailure
 from torchcompile_doctor.events.model import CompileId, Recompile, StackFrame
 from torchcompile_doctor.experiments.experiment import MarkDynamic
 from torchcompile_doctor.model.findings import (
@@ -312,6 +312,7 @@ def _recompile_finding(
     rule = _worded(rule, index.code.origin(file) or THIRD_PARTY, facts, through is not None)
     if carried and main is not None and (main.carried or main.reason_class == "guarded_object_freed"):
         changes = _carried_changes(index, main, (file, line), changes)
+    changes = _internals_worded(changes, found)
     finding = finding_from_rule(
         rule,
         location=index.location(file, line or 0, name),
@@ -518,7 +519,7 @@ def _facts(name: str, root: Cause | None, group: RecompileGroup, changes: list[s
         if main
         else variable,
         values="; ".join(changes) if changes else "a guard failed",
-        reason=user_variable(main.guard.split("  # ")[0]) if main else first_text,  # no trailing comment, no L['']
+        reason=main.worded_guard if main else first_text,  # no trailing comment, no L['']
         attribute=variable.removeprefix("self.") if root and root.reason_class == "module_attribute" else None,
         dim=str(main.dim) if main and main.dim is not None else 0,
         compiles=len({c.frame_compile_id for c in group.compile_ids} | {0}),  # the first entry too
@@ -538,6 +539,16 @@ def _carried_changes(index: AnalysisIndex, main: GuardFailure, at: tuple[str, in
     held = held_across_break(index.raw_line(*at)) if main.reason_class == "guarded_object_freed" else None
     words = f"{held} (held across the break)" if held else _carried_words(main.variable)
     return [c.replace(main.variable, words) for c in changes]
+
+
+def _internals_worded(changes: list[str], found: list[Cause]) -> list[str]:
+    """The change lines with no Dynamo internal left in a cause's name (a loop's range iterator or a value carried
+    across the break in words, a builtin by its name)."""
+    for cause in found:
+        worded = cause.failures[0].worded_variable if cause.failures else cause.variable
+        if worded != cause.variable:
+            changes = [change.replace(cause.variable, worded) for change in changes]
+    return changes
 
 
 def _carried_words(variable: str) -> str:
@@ -626,7 +637,7 @@ def _limit_reason(root: Cause | None) -> str:
         return "see the recompile finding"
     if root.unbounded:
         return f"`{root.variable}` takes a new value on every call ({' → '.join(root.values[:4])} …)"
-    return f"`{user_variable(root.failures[0].guard.split('  # ')[0])}`"
+    return f"`{root.failures[0].worded_guard}`"
 
 
 LIMIT_DETECTOR = Detector(RECOMPILE_LIMIT, recompile_limit)
