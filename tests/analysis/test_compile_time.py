@@ -126,7 +126,14 @@ def test_phases_of_a_cache_hit_have_no_lowering():
     hit = hit.__class__(**{**hit.__dict__, "backend_compile_s": 2.7, "inductor_compile_s": None})
     phases = phases_of(hit, 0.25)
     assert phases == pytest.approx(
-        {"dynamo": 0.8, "aot_autograd": 2.45, "inductor": 0.0, "triton_compile": 0.0, "cpp_compile": 0.25, "autotune": 0.0}
+        {
+            "dynamo": 0.8,
+            "aot_autograd": 2.45,
+            "inductor": 0.0,
+            "triton_compile": 0.0,
+            "cpp_compile": 0.25,
+            "autotune": 0.0,
+        }
     )
 
 

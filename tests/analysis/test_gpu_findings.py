@@ -17,7 +17,7 @@ from torchcompile_doctor.exit_codes import ExitCode
 from torchcompile_doctor.model.report import Report
 
 GPU = DATA / "gpu"
-CASES = sorted(p.name for p in GPU.iterdir() if p.is_dir())
+CASES = sorted(p.name for p in GPU.iterdir() if (p / "truth.log.gz").exists())
 USER_FILE = "/home/user/gpu-cases/{}.py"
 
 
@@ -188,3 +188,43 @@ def test_max_autotune_time_from_torchs_autotune_column(tmp_path):
     assert data.phases["autotune"] == pytest.approx(6.0) and "autotune" in data.shown
     assert data.phases["triton_compile"] == pytest.approx(2.0314)
     assert sum(data.phases.values()) == pytest.approx(data.total_s)
+
+
+def test_a_hint_made_of_guard_sources_is_worded_in_its_title():
+    """torch's optimizer hint names the gradients by their guard sources (`L['self'].param_groups[0]...`), logged
+    with a tuple for a format string: the title says what it means, the evidence keeps torch's text."""
+    (found,) = pipeline.reread_paths([GPU / "texts" / "optimizer_grad_copy_hint.log"]).reports
+    (hint,) = found.findings
+    assert hint.code == "TCD404"
+    assert hint.title == (
+        "Performance hint: gradient tensors of the optimizer's parameters (2) are copied at every CUDA-graph run"
+    )
+    assert hint.evidence.torch_text.startswith("Grad tensors [\"L['self'].param_groups[0]['params'][0].grad\"")
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_no_guard_text_and_no_empty_source_in_what_users_read(case):
+    """The cases were recorded on another machine: their sources are not here. A line whose text is missing reads
+    "source not available here", never `` or a trailing `: `; no title carries guard internals."""
+    from torchcompile_doctor.renderers import render
+
+    for with_trace in (False, True):
+        found = report(case, with_trace)
+        text = render(found, "terminal")
+        reached = [line for line in text.splitlines() if "reached from your code at" in line]
+        assert "``" not in text and not [line for line in reached if line.rstrip().endswith(":")]
+        assert not [f.title for f in found.findings if "L['" in f.title or "___" in f.title]
+    if case == "hf_gpt2_generate":
+        assert "reached from your code at /home/user/gpu-cases/hf_gpt2_generate.py:9: source not available here" in (
+            render(report(case, True), "terminal")
+        )
+
+
+def test_a_blank_line_of_code_in_a_template_reads_not_available():
+    from torchcompile_doctor.rules.facts import Facts, fill
+
+    said = fill(
+        "why: `{source}` at {where} is torch.optim's own code", Facts(where="torch/optim/optimizer.py:80", source="")
+    )
+    assert said == "why: (source not available here) at torch/optim/optimizer.py:80 is torch.optim's own code"
+    assert fill("`{source}`", Facts(source="x = 1")) == "`x = 1`"

@@ -146,7 +146,9 @@ def compile_time_breakdown(index: AnalysisIndex) -> CompileTime | None:
     for metrics in compiles:
         by_frame[index.frame_key(metrics.compile_id)].append(metrics)
     spans = nested_spans(log.compile_spans, origin) if origin is not None else {}
-    frames = [_frame(index, key, items, _Kernels(cpp, compiler), cache, origin, spans) for key, items in by_frame.items()]
+    frames = [
+        _frame(index, key, items, _Kernels(cpp, compiler), cache, origin, spans) for key, items in by_frame.items()
+    ]
     frames.sort(key=lambda f: (-f.seconds, f.file, f.line))
     ends = [c.start_s + c.seconds for f in frames for c in f.compiles if c.start_s is not None]
     late = sum(m.compile_time_s for m in compiles if m.compile_id and m.compile_id.frame_compile_id > 0)
@@ -187,7 +189,11 @@ def _frame(
                 compile_id=str(metrics.compile_id),
                 start_s=start,
                 seconds=metrics.compile_time_s,
-                phases=phases_of(metrics, kernels.cpp.get(metrics.compile_id) if metrics.compile_id in kernels.cpp else None, kernels.compiler),
+                phases=phases_of(
+                    metrics,
+                    kernels.cpp.get(metrics.compile_id) if metrics.compile_id in kernels.cpp else None,
+                    kernels.compiler,
+                ),
                 failed=metrics.fail_type is not None,
                 spans=spans.get(metrics.compile_id, ()) if metrics.compile_id is not None else (),
             )

@@ -299,6 +299,7 @@ class PerfHint:
     logger: str
     compile_id: CompileId | None
     fallback_op: str | None = None  # `Using FallbackKernel: <op>`: the op inductor has no lowering for
+    worded: str | None = None  # the hint in words, where torch's text is made of its internals (guard sources)
 
 
 @dataclass(frozen=True)

@@ -37,9 +37,7 @@ def shown_phases(phases: dict[str, float], kernel_compiler: str | None) -> tuple
     built (or the run's kernels are of that kind), autotuning where it ran."""
     own = KERNEL_PHASES.get(kernel_compiler or "")
     return tuple(
-        p
-        for p in PHASES
-        if p in ("dynamo", "aot_autograd", "inductor") or phases.get(p, 0.0) > 0.0 or p == own
+        p for p in PHASES if p in ("dynamo", "aot_autograd", "inductor") or phases.get(p, 0.0) > 0.0 or p == own
     )
 
 
