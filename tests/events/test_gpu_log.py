@@ -19,7 +19,7 @@ from torchcompile_doctor.events.model import CudagraphRunMode, CudagraphSkipReas
 from torchcompile_doctor.events.textlog import read_text_log
 
 GPU = DATA / "gpu"
-CASES = sorted(p.name for p in GPU.iterdir() if p.is_dir())
+CASES = sorted(p.name for p in GPU.iterdir() if (p / "truth.log.gz").exists())
 
 
 def log_of(case: str) -> Path:

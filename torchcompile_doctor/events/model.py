@@ -305,6 +305,7 @@ class PerfHint:
     logger: str
     compile_id: CompileId | None
     fallback_op: str | None = None  # `Using FallbackKernel: <op>`: the op inductor has no lowering for
+    worded: str | None = None  # the hint in words, where torch's text is made of its internals (guard sources)
 
 
 @dataclass(frozen=True)
@@ -371,6 +372,7 @@ class CudagraphSkip:
     detail: str
     user_stack: tuple[StackFrame, ...] = ()
     count: int = 1
+    rerecord_limit: int | None = None  # the re-record limit (or 2.15's threshold) a function went over
 
 
 @dataclass(frozen=True)
@@ -425,6 +427,9 @@ class CudagraphRun:
     function: str  # torch's name for it, e.g. partition_0
     mode: str  # a CudagraphRunMode
     count: int = 1
+    reason: str | None = None  # a re-recording's cause, as torch words it (`reason=...`; 2.13+), first line
+    changed_input: str | None = None  # the graph input whose address changed (`input name: primals_2`)
+    user_stack: tuple[StackFrame, ...] = ()  # where that input was made (`input stack trace:`)
 
 
 @dataclass(frozen=True)
@@ -449,6 +454,7 @@ class CudagraphOverwritten:
 class WarningKind(StrEnum):
     TF32_DISABLED = "tf32_disabled"  # fp32 matmuls on an Ampere+ GPU without TensorFloat32
     CUDAGRAPH_PENDING_BACKWARD = "cudagraph_pending_backward"  # the CUDA-graph fast path missed
+    CUDAGRAPH_RERECORD_LIMIT = "cudagraph_rerecord_limit"  # a function re-recorded up to the limit (2.15)
     OTHER = "other"
 
 

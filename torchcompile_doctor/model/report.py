@@ -25,6 +25,8 @@ from torchcompile_doctor.model.json import json_field
 from torchcompile_doctor.model.severity import SEVERITIES as SEVERITIES  # the report model names its severities
 
 SCHEMA_VERSION = 1
+# said in place of a line's text when its file is not on this machine (a log or trace recorded elsewhere)
+SOURCE_NOT_AVAILABLE = "source not available here"
 
 
 class Kind(StrEnum):
@@ -112,6 +114,11 @@ class Location:
     @property
     def where(self) -> str:
         return f"{self.display_file or self.file}:{self.line}"
+
+    @property
+    def shown_source(self) -> str:
+        """The line's text, or a note that this machine does not have the file (a log from another machine)."""
+        return (self.source or "").strip() or SOURCE_NOT_AVAILABLE
 
 
 @dataclass(frozen=True)

@@ -167,13 +167,15 @@ def compile_ids(finding: Finding, rank: int | None) -> list[str]:
     return list(ids)
 
 
-def span_phase(name: str, inside: Sequence[str]) -> str:
+def span_phase(name: str, inside: Sequence[str], wait_phase: str = "cpp_compile") -> str:
     """The phase a span belongs to, by where it lies (`inside`: the names of the spans around it), as
     compile_time's phases split a compile: the C++ kernel compiles, inductor's compile, the rest of the backend
     (AOT autograd), and Dynamo around it."""
     names = {name, *inside}
-    if name in CPP_SPANS:
+    if name == "compile_file":
         return "cpp_compile"
+    if name in CPP_SPANS:  # the wait for worker processes: C++ kernels on a CPU, Triton kernels on a GPU
+        return wait_phase
     if "inductor_compile" in names:
         return "inductor"
     if "backend_compile" in names:
@@ -204,6 +206,7 @@ def _span_title(span: TraceSpan, record: CompileRecord) -> str:
 def _span_boxes(record: CompileRecord, scale: float, top: float) -> list[Box]:
     boxes = []
     spans = sorted(record.spans, key=lambda s: (s.start_s, s.depth))
+    wait_phase = "triton_compile" if record.phases.get("triton_compile", 0.0) > 0 else "cpp_compile"
     for span in spans:
         width = span.seconds * scale
         if width < MIN_SPAN_WIDTH and span.depth > 0:
@@ -217,7 +220,7 @@ def _span_boxes(record: CompileRecord, scale: float, top: float) -> list[Box]:
                 MIN_COMPILE_WIDTH if span.depth == 0 else MIN_SPAN_WIDTH,
                 y=top + level * LEVEL_HEIGHT,
                 height=LEVEL_HEIGHT - 1,
-                phase=span_phase(span.name, enclosing),
+                phase=span_phase(span.name, enclosing, wait_phase),
                 title=_span_title(span, record),
             )
         )

@@ -86,7 +86,7 @@ def _finding(console: Console, finding: Finding, report: Report) -> None:
         console.print(line)
     if finding.user_frame is not None:
         console.print(
-            Text(f"   reached from your code at {finding.user_frame.where}: {finding.user_frame.source or ''}")
+            Text(f"   reached from your code at {finding.user_frame.where}: {finding.user_frame.shown_source}")
         )
     elif len(finding.call_sites) > 1:
         console.print(Text(f"   called from {len(finding.call_sites)} sites: {', '.join(finding.call_sites)}"))

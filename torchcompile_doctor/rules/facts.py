@@ -1,14 +1,18 @@
 """What a finding's templates may name: each detector declares a Facts class (a frozen dataclass) whose fields are
 the `{placeholders}` its rules' titles, texts, wordings and experiments use; the catalogue's binding
 (rules/binding.py) refuses a placeholder that is no field. `fill` puts the facts into a template: a fact that is
-None stays `{name}` in the text, as it was written."""
+None stays `{name}` in the text, as it was written; a line of code this machine does not have (a log recorded
+elsewhere) is said to be not available, never quoted as empty backticks."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, fields, replace
 
+from torchcompile_doctor.model.report import SOURCE_NOT_AVAILABLE
+
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
+SOURCE_FACTS = ("source", "site_source")  # a line's text, read from its file
 
 
 def placeholders(text: str) -> set[str]:
@@ -52,5 +56,11 @@ class _Template(dict[str, object]):
 
 
 def fill(template: str, facts: Facts) -> str:
-    """A rule template with the facts it names; a fact nobody knows stays `{name}`."""
-    return template.format_map(_Template(facts.known()))
+    """A rule template with the facts it names; a fact nobody knows stays `{name}`, a line of code not on this
+    machine reads "(source not available here)"."""
+    known = facts.known()
+    for name in SOURCE_FACTS:
+        if isinstance(known.get(name), str) and not str(known[name]).strip():  # known to be a line, text not here
+            template = template.replace(f"`{{{name}}}`", f"({SOURCE_NOT_AVAILABLE})")
+            known[name] = SOURCE_NOT_AVAILABLE
+    return template.format_map(_Template(known))

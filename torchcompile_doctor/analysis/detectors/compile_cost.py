@@ -216,12 +216,6 @@ def _repeated_block_finding(
     return replace(finding, fix=replace(finding.fix, experiment=experiment))
 
 
-_KERNEL_ADVICE: dict[str | None, str] = {
-    "triton": "triton_compile",
-    "cpp": "cpp_compile",
-}  # which advice of TCD602 for the kernel compile
-
-
 def dominant_phase(index: AnalysisIndex, derived: Derived, rules: RuleSet[PhaseParams]) -> list[Finding]:
     """TCD602: one phase taking most of a frame's compile time, with what controls that phase."""
     rule, params = rules.only, rules.params
@@ -238,9 +232,8 @@ def dominant_phase(index: AnalysisIndex, derived: Derived, rules: RuleSet[PhaseP
             continue
         phase, seconds = max(frame.phases.items(), key=lambda item: item[1])
         share = seconds / frame.seconds
-        # the kernel compile's levers differ: Triton kernels (and their autotuning) on a GPU, C++ on a CPU
-        advised = _KERNEL_ADVICE.get(data.kernel_compiler, "kernel_compile") if phase == "cpp_compile" else phase
-        if share < params.min_share or advised not in advice:
+        # the kernel compile's levers differ: Triton kernels on a GPU, C++ on a CPU; autotuning is TCD605's
+        if share < params.min_share or phase not in advice:
             continue
         findings.append(
             finding_from_rule(
@@ -252,7 +245,7 @@ def dominant_phase(index: AnalysisIndex, derived: Derived, rules: RuleSet[PhaseP
                     seconds=f"{seconds:.1f}",
                     total=f"{frame.seconds:.1f}",
                     frame=frame.function,
-                    advice=fill(advice[advised], PhaseFacts(training=training)),
+                    advice=fill(advice[phase], PhaseFacts(training=training)),
                 ),
                 count=len(frame.compiles),
                 impact=CompileTimeImpact(compile_seconds=round(seconds, 3), share=round(share, 3)),
