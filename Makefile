@@ -95,6 +95,7 @@ lint: install
 bench: install
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/ingest.py
+	$(BIN)/python bench/page.py
 	$(BIN)/python bench/textlog.py
 	$(BIN)/python bench/fix_cost.py
 

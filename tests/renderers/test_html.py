@@ -350,7 +350,7 @@ def test_the_timeline_marks_recompiles_and_the_fallback_at_their_compiles():
         for compile_id in finding.evidence.compile_ids:
             assert re.search(rf"#{finding.rank} {finding.code} {kind} \([^)]*\b{compile_id}\b", titles)
     assert drawn.marks == ("recompile", "fallback")
-    assert [c.findings for c in drawn.compiles if c.compile_id == "0/8"] == [((1, "fallback"), (2, "recompile"))]
+    assert [c.findings for c in drawn.compiles.rows if c.compile_id == "0/8"] == [((1, "fallback"), (2, "recompile"))]
 
 
 def test_the_legend_lists_what_is_drawn_and_a_failure_is_not_drawn_as_a_fallback():
