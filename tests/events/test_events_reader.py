@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from support.doctor import doctor_in_process
 from support.paths import DATA
 
-from torchcompile_doctor.events import reader
 from torchcompile_doctor.errors import DoctorError
+from torchcompile_doctor.events import reader
 from torchcompile_doctor.events.load import load_artifacts, load_trace, refuse_nothing_read
 from torchcompile_doctor.events.model import EventLog, LogHealth
 from torchcompile_doctor.events.reader import read_records

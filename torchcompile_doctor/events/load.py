@@ -7,8 +7,8 @@ otherwise the rank comes from the records' envelopes (`"rank": N`), else from th
 channel (`doctor_events_rank_N.jsonl`, matched by process id). `load_artifacts` is its special case of one
 process: everything read as one log, which is what `load_ranks` gives (as rank 0) when no rank is named.
 `read_trace_files`, `read_side_channel_file` and `envelope_pid` are the pieces events/processes.py builds a
-program's processes from. `refuse_nothing_read` is the one place that decides what was given holds nothing to read (report, check and
-guards alike). Nothing read is run or imported.
+program's processes from. `refuse_nothing_read` is the one place that decides that what was given holds nothing
+to read (report, check and guards alike). Nothing read is run or imported.
 """
 
 from __future__ import annotations
