@@ -285,8 +285,10 @@ def _dump_report(dump: Path, root: Path | None = None) -> Report:
     imported or run."""
     from torchcompile_doctor.analysis import analyze
     from torchcompile_doctor.events.dumps.source import load_dump
+    from torchcompile_doctor.events.load import refuse_nothing_read
 
     log = load_dump(dump)
+    refuse_nothing_read([log], [dump])
     return analyze(log, _offline_context(log, dump / CAPTURE_IN_DUMP, root))
 
 
@@ -310,13 +312,14 @@ def _trace_report(path: Path, options: RereadOptions, text_logs: Sequence[Path] 
     """A kept capture or TORCH_TRACE dir (or one trace file), rank files merged into one report; with the text
     logs of the same run, what they add (CUDA graphs, warnings, perf hints) counted once with the trace."""
     from torchcompile_doctor.analysis import report_of_processes, report_of_ranks
-    from torchcompile_doctor.events.load import RankLogs, load_ranks
+    from torchcompile_doctor.events.load import RankLogs, load_ranks, refuse_nothing_read
     from torchcompile_doctor.events.processes import is_target_capture, load_processes
 
     if not path.exists():
         raise DoctorError(f"no such file or directory: {path}")
     program = load_processes(path) if is_target_capture(path) else None
     loaded = RankLogs(program.logs) if program is not None else load_ranks(path)
+    refuse_nothing_read(loaded.logs.values(), [path])
     if text_logs:
         _add_text_logs(loaded, path, text_logs)
     _strict(loaded, options)
@@ -339,10 +342,13 @@ def _add_text_logs(loaded: RankLogs, path: Path, text_logs: Sequence[Path]) -> N
     pids = trace_pids(path)
     run = run_for_pids(runs, pids)
     if run is None:
-        raise DoctorError(
-            f"{len(runs)} runs in {', '.join(map(str, text_logs))} and none of them was made by the process(es) "
-            f"that wrote {path} (pid {', '.join(map(str, sorted(pids))) or 'unknown'}): give the log of the same run"
+        logs, writers = ", ".join(map(str, text_logs)), ", ".join(map(str, sorted(pids))) or "unknown"
+        whose = (
+            f"{len(runs)} runs in {logs} and none of them was made by"
+            if len(runs) > 1
+            else f"{logs} is the log of another run (pid {', '.join(map(str, sorted(runs[0].pids)))}), not of"
         )
+        raise DoctorError(f"{whose} the process(es) that wrote {path} (pid {writers}): give the log of the same run")
     for rank, log in run.logs.items():
         target = loaded.logs.get(rank)
         if target is None and len(loaded.logs) == 1 and len(run.logs) == 1:
@@ -363,10 +369,11 @@ def _text_log_reports(paths: Sequence[Path], options: RereadOptions) -> tuple[Re
     """Text logs without a trace: one report per run found in them (several runs appended to one file)."""
     from torchcompile_doctor.analysis import report_of_ranks
     from torchcompile_doctor.events.job_logs import load_text_logs
-    from torchcompile_doctor.events.load import RankLogs
+    from torchcompile_doctor.events.load import RankLogs, refuse_nothing_read
     from torchcompile_doctor.events.model import Warning_
 
     runs = load_text_logs(paths)
+    refuse_nothing_read((log for run in runs for log in run.logs.values()), paths)
     reports = []
     for run in runs:
         loaded = RankLogs(dict(sorted(run.logs.items())))

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from support.captures import CAPTURES, SAMPLE_CAPTURES, recorded_root, reread
 from support.doctor import DoctorRun, doctor_here, doctor_in_process
+from support.nothing import NOTHING_KINDS, nothing_to_read
 from support.paths import DATA, SAMPLES
 from support.recording import move
 
@@ -370,6 +371,19 @@ def test_from_capture_of_nothing_is_a_usage_error(tmp_path):
     run = doctor_here("check", "--from-capture", "out", "--format", "sarif", cwd=tmp_path)
     assert run.returncode == 2 and run.stdout == ""
     assert run.stderr == "doctor: error: --from-capture out: no such file or directory\n"
+
+
+@pytest.mark.parametrize("kind", NOTHING_KINDS)
+def test_from_capture_of_what_holds_no_record_is_never_a_pass(tmp_path, kind):
+    """A typo in a CI artifact path, or an artifact that is not a capture, fails the gate in one line (exit 2),
+    however lenient the criteria; a recorded capture beside it (the control) is gated as before."""
+    given = nothing_to_read(tmp_path, kind)
+    for criteria in (["--fullgraph"], ["--max-graph-breaks", "1000"]):
+        run = doctor_in_process("check", "--from-capture", given.name, *criteria, cwd=tmp_path)
+        assert (run.returncode, run.stdout) == (2, ""), (kind, run.stdout[-2000:])
+        assert run.stderr == f"doctor: error: nothing to read in {given.name}: no trace, no capture, no log records\n"
+    control = _gate(SAMPLE_CAPTURES / "clean_model.capture", "--fullgraph", cwd=tmp_path)
+    assert control.returncode == 0 and control.json["gate"]["passed"], control.stderr[-2000:]
 
 
 def test_from_capture_gates_a_checked_in_capture_in_every_format(tmp_path):

@@ -210,6 +210,17 @@ def test_a_trace_and_a_log_of_another_run_are_refused(tmp_path):
     assert run.returncode == 2 and "none of them was made by the process(es)" in run.stderr
 
 
+def test_a_trace_and_the_log_of_one_other_run_are_refused(tmp_path):
+    """The README's promise: a log from another run given beside a trace dir is refused, not silently added
+    (each names the process that wrote it); the log of the same run is added."""
+    run = doctor_in_process("report", str(trace_of("tf32_matmul")), str(log_of("cg_mutated_input")))
+    assert (run.returncode, run.stdout) == (2, "")
+    assert "is the log of another run (pid 442), not of the process(es) that wrote" in run.stderr
+    assert run.stderr.count("\n") == 1
+    same = doctor_in_process("report", str(trace_of("tf32_matmul")), str(log_of("tf32_matmul")))
+    assert same.returncode == 0 and "TCD418" in same.stdout, same.stderr[-2000:]
+
+
 def test_the_cli_reads_a_trace_dir_beside_its_log():
     run = doctor_in_process("report", str(trace_of("cg_overwritten")), str(log_of("cg_overwritten")))
     assert run.returncode == 3  # the log recorded the uncaught exception: the target failed

@@ -550,6 +550,17 @@ class EventLog:
             getattr(self, name).extend(getattr(other, name))
         self.health.add(other.health)
 
+    @property
+    def has_events(self) -> bool:
+        """It holds at least one event (its health counts aside)."""
+        return any(getattr(self, name) for name in _LIST_FOR.values())
+
+    @property
+    def holds_nothing(self) -> bool:
+        """No record was read into it, of a kind known or not: what was read holds nothing torch (or the
+        capture) wrote. A log of only unknown kinds is still torch's (a newer release's records)."""
+        return not self.has_events and self.health.records == 0 and self.health.unknown_kinds == 0
+
 
 _LIST_FOR = {
     DynamoStart: "dynamo_starts",
