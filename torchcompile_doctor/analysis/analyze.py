@@ -21,6 +21,7 @@ from torchcompile_doctor.analysis.suppressions import UNUSED_SUPPRESSION, suppre
 from torchcompile_doctor.analysis.training import training_run
 from torchcompile_doctor.events.model import EventLog, LogHealth, WarningKind
 from torchcompile_doctor.model.findings import LogHealthFigures
+from torchcompile_doctor.model.paths import torch_path
 from torchcompile_doctor.model.report import ExplainSummary, Finding, Kind, Report, RunEnvironment, Summary
 from torchcompile_doctor.torch_releases import outside_range_note
 
@@ -94,7 +95,7 @@ def registry_note(registry: GraphBreakRegistry) -> str:
     """Which graph-break registry gave GB ids and explanations: a re-read log may come from another torch."""
     label, _, where = registry.source.partition(" (")
     if label == "installed torch":
-        return f"graph-break registry: the installed torch's ({where.rstrip(')')})"
+        return f"graph-break registry: the installed torch's ({torch_path(where.rstrip(')'))})"
     if label.startswith("bundled torch "):
         release = label.removeprefix("bundled torch ")
         why = registry.chosen_because or "torch is not installed here"

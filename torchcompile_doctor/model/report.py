@@ -3,7 +3,6 @@ formats: `model/json.py` serialises it (field order is the JSON's key order; `js
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -22,6 +21,7 @@ from torchcompile_doctor.model.findings import (
 )
 from torchcompile_doctor.model.gate import GateResult
 from torchcompile_doctor.model.json import json_field
+from torchcompile_doctor.model.paths import display_path, display_roots, display_text
 from torchcompile_doctor.model.severity import SEVERITIES as SEVERITIES  # the report model names its severities
 
 SCHEMA_VERSION = 1
@@ -357,18 +357,32 @@ class Report:
     def target_succeeded(self) -> bool:
         return target_succeeded(self.target_status, self.target_exit_code)
 
-    def display_file(self, file: str) -> str:
-        """`file` as the report shows it: as a finding's location (or the user's frame) that names the same file
-        shows it, else relative to the program's folder, else as the run read it (Location.display_file's way,
-        for a file no location names, e.g. the line a fix rewrites)."""
+    def display_file(self, file: str, base_dir: str | None = None) -> str:
+        """`file` as the report shows it to people: as a finding's location (or the user's frame) that names the
+        same file shows it, else as `model.paths.display_path` shows it (relative to the program's folder, the
+        library roots or the current directory `base_dir`; never a machine's absolute path)."""
         for finding in self.findings:
             for place in (finding.location, finding.user_frame):
                 if place is not None and place.file == file and place.display_file:
                     return place.display_file
-        root = self.environment.program_dir.rstrip(os.sep)
-        if root and file.startswith(root + os.sep):
-            return file[len(root) + 1 :]
-        return file
+        return display_path(file, self.display_roots(base_dir))
+
+    def display_target(self, base_dir: str | None = None) -> str:
+        """The target as people read it: its script relative to the current directory (`base_dir`) when under it,
+        else to the program's folder (`-m pkg.train` as it is)."""
+        return display_text(self.target, self.display_roots(base_dir, checkout_first=True))
+
+    def display_notes(self, base_dir: str | None = None) -> tuple[str, ...]:
+        """The notes with any path in them shown as people read it."""
+        roots = self.display_roots(base_dir)
+        return tuple(display_text(note, roots) for note in self.notes)
+
+    def display_roots(self, base_dir: str | None = None, *, checkout_first: bool = False) -> tuple[str, ...]:
+        """The folders the report's paths are shown relative to (`model.paths.display_roots`)."""
+        environment = self.environment
+        return display_roots(
+            environment.program_dir, environment.library_roots, base_dir, checkout_first=checkout_first
+        )
 
     def rule_doc(self, code: str) -> RuleDoc | None:
         return next((doc for doc in self.rule_docs if doc.code == code), None)

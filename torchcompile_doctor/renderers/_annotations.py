@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import PurePath
 
+from torchcompile_doctor.model.paths import display_text
 from torchcompile_doctor.model.report import Finding, Location, Report
 from torchcompile_doctor.renderers._text import plural
 
@@ -37,9 +38,10 @@ def relative_path(file: str, base_dir: str | None) -> str | None:
     return path.relative_to(base).as_posix()
 
 
-def display_path(file: str, base_dir: str | None) -> str:
-    """The path CI tools match against the checkout: relative to `base_dir` when under it, else as torch saw it."""
-    return relative_path(file, base_dir) or file
+def ci_path(report: Report, file: str, base_dir: str | None) -> str:
+    """The path CI tools match against the checkout: relative to `base_dir` when under it, else as people read it
+    (`model.paths.display_path`: never a machine's absolute path)."""
+    return relative_path(file, base_dir) or display_text(file, report.display_roots(base_dir, checkout_first=True))
 
 
 def gate_reason(report: Report, finding: Finding) -> str | None:

@@ -140,7 +140,7 @@ def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
     """Markdown has no options of its own: a PR comment looks the same wherever it is rendered."""
     s = report.summary
     lines = [
-        f"## torchcompile-doctor: {_escape(report.target)}",
+        f"## torchcompile-doctor: {_escape(report.display_target(options.base_dir))}",
         "",
         "| graphs | graph breaks | recompiles | recompile-limit hits | fallbacks to eager | compile failures "
         "| compile time |",
@@ -171,6 +171,6 @@ def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
         for finding in rest:
             lines += _finding(finding, report.gate, all_ranks)
         lines += ["</details>", ""]
-    for note in report.notes:
+    for note in report.display_notes(options.base_dir):
         lines.append(f"> {_escape(note)}")
     return "\n".join(lines).rstrip() + "\n"

@@ -130,7 +130,12 @@ def _guards(console: Console, report: Report) -> None:
     if not report.guards:
         console.print(Text("  no guard trees in this capture"))
     for frame in report.guards:
-        console.print(Text(f"  {frame.function}  ({frame.display_file or frame.file}:{frame.line})", style="cyan"))
+        console.print(
+            Text(
+                f"  {frame.function}  ({frame.display_file or report.display_file(frame.file)}:{frame.line})",
+                style="cyan",
+            )
+        )
         for entry in frame.entries:
             kinds = ", ".join(f"{k} {n}" for k, n in entry.by_kind.items())
             latency = f", torch's cold estimate {entry.latency_us:g} µs" if entry.latency_us is not None else ""
@@ -211,7 +216,8 @@ def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
     buffer = io.StringIO()
     console = _console(buffer, options)
     s = report.summary
-    console.print(Text(f"torchcompile-doctor {report.tool_version} · {report.target}", style="bold"))
+    target = report.display_target(options.base_dir)
+    console.print(Text(f"torchcompile-doctor {report.tool_version} · {target}", style="bold"))
     console.print(
         Text(
             f"{s.graphs} graphs · {s.graph_breaks} graph breaks ({s.graph_break_records} records) · "
@@ -235,7 +241,7 @@ def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
     _lead(console, report)
     for finding in report.findings:
         _finding(console, finding, report)
-    for note in report.notes:
+    for note in report.display_notes(options.base_dir):
         console.print(Text(f"note: {note}", style="dim"))
     console.print(Text(target_line(report.target_status, report.target_exit_code), style="dim"))
     return buffer.getvalue()
