@@ -174,7 +174,7 @@ def explain(
 ) -> None:
     """Run TARGET under capture and print the ranked report."""
     from torchcompile_doctor import pipeline
-    from torchcompile_doctor.capture.options import CaptureOptions
+    from torchcompile_doctor.capture.capture_options import CaptureOptions
     from torchcompile_doctor.settings import TargetArgs, explain_settings
 
     settings = explain_settings(
@@ -226,7 +226,7 @@ def fix(
     """Run TARGET, measure each fix its findings suggest in a copy of the project, and print the measured ones
     as a patch of your files (--apply writes it). Exit 0: a patch; 1: no measured change helped; 3: TARGET failed."""
     from torchcompile_doctor import pipeline
-    from torchcompile_doctor.capture.options import CaptureOptions
+    from torchcompile_doctor.capture.capture_options import CaptureOptions
     from torchcompile_doctor.fix.session import apply_fix
     from torchcompile_doctor.renderers.fix_report import render_fix
     from torchcompile_doctor.settings import TargetArgs, fix_settings
@@ -320,7 +320,7 @@ def guards(
 ) -> None:
     """What each compiled frame is guarded on, what it costs per call, and what changed between entries."""
     from torchcompile_doctor import pipeline
-    from torchcompile_doctor.capture.options import CaptureOptions
+    from torchcompile_doctor.capture.capture_options import CaptureOptions
     from torchcompile_doctor.settings import RereadSettings, TargetArgs, guards_settings
 
     settings = guards_settings(

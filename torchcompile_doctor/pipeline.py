@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from torchcompile_doctor.capture.options import CaptureOptions
+from torchcompile_doctor.capture.capture_options import CaptureOptions
 from torchcompile_doctor.capture_layout import CAPTURE_IN_DUMP, CaptureFolder
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.exit_codes import ExitCode
@@ -38,8 +38,8 @@ if TYPE_CHECKING:  # the analysis stage and the capture are imported when a run 
     from torchcompile_doctor.capture.target import TargetSpec
     from torchcompile_doctor.events.load import RankLogs
     from torchcompile_doctor.events.model import EventLog, RunOutcome
-    from torchcompile_doctor.experiments.experiment import Experiment
-    from torchcompile_doctor.fix.verdict import RunResult
+    from torchcompile_doctor.model.experiment import Experiment
+    from torchcompile_doctor.fix.judge import RunResult
     from torchcompile_doctor.gate.baseline import Baseline
     from torchcompile_doctor.model.fix import FixReport
     from torchcompile_doctor.model.report import Report
@@ -459,7 +459,7 @@ def _in_copy(target: TargetSpec, root: Path, copy: Path) -> TargetSpec:
 
 def _run_result(outcome: RunOutcome, report: Report, workdir: Path, wall_s: float) -> RunResult:
     from torchcompile_doctor.experiments.verify import figures
-    from torchcompile_doctor.fix.verdict import RunResult, problems_by_finding
+    from torchcompile_doctor.fix.judge import RunResult, problems_by_finding
 
     folder = CaptureFolder(workdir)
 

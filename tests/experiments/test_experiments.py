@@ -10,7 +10,7 @@ import pytest
 import yaml
 from support.paths import DATA
 
-from torchcompile_doctor.experiments.experiment import (
+from torchcompile_doctor.model.experiment import (
     CacheDir,
     CarriedCache,
     Combined,

@@ -3,7 +3,7 @@ its names need, never a setting that only hides a problem."""
 
 from __future__ import annotations
 
-from torchcompile_doctor.experiments.experiment import ConfigSwitch
+from torchcompile_doctor.model.experiment import ConfigSwitch
 from torchcompile_doctor.fix.candidates import Program, _config_code, _config_edits
 
 

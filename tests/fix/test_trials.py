@@ -12,7 +12,7 @@ import pytest
 
 from torchcompile_doctor.fix.candidates import Candidate, FileEdit
 from torchcompile_doctor.fix.trials import best, measure_candidates
-from torchcompile_doctor.fix.verdict import HELPS, OUTPUT_CHANGED, RunResult
+from torchcompile_doctor.fix.judge import HELPS, OUTPUT_CHANGED, RunResult
 from torchcompile_doctor.model.findings import RunFigures
 from torchcompile_doctor.patches.edits import AfterTorchImport
 

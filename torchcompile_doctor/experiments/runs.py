@@ -14,7 +14,7 @@ from pathlib import Path
 from torchcompile_doctor.capture.runner import capture_folder
 from torchcompile_doctor.capture_layout import CARRIED_RUNS, CaptureFolder, ExperimentFolder
 from torchcompile_doctor.errors import DoctorError
-from torchcompile_doctor.experiments.experiment import CacheDir, Experiment, carries_cache, key
+from torchcompile_doctor.model.experiment import CacheDir, Experiment, carries_cache, key
 from torchcompile_doctor.experiments.plan import plan
 from torchcompile_doctor.experiments.record import ExperimentRecord, read_record, write_record
 from torchcompile_doctor.experiments.verify import Measured, attach

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from torchcompile_doctor.experiments.experiment import Experiment, describe, is_compile_time, key
+from torchcompile_doctor.model.experiment import Experiment, describe, is_compile_time, key
 from torchcompile_doctor.model.findings import RunFigures, Verification
 from torchcompile_doctor.model.report import Finding, Report
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from torchcompile_doctor.analysis.regional import python_path
 from torchcompile_doctor.events.model import BackendUse, CallSite, EventLog
-from torchcompile_doctor.experiments.experiment import (
+from torchcompile_doctor.model.experiment import (
     FUNCTION_SETS,
     Combined,
     CompileKwargs,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from torchcompile_doctor.fix.candidates import Unbuildable
 from torchcompile_doctor.fix.trials import Trial
-from torchcompile_doctor.fix.verdict import NOT_BUILDABLE, RunResult
+from torchcompile_doctor.fix.judge import NOT_BUILDABLE, RunResult
 from torchcompile_doctor.model.fix import FIX_SCHEMA_VERSION, FixReport, PatchRecord, TrialRecord
 from torchcompile_doctor.patches.project import unified_diff
 

@@ -15,7 +15,7 @@ from torchcompile_doctor.events.model import EventLog
 from torchcompile_doctor.fix.candidates import Program, candidates, edited_files
 from torchcompile_doctor.fix.result import fix_report
 from torchcompile_doctor.fix.trials import BUDGET_SPENT, Measure, best, measure_candidates
-from torchcompile_doctor.fix.verdict import NOT_MEASURED, RunResult
+from torchcompile_doctor.fix.judge import NOT_MEASURED, RunResult
 from torchcompile_doctor.model.fix import FixReport
 from torchcompile_doctor.model.report import Report
 from torchcompile_doctor.patches.project import uncommitted, write_change

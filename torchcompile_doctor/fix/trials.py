@@ -13,7 +13,7 @@ from pathlib import Path
 
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.fix.candidates import Candidate, FileEdit
-from torchcompile_doctor.fix.verdict import (
+from torchcompile_doctor.fix.judge import (
     HELPS,
     NOT_BUILDABLE,
     NOT_MEASURED,

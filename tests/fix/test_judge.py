@@ -3,7 +3,7 @@ results (numbers to their last digits aside) and nothing got worse."""
 
 from __future__ import annotations
 
-from torchcompile_doctor.fix.verdict import (
+from torchcompile_doctor.fix.judge import (
     CRASHED,
     HELPS,
     NO_EFFECT,
