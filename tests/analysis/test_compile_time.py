@@ -17,8 +17,8 @@ from torchcompile_doctor.analysis.compile_time_breakdown import cpp_compile_seco
 from torchcompile_doctor.events.load import load_artifacts
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId, CompileSpan
 from torchcompile_doctor.experiments import verify
-from torchcompile_doctor.model.experiment import CarriedCache, as_json, key
 from torchcompile_doctor.model.compile_time import PHASES
+from torchcompile_doctor.model.experiment import CarriedCache, as_json, key
 from torchcompile_doctor.renderers._text import summary_line
 
 WARM_TRACE = DATA / "traces" / "repeated_blocks_warm_cache.log"
