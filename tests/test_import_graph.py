@@ -20,7 +20,7 @@ PACKAGE = "torchcompile_doctor"
 # layer -> the modules in it (a module belongs to the layer of its longest listed prefix)
 LAYER_OF_PREFIX = {
     "foundation": ("", "errors", "exit_codes", "capture_layout", "torch_releases", "source_files"),
-    "records": ("events.model", "events.guard_failures", "events.guard_terms", "model", "experiments.experiment"),
+    "records": ("events.model", "events.guard_failures", "events.guard_terms", "model"),
     "events": ("events",),
     "capture": ("capture",),
     "rules": ("rules",),

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from torchcompile_doctor.capture.options import CaptureOptions
+from torchcompile_doctor.capture.capture_options import CaptureOptions
 from torchcompile_doctor.capture_layout import CAPTURE_IN_DUMP, CaptureFolder
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.exit_codes import ExitCode
@@ -38,11 +38,12 @@ if TYPE_CHECKING:  # the analysis stage and the capture are imported when a run 
     from torchcompile_doctor.capture.target import TargetSpec
     from torchcompile_doctor.events.load import RankLogs
     from torchcompile_doctor.events.model import EventLog, RunOutcome
-    from torchcompile_doctor.experiments.experiment import Experiment
-    from torchcompile_doctor.fix.verdict import RunResult
+    from torchcompile_doctor.fix.trials import TrialProgress
     from torchcompile_doctor.gate.baseline import Baseline
+    from torchcompile_doctor.model.experiment import Experiment
     from torchcompile_doctor.model.fix import FixReport
     from torchcompile_doctor.model.report import Report
+    from torchcompile_doctor.model.trial import RunResult
 
 Progress = Callable[[str], AbstractContextManager[object]]
 """Shows what is running (the CLI: a status line on a TTY) for as long as the context is open."""
@@ -429,7 +430,9 @@ def _with_kept_experiments(path: Path, report: Report, options: RereadOptions) -
 # ---------------------------------------------------------------------------------------------- verified fixes
 
 
-def try_fixes(run: Run, options: RunOptions, progress: Progress = _quiet) -> Run:
+def try_fixes(
+    run: Run, options: RunOptions, progress: Progress = _quiet, trial_progress: TrialProgress | None = None
+) -> Run:
     """Re-run the target once per suggested no-code-change fix (options.jobs side by side) and put each
     one's measured effect on the fixes that suggested it (experiments/runs.py). An interrupted run is returned
     as it is."""
@@ -446,7 +449,7 @@ def try_fixes(run: Run, options: RunOptions, progress: Progress = _quiet) -> Run
     def measure(experiment: Experiment, workdir: Path) -> Report:
         return _capture_and_analyze(target, options, workdir, experiment)[1]
 
-    report = runs.try_fixes(run.report, measure, options.artifacts, options.jobs, progress)
+    report = runs.try_fixes(run.report, measure, options.artifacts, options.jobs, progress, trial_progress)
     return replace(run, reports=(report,))
 
 
@@ -465,16 +468,24 @@ def _in_copy(target: TargetSpec, root: Path, copy: Path) -> TargetSpec:
 
 
 def _run_result(outcome: RunOutcome, report: Report, workdir: Path, wall_s: float) -> RunResult:
+    from torchcompile_doctor.events.processes import load_processes
     from torchcompile_doctor.experiments.verify import figures
-    from torchcompile_doctor.fix.verdict import RunResult, problems_by_finding
+    from torchcompile_doctor.fix.judge import compiled_ops, problems_by_finding, steady_state_s
+    from torchcompile_doctor.model.trial import RunResult
 
     folder = CaptureFolder(workdir)
+    logs = list(load_processes(workdir).logs.values())
 
     def read(path: Path) -> str:
         return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
 
+    measured = replace(
+        figures(report),
+        compiled_ops=compiled_ops(m for log in logs for m in log.metrics),
+        steady_state_s=steady_state_s(c for log in logs for c in log.call_counts),
+    )
     return RunResult(
-        figures=figures(report),
+        figures=measured,
         fallbacks=report.summary.fallbacks_to_eager,
         succeeded=report.target_succeeded,
         exit_code=outcome.returncode,
@@ -487,10 +498,16 @@ def _run_result(outcome: RunOutcome, report: Report, workdir: Path, wall_s: floa
 
 
 def fix(
-    target: TargetSpec, options: RunOptions, budget_s: float, will_apply: bool = False, progress: Progress = _quiet
+    target: TargetSpec,
+    options: RunOptions,
+    budget_s: float,
+    will_apply: bool = False,
+    progress: Progress = _quiet,
+    trial_progress: TrialProgress | None = None,
 ) -> FixReport:
     """`doctor fix`: run the target as explain does (its output kept to compare), then measure each candidate
-    fix in a trial copy of its project (fix/session.py) and choose the patch. Nothing of the user's is written."""
+    fix in a trial copy of its project (fix/session.py) and choose the patch. Nothing of the user's is written.
+    The plain run and every trial compile into an empty inductor cache of their own: all are measured cold."""
     from torchcompile_doctor.capture.runner import capture_folder
     from torchcompile_doctor.events.model import EventLog
     from torchcompile_doctor.events.processes import load_processes
@@ -502,7 +519,7 @@ def fix(
     if target.kind != "script" and target.kind != "module":
         raise DoctorError("doctor fix runs a script or a module (-m)")
     root = project_root(Path(target.path) if target.path else Path(target.cwd or ".") / "__main__.py")
-    keep = replace(options, capture=replace(options.capture, keep_output=True))
+    keep = replace(options, capture=replace(options.capture, keep_output=True, fresh_inductor_cache=True))
     with capture_folder(options.artifacts) as workdir:
         with progress(_running(target, options)):
             started = time.monotonic()
@@ -533,6 +550,7 @@ def fix(
         jobs=options.jobs,
         budget_s=budget_s,
         progress=progress,
+        trial_progress=trial_progress,
         will_apply=will_apply,
     )
 

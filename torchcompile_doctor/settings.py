@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
-from torchcompile_doctor.capture.options import CaptureOptions
+from torchcompile_doctor.capture.capture_options import CaptureOptions
 from torchcompile_doctor.capture.target import TargetSpec, parse_target
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.model.gate import GateCriteria

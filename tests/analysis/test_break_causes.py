@@ -18,8 +18,8 @@ from torchcompile_doctor.analysis.detectors import rule_sets
 from torchcompile_doctor.analysis.detectors.breaks import BreakFacts
 from torchcompile_doctor.analysis.detectors.guard_cost import _user_can_act
 from torchcompile_doctor.events.model import Guard
-from torchcompile_doctor.experiments.experiment import as_json
 from torchcompile_doctor.gate.verdict import apply_gate
+from torchcompile_doctor.model.experiment import as_json
 from torchcompile_doctor.model.gate import GateCriteria
 from torchcompile_doctor.model.report import Finding, Report, Summary
 from torchcompile_doctor.rules import BreakSignature, rule

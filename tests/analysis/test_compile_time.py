@@ -17,8 +17,8 @@ from torchcompile_doctor.analysis.compile_time_breakdown import cpp_compile_seco
 from torchcompile_doctor.events.load import load_artifacts
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId, CompileSpan
 from torchcompile_doctor.experiments import verify
-from torchcompile_doctor.experiments.experiment import CarriedCache, as_json, key
 from torchcompile_doctor.model.compile_time import PHASES
+from torchcompile_doctor.model.experiment import CarriedCache, as_json, key
 from torchcompile_doctor.renderers._text import summary_line
 
 WARM_TRACE = DATA / "traces" / "repeated_blocks_warm_cache.log"
@@ -172,7 +172,7 @@ def test_the_regional_experiment_compiles_each_block_in_place():
     import torch
 
     from torchcompile_doctor.capture.compile_experiments import compile_blocks, persistent_cache
-    from torchcompile_doctor.experiments.experiment import Regional
+    from torchcompile_doctor.model.experiment import Regional
 
     spec = importlib.util.spec_from_file_location("repeated_blocks", SAMPLES / "repeated_blocks.py")
     sample = importlib.util.module_from_spec(spec)

@@ -15,7 +15,7 @@ from torchcompile_doctor.analysis.detectors.detector import Derived
 from torchcompile_doctor.analysis.detectors.recompiles import RECOMPILE, recompiles
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.load import load_artifacts
-from torchcompile_doctor.experiments.experiment import as_json
+from torchcompile_doctor.model.experiment import as_json
 from torchcompile_doctor.model.report import Finding
 from torchcompile_doctor.rules import rule
 

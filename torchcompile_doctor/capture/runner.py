@@ -25,8 +25,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 
+from torchcompile_doctor.capture.capture_options import CaptureOptions
 from torchcompile_doctor.capture.child_spec import ChildSpec, write_spec
-from torchcompile_doctor.capture.options import CaptureOptions
 from torchcompile_doctor.capture.stuck_stack import STACK_SIGNAL, main_thread_stack
 from torchcompile_doctor.capture.target import TargetSpec
 from torchcompile_doctor.capture_layout import CaptureFolder

@@ -276,6 +276,8 @@ class CallCount:
     function: str
     calls: int
     last_compile_call: int | None
+    steady_calls: int = 0  # calls timed that compiled nothing (the latest ones, a bounded sample)
+    steady_median_s: float | None = None  # their median duration
 
 
 @dataclass(frozen=True)

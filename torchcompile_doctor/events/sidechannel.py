@@ -152,6 +152,8 @@ _PARSERS: dict[str, Callable[[dict[str, Any]], object]] = {  # keyed by EventNam
         function=str(d["function"]),
         calls=int(d["calls"]),
         last_compile_call=_opt_int(d.get("last_compile_call")),
+        steady_calls=int(d.get("steady_calls") or 0),
+        steady_median_s=_opt_float(d.get("steady_median_s")),
     ),
     EventName.GUARD_OVERHEAD: lambda d: GuardOverhead(
         function_file=str(d["function_file"]),

@@ -17,19 +17,6 @@ from pathlib import Path
 
 from torchcompile_doctor.analysis.regional import python_path
 from torchcompile_doctor.events.model import BackendUse, CallSite, EventLog
-from torchcompile_doctor.experiments.experiment import (
-    FUNCTION_SETS,
-    Combined,
-    CompileKwargs,
-    ConfigSwitch,
-    Experiment,
-    MarkDynamic,
-    Regional,
-    changes_of,
-    describe,
-    is_compile_time,
-    key,
-)
 from torchcompile_doctor.fix.call_source import (
     StepTail,
     argument_expression,
@@ -43,6 +30,19 @@ from torchcompile_doctor.fix.call_source import (
     parameter_position,
     renamed,
     step_tail,
+)
+from torchcompile_doctor.model.experiment import (
+    FUNCTION_SETS,
+    Combined,
+    CompileKwargs,
+    ConfigSwitch,
+    Experiment,
+    MarkDynamic,
+    Regional,
+    changes_of,
+    describe,
+    is_compile_time,
+    key,
 )
 from torchcompile_doctor.model.report import Finding, Report
 from torchcompile_doctor.patches.edits import (

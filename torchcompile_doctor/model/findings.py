@@ -197,6 +197,11 @@ class RunFigures:
     recompile_limit_hits: int
     compile_failures: int
     compile_time_s: float  # rounded to ms
+    # ops in compiled graphs (each compiled frame's largest graph, summed): a change that lowers it compiles less
+    compiled_ops: int | None = field(default=None, metadata=json_field(omit_none=True))
+    # the compiled calls' steady-state time: each compiled function's median call without a compile, times its
+    # calls, summed (None: no call ran without compiling)
+    steady_state_s: float | None = field(default=None, metadata=json_field(omit_none=True))
 
 
 @dataclass(frozen=True)
@@ -208,8 +213,9 @@ class Verification:
     before: RunFigures  # graph breaks, recompiles, graphs, ... of the run as it is
     after: RunFigures | None  # the same figures with the change
     ok: bool  # the target still ran to a successful end
-    effect: str  # fixed, improved, mixed, no effect, worse, broke the run, not measured
+    effect: str  # an Outcome of model/trial.py: fixed, improved, trade-off, no effect, worse, crashed, ...
     error: str | None = field(default=None, metadata=json_field(omit_none=True))
+    detail: str | None = field(default=None, metadata=json_field(omit_none=True))  # what got worse, what differs
 
 
 # -- evidence: what the finding was made from

@@ -7,8 +7,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from torchcompile_doctor.experiments.experiment import Experiment
 from torchcompile_doctor.model.compile_time import CompileTime
+from torchcompile_doctor.model.experiment import Experiment
 from torchcompile_doctor.model.findings import (
     Evidence,
     GuardOverheadFigures,

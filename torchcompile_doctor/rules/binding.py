@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import MISSING, dataclass, fields
 from typing import Generic, TypeVar
 
-from torchcompile_doctor.experiments.experiment import placeholders as experiment_placeholders
+from torchcompile_doctor.model.experiment import placeholders as experiment_placeholders
 from torchcompile_doctor.model.report import Kind
 from torchcompile_doctor.rules.catalogue import BreakSignature, CatalogueError, Rule
 from torchcompile_doctor.rules.facts import Facts, placeholders

@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from torchcompile_doctor.events.model import CudagraphSkipReason
-from torchcompile_doctor.experiments.experiment import Experiment, ExperimentError, filled, parse_experiment
+from torchcompile_doctor.model.experiment import Experiment, ExperimentError, filled, parse_experiment
 from torchcompile_doctor.model.report import KINDS, SEVERITIES
 from torchcompile_doctor.rules.facts import Facts
 from torchcompile_doctor.rules.fixes import TRANSFORMS
@@ -127,7 +127,7 @@ class Rule:
     transform: str | None = None
     docs_url: str | None = None
     explanation: tuple[tuple[str, object], ...] = ()
-    experiment: Experiment | None = None  # a change --try-fixes measures (experiments/experiment.py)
+    experiment: Experiment | None = None  # a change --try-fixes measures (model/experiment.py)
     detector: str = ""  # the detector that reports it (its binding: rules/binding.py)
     # that detector's parameters for this rule, as the catalogue gives them (the detector reads them typed)
     params: Mapping[str, object] = field(default_factory=dict)

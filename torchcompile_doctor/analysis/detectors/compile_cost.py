@@ -15,8 +15,8 @@ from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.regional import python_path
 from torchcompile_doctor.analysis.worded_findings import finding_from_rule, unique
 from torchcompile_doctor.events.model import CompileId, OutputGraph
-from torchcompile_doctor.experiments.experiment import CarriedCache, Regional
 from torchcompile_doctor.model.compile_time import CompileRecord, CompileTime, FrameCompileTime
+from torchcompile_doctor.model.experiment import CarriedCache, Regional
 from torchcompile_doctor.model.findings import (
     CacheEvidence,
     CacheSavedImpact,

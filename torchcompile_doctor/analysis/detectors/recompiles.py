@@ -45,7 +45,7 @@ from torchcompile_doctor.analysis.recompile_context import (
 from torchcompile_doctor.analysis.worded_findings import finding_from_rule
 from torchcompile_doctor.events.guard_failures import GuardFailure
 from torchcompile_doctor.events.model import CompileId, Recompile, StackFrame
-from torchcompile_doctor.experiments.experiment import MarkDynamic
+from torchcompile_doctor.model.experiment import MarkDynamic
 from torchcompile_doctor.model.findings import (
     GuardSource,
     LimitEvidence,
