@@ -57,7 +57,8 @@ from torchcompile_doctor.model.report import Finding, SourceLine
 from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
 from torchcompile_doctor.rules.catalogue import Rule
 from torchcompile_doctor.rules.facts import Facts
-from torchcompile_doctor.rules.fixes import MARK_UNBACKED, RewriteFacts, marked_name
+from torchcompile_doctor.rules.fixes import RewriteFacts
+from torchcompile_doctor.transforms.line_code import MARK_UNBACKED, marked_name
 
 _AT_CALL = ("tensor_argument", "cast_at_call_site", "mark_dynamic")  # transforms whose fix edits the call
 
@@ -198,13 +199,13 @@ def _fix_line(
     """Fixes for inputs (dtype, shape, int arguments) belong at the call, when the user's line passes them
     (not when a package the line calls builds them); an optimizer's hyperparameter where the user creates the
     optimizer; the others where the guard came from, when that is the user's code."""
-    if rule.transform == "tensor_hyperparameter":
+    if "tensor_hyperparameter" in rule.transforms:
         found = optimizer_line(index)
         return found[0] if found else None
-    if rule.transform in _AT_CALL and through is not None:
+    if set(rule.transforms) & set(_AT_CALL) and through is not None:
         return None
     call_line = index.source_line(call_sites[0].file, call_sites[0].line) if call_sites else None
-    if rule.transform in _AT_CALL and call_line:
+    if set(rule.transforms) & set(_AT_CALL) and call_line:
         return call_line
     if main is None or (main.file and index.code.is_library(main.file)):
         return None
@@ -263,7 +264,7 @@ def _choose_rule(
     if situation is not None:
         return situation
     rule = rules.for_recompile(root.reason_class if root else "other", main.guard if main else "")
-    if rule.transform == "tensor_hyperparameter" and main is not None:
+    if "tensor_hyperparameter" in rule.transforms and main is not None:
         site = optimizer_line(index)
         return _Situation(
             rule, hyperparameter=hyperparameter_of(main.variable), optimizer_site=site[1] if site else None
