@@ -294,4 +294,5 @@ def test_a_scheduler_wrapped_step_is_explained_not_moved_out():
     facts = BreakFacts(scheduler_wrapped_step="Adam.step")
     worded = optimizer.worded_for("user", facts)
     assert worded.transforms == () and "expected" in worded.fix and "lr=torch.tensor" in worded.fix
-    assert optimizer.worded_for("user", BreakFacts()).transforms == ("move_outside",)  # opt.step() inside a training step
+    # opt.step() inside a training step
+    assert optimizer.worded_for("user", BreakFacts()).transforms == ("move_outside",)

@@ -43,7 +43,7 @@ from torchcompile_doctor.fix.call_source import (
     renamed,
     step_tail,
 )
-from torchcompile_doctor.model.edits import FileEdit
+from torchcompile_doctor.model.edits import FileEdit as FileEdit  # trials read it from here
 from torchcompile_doctor.model.report import Finding, Report
 from torchcompile_doctor.patches.edits import (
     AddKeyword,
