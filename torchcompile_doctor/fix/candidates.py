@@ -48,10 +48,13 @@ from torchcompile_doctor.model.report import Finding, Report
 from torchcompile_doctor.patches.edits import (
     AddKeyword,
     AfterTorchImport,
+    Edit,
+    EditError,
     InsertAfter,
     InsertBefore,
     RemoveStatement,
     ReplaceStatement,
+    edit_source,
 )
 from torchcompile_doctor.patches.project import inside
 from torchcompile_doctor.transforms.line_code import code_only
@@ -351,7 +354,26 @@ def candidates(report: Report, program: Program) -> tuple[list[Candidate], list[
                 caution=_caution(experiment),
             )
         )
-    return built, refused
+    buildable = [c for c in built if _why_not_buildable(c, program) is None]
+    refused += [Unbuildable(c.title, c.codes, why) for c in built if (why := _why_not_buildable(c, program))]
+    return buildable, refused
+
+
+def _why_not_buildable(candidate: Candidate, program: Program) -> str | None:
+    """Why the candidate's edits cannot be made on the user's files as they are (None: they can, and the edited
+    files parse): a candidate that fails is dropped with this reason and the others are measured."""
+    by_file: dict[Path, list[Edit]] = {}
+    for made in candidate.edits:
+        by_file.setdefault(made.path, []).append(made.edit)
+    for path, edits in by_file.items():
+        source = program.read(path)
+        if source is None:
+            return f"{path.name} cannot be read"
+        try:
+            edit_source(source, edits)
+        except EditError as error:
+            return f"{path.name}: {error}"
+    return None
 
 
 def _every_module_list(

@@ -4,6 +4,7 @@ doctor named: the innermost statement that holds that line. Nothing here runs th
 
 from __future__ import annotations
 
+import ast
 import typing
 from collections.abc import Sequence
 
@@ -59,14 +60,22 @@ _ANCHORED = (
 
 def edit_source(source: str, edits: Sequence[Edit]) -> str:
     """`source` with every edit made; raises EditError when an edit has no statement to stand at, or two edits
-    change one statement in ways that do not combine."""
-    module = cst.parse_module(source)
-    anchored = [edit for edit in edits if isinstance(edit, _ANCHORED)]
-    if anchored:
-        module = _edit_statements(module, anchored)
-    for edit in edits:
-        if isinstance(edit, AfterTorchImport):
-            module = _after_torch_import(module, edit.code)
+    change one statement in ways that do not combine, and when the file, an edit's code or the edited file does
+    not parse (a candidate that would write code that does not run is dropped, never written)."""
+    try:
+        module = cst.parse_module(source)
+        anchored = [edit for edit in edits if isinstance(edit, _ANCHORED)]
+        if anchored:
+            module = _edit_statements(module, anchored)
+        for edit in edits:
+            if isinstance(edit, AfterTorchImport):
+                module = _after_torch_import(module, edit.code)
+    except cst.ParserSyntaxError as error:
+        raise EditError(f"code that does not parse: {str(error).splitlines()[0]}") from error
+    try:
+        ast.parse(module.code)
+    except SyntaxError as error:
+        raise EditError(f"the edited file does not parse (line {error.lineno})") from error
     return module.code
 
 

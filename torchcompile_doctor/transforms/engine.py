@@ -4,12 +4,9 @@ the edits change, as `doctor fix` writes them."""
 
 from __future__ import annotations
 
-import ast
 import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
-
-import libcst as cst
 
 from torchcompile_doctor.model.edits import Edit
 from torchcompile_doctor.patches.edits import EditError, edit_source
@@ -58,15 +55,11 @@ def build(transform: Transform, site: Site) -> Built | Dropped:
     if isinstance(made, str):
         return Dropped(transform.name, made)
     try:
-        edited = edit_source(site.source, made)
-    except (EditError, cst.ParserSyntaxError) as error:
-        return Dropped(transform.name, f"its edit cannot be made: {str(error).splitlines()[0]}")
+        edited = edit_source(site.source, made)  # the edited file parsed, or EditError
+    except EditError as error:
+        return Dropped(transform.name, f"its edit cannot be made: {error}")
     if edited == site.source:
         return Dropped(transform.name, "its edit changes nothing")
-    try:
-        ast.parse(edited)
-    except SyntaxError as error:
-        return Dropped(transform.name, f"the edited file does not parse (line {error.lineno})")
     return Built(transform.name, made, hunk(site.source, edited))
 
 
