@@ -220,7 +220,7 @@ def test_a_dimension_torch_bounded_is_marked_unbacked_with_the_input_tied_to_it(
     assert _trial(run.json, "torch.compile(..., dynamic=True)")["status"] == "no effect"
     patched = (root / "served_batches.py").read_text()
     assert (
-        "        torch._dynamo.decorators.mark_unbacked(tokens, 0)  # before the first call\n"
+        "        torch._dynamo.decorators.mark_unbacked(tokens, 0)\n"
         "        torch._dynamo.decorators.mark_unbacked(lengths, 0)\n"
         "        logits = compiled(tokens, lengths)\n"
     ) in patched

@@ -14,7 +14,7 @@ from torchcompile_doctor.analysis.code import THIRD_PARTY, USER, CodeMap
 from torchcompile_doctor.analysis.function_defs import wraps_target
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import GraphBreak, StackFrame
-from torchcompile_doctor.rules.fixes import is_torch_function
+from torchcompile_doctor.transforms.line_code import is_torch_function
 
 _LOOPS = (ast.For, ast.AsyncFor)
 

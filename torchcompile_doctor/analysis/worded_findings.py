@@ -4,14 +4,19 @@ and the fingerprint that identifies the finding across runs and ranks."""
 from __future__ import annotations
 
 import hashlib
+import textwrap
+from pathlib import Path
 
+from torchcompile_doctor.model.edits import FileEdit
 from torchcompile_doctor.model.findings import Evidence, Impact, NoEvidence, NoImpact, SkippedFrame
 from torchcompile_doctor.model.report import Finding, Fix, Location, SourceLine
 from torchcompile_doctor.rules.catalogue import Rule
 from torchcompile_doctor.rules.facts import Facts, fill
-from torchcompile_doctor.rules.fixes import apply as apply_transform
-from torchcompile_doctor.rules.fixes import code_only
 from torchcompile_doctor.rules.rule_page import rule_help
+from torchcompile_doctor.transforms.engine import Built
+from torchcompile_doctor.transforms.line_code import code_only
+from torchcompile_doctor.transforms.registry import first_built
+from torchcompile_doctor.transforms.site import Site, SiteFacts
 
 
 def _fingerprint(code: str, display_file: str, function: str, source: str | None) -> str:
@@ -45,7 +50,7 @@ def finding_from_rule(
     of a finding with no location (e.g. "launcher")."""
     if location is not None:  # prose quotes code, not its comment
         facts = facts.at(location.where, code_only(location.source or ""), location.function)
-    before, after = apply_transform(rule.transform, fix_line.text if fix_line else None, facts)
+    rewrite = _rewrite(rule.transforms, fix_line, facts)
     display = location.display_file if location else ""
     function = location.function if location else identity
     return Finding(
@@ -68,12 +73,42 @@ def finding_from_rule(
         changes=changes,
         impact=impact if impact is not None else NoImpact(),
         evidence=evidence if evidence is not None else NoEvidence(),
-        fix=Fix(fill(rule.fix, facts), before, after, rule.experiment, rewrite_at=fix_line if before else None),
+        fix=_fix(fill(rule.fix, facts), rule, fix_line, rewrite),
         docs_url=rule.docs_url,
         fingerprint=_fingerprint(rule.code, display, function, location.source if location else None),
         ranks=ranks,
         skipped_frames=skipped_frames,
         rule_help=rule_help(rule.code),
+    )
+
+
+def _rewrite(transforms: tuple[str, ...], fix_line: SourceLine | None, facts: Facts) -> Built | None:
+    """The first of the rule's transforms that builds at the fix's line: on the whole file where the run read it,
+    else on the line alone (then the report prints it and `doctor fix` has nothing to write)."""
+    if not transforms or fix_line is None or not code_only(fix_line.text).strip():
+        return None
+    site_facts = facts if isinstance(facts, SiteFacts) else SiteFacts()
+    if fix_line.file_text is not None and fix_line.file is not None and fix_line.line is not None:
+        site = Site(fix_line.file, fix_line.file_text, fix_line.line, site_facts)
+    else:
+        site = Site(fix_line.file or "", textwrap.dedent(fix_line.text).strip() + "\n", 1, site_facts)
+    return first_built(transforms, site)[0]
+
+
+def _fix(summary: str, rule: Rule, fix_line: SourceLine | None, rewrite: Built | None) -> Fix:
+    """The finding's fix; its before/after is the hunk of the transform's edit, which `doctor fix` writes."""
+    if rewrite is None or fix_line is None:
+        return Fix(summary, None, None, rule.experiment, transforms=rule.transforms)
+    path = fix_line.file if fix_line.file_text is not None else None
+    edits = tuple(FileEdit(Path(path), edit) for edit in rewrite.edits) if path else ()
+    return Fix(
+        summary,
+        rewrite.hunk.before,
+        rewrite.hunk.after,
+        rule.experiment,
+        rewrite_at=fix_line,
+        edits=edits,
+        transforms=rule.transforms,
     )
 
 

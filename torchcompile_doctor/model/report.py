@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from torchcompile_doctor.model.compile_time import CompileTime
+from torchcompile_doctor.model.edits import FileEdit
 from torchcompile_doctor.model.experiment import Experiment
 from torchcompile_doctor.model.findings import (
     Evidence,
@@ -129,6 +130,8 @@ class SourceLine:
     text: str  # unstripped: a rewrite keeps its indentation
     file: str | None = None
     line: int | None = None
+    # the whole file as the run read it: a fix's edit is made on it and its hunk printed (None: only the line)
+    file_text: str | None = field(default=None, compare=False, repr=False, metadata=json_field(skip=True))
 
 
 @dataclass(frozen=True)
@@ -158,6 +161,10 @@ class Fix:
     # where `before` stands, so that `doctor fix` can make the rewrite there (and nowhere else)
     # (the JSON's {file, line}, or null: what `_rewrite_place` shows of it)
     rewrite_at: SourceLine | None = field(default=None, metadata=json_field(view=_rewrite_place))
+    # the edits `before` -> `after` was rendered from (the transform's, made on the file at `rewrite_at`): what
+    # `doctor fix` writes for this fix; none where only the line was known
+    edits: tuple[FileEdit, ...] = field(default=(), metadata=json_field(skip=True))
+    transforms: tuple[str, ...] = field(default=(), metadata=json_field(skip=True))  # the ones its rule names
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from torchcompile_doctor.events.model import CudagraphSkipReason
 from torchcompile_doctor.model.experiment import Experiment, ExperimentError, filled, parse_experiment
 from torchcompile_doctor.model.report import KINDS, SEVERITIES
 from torchcompile_doctor.rules.facts import Facts
-from torchcompile_doctor.rules.fixes import TRANSFORMS
+from torchcompile_doctor.transforms.registry import TRANSFORMS
 
 CATALOGUE = Path(__file__).resolve().parent / "catalogue.yaml"
 _CODE = re.compile(r"^TCD[1-6]\d\d$")
@@ -108,7 +108,7 @@ class Wording:
     origins: tuple[str, ...] = ("third_party", "torch")
     experiment: Experiment | None = None
     rewrite: bool = True  # keep the rule's rewrite of the user's line (on the user's own line only)
-    transform: str | None = None  # a rewrite of its own instead (the situation needs another change of the line)
+    transforms: tuple[str, ...] = ()  # rewrites of its own instead (the situation needs another change of the line)
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,8 @@ class Rule:
     match: Match
     category: str | None = None
     reason_class: str | None = None
-    transform: str | None = None
+    # the transforms its findings may try (transforms/registry.py), the report's rewrite the first that builds
+    transforms: tuple[str, ...] = ()
     docs_url: str | None = None
     explanation: tuple[tuple[str, object], ...] = ()
     experiment: Experiment | None = None  # a change --try-fixes measures (model/experiment.py)
@@ -164,13 +165,13 @@ class Rule:
         """The rule as it speaks about this break: the first wording for its origin whose facts are known
         replaces why/fix; on a line that is not the user's no rewrite of the user's line applies; experiments
         get their facts (one whose facts are unknown is dropped)."""
-        rule = self if origin == "user" else replace(self, transform=None)
+        rule = self if origin == "user" else replace(self, transforms=())
         fits = (w for w in self.wordings if origin in w.origins and all(facts.get(need) for need in w.needs))
         wording = next(fits, None)
         if wording is not None:
             experiment = wording.experiment if wording.experiment is not None else self.experiment
-            transform = wording.transform or (rule.transform if wording.rewrite else None)
-            rule = replace(rule, why=wording.why, fix=wording.fix, experiment=experiment, transform=transform)
+            transforms = wording.transforms or (rule.transforms if wording.rewrite else ())
+            rule = replace(rule, why=wording.why, fix=wording.fix, experiment=experiment, transforms=transforms)
         if rule.experiment is not None:
             rule = replace(rule, experiment=filled(rule.experiment, facts.get))
         return rule
@@ -274,10 +275,18 @@ def _wordings(entry: dict[str, Any], where: str) -> tuple[Wording, ...]:
                 origins=origins,
                 experiment=_experiment(raw.get("experiment"), where),
                 rewrite=bool(raw.get("rewrite", True)),
-                transform=raw.get("transform"),
+                transforms=_names(raw.get("transform"), where),
             )
         )
     return tuple(wordings)
+
+
+def _names(value: object, where: str) -> tuple[str, ...]:
+    """`transform: NAME` or `transform: [NAME, ...]`: the transforms a rule's findings may try, in order."""
+    names = (value,) if isinstance(value, str) else _tuple(value, where)
+    if not all(isinstance(name, str) for name in names):
+        raise CatalogueError(f"{where}: transform must be a name or a list of names")
+    return names
 
 
 def _rule(entry: object, index: int) -> Rule:
@@ -310,7 +319,7 @@ def _rule(entry: object, index: int) -> Rule:
         match=match,
         category=entry.get("category"),
         reason_class=entry.get("reason_class"),
-        transform=entry.get("transform"),
+        transforms=_names(entry.get("transform"), where),
         docs_url=entry.get("docs_url"),
         explanation=tuple((s, explanation[s]) for s in SECTIONS if s in explanation),
         experiment=experiment,
@@ -353,8 +362,8 @@ def _rules_of(data: object) -> tuple[Rule, ...]:
                 raise CatalogueError(f"duplicate rule code or name: {key}")
             seen.add(key)
     for rule in rules:
-        for transform in (rule.transform, *(w.transform for w in rule.wordings)):
-            if transform is not None and transform not in TRANSFORMS:
+        for transform in (*rule.transforms, *(t for w in rule.wordings for t in w.transforms)):
+            if transform not in TRANSFORMS:
                 raise CatalogueError(f"rule {rule.code}: unknown transform {transform}")
     return rules
 

@@ -26,8 +26,9 @@ from torchcompile_doctor.model.findings import BreakEvidence, BreakImpact, Impac
 from torchcompile_doctor.model.report import Finding, Location
 from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
 from torchcompile_doctor.rules.catalogue import BreakSignature, Rule
-from torchcompile_doctor.rules.fixes import RewriteFacts, code_only
+from torchcompile_doctor.rules.fixes import RewriteFacts
 from torchcompile_doctor.rules.rule_page import gb_page
+from torchcompile_doctor.transforms.line_code import code_only
 
 _POLYFILLS = "/torch/_dynamo/polyfills/"
 _LOGGING_MODULE = "/logging/__init__.py"
