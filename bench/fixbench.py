@@ -149,8 +149,13 @@ def _counts(record: Mapping[str, object]) -> Counts:
     )
 
 
-def read_case(folder: Path, split: str) -> Case:
+def _case_yaml(folder: Path) -> dict[str, object]:
     data = yaml.safe_load((folder / "case.yaml").read_text())
+    return data if isinstance(data, dict) else {}
+
+
+def read_case(folder: Path, split: str) -> Case:
+    data = _case_yaml(folder)
     measured = data["measured"]
     return Case(
         name=folder.name,
@@ -381,13 +386,18 @@ def main() -> int:
         seed = read_split()[0] if SPLIT_FILE.exists() else 33
         print("held out:", ", ".join(write_split(seed)))
         return 0
-    cases = [read_case(folder, split) for folder, split in case_folders(args.set)]
+    folders = case_folders(args.set)
     if args.case:
-        unknown = set(args.case) - {c.name for c in cases}
+        unknown = set(args.case) - {folder.name for folder, _ in folders}
         if unknown:
             print(f"fixbench: no such case in set {args.set}: {', '.join(sorted(unknown))}", file=sys.stderr)
             return 2
-        cases = [c for c in cases if c.name in args.case]
+        folders = [(folder, split) for folder, split in folders if folder.name in args.case]
+    unmeasured = [folder.name for folder, _ in folders if "measured" not in _case_yaml(folder)]
+    if unmeasured:
+        print(f"fixbench: no measured counts yet (measure.py --record): {', '.join(unmeasured)}", file=sys.stderr)
+        return 2
+    cases = [read_case(folder, split) for folder, split in folders]
     args.results.mkdir(parents=True, exist_ok=True)
     results = []
     with tempfile.TemporaryDirectory(prefix="fixbench-") as scratch:
