@@ -85,3 +85,17 @@ def test_every_guard_of_a_tree_carries_its_term():
     tree = "TREE_GUARD_MANAGER:\n+- RootGuardManager\n| +- EQUALS_MATCH: L['step'] == 1  # if step:  # m.py:3 in f\n"
     (guard,) = parse_tree(tree)
     assert guard.term.comparison is not None and guard.term.comparison.value == "1"
+
+
+# torch 2.15 ends dict and set guards with its hint, `(HINT: ...)`, after the guard's line comment or, where the
+# guard names no line, right after the expression (guards.py's get_verbose_code_parts appends it to each part)
+def test_a_hint_after_a_guard_with_no_line_is_not_part_of_the_expression():
+    tree = (
+        "TREE_GUARD_MANAGER:\n+- RootGuardManager\n"
+        "| +- DICT_CONTAINS: not ___dict_contains('b', L['d']) (HINT: the dict's keys are guarded)\n"
+        "| +- DICT_CONTAINS: ___dict_contains('a', L['d'])  # if 'a' in d:  # m.py:5 in f (HINT: the keys)\n"
+    )
+    without_line, with_line = parse_tree(tree)
+    assert without_line.expression == "not ___dict_contains('b', L['d'])"
+    assert without_line.term.dict_key is not None and without_line.term.dict_key.words == "d has no key 'b'"
+    assert (with_line.expression, with_line.where) == ("___dict_contains('a', L['d'])", "m.py:5")
