@@ -228,3 +228,98 @@ def test_a_blank_line_of_code_in_a_template_reads_not_available():
     )
     assert said == "why: (source not available here) at torch/optim/optimizer.py:80 is torch.optim's own code"
     assert fill("`{source}`", Facts(source="x = 1")) == "`x = 1`"
+
+
+# how each case's graphs ran under CUDA graphs (None: the program did not ask for CUDA graphs)
+COVERAGE = {
+    "cg_mutated_input": ("0/1", {"0/0": "skipped"}),
+    "cg_pending_backward": ("0/1", {"0/0": "eager_calls"}),
+    "cg_overwritten": ("1/1", {"0/0": "cuda_graph"}),
+    "cg_many_sizes": ("0/1", {"0/0": "warmup_only"}),
+    "gpu_breaks_mix": None,
+    "hf_gpt2_generate": None,
+    "tf32_matmul": None,
+}
+
+
+@both
+@pytest.mark.parametrize("case", CASES)
+def test_cuda_graph_coverage_of_each_case(case, with_trace):
+    """Which graphs ran as CUDA graphs, read from torch's cudagraphs log; the three cases that partitioned their
+    graphs only because CUDA graphs were off (`partition includes all ops when cudagraphs is disabled`) have none."""
+    found = report(case, with_trace)
+    expected = COVERAGE[case]
+    if expected is None:
+        assert found.cudagraphs is None and "TCD421" not in [f.code for f in found.findings]
+        return
+    share, ways = expected
+    data = found.cudagraphs
+    assert f"{data.covered}/{len(data.graphs)}" == share
+    assert {g.compile_id: g.coverage for g in data.graphs} == ways
+    coverage = [f for f in found.findings if f.code == "TCD421"]
+    assert len(coverage) == (0 if data.covered == len(data.graphs) else 1)
+
+
+@both
+def test_coverage_names_the_skip_at_the_users_line_with_a_fix_that_works(with_trace):
+    found = report("cg_mutated_input", with_trace)
+    (site,) = found.cudagraphs.skips
+    assert (site.reason, site.detail) == ("mutated_inputs", "mutated inputs (1 instances)")
+    assert site.where == "/home/user/gpu-cases/cg_mutated_input.py:6" and site.source == "acc.add_(x @ w)"
+    coverage = finding(found, "TCD421")
+    at(coverage, "cg_mutated_input", 6)
+    assert coverage.title.startswith("CUDA graphs cover 0 of 1 compiled graph(s)")
+    assert "`mutated inputs (1 instances)` at /home/user/gpu-cases/cg_mutated_input.py:6" in coverage.why
+    assert "torch._dynamo.mark_static_address(acc)" in coverage.fix.summary
+    assert coverage.evidence.coverage == {"0/0": "skipped"}
+
+
+def test_coverage_of_calls_that_ran_eagerly_and_of_sizes_only_warmed_up():
+    pending = report("cg_pending_backward", True)
+    assert pending.cudagraphs.calls == {"warmup": 1, "eager": 19}
+    assert "cudagraph_mark_step_begin()" in finding(pending, "TCD421").fix.summary
+    sizes = report("cg_many_sizes", True)
+    assert sizes.cudagraphs.sizes_recorded == 24 and sizes.cudagraphs.calls == {"warmup": 24}
+    fix = finding(sizes, "TCD421").fix.summary
+    assert "torch._dynamo.mark_dynamic(x, dim)" in fix and "pad" in fix
+
+
+@pytest.mark.parametrize("release", ["2.13", "2.14"])
+def test_coverage_of_re_recordings_up_to_the_limit(release):
+    """torch's re-recording texts of the release (tests/data/torch_texts/RELEASE, see tests/data/gpu/README.md):
+    three re-recordings for a parameter's changed address, then the limit."""
+    (found,) = pipeline.reread_paths([DATA / "torch_texts" / release / "cudagraph_rerecord.log"]).reports
+    data = found.cudagraphs
+    assert [g.coverage for g in data.graphs] == ["rerecord_limit"] and data.covered == 0
+    (rerecord,) = data.rerecordings
+    assert (rerecord.count, rerecord.cause, rerecord.changed_input) == (
+        3,
+        "static input data pointer changed",
+        "primals_2",
+    )
+    assert rerecord.where == "/home/user/gpu-cases/cg_rerecord.py:9"
+    assert (data.rerecord_limit, data.limit_hits) == (128, 1)
+    coverage = finding(found, "TCD421")
+    assert "re-recorded 3 time(s): static input data pointer changed (input `primals_2`, made at" in coverage.why
+    assert "the re-record limit (=128) was reached 1 time(s)" in coverage.why
+    assert "static_x.copy_(x)" in coverage.fix.summary and "cudagraph_mark_step_begin()" in coverage.fix.summary
+    assert coverage.evidence.rerecordings == 3 and coverage.evidence.rerecord_limit == 128
+
+
+@pytest.mark.parametrize("fmt", ["terminal", "markdown", "html", "json", "sarif"])
+def test_every_format_has_the_cuda_graph_view(fmt):
+    from torchcompile_doctor.renderers import render
+
+    found = report("cg_pending_backward", True)
+    text = render(found, fmt)
+    if fmt == "json":
+        document = json.loads(text)["cudagraphs"]
+        assert document["covered"] == 0 and document["graphs"][0]["coverage"] == "eager_calls"
+        assert document["calls"] == {"warmup": 1, "eager": 19}
+    elif fmt == "sarif":
+        assert "TCD421" in text and "CUDA graphs cover 0 of 1 compiled graph(s)" in text
+    else:
+        assert "CUDA graphs: 0 of 1 compiled graph(s) ran as CUDA graphs (0%)" in text
+        assert "recorded, but its calls ran eagerly" in text
+    if fmt == "html":
+        assert '<section id="cudagraphs">' in text

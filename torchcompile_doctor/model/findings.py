@@ -454,6 +454,18 @@ class CudagraphSizesEvidence(EvidenceBase, NamesCompiles, QuotesTorch):
 
 
 @dataclass(frozen=True)
+class CudagraphCoverageEvidence(EvidenceBase, NamesCompiles):
+    """The graphs CUDA graphs were asked for and how each ran (model/cudagraphs.py: the report's `cudagraphs`)."""
+
+    compile_ids: list[str]
+    covered: int  # graphs that ran as CUDA graphs
+    coverage: dict[str, str]  # compile id -> how it ran (a GraphCoverage)
+    calls: dict[str, int]  # logged calls by mode
+    rerecordings: int
+    rerecord_limit: int | None
+
+
+@dataclass(frozen=True)
 class OverwrittenEvidence(EvidenceBase, QuotesTorch):
     torch_text: str
     produced_at: str | None  # "file:line" of the line that made the output
@@ -491,6 +503,7 @@ Evidence = (
     | CudagraphSkipEvidence
     | CudagraphCallsEvidence
     | CudagraphSizesEvidence
+    | CudagraphCoverageEvidence
     | OverwrittenEvidence
     | Tf32Evidence
 )

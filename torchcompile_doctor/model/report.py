@@ -10,6 +10,7 @@ from enum import StrEnum
 from torchcompile_doctor.model.compile_time import CompileTime
 from torchcompile_doctor.model.edits import FileEdit
 from torchcompile_doctor.model.experiment import Experiment
+from torchcompile_doctor.model.cudagraphs import CudagraphCoverage
 from torchcompile_doctor.model.findings import (
     Evidence,
     GuardOverheadFigures,
@@ -352,6 +353,7 @@ class Report:
     rank_table: tuple[RankRow, ...] = field(default=(), metadata=json_field(name="ranks"))
     gate: GateResult | None = None  # set by `doctor check`
     compile_time: CompileTime | None = None  # where the compile time went (None: no compile was logged)
+    cudagraphs: CudagraphCoverage | None = None  # the graphs under CUDA graphs (None: CUDA graphs not asked for)
     # dropped by `# doctor: ignore[CODE]` comments; the JSON names each by its code and location
     suppressed: tuple[Finding, ...] = field(default=(), metadata=json_field(view=_suppressed_refs))
     # each rank's compile time in a multi-rank report (the HTML page's timeline lanes)

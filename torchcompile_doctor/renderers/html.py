@@ -15,6 +15,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from torchcompile_doctor.model.report import Report, rank_list
+from torchcompile_doctor.renderers._html_cudagraphs import CudagraphSection, cudagraph_section
 from torchcompile_doctor.renderers._html_tables import (
     GraphRow,
     GuardTable,
@@ -101,6 +102,7 @@ class Page:
     bars_of: str  # whose compile time the per-frame pictures show, in a multi-rank report
     compile_facts: tuple[str, ...]
     guards: GuardTable | None
+    cudagraphs: CudagraphSection | None  # how much ran under CUDA graphs (None: not asked for)
     all_ranks: str
     perfetto_file: str | None
     perfetto_href: str | None  # the file's name as a relative URL
@@ -164,6 +166,7 @@ def page(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> Page:
         else "",
         compile_facts=compile_facts(report.compile_time),
         guards=guard_table(report),
+        cudagraphs=cudagraph_section(report.cudagraphs, shareable.text),
         all_ranks=rank_list(row.rank for row in report.rank_table),
         perfetto_file=options.perfetto_file,
         perfetto_href=urllib.parse.quote(options.perfetto_file) if options.perfetto_file else None,

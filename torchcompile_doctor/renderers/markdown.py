@@ -9,6 +9,7 @@ from typing import Any
 from torchcompile_doctor.model.gate import GateResult
 from torchcompile_doctor.model.report import Finding, Report, rank_list
 from torchcompile_doctor.renderers._compile_time_text import compile_time_lines
+from torchcompile_doctor.renderers._cudagraph_text import cudagraph_details, cudagraph_headline
 from torchcompile_doctor.renderers._text import (
     AT_YOUR_CODE,
     NOT_RECORDED,
@@ -155,6 +156,9 @@ def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
     compile_time = compile_time_lines(report.compile_time)
     if compile_time:
         lines += [f"- {_escape(line)}" for line in compile_time] + [""]
+    if report.cudagraphs is not None:
+        lines += [f"**{_escape(cudagraph_headline(report.cudagraphs))}**", ""]
+        lines += [f"- {_escape(line)}" for line in cudagraph_details(report.cudagraphs)] + [""]
     all_ranks = tuple(row.rank for row in report.rank_table)
     if len(all_ranks) > 1:
         lines += _rank_table(report)

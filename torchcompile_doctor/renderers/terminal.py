@@ -10,6 +10,7 @@ from rich.text import Text as _RichText
 from torchcompile_doctor.model.gate import GateResult
 from torchcompile_doctor.model.report import Finding, Fix, Location, Report, rank_list
 from torchcompile_doctor.renderers._compile_time_text import compile_time_lines
+from torchcompile_doctor.renderers._cudagraph_text import cudagraph_lines
 from torchcompile_doctor.renderers._text import (
     AT_YOUR_CODE,
     at_your_code,
@@ -227,6 +228,8 @@ def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
         )
     )
     for line in compile_time_lines(report.compile_time):
+        console.print(Text(line, style="dim"))
+    for line in cudagraph_lines(report.cudagraphs):
         console.print(Text(line, style="dim"))
     console.print()
     all_ranks = tuple(row.rank for row in report.rank_table)
