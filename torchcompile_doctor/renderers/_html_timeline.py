@@ -151,6 +151,12 @@ class Tick:
     x: float
     label: str
 
+    @property
+    def percent(self) -> float:
+        """Where the label sits across the axis: the axis is text laid out by the page, so its labels keep their
+        size on a phone (an SVG's text shrinks with the drawing)."""
+        return round(self.x / VIEW_WIDTH * 100, 2)
+
 
 @dataclass(frozen=True)
 class Lane:
