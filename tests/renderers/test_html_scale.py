@@ -23,8 +23,8 @@ from torchcompile_doctor.model.compile_time import (
 )
 from torchcompile_doctor.model.report import Report
 from torchcompile_doctor.renderers import render
-from torchcompile_doctor.renderers._html_tables import IDS_SHOWN
-from torchcompile_doctor.renderers._html_timeline import COMPILE_ROWS, timeline
+from torchcompile_doctor.renderers._html_tables import GRAPH_ROWS, IDS_SHOWN
+from torchcompile_doctor.renderers._html_timeline import COMPILE_ROWS, TIMELINE_ROWS, timeline
 
 
 def _later(record: CompileRecord, copy: int, shift_s: float) -> CompileRecord:
@@ -103,6 +103,43 @@ def test_the_compiles_listed_are_those_with_a_finding_then_the_slowest_in_run_or
     assert table.rest_s == pytest.approx(sum(unlisted))
     starts = [line.start_s for line in table.rows]
     assert starts == sorted(starts)  # in run order
+
+
+def many_functions(report: Report, count: int) -> Report:
+    """The report's compiled function as `count` functions (another name and line each, later on the clock)."""
+    data = report.compile_time
+    assert data is not None
+    (frame,) = data.frames
+    frames = tuple(
+        dataclasses.replace(
+            frame,
+            function=f"{frame.function}_{k}" if k else frame.function,
+            line=frame.line + 10 * k,
+            seconds=frame.seconds * (1 + k % 7),
+            compiles=tuple(_later(c, k, 0.01 * k) for c in frame.compiles),
+        )
+        for k in range(count)
+    )
+    return dataclasses.replace(report, compile_time=CompileTime.of(frames, kernel_compiler=data.kernel_compiler))
+
+
+def test_a_job_of_many_functions_draws_those_with_a_finding_then_the_costliest():
+    report = many_functions(capture_report("int_arg_recompile_limit"), 150)
+    drawn = timeline(report)
+    assert drawn is not None
+    (lane,) = drawn.lanes
+    assert len(lane.rows) == TIMELINE_ROWS and lane.rest == 150 - TIMELINE_ROWS
+    assert lane.rows[0].function == "warmup_sgd_update"  # its compiles carry the findings' markers
+    assert min(row.seconds for row in lane.rows[1:]) >= max(
+        f.seconds for f in report.compile_time.frames if f.function not in {row.function for row in lane.rows}
+    )
+    assert lane.rest_s == pytest.approx(report.compile_time.total_s - sum(row.seconds for row in lane.rows))
+    assert drawn.compiles.count == 150 * 9  # the table still counts every compile
+    page = render(report, "html")
+    assert f"{150 - TIMELINE_ROWS} more compiled functions (" in page
+    graphs = page.split('<section id="graphs">')[1].split("</section>")[0]
+    assert graphs.count('<td class="code" data-label="compiled function">') == GRAPH_ROWS
+    assert f"{150 - GRAPH_ROWS} more compiled functions (listed: " in graphs
 
 
 def _spans(*spans: tuple[str, float, float, int]) -> tuple[TraceSpan, ...]:
