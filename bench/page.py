@@ -9,7 +9,9 @@ writes the Perfetto file beside the page), each run's own peak RSS through GNU t
 size, the stages (reading, analysis, JSON, HTML rendering). It prints per size the two times, the page's cost
 over the report's and the page's size, and the growth from the small trace to the large one against the
 growth of the log. Goals (issue 36): the page grows at most 1.25x as fast as the log, and costs at most 2.5x the
-JSON report on the large trace. --write puts the figures in bench/RESULTS.md; --seed replaces the seed traces.
+JSON report on the large trace, and the JSON report of the small trace at most 0.12 of tlparse's time (timed
+beside them there when tlparse is installed, or given with --tlparse). --write puts the figures in
+bench/RESULTS.md; --seed replaces the seed traces.
 """
 
 from __future__ import annotations
@@ -36,10 +38,11 @@ SEEDS = (
     "tests/data/captures/hf_switch_tiny/trace/dedicated_log_torch_trace_7y0ti91d.log",
 )
 GOAL_GROWTH = 1.25  # the page's time grows at most this much faster than the log
+GOAL_REPORT_OVER_TLPARSE = 0.12  # the JSON report of the small trace, against tlparse's time
 GOAL_PAGE_OVER_JSON = 2.5  # the page costs at most this many times the JSON report on the large trace
 
 
-def measure(path: Path, folder: Path, repeat: int, log) -> dict[str, ingest.Tool]:
+def measure(path: Path, folder: Path, repeat: int, log, tlparse: list[str] | None) -> dict[str, ingest.Tool]:
     page = folder / "page.html"
     doctor = ingest.doctor_cmd() + ["report", str(path)]
     tools = [
@@ -48,6 +51,10 @@ def measure(path: Path, folder: Path, repeat: int, log) -> dict[str, ingest.Tool
             "html", "doctor report BIG --format html -o PAGE.html", doctor + ["--format", "html", "-o", str(page)]
         ),
     ]
+    if tlparse is not None:
+        out = folder / "tlparse"
+        argv = tlparse + [str(path), "--overwrite", "-o", str(out), "--no-browser"]
+        tools.append(ingest.Tool("tlparse", "tlparse BIG", argv, before=lambda: shutil.rmtree(out, ignore_errors=True)))
     ingest.run_interleaved(tools, repeat, log)
     return {tool.key: tool for tool in tools}
 
@@ -57,6 +64,7 @@ def main() -> int:
     parser.add_argument("--sizes", type=int, nargs=2, default=(50, 200), metavar="MB", help="two trace sizes (MB)")
     parser.add_argument("--repeat", type=int, default=2, help="measured runs per tool and size (default 2)")
     parser.add_argument("--seed", action="append", type=Path, help="a seed trace (repeatable; default: SEEDS)")
+    parser.add_argument("--tlparse", type=Path, help="a tlparse binary: timed beside the report on the small trace")
     parser.add_argument("--write", action="store_true", help=f"update the page section of {RESULTS.name}")
     parser.add_argument("-q", "--quiet", action="store_true", help="no per-run progress on stderr")
     opts = parser.parse_args()
@@ -69,12 +77,13 @@ def main() -> int:
     seeds = opts.seed or [ROOT / seed for seed in SEEDS]
     folder = Path(tempfile.mkdtemp(prefix="tcd-page-bench-"))
     rows = []
+    tlparse = [str(opts.tlparse)] if opts.tlparse else ingest.tlparse_cmd(False, log)
     try:
         for size in opts.sizes:
             path = folder / f"trace_{size}MB.log"
             big = ingest.build_big_trace(seeds, path, size * 1_000_000)
             log(f"page: a {ingest.fmt_mb(big.size)} trace, {big.copies} copies of {len(seeds)} seed(s)")
-            tools = measure(path, folder, opts.repeat, log)
+            tools = measure(path, folder, opts.repeat, log, tlparse if size == opts.sizes[0] else None)
             stages = ingest.phases(path)
             page_bytes = (folder / "page.html").stat().st_size
             rows.append((big, tools, stages, page_bytes))
@@ -110,7 +119,15 @@ def describe(rows) -> tuple[str, str]:
     json_grown = large_tools["json"].wall / small_tools["json"].wall
     over = large_tools["html"].wall / large_tools["json"].wall
     stage_grown = large_stages.get("render_html", (0.0, 0))[0] / max(small_stages.get("render_html", (1.0, 0))[0], 1e-9)
-    notes = [
+    notes = []
+    if "tlparse" in small_tools:
+        ratio = small_tools["json"].wall / small_tools["tlparse"].wall
+        notes.append(
+            f"- On the {ingest.fmt_mb(small.size)} trace the JSON report takes {ratio:.2f} of tlparse's time "
+            f"({small_tools['json'].wall:.2f} s against {small_tools['tlparse'].wall:.2f} s; goal <= "
+            f"{GOAL_REPORT_OVER_TLPARSE:g}: {'met' if ratio <= GOAL_REPORT_OVER_TLPARSE else '**not met**'})."
+        )
+    notes += [
         f"- The log grew {grown:.2f}x; the page's time {page_grown:.2f}x (goal <= {GOAL_GROWTH * grown:.2f}x, "
         f"{GOAL_GROWTH:g} times the log's growth: {'met' if page_grown <= GOAL_GROWTH * grown else '**not met**'}), "
         f"the JSON report's {json_grown:.2f}x, the HTML rendering stage alone {stage_grown:.2f}x.",

@@ -284,7 +284,7 @@ def test_an_eager_run_shows_no_zero_phases_or_empty_caches():
 
 def test_the_graph_table_counts_the_graphs_the_summary_counts():
     report = capture_report("int_arg_recompile_limit")  # 9 compiles, the last refused at the recompile limit
-    row = re.search(r"<td>(\d+) \((0/0, [^)]*)\)</td>", _html(report))
+    row = re.search(r'<td data-label="graphs \(compile ids\)">(\d+) \((0/0, [^)]*)\)</td>', _html(report))
     assert int(row.group(1)) == report.summary.graphs == 8 and row.group(2).endswith("0/8 no graph")
 
 

@@ -14,6 +14,7 @@ from torchcompile_doctor.model.report import Finding, Kind, Report
 BAR_WIDTH = 1000  # viewBox units of a phase bar
 BAR_ROWS = 20  # frames drawn; the rest are summed in one line
 IDS_SHOWN = 12  # compile ids listed in a row of "where the graphs are"; the rest counted
+GRAPH_ROWS = 60  # compiled functions in "where the graphs are": those split by a break first, then the most compiled
 GUARD_ROWS = 40  # frames in the guard table, most guards first; the rest counted
 SHOWN_S = 0.005  # a phase shorter than this reads as 0.00 s: left out
 _RESUME = re.compile(r"\(after line (\d+)\)$|^torch_dynamo_resume_in_\w+?_at_(\d+)$")  # how the index names one
@@ -108,6 +109,17 @@ def graph_rows(report: Report) -> tuple[GraphRow, ...]:
             )
         )
     return tuple(rows)
+
+
+def shown_graph_rows(rows: tuple[GraphRow, ...]) -> tuple[tuple[GraphRow, ...], int]:
+    """(the rows listed, in their order, and how many are not): every row up to GRAPH_ROWS, else the functions a
+    break splits first, then those compiled most."""
+    if len(rows) <= GRAPH_ROWS:
+        return rows, 0
+    kept = heapq.nsmallest(
+        GRAPH_ROWS, range(len(rows)), key=lambda i: (not rows[i].splits, -len(rows[i].compile_ids) - rows[i].more_ids)
+    )
+    return tuple(rows[i] for i in sorted(kept)), len(rows) - GRAPH_ROWS
 
 
 # -- compile time per frame, by phase

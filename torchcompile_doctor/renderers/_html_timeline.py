@@ -30,6 +30,7 @@ LANE_HEIGHT = 15  # one lane of markers
 MARK_GAP = 3  # between two markers in one lane
 MIN_SPAN_WIDTH = 0.5  # narrower spans are not drawn (the Perfetto file has them all)
 MIN_COMPILE_WIDTH = 2.0  # a compile is drawn at least this wide
+TIMELINE_ROWS = 40  # compiled functions drawn per lane; the rest counted under it (all of them: the Perfetto file)
 COMPILE_ROWS = 60  # rows of the every-compile table; the rest are counted under it (all of them: the Perfetto file)
 BAND_GAP = 1.0  # boxes of one level and phase closer than this (about a pixel) are drawn as one band
 CHAR_WIDTH = 6.2  # of the markers' 10-unit label font
@@ -151,11 +152,19 @@ class Tick:
     x: float
     label: str
 
+    @property
+    def percent(self) -> float:
+        """Where the label sits across the axis: the axis is text laid out by the page, so its labels keep their
+        size on a phone (an SVG's text shrinks with the drawing)."""
+        return round(self.x / VIEW_WIDTH * 100, 2)
+
 
 @dataclass(frozen=True)
 class Lane:
     label: str  # "rank 1"; empty for one process
-    rows: tuple[TimelineRow, ...]
+    rows: tuple[TimelineRow, ...]  # at most TIMELINE_ROWS: the functions with a finding marked, then the costliest
+    rest: int = 0  # compiled functions not drawn
+    rest_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -462,12 +471,23 @@ def _first_start(frame: FrameCompileTime) -> float:
     return min((c.start_s for c in frame.compiles if c.start_s is not None), default=float("inf"))
 
 
+def _drawn(frames: list[FrameCompileTime], marked: set[str]) -> list[FrameCompileTime]:
+    """The frames that get a row, in run order: all of them up to TIMELINE_ROWS, else those with a finding
+    marked at one of their compiles first, then the costliest."""
+    if len(frames) <= TIMELINE_ROWS:
+        return frames
+    has_mark = [any(c.compile_id in marked for c in frame.compiles) for frame in frames]
+    kept = heapq.nsmallest(TIMELINE_ROWS, range(len(frames)), key=lambda i: (not has_mark[i], -frames[i].seconds))
+    return [frames[i] for i in sorted(kept)]
+
+
 def _lane(report: Report, label: str, rank: int | None, data: CompileTime, scale: float) -> tuple[Lane, list[Any]]:
     at_compile = _marks_by_compile(report, rank)
+    frames = [
+        f for f in sorted(data.frames, key=lambda f: (_first_start(f), f.where)) if _first_start(f) != float("inf")
+    ]
     rows, lines = [], []
-    for frame in sorted(data.frames, key=lambda f: (_first_start(f), f.where)):
-        if _first_start(frame) == float("inf"):
-            continue
+    for frame in _drawn(frames, set(at_compile)):
         marks = [
             _Mark(kind, finding, round(c.start_s * scale, 1), c.compile_id)
             for c in frame.compiles
@@ -475,9 +495,11 @@ def _lane(report: Report, label: str, rank: int | None, data: CompileTime, scale
             for kind, finding in at_compile.get(c.compile_id, [])
         ]
         rows.append(_row(frame, marks, scale, data.run_s, data.labels))
+    for frame in frames:
         marked = [(c, at_compile.get(c.compile_id, [])) for c in frame.compiles]
         lines += [_compile_line(frame, c, marks_at, rank, data.labels) for c, marks_at in marked]
-    return Lane(label, tuple(rows)), lines
+    rest_s = sum(f.seconds for f in frames) - sum(row.seconds for row in rows)
+    return Lane(label, tuple(rows), rest=len(frames) - len(rows), rest_s=rest_s), lines
 
 
 def _compile_line(

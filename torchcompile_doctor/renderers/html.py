@@ -25,6 +25,7 @@ from torchcompile_doctor.renderers._html_tables import (
     guard_table,
     phase_bars,
     primary_compile_time,
+    shown_graph_rows,
 )
 from torchcompile_doctor.renderers._html_timeline import Timeline, timeline
 from torchcompile_doctor.renderers._html_view import (
@@ -98,6 +99,7 @@ class Page:
     at_your_code_title: str
     timeline: Timeline | None
     graphs: tuple[GraphRow, ...]
+    graphs_rest: int  # compiled functions not listed there
     bars: PhaseBars | None
     bars_of: str  # whose compile time the per-frame pictures show, in a multi-rank report
     compile_facts: tuple[str, ...]
@@ -149,6 +151,7 @@ def _footer(report: Report) -> str:
 def page(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> Page:
     shareable = Shareable(report.environment)
     findings = finding_views(report, shareable.text)
+    graphs, graphs_rest = shown_graph_rows(graph_rows(report))
     return Page(
         report=report,
         target=shareable.text(report.target),
@@ -159,7 +162,8 @@ def page(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> Page:
         at_your_code=rewrite_views(report, shareable.text),
         at_your_code_title=AT_YOUR_CODE,
         timeline=timeline(report),
-        graphs=graph_rows(report),
+        graphs=graphs,
+        graphs_rest=graphs_rest,
         bars=phase_bars(primary_compile_time(report)),
         bars_of=f"rank {report.rank_compile_times[0][0]}"
         if report.compile_time is None and report.rank_compile_times
