@@ -9,7 +9,7 @@ import signal
 import pytest
 
 from torchcompile_doctor.analysis.detectors.outcome import target_outcome_of
-from torchcompile_doctor.capture.runner import _outcome, _record_stop
+from torchcompile_doctor.capture.runner import _outcome, _record_end
 from torchcompile_doctor.capture_layout import CaptureFolder
 from torchcompile_doctor.events.load import read_side_channel_file
 from torchcompile_doctor.events.model import RunOutcome
@@ -28,7 +28,7 @@ def test_a_stopped_run_is_worded_as_stopped_live_and_read_back(tmp_path, outcome
     assert outcome.how_stopped == words
     live = target_outcome_of(outcome, None)
     assert (live.message, live.stopped) == (words, True)
-    _record_stop(tmp_path, outcome, None)  # what the parent keeps in the capture for a later `doctor report`
+    _record_end(tmp_path, outcome, None)  # what the parent keeps in the capture for a later `doctor report`
     (record,) = read_side_channel_file(CaptureFolder(tmp_path).side_channel).target_exits
     read_back = target_outcome_of(RunOutcome(), record)
     assert (read_back.status, read_back.exit_code, read_back.message) == (live.status, live.exit_code, words)
@@ -37,17 +37,22 @@ def test_a_stopped_run_is_worded_as_stopped_live_and_read_back(tmp_path, outcome
     assert ending is not None and "None" not in ending
 
 
-def test_a_crash_is_no_stop_and_leaves_no_record(tmp_path):
+def test_a_crash_is_no_stop_and_is_read_back_as_a_crash(tmp_path):
     crash = RunOutcome(signal=signal.SIGSEGV, elapsed_s=2.0)
-    assert crash.how_stopped is None
+    assert crash.how_stopped is None and crash.how_it_died == "crashed with SIGSEGV"
     found = target_outcome_of(crash, None)
-    assert (found.status, found.exit_code, found.message, found.stopped) == (
-        TargetStatus.SIGNAL,
-        -signal.SIGSEGV,
-        "crashed with SIGSEGV",
-        False,
-    )
-    _record_stop(tmp_path, crash, None)
+    expected = (TargetStatus.SIGNAL, -signal.SIGSEGV, "crashed with SIGSEGV", False)
+    assert (found.status, found.exit_code, found.message, found.stopped) == expected
+    _record_end(tmp_path, crash, None)
+    (record,) = read_side_channel_file(CaptureFolder(tmp_path).side_channel).target_exits
+    read_back = target_outcome_of(RunOutcome(), record)
+    assert (read_back.status, read_back.exit_code, read_back.message, read_back.stopped) == expected
+
+
+def test_a_run_that_ended_by_itself_leaves_no_record_of_the_parent(tmp_path):
+    for ended in (RunOutcome(returncode=0, elapsed_s=1.0), RunOutcome(returncode=3, elapsed_s=1.0)):
+        assert ended.how_it_died is None
+        _record_end(tmp_path, ended, None)  # the child's own record says how it ended
     assert not CaptureFolder(tmp_path).side_channel.exists()
 
 

@@ -197,11 +197,12 @@ def _stuck_stack(stack_file: Path | None) -> list[dict[str, object]]:
         return []
 
 
-def _record_stop(artifacts: Path, outcome: RunOutcome, stack_file: Path | None) -> None:
-    """The parent's word on a run stopped from outside (--timeout, Ctrl-C, SIGTERM, a killing signal), as the
-    target's last exit record: a re-read of the kept capture (`doctor report`, `check --from-capture`) then says
-    how it ended, as the live run did. After a timeout, with the stack where the target was stopped."""
-    how = outcome.how_stopped
+def _record_end(artifacts: Path, outcome: RunOutcome, stack_file: Path | None) -> None:
+    """The parent's word on a run that did not end by itself (stopped by the --timeout, Ctrl-C, SIGTERM or a
+    killing signal; crashed with a signal), as the target's last exit record: a re-read of the kept capture
+    (`doctor report`, `check --from-capture`) then says how it ended, as the live run did. After a timeout, with
+    the stack where the target was stopped."""
+    how = outcome.how_it_died
     if how is None:
         return
     stack = _stuck_stack(stack_file) if outcome.timed_out else []  # the finding is placed at its last user frame
@@ -244,7 +245,7 @@ def run_capture(target: TargetSpec, artifacts: Path, options: CaptureOptions) ->
         elapsed_s = time.monotonic() - started
     outcome = _outcome(process.returncode, timed_out, stopped_by, timeout_s, elapsed_s)
     if nproc_per_node is None:  # torchrun's ranks keep their own side channels, and it reports each rank's end
-        _record_stop(artifacts, outcome, stack_file)
+        _record_end(artifacts, outcome, stack_file)
     return outcome
 
 

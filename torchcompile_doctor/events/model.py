@@ -334,9 +334,17 @@ class RunOutcome:
             return f"stopped at the --timeout of {self.timeout_s:g} s" if self.timeout_s else "stopped at its --timeout"
         if self.interrupted:
             return f"stopped by {signal_name(self.stopped_by or _SIGINT)}{self._after}"
-        if self.signal in _STOPPING_SIGNALS:
+        if self.signal is not None and is_stopping_signal(self.signal):
             return f"stopped by {signal_name(self.signal)}{self._after}"
         return None
+
+    @property
+    def how_it_died(self) -> str | None:
+        """How a run that did not end by itself ended, in words: stopped (how_stopped), or crashed with a signal
+        ("crashed with SIGSEGV"); None when it ended by itself."""
+        if self.how_stopped is not None:
+            return self.how_stopped
+        return f"crashed with {signal_name(self.signal)}" if self.signal is not None else None
 
     @property
     def _after(self) -> str:
@@ -347,6 +355,11 @@ _SIGINT = int(signals.SIGINT)
 # what another process (a user, a job runner, the kernel's OOM killer) sends to stop a program; the others
 # (SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL) are the program crashing
 _STOPPING_SIGNALS = frozenset(int(s) for s in (signals.SIGINT, signals.SIGTERM, signals.SIGKILL, signals.SIGHUP))
+
+
+def is_stopping_signal(number: int) -> bool:
+    """A signal another process sends to stop a program (not the program crashing)."""
+    return number in _STOPPING_SIGNALS
 
 
 def signal_name(number: int) -> str:

@@ -12,7 +12,7 @@ from torchcompile_doctor.analysis.code import USER, without_doctor_frames
 from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.worded_findings import finding_from_rule
-from torchcompile_doctor.events.model import BackendUse, RunOutcome, StackFrame, TargetExit, signal_name
+from torchcompile_doctor.events.model import BackendUse, RunOutcome, StackFrame, TargetExit, is_stopping_signal
 from torchcompile_doctor.model.findings import CompileCallsEvidence, TargetEvidence
 from torchcompile_doctor.model.report import Finding, TargetStatus
 from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
@@ -69,21 +69,22 @@ def killed(outcome: RunOutcome) -> TargetOutcome | None:
     """The process died of a signal: stopped by one another process sends to stop it, else crashed."""
     if outcome.signal is None:
         return None
-    how = outcome.how_stopped
-    if how is not None:
-        return TargetOutcome(TargetStatus.SIGNAL, -outcome.signal, how, stopped=True)
-    return TargetOutcome(TargetStatus.SIGNAL, -outcome.signal, f"crashed with {signal_name(outcome.signal)}")
+    stopped = is_stopping_signal(outcome.signal)
+    return TargetOutcome(TargetStatus.SIGNAL, -outcome.signal, outcome.how_it_died, stopped=stopped)
 
 
-# the statuses of the exit record the parent writes for a run it saw stopped (capture/runner.py), read back
-_STOPPED_RECORDS = (TargetStatus.TIMEOUT, TargetStatus.INTERRUPTED, TargetStatus.SIGNAL)
+# the statuses of the exit record the parent writes for a run that did not end by itself (capture/runner.py)
+_PARENTS_RECORDS = (TargetStatus.TIMEOUT, TargetStatus.INTERRUPTED, TargetStatus.SIGNAL)
 
 
 def _from_parents_record(exit_event: TargetExit) -> TargetOutcome:
-    """A re-read capture of a run the parent saw stopped: its record says how."""
+    """A re-read capture of a run that did not end by itself: the parent's record says how."""
     status = TargetStatus(exit_event.status)
-    code = exit_event.exit_code if status == TargetStatus.SIGNAL else None
-    return TargetOutcome(status, code, exit_event.message or f"stopped ({status})", stopped=True)
+    if status != TargetStatus.SIGNAL:
+        return TargetOutcome(status, None, exit_event.message or f"stopped ({status})", stopped=True)
+    code = exit_event.exit_code
+    stopped = is_stopping_signal(-code)
+    return TargetOutcome(status, code, exit_event.message or f"ended by signal {-code}", stopped=stopped)
 
 
 def _from_exit_record(exit_event: TargetExit, returncode: int | None) -> TargetOutcome:
@@ -103,7 +104,7 @@ def target_outcome_of(outcome: RunOutcome, exit_event: TargetExit | None) -> Tar
         return found
     if exit_event is not None and exit_event.status in (TargetStatus.EXCEPTION, TargetStatus.OK, TargetStatus.SYS_EXIT):
         return _from_exit_record(exit_event, outcome.returncode)
-    if exit_event is not None and exit_event.status in _STOPPED_RECORDS:
+    if exit_event is not None and exit_event.status in _PARENTS_RECORDS:
         return _from_parents_record(exit_event)
     if outcome.returncode is not None:
         code = outcome.returncode
