@@ -173,6 +173,9 @@ def test_ctrl_c_stops_the_child_and_prints_a_partial_report(tmp_path, stop):
     assert doctor.returncode == 130, stderr[-2000:]
     report = json.loads(stdout)
     assert report["target_status"] == "interrupted" and report["summary"]["graph_breaks"] == 1
+    stopped = next(f for f in report["findings"] if f["code"] == "TCD405")
+    name = "SIGINT (Ctrl-C)" if stop == signal.SIGINT else "SIGTERM"
+    assert re.fullmatch(rf"The run was stopped by {re.escape(name)} after \d+\.\d s", stopped["title"]), stopped
     assert "Traceback" not in stderr
     target_pid = int(ready.read_text())
     assert not Path(f"/proc/{target_pid}").exists(), "the target outlived the doctor"

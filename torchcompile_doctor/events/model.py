@@ -5,6 +5,7 @@ Every event is a frozen dataclass; analysis only ever sees these, never raw log 
 
 from __future__ import annotations
 
+import signal as signals
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
@@ -331,6 +332,52 @@ class RunOutcome:
     timed_out: bool = False
     interrupted: bool = False
     timeout_s: float | None = None
+    stopped_by: int | None = None  # the signal that made the doctor stop the run: SIGINT (Ctrl-C) or SIGTERM
+    elapsed_s: float | None = None  # how long the target ran, as the parent timed it
+
+    @property
+    def how_stopped(self) -> str | None:
+        """How the run was stopped from outside, in words ("stopped at the --timeout of 30 s", "stopped by SIGINT
+        (Ctrl-C) after 12.3 s", "stopped by SIGKILL after 4.0 s"); None when it was not (a crash is no stop)."""
+        if self.timed_out:
+            return f"stopped at the --timeout of {self.timeout_s:g} s" if self.timeout_s else "stopped at its --timeout"
+        if self.interrupted:
+            return f"stopped by {signal_name(self.stopped_by or _SIGINT)}{self._after}"
+        if self.signal is not None and is_stopping_signal(self.signal):
+            return f"stopped by {signal_name(self.signal)}{self._after}"
+        return None
+
+    @property
+    def how_it_died(self) -> str | None:
+        """How a run that did not end by itself ended, in words: stopped (how_stopped), or crashed with a signal
+        ("crashed with SIGSEGV"); None when it ended by itself."""
+        if self.how_stopped is not None:
+            return self.how_stopped
+        return f"crashed with {signal_name(self.signal)}" if self.signal is not None else None
+
+    @property
+    def _after(self) -> str:
+        return f" after {self.elapsed_s:.1f} s" if self.elapsed_s is not None else ""
+
+
+_SIGINT = int(signals.SIGINT)
+# what another process (a user, a job runner, the kernel's OOM killer) sends to stop a program; the others
+# (SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL) are the program crashing
+_STOPPING_SIGNALS = frozenset(int(s) for s in (signals.SIGINT, signals.SIGTERM, signals.SIGKILL, signals.SIGHUP))
+
+
+def is_stopping_signal(number: int) -> bool:
+    """A signal another process sends to stop a program (not the program crashing)."""
+    return number in _STOPPING_SIGNALS
+
+
+def signal_name(number: int) -> str:
+    """`SIGINT (Ctrl-C)`, `SIGKILL`, or `signal 99` for a number no signal has here."""
+    try:
+        name = signals.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+    return f"{name} (Ctrl-C)" if number == _SIGINT else name
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from torchcompile_doctor.events.model import signal_name
 from torchcompile_doctor.model.compile_time import CompileTime
 from torchcompile_doctor.model.edits import FileEdit
 from torchcompile_doctor.model.experiment import Experiment
@@ -89,6 +90,18 @@ class TargetStatus(StrEnum):
 def target_succeeded(status: str, exit_code: int | None) -> bool:
     """The one definition of a successful target: it finished and exited 0."""
     return TargetStatus(status).finished and exit_code == 0
+
+
+def target_ending(status: str, exit_code: int | None) -> str | None:
+    """How a target that did not end by itself was stopped, in words (None: it ended by itself, or the logs do
+    not say); never `exit code None`."""
+    if status == TargetStatus.TIMEOUT:
+        return "stopped at its --timeout"
+    if status == TargetStatus.INTERRUPTED:
+        return "stopped from outside (Ctrl-C or SIGTERM)"
+    if status == TargetStatus.SIGNAL:
+        return f"ended by {signal_name(-exit_code)}" if exit_code is not None else "ended by a signal"
+    return None
 
 
 def rank_list(ranks: Iterable[int]) -> str:

@@ -105,7 +105,9 @@ def _finding(console: Console, finding: Finding, report: Report) -> None:
 
 
 def _gate(console: Console, gate: GateResult) -> None:
-    verdict = "passed" if gate.passed else f"FAILED: {len(gate.failures)} finding(s) fail it"
+    verdict = (
+        "passed" if gate.passed else "FAILED" + (f": {len(gate.failures)} finding(s) fail it" if gate.failures else "")
+    )
     console.print(
         Text(f"gate {verdict}", style="bold green" if gate.passed else "bold red").append(
             Text(f"   ({' '.join(gate.criteria)})", style="dim")

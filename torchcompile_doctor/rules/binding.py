@@ -163,7 +163,7 @@ def _texts(rule: Rule) -> list[str]:
     """Every text of the rule that facts fill, and the facts its wordings need."""
     texts = [rule.title, rule.why, rule.fix]
     for wording in rule.wordings:
-        texts += [wording.why, wording.fix, *(f"{{{need}}}" for need in wording.needs)]
+        texts += [wording.title or "", wording.why, wording.fix, *(f"{{{need}}}" for need in wording.needs)]
     return texts
 
 

@@ -106,6 +106,7 @@ class Wording:
     fix: str
     needs: tuple[str, ...] = ()
     origins: tuple[str, ...] = ("third_party", "torch")
+    title: str | None = None  # a title of its own (None: the rule's)
     experiment: Experiment | None = None
     rewrite: bool = True  # keep the rule's rewrite of the user's line (on the user's own line only)
     transforms: tuple[str, ...] = ()  # rewrites of its own instead (the situation needs another change of the line)
@@ -171,7 +172,10 @@ class Rule:
         if wording is not None:
             experiment = wording.experiment if wording.experiment is not None else self.experiment
             transforms = wording.transforms or (rule.transforms if wording.rewrite else ())
-            rule = replace(rule, why=wording.why, fix=wording.fix, experiment=experiment, transforms=transforms)
+            title = wording.title or rule.title
+            rule = replace(
+                rule, title=title, why=wording.why, fix=wording.fix, experiment=experiment, transforms=transforms
+            )
         if rule.experiment is not None:
             rule = replace(rule, experiment=filled(rule.experiment, facts.get))
         return rule
@@ -254,7 +258,7 @@ def _experiment(raw: object, where: str) -> Experiment | None:
         raise CatalogueError(str(error)) from None
 
 
-_WORDING_KEYS = frozenset({"why", "fix", "needs", "origins", "experiment", "rewrite", "transform"})
+_WORDING_KEYS = frozenset({"title", "why", "fix", "needs", "origins", "experiment", "rewrite", "transform"})
 
 
 def _wordings(entry: dict[str, Any], where: str) -> tuple[Wording, ...]:
@@ -276,6 +280,7 @@ def _wordings(entry: dict[str, Any], where: str) -> tuple[Wording, ...]:
                 experiment=_experiment(raw.get("experiment"), where),
                 rewrite=bool(raw.get("rewrite", True)),
                 transforms=_names(raw.get("transform"), where),
+                title=" ".join(raw["title"].split()) if raw.get("title") else None,
             )
         )
     return tuple(wordings)
