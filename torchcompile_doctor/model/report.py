@@ -161,7 +161,7 @@ class RuleHelp:
     name: str
     kind: str
     severity: str
-    title: str  # the title template, `{placeholders}` and all
+    title: str  # the title as a rule's help shows it (no finding's facts in it)
     why: str
     fix: str
     what_it_does: str | None = None  # the explanation's sections
