@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from torchcompile_doctor.events.model import ExplainResult
 from torchcompile_doctor.experiments.experiment import Experiment
 from torchcompile_doctor.model.compile_time import CompileTime
 from torchcompile_doctor.model.findings import (
@@ -276,17 +277,6 @@ class RunEnvironment:
 
 
 @dataclass(frozen=True)
-class ExplainSummary:
-    """`torch._dynamo.explain` on a function target: what it counted (information, not the source of truth)."""
-
-    graph_count: int
-    graph_break_count: int
-    break_reasons: tuple[str, ...]
-    ops_per_graph: tuple[int, ...]
-    error: str | None = None
-
-
-@dataclass(frozen=True)
 class RuleDoc:
     """What the catalogue says of one rule the report names, for formats that carry rule descriptions (SARIF):
     renderers read this, not the catalogue. Not in the JSON schema."""
@@ -331,7 +321,7 @@ class Report:
     summary: Summary
     findings: tuple[Finding, ...]
     notes: tuple[str, ...] = ()
-    explain: ExplainSummary | None = None
+    explain: ExplainResult | None = None  # what the child recorded of torch._dynamo.explain (function targets)
     log_health: LogHealthFigures = field(default_factory=LogHealthFigures)
     guards: tuple[CompiledFunctionGuards, ...] = ()  # per compiled function (`doctor guards`)
     # one row per distributed rank (empty for one process)
