@@ -277,26 +277,6 @@ class RunEnvironment:
 
 
 @dataclass(frozen=True)
-class RuleDoc:
-    """What the catalogue says of one rule the report names, for formats that carry rule descriptions (SARIF):
-    renderers read this, not the catalogue. Not in the JSON schema."""
-
-    code: str
-    name: str
-    kind: str
-    severity: str
-    title: str  # the title template, placeholders included
-    why: str
-    fix: str
-    what_it_does: str | None
-    why_is_this_bad: str | None
-    references: tuple[str, ...]
-    gb_ids: tuple[str, ...]
-    docs_url: str | None
-    page: str  # `doctor rule CODE`'s page, without how the doctor finds it (markdown)
-
-
-@dataclass(frozen=True)
 class SuppressedRef:
     """A suppressed finding, as the JSON names it."""
 
@@ -333,8 +313,6 @@ class Report:
     # each rank's compile time in a multi-rank report (the HTML page's timeline lanes)
     rank_compile_times: tuple[tuple[int, CompileTime], ...] = field(default=(), metadata=json_field(skip=True))
     environment: RunEnvironment = field(default_factory=RunEnvironment, metadata=json_field(skip=True))
-    # the catalogue's words on every rule the findings name (SARIF's rule descriptors)
-    rule_docs: tuple[RuleDoc, ...] = field(default=(), metadata=json_field(skip=True))
 
     @property
     def target_succeeded(self) -> bool:
@@ -366,6 +344,3 @@ class Report:
         return display_roots(
             environment.program_dir, environment.library_roots, base_dir, checkout_first=checkout_first
         )
-
-    def rule_doc(self, code: str) -> RuleDoc | None:
-        return next((doc for doc in self.rule_docs if doc.code == code), None)
