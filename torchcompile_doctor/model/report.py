@@ -101,12 +101,12 @@ def rank_list(ranks: Iterable[int]) -> str:
 
 @dataclass(frozen=True)
 class Location:
-    file: str  # absolute path as torch saw it
+    file: str  # absolute path as torch saw it: for programs (an editor, `doctor fix`), never shown to people
     line: int
     function: str
     source: str | None = None  # the text of `line`, stripped
-    # relative to the target's directory (or site-packages) for humans
-    display_file: str = field(default="", metadata=json_field(skip=True))
+    # the path people read (model/paths.py): relative to the program's folder, or to site-packages for a library
+    display_file: str = ""
     # (line number, text) of the lines around `line`, read at analysis time so that renderers read no files
     context: tuple[tuple[int, str], ...] = field(default=(), metadata=json_field(skip=True))
 
