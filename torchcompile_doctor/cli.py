@@ -9,7 +9,6 @@ import atexit
 import contextlib
 import functools
 import gc
-import json
 import os
 import shutil
 import sys
@@ -437,16 +436,9 @@ def report(
 def rules(fmt: opt.RulesFormat = "terminal") -> None:
     """The rule catalogue: code, name, severity, status."""
     from torchcompile_doctor.rules import load_catalogue
+    from torchcompile_doctor.rules.rule_page import rules_listing
 
-    catalogue = load_catalogue()
-    if fmt == "json":
-        fields = ("code", "name", "kind", "severity", "status", "title")
-        typer.echo(json.dumps([{key: getattr(r, key) for key in fields} for r in catalogue], indent=2))
-        return
-    if fmt != "terminal":
-        raise DoctorError(f"unknown --format {fmt!r} for rules (terminal or json)")
-    for r in catalogue:
-        typer.echo(f"{r.code}  {r.name:32} {r.severity:9} {r.status:8} {r.title}")
+    typer.echo(rules_listing(load_catalogue(), fmt))
 
 
 @app.command()

@@ -118,6 +118,11 @@ def test_target_raises_after_compiling(captured_run):
     error = report["findings"][0]
     assert "RuntimeError: boom after compile" in error["title"]
     assert error["location"]["line"] == 10 and error["location"]["file"].endswith("s.py")
+    # the traceback the user sees starts at their code, not at the doctor's bootstrap (#34)
+    printed = run.stderr[run.stderr.index("Traceback (most recent call last):") :]
+    first_frame = printed.splitlines()[1]
+    assert first_frame.startswith('  File "') and '/s.py", line 10, in <module>' in first_frame, printed[:1000]
+    assert "torchcompile_doctor" not in printed.split("RuntimeError: boom after compile")[0]
 
 
 @pytest.mark.slow

@@ -14,9 +14,12 @@ import pytest
 from support.captures import CAPTURES, FALLBACK_CAPTURES, SAMPLE_CAPTURES, reread
 from support.paths import REPO
 
+from torchcompile_doctor.model.findings import RunFigures
+from torchcompile_doctor.model.fix import FixReport
 from torchcompile_doctor.model.paths import ELLIPSIS, display_path, display_roots, display_text, torch_path
 from torchcompile_doctor.model.report import Report, RunEnvironment
 from torchcompile_doctor.renderers import FORMATS, RenderOptions, render
+from torchcompile_doctor.renderers.fix_report import render_terminal
 
 KEPT = [
     *sorted(p for p in CAPTURES.iterdir() if p.is_dir()),
@@ -125,3 +128,21 @@ def test_torch_files_and_text():
     assert display_text(text, ROOTS) == (
         f'File "train.py", line 3 and {ELLIPSIS}/b.py:12; see https://x.org/a/b and a/b and 3 / 4'
     )
+
+
+def test_doctor_fix_names_the_script_from_its_project():
+    project = "/home/dev/proj"
+    fix = FixReport(
+        schema_version=1,
+        target=f"{project}/sub/train.py",
+        project=project,
+        before=RunFigures(1, 0, 2, 0, 0, 0.5),
+        before_succeeded=True,
+        trials=(),
+        patch=None,
+        notes=(f"the program read {project}/data/x.csv and /srv/other/y.csv",),
+    )
+    text = render_terminal(fix)
+    assert text.startswith("doctor fix sub/train.py\n")
+    assert f"note: the program read data/x.csv and {ELLIPSIS}/y.csv" in text
+    assert not _MACHINE_PREFIX.search(text) and "/srv/" not in text

@@ -312,7 +312,7 @@ def test_sarif_rules_come_from_the_catalogue():
         documented = rule.docs_url or dict(rule.explanation).get("references") or rule.match.gb_ids
         assert descriptor.get("helpUri", "").startswith("https://") if documented else "helpUri" not in descriptor
         assert descriptor["defaultConfiguration"]["level"] == level[rule.severity]
-    assert rules["TCD201"]["shortDescription"]["text"] == "A function recompiles when an input changes dtype"
+    assert rules["TCD201"]["shortDescription"]["text"] == "The function recompiles when an input changes dtype"
     assert rules["TCD199"]["shortDescription"]["text"] == "Graph break"
 
 

@@ -20,10 +20,10 @@ from torchcompile_doctor.analysis.ranking import rank_findings
 from torchcompile_doctor.analysis.summary import Measured, summarize
 from torchcompile_doctor.analysis.suppressions import UNUSED_SUPPRESSION, suppress
 from torchcompile_doctor.analysis.training import training_run
-from torchcompile_doctor.events.model import EventLog, LogHealth, WarningKind
+from torchcompile_doctor.events.model import EventLog, ExplainResult, LogHealth, WarningKind
 from torchcompile_doctor.model.findings import LogHealthFigures
 from torchcompile_doctor.model.paths import torch_path
-from torchcompile_doctor.model.report import ExplainSummary, Finding, Kind, Report, RunEnvironment, Summary
+from torchcompile_doctor.model.report import Finding, Kind, Report, RunEnvironment, Summary
 from torchcompile_doctor.torch_releases import outside_range_note
 
 __all__ = ["AnalysisContext", "analyze", "recorded_torch_version", "registry_note", "report_of"]
@@ -55,19 +55,12 @@ def health_figures(health: LogHealth) -> LogHealthFigures:
     )
 
 
-def _explain_notes(log: EventLog, summary: Summary, findings: list[Finding]) -> tuple[ExplainSummary | None, list[str]]:
+def _explain_notes(log: EventLog, summary: Summary, findings: list[Finding]) -> tuple[ExplainResult | None, list[str]]:
     if not log.explain:
         return None, []
     result = log.explain[-1]
-    data = ExplainSummary(
-        graph_count=result.graph_count,
-        graph_break_count=result.graph_break_count,
-        break_reasons=result.break_reasons,
-        ops_per_graph=result.ops_per_graph,
-        error=result.error,
-    )
     if result.error:
-        return data, [f"torch._dynamo.explain failed ({result.error}); findings come from the trace."]
+        return result, [f"torch._dynamo.explain failed ({result.error}); findings come from the trace."]
     notes = []
     if result.graph_break_count != summary.graph_breaks or result.graph_count != summary.graphs:
         why = []
@@ -89,7 +82,7 @@ def _explain_notes(log: EventLog, summary: Summary, findings: list[Finding]) -> 
             + "; ".join(why)
             + "."
         )
-    return data, notes
+    return result, notes
 
 
 def registry_note(registry: GraphBreakRegistry) -> str:

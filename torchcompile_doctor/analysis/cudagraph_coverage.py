@@ -27,7 +27,7 @@ from torchcompile_doctor.model.cudagraphs import (
     CudagraphSkipSite,
     GraphCoverage,
 )
-from torchcompile_doctor.rules.fixes import code_only
+from torchcompile_doctor.transforms.line_code import code_only
 
 NO_ID = "?"  # a message torch logged without the compile it belongs to, in a run of several graphs
 

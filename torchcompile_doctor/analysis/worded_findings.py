@@ -11,7 +11,7 @@ from torchcompile_doctor.model.edits import FileEdit
 from torchcompile_doctor.model.findings import Evidence, Impact, NoEvidence, NoImpact, SkippedFrame
 from torchcompile_doctor.model.report import Finding, Fix, Location, SourceLine
 from torchcompile_doctor.rules.catalogue import Rule
-from torchcompile_doctor.rules.facts import Facts, fill
+from torchcompile_doctor.rules.facts import Facts, worded
 from torchcompile_doctor.rules.rule_page import rule_help
 from torchcompile_doctor.transforms.engine import Built
 from torchcompile_doctor.transforms.line_code import code_only
@@ -58,7 +58,7 @@ def finding_from_rule(
         rule_name=rule.name,
         kind=rule.kind,
         severity=rule.severity,
-        title=fill(rule.title, facts),
+        title=worded(rule.title, facts),
         location=location,
         user_frame=user_frame,
         gb_id=gb_id,
@@ -68,12 +68,12 @@ def finding_from_rule(
         reason_class=reason_class,
         count=count,
         call_sites=call_sites,
-        why=fill(rule.why, facts),
+        why=worded(rule.why, facts),
         torch_says=torch_says,
         changes=changes,
         impact=impact if impact is not None else NoImpact(),
         evidence=evidence if evidence is not None else NoEvidence(),
-        fix=_fix(fill(rule.fix, facts), rule, fix_line, rewrite),
+        fix=_fix(worded(rule.fix, facts), rule, fix_line, rewrite),
         docs_url=rule.docs_url,
         fingerprint=_fingerprint(rule.code, display, function, location.source if location else None),
         ranks=ranks,

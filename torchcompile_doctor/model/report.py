@@ -7,11 +7,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from torchcompile_doctor.events.model import signal_name
+from torchcompile_doctor.events.model import ExplainResult, signal_name
 from torchcompile_doctor.model.compile_time import CompileTime
+from torchcompile_doctor.model.cudagraphs import CudagraphCoverage
 from torchcompile_doctor.model.edits import FileEdit
 from torchcompile_doctor.model.experiment import Experiment
-from torchcompile_doctor.model.cudagraphs import CudagraphCoverage
 from torchcompile_doctor.model.findings import (
     Evidence,
     GuardOverheadFigures,
@@ -117,12 +117,12 @@ def rank_list(ranks: Iterable[int]) -> str:
 
 @dataclass(frozen=True)
 class Location:
-    file: str  # absolute path as torch saw it
+    file: str  # absolute path as torch saw it: for programs (an editor, `doctor fix`), never shown to people
     line: int
     function: str
     source: str | None = None  # the text of `line`, stripped
-    # relative to the target's directory (or site-packages) for humans
-    display_file: str = field(default="", metadata=json_field(skip=True))
+    # the path people read (model/paths.py): relative to the program's folder, or to site-packages for a library
+    display_file: str = ""
     # (line number, text) of the lines around `line`, read at analysis time so that renderers read no files
     context: tuple[tuple[int, str], ...] = field(default=(), metadata=json_field(skip=True))
 
@@ -189,7 +189,7 @@ class RuleHelp:
     name: str
     kind: str
     severity: str
-    title: str  # the title template, `{placeholders}` and all
+    title: str  # the title as a rule's help shows it (no finding's facts in it)
     why: str
     fix: str
     what_it_does: str | None = None  # the explanation's sections
@@ -304,37 +304,6 @@ class RunEnvironment:
 
 
 @dataclass(frozen=True)
-class ExplainSummary:
-    """`torch._dynamo.explain` on a function target: what it counted (information, not the source of truth)."""
-
-    graph_count: int
-    graph_break_count: int
-    break_reasons: tuple[str, ...]
-    ops_per_graph: tuple[int, ...]
-    error: str | None = None
-
-
-@dataclass(frozen=True)
-class RuleDoc:
-    """What the catalogue says of one rule the report names, for formats that carry rule descriptions (SARIF):
-    renderers read this, not the catalogue. Not in the JSON schema."""
-
-    code: str
-    name: str
-    kind: str
-    severity: str
-    title: str  # the title template, placeholders included
-    why: str
-    fix: str
-    what_it_does: str | None
-    why_is_this_bad: str | None
-    references: tuple[str, ...]
-    gb_ids: tuple[str, ...]
-    docs_url: str | None
-    page: str  # `doctor rule CODE`'s page, without how the doctor finds it (markdown)
-
-
-@dataclass(frozen=True)
 class SuppressedRef:
     """A suppressed finding, as the JSON names it."""
 
@@ -359,7 +328,7 @@ class Report:
     summary: Summary
     findings: tuple[Finding, ...]
     notes: tuple[str, ...] = ()
-    explain: ExplainSummary | None = None
+    explain: ExplainResult | None = None  # what the child recorded of torch._dynamo.explain (function targets)
     log_health: LogHealthFigures = field(default_factory=LogHealthFigures)
     guards: tuple[CompiledFunctionGuards, ...] = ()  # per compiled function (`doctor guards`)
     # one row per distributed rank (empty for one process)
@@ -372,8 +341,6 @@ class Report:
     # each rank's compile time in a multi-rank report (the HTML page's timeline lanes)
     rank_compile_times: tuple[tuple[int, CompileTime], ...] = field(default=(), metadata=json_field(skip=True))
     environment: RunEnvironment = field(default_factory=RunEnvironment, metadata=json_field(skip=True))
-    # the catalogue's words on every rule the findings name (SARIF's rule descriptors)
-    rule_docs: tuple[RuleDoc, ...] = field(default=(), metadata=json_field(skip=True))
 
     @property
     def target_succeeded(self) -> bool:
@@ -405,6 +372,3 @@ class Report:
         return display_roots(
             environment.program_dir, environment.library_roots, base_dir, checkout_first=checkout_first
         )
-
-    def rule_doc(self, code: str) -> RuleDoc | None:
-        return next((doc for doc in self.rule_docs if doc.code == code), None)

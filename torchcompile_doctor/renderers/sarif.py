@@ -4,7 +4,6 @@ catalogue describes it (the findings carry that: `Finding.rule_help`)."""
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from pathlib import PurePath
 from typing import Any
@@ -39,22 +38,6 @@ GATE_RULE = "doctor-gate"
 # How GitHub code scanning sorts non-security alerts.
 _PROBLEM_SEVERITY = {"error": "error", "warning": "warning", "note": "recommendation"}
 
-# Catalogue titles are templates ("`{function}` recompiles"); a rule's description names no one function.
-_TRAILING_PLACEHOLDER = re.compile(r":\s*`?\{\w+\}`?\s*$")
-_PLACEHOLDER = re.compile(r"(\b(?:each|every|the|a|an)\s+)?`?\{(\w+)\}`?")
-_GENERIC = {"function": "a function", "guards": "many", "count": "several", "share": "a large share"}
-
-
-def _generic_title(title: str) -> str:
-    def word(match: re.Match[str]) -> str:
-        determiner, name = match.group(1), match.group(2)
-        if determiner and name == "function":
-            return determiner + "function"
-        return (determiner or "") + _GENERIC.get(name, name.replace("_", " "))
-
-    text = _PLACEHOLDER.sub(word, _TRAILING_PLACEHOLDER.sub("", title))
-    return text[:1].upper() + text[1:]
-
 
 def _sentence(text: str) -> str:
     text = text.strip()
@@ -75,7 +58,7 @@ def _rule_descriptor(code: str, rule: RuleHelp | None, finding: Finding) -> dict
     descriptor: dict[str, Any] = {
         "id": code,
         "name": rule.name if rule else (finding.rule_name or code),
-        "shortDescription": {"text": _generic_title(rule.title) if rule else clean(finding.title)},
+        "shortDescription": {"text": rule.title if rule else clean(finding.title)},
     }
     if rule:
         parts = (rule.what_it_does, rule.why_is_this_bad)
