@@ -111,6 +111,7 @@ def test_a_given_patch_is_measured_as_our_own_candidates(tmp_path):
     assert patch is None
 
 
+@pytest.mark.slow  # finding the project asks git for its work tree
 def test_the_cli_refuses_a_patch_that_does_not_apply_before_anything_runs(tmp_path):
     root = _project(tmp_path)
     (tmp_path / "bad.patch").write_text(_diff(PROGRAM.replace("x * s", "x - s"), FIXED))
