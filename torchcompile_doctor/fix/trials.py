@@ -199,7 +199,7 @@ def _built(
     for candidate, changed in made:
         twin = unique.setdefault(edit_key(changed), candidate)
         if twin is not candidate:
-            same = Verdict(Outcome.NOT_MEASURED, f"the same edit as `{twin.title}`: measured once, there")
+            same = Verdict(Outcome.NOT_MEASURED, f"the same edit as {twin.title}: measured once, there")
             settled.append(Trial(candidate.title, (candidate,), changed, same))
             continue
         runnable.append((candidate, changed))
@@ -264,7 +264,7 @@ def _without_duplicates(ranked: Sequence[Trial], before: RunResult) -> tuple[lis
         gone = removed(before, trial.result)
         if gone and all(count <= covered.get(key, (0, ""))[0] for key, count in gone.items()):
             by = covered[next(iter(gone))][1]
-            left.append(LeftOut(trial.title, f"removes only what `{by}` removes already"))
+            left.append(LeftOut(trial.title, f"removes only what {by} removes already"))
             continue
         for key, count in gone.items():
             if count > covered.get(key, (0, ""))[0]:
@@ -325,9 +325,9 @@ def _choose(
     if together_better:
         return combined, []
     if combined is None:
-        reason = f"`{alone.title}` leaves fewer problems, or the same sooner or with a smaller change"
+        reason = f"{alone.title} leaves fewer problems, or as few sooner or with a smaller change"
     elif combined.helps:
-        reason = f"together with `{alone.title}` it left no fewer problems than `{alone.title}` alone"
+        reason = f"together with {alone.title} it left no fewer problems than {alone.title} alone"
     else:
-        reason = f"together with `{alone.title}` it was {combined.verdict.outcome}: {combined.verdict.detail or ''}"
+        reason = f"together with {alone.title} it was {combined.verdict.outcome}: {combined.verdict.detail or ''}"
     return alone, [LeftOut(t.title, reason.rstrip(": ")) for t in chosen if t is not alone]
