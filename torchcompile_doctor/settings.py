@@ -301,7 +301,10 @@ def explain_settings(
     jobs: int = 2,
     try_fixes: bool = False,
 ) -> ExplainSettings:
-    """`doctor explain` (and `doctor guards TARGET`, whose capture times the guards)."""
+    """`doctor explain` (and `doctor guards TARGET`, whose capture times the guards). With --try-fixes the plain
+    run and every experiment compile cold, each into an empty inductor cache of its own: measured alike."""
+    if try_fixes:
+        capture = replace(capture, fresh_inductor_cache=True)
     run = _run_options(capture, artifacts, jobs)
     spec = target.spec()
     check_destination(fmt, output)
