@@ -291,7 +291,8 @@ def fix(
     quiet: opt.Quiet = False,
 ) -> None:
     """Run TARGET, measure each fix its findings suggest in a copy of the project, and print the measured ones
-    as a patch of your files (--apply writes it). Exit 0: a patch; 1: no measured change helped; 3: TARGET failed."""
+    as a patch of your files (--apply writes it); --candidate PATCH measures your patch instead. Exit 0: a patch;
+    1: no measured change helped; 3: TARGET failed."""
     from torchcompile_doctor import pipeline
     from torchcompile_doctor.capture.capture_options import CaptureOptions
     from torchcompile_doctor.fix.session import apply_fix
@@ -307,6 +308,7 @@ def fix(
         output=output,
         artifacts=artifacts,
         jobs=jobs,
+        candidate=candidate,
     )
     with _trial_progress(quiet) as told:
         report = pipeline.fix(
@@ -316,6 +318,7 @@ def fix(
             settings.apply,
             progress=_status_unless(quiet),
             trial_progress=told,
+            candidate=settings.candidate,
         )
     if settings.apply and report.found:
         report = apply_fix(report)

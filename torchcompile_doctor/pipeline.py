@@ -504,14 +504,18 @@ def fix(
     will_apply: bool = False,
     progress: Progress = _quiet,
     trial_progress: TrialProgress | None = None,
+    candidate: Path | None = None,
 ) -> FixReport:
     """`doctor fix`: run the target as explain does (its output kept to compare), then measure each candidate
     fix in a trial copy of its project (fix/session.py) and choose the patch. Nothing of the user's is written.
-    The plain run and every trial compile into an empty inductor cache of their own: all are measured cold."""
+    The plain run and every trial compile into an empty inductor cache of their own: all are measured cold.
+    `candidate`: a unified diff of a person's or an agent's, measured alone as our candidates are (a patch that
+    does not apply stops it before anything runs)."""
     from torchcompile_doctor.capture.runner import capture_folder
     from torchcompile_doctor.events.model import EventLog
     from torchcompile_doctor.events.processes import load_processes
-    from torchcompile_doctor.fix.session import find_fix
+    from torchcompile_doctor.fix.given_patch import read_patch
+    from torchcompile_doctor.fix.session import GivenPatch, find_fix
     from torchcompile_doctor.patches.project import project_root
 
     if options.capture.nproc_per_node is not None:
@@ -519,6 +523,7 @@ def fix(
     if target.kind != "script" and target.kind != "module":
         raise DoctorError("doctor fix runs a script or a module (-m)")
     root = project_root(Path(target.path) if target.path else Path(target.cwd or ".") / "__main__.py")
+    given = GivenPatch(candidate.name, read_patch(candidate, root)) if candidate is not None else None
     keep = replace(options, capture=replace(options.capture, keep_output=True, fresh_inductor_cache=True))
     with capture_folder(options.artifacts) as workdir:
         with progress(_running(target, options)):
@@ -552,6 +557,7 @@ def fix(
         progress=progress,
         trial_progress=trial_progress,
         will_apply=will_apply,
+        given=given,
     )
 
 

@@ -102,7 +102,7 @@ def test_two_changes_that_remove_the_same_problem_are_alternatives_not_a_combina
     assert measured.combined is not None
     assert [c.title for c in measured.combined.candidates] == ["keyword", "rewrite"]
     assert measured.patch is measured.combined
-    assert measured.left_out == (LeftOut("switch", "removes only what `rewrite` removes already"),)
+    assert measured.left_out == (LeftOut("switch", "removes only what rewrite removes already"),)
     assert measured.combined.result is not None and measured.combined.result.problems == {}
 
 
@@ -200,7 +200,7 @@ def test_the_same_edit_is_measured_once_and_the_most_promising_change_goes_first
     assert seen == ["plain", "keyword", "switch", "keyword+switch"]
     again = next(t for t in measured.trials if t.title == "the switch again")
     assert again.verdict == again.verdict.__class__(
-        Outcome.NOT_MEASURED, "the same edit as `switch`: measured once, there"
+        Outcome.NOT_MEASURED, "the same edit as switch: measured once, there"
     )
 
 
@@ -215,7 +215,7 @@ def test_the_patch_does_not_move_with_compile_times_inside_the_noise(tmp_path):
         measured = measure_candidates(chosen, root, originals, _before(), measure, jobs=2, budget_s=60)
         assert measured.patch is not None
         patches.add(measured.patch.title)
-        assert measured.left_out == (LeftOut("switch", "removes only what `rewrite` removes already"),)
+        assert measured.left_out == (LeftOut("switch", "removes only what rewrite removes already"),)
     assert patches == {"rewrite"}
 
 

@@ -289,10 +289,13 @@ class GuardOverhead:
     function_line: int
     function: str
     calls: int
-    compiled_us: float
+    compiled_us: float  # the median of rounds
     skip_guards_us: float | None
     eager_us: float | None
     error: str | None = None
+    compiled_spread_us: float | None = None  # max - min over the rounds (None: a capture before they were kept)
+    skip_guards_spread_us: float | None = None
+    rounds: int | None = None
 
 
 @dataclass(frozen=True)

@@ -164,6 +164,9 @@ _PARSERS: dict[str, Callable[[dict[str, Any]], object]] = {  # keyed by EventNam
         skip_guards_us=None if d.get("skip_guards_us") is None else float(d["skip_guards_us"]),
         eager_us=None if d.get("eager_us") is None else float(d["eager_us"]),
         error=_opt_str(d.get("error")),
+        compiled_spread_us=_opt_float(d.get("compiled_spread_us")),
+        skip_guards_spread_us=_opt_float(d.get("skip_guards_spread_us")),
+        rounds=_opt_int(d.get("rounds")),
     ),
     EventName.WARNING: lambda d: Warning_(str(d["message"])),
     EventName.PERF_HINT: lambda d: perf_hint(

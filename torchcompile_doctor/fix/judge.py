@@ -183,7 +183,12 @@ class TimingChange:
 
 
 def _seconds(value: float | None) -> str:
-    return "?" if value is None else f"{value:.3f} s" if value < 1 else f"{value:.2f} s"
+    """Seconds as people read them: `1.20 s`, `0.120 s`, `4.2 ms`, `85 µs` (a compiled call is often short)."""
+    if value is None:
+        return "?"
+    if value >= 0.1:
+        return f"{value:.2f} s" if value >= 1 else f"{value:.3f} s"
+    return f"{value * 1e3:.1f} ms" if value >= 1e-3 else f"{value * 1e6:.0f} µs"
 
 
 def timing_change(after: RunResult, noise: Noise) -> TimingChange:

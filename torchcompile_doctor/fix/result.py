@@ -8,12 +8,20 @@ from pathlib import Path
 
 from torchcompile_doctor.fix.candidates import Unbuildable
 from torchcompile_doctor.fix.trials import Measured, Trial
-from torchcompile_doctor.model.fix import FIX_SCHEMA_VERSION, FixReport, PatchRecord, TrialRecord
+from torchcompile_doctor.model.fix import FIX_SCHEMA_VERSION, FixReport, PatchRecord, ProblemChange, TrialRecord
 from torchcompile_doctor.model.trial import Noise, Outcome, RunResult
 from torchcompile_doctor.patches.project import unified_diff
 
 
-def _record(trial: Trial, root: Path) -> TrialRecord:
+def by_finding(before: RunResult, after: RunResult | None) -> tuple[ProblemChange, ...]:
+    """Each finding's problems before → after, the plain run's findings first, then those the change brought."""
+    if after is None:
+        return ()
+    keys = [*before.problems, *(key for key in after.problems if key not in before.problems)]
+    return tuple(ProblemChange(key, before.problems.get(key, 0), after.problems.get(key, 0)) for key in keys)
+
+
+def _record(trial: Trial, root: Path, before: RunResult) -> TrialRecord:
     cautions = [c.caution for c in trial.candidates if c.caution]
     return TrialRecord(
         change=trial.title,
@@ -25,6 +33,7 @@ def _record(trial: Trial, root: Path) -> TrialRecord:
         after=trial.result.figures if trial.result is not None else None,
         diff=unified_diff(root, trial.changed) if trial.changed else "",
         label=trial.verdict.label,
+        by_finding=by_finding(before, trial.result),
     )
 
 
@@ -37,7 +46,7 @@ def fix_report(
     notes: Sequence[str] = (),
 ) -> FixReport:
     trials = ([*measured.trials, measured.combined] if measured.combined else measured.trials) if measured else []
-    records = [_record(t, root) for t in trials]
+    records = [_record(t, root, before) for t in trials]
     records += [TrialRecord(u.title, u.codes, (), str(Outcome.NOT_BUILDABLE), u.reason, None, None) for u in refused]
     patch = measured.patch if measured else None
     patch_record = None

@@ -5,14 +5,14 @@ project (`--apply`) only where no work of the user's can be lost."""
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.events.model import EventLog
-from torchcompile_doctor.fix.candidates import Program, candidates, edited_files
+from torchcompile_doctor.fix.candidates import Candidate, Program, candidates, edited_files
 from torchcompile_doctor.fix.result import fix_report
 from torchcompile_doctor.fix.trials import BUDGET_SPENT, Measure, Measured, TrialProgress, measure_candidates
 from torchcompile_doctor.model.fix import FixReport
@@ -44,28 +44,51 @@ def find_fix(
     progress: Progress,
     trial_progress: TrialProgress | None = None,
     will_apply: bool = False,
+    given: GivenPatch | None = None,
 ) -> FixReport:
     """Measure every candidate fix of the run and choose the patch (nothing is written here). With `will_apply`,
-    a file the patch may change that holds uncommitted work stops it before anything is measured."""
+    a file the patch may change that holds uncommitted work stops it before anything is measured. With `given`
+    (`--candidate PATCH`), that patch is the one candidate, measured as ours are."""
     program = Program.of(log, root, _read)
-    built, refused = candidates(report, program)
-    touched = edited_files([e for c in built for e in c.edits])
+    built, refused = candidates(report, program) if given is None else ([], [])
+    touched = edited_files([e for c in built for e in c.edits]) + sorted(given.changed if given else ())
     if will_apply:
         _refuse_uncommitted(root, touched)
     originals = {path: text for path in touched if (text := _read(path)) is not None}
     built = [c for c in built if all(e.path in originals for e in c.edits)]
+    prepared = [(given.candidate, given.changed)] if given is not None else []
     if not before.succeeded:
-        built = []
+        built, prepared = [], []
     measured = None
-    if built:
+    if built or prepared:
         told = f"measuring {len(built)} candidate fix(es), {jobs} at a time"
         with progress(told) if trial_progress is None else nullcontext():  # a progress bar says it better
             measured = measure_candidates(
-                built, root, originals, before, measure, jobs=jobs, budget_s=budget_s, progress=trial_progress
+                built,
+                root,
+                originals,
+                before,
+                measure,
+                jobs=jobs,
+                budget_s=budget_s,
+                progress=trial_progress,
+                prepared=prepared,
             )
-    notes = _notes(before, measured, budget_s, nothing_to_do=not built and not refused)
+    notes = _notes(before, measured, budget_s, nothing_to_do=not built and not refused and not prepared)
     result = fix_report(target, root, before, measured, refused, notes)
     return replace(result, originals={p: originals[p] for p in result.changed})
+
+
+@dataclass(frozen=True)
+class GivenPatch:
+    """A patch of a person's or an agent's (`--candidate PATCH`), applied in memory: each file's new text."""
+
+    name: str  # the patch file's name, as the report shows it
+    changed: Mapping[Path, str]
+
+    @property
+    def candidate(self) -> Candidate:
+        return Candidate(f"the patch {self.name}", (), (), (), False)
 
 
 def _notes(before: RunResult, measured: Measured | None, budget_s: float, *, nothing_to_do: bool) -> list[str]:

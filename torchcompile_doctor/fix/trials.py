@@ -179,22 +179,27 @@ def _plain_again(before: RunResult, repeats: Sequence[RunResult | str]) -> tuple
 
 
 def _built(
-    candidates: Sequence[Candidate], originals: Mapping[Path, str], before: RunResult
-) -> tuple[list[tuple[Candidate, dict[Path, str]]], list[Trial]]:
-    """The candidates whose edits make a project, most promising first, each distinct project once; and the
-    trials of those that make none or repeat one."""
+    candidates: Sequence[Candidate],
+    originals: Mapping[Path, str],
+    before: RunResult,
+    prepared: Sequence[tuple[Candidate, Mapping[Path, str]]],
+) -> tuple[list[tuple[Candidate, Mapping[Path, str]]], list[Trial]]:
+    """The candidates whose edits make a project (and the changes given as made), most promising first, each
+    distinct project once; and the trials of those that make none or repeat one."""
     ordered = sorted(candidates, key=lambda c: (-_promise(c, before), len(c.edits), c.title))
     unique: dict[tuple[tuple[str, str], ...], Candidate] = {}
-    runnable, settled = [], []
+    runnable: list[tuple[Candidate, Mapping[Path, str]]] = []
+    settled = []
+    made = [(c, {p: t for p, t in given.items()}) for c, given in prepared]
     for candidate in ordered:
         try:
-            changed = changed_texts(candidate.edits, originals)
+            made.append((candidate, changed_texts(candidate.edits, originals)))
         except EditError as error:
             settled.append(Trial(candidate.title, (candidate,), {}, Verdict(Outcome.NOT_BUILDABLE, str(error))))
-            continue
+    for candidate, changed in made:
         twin = unique.setdefault(edit_key(changed), candidate)
         if twin is not candidate:
-            same = Verdict(Outcome.NOT_MEASURED, f"the same edit as `{twin.title}`: measured once, there")
+            same = Verdict(Outcome.NOT_MEASURED, f"the same edit as {twin.title}: measured once, there")
             settled.append(Trial(candidate.title, (candidate,), changed, same))
             continue
         runnable.append((candidate, changed))
@@ -212,11 +217,13 @@ def measure_candidates(
     budget_s: float,
     progress: TrialProgress | None = None,
     repeats: int = PLAIN_REPEATS,
+    prepared: Sequence[tuple[Candidate, Mapping[Path, str]]] = (),
 ) -> Measured:
     """Each candidate alone (and the plain run again, for its noise), then the helpful ones together; the patch
     is the best measured change. When the plain run again printed other results, the program's printed results
-    vary by themselves and no longer judge the changes (exit status and figures still do)."""
-    runnable, settled = _built(candidates, originals, before)
+    vary by themselves and no longer judge the changes (exit status and figures still do). `prepared`: changes
+    given as made (a patch of the user's: fix/given_patch.py), each with its files' new texts, measured first."""
+    runnable, settled = _built(candidates, originals, before, prepared)
     plain_runs = repeats if runnable else 0
     runner = _Runner(root, measure, budget_s, progress or QuietProgress(), plain_runs + len(runnable))
     runner.progress.started(runner.total)
@@ -257,7 +264,7 @@ def _without_duplicates(ranked: Sequence[Trial], before: RunResult) -> tuple[lis
         gone = removed(before, trial.result)
         if gone and all(count <= covered.get(key, (0, ""))[0] for key, count in gone.items()):
             by = covered[next(iter(gone))][1]
-            left.append(LeftOut(trial.title, f"removes only what `{by}` removes already"))
+            left.append(LeftOut(trial.title, f"removes only what {by} removes already"))
             continue
         for key, count in gone.items():
             if count > covered.get(key, (0, ""))[0]:
@@ -271,6 +278,9 @@ def _combinable(helpful: Sequence[Trial], originals: Mapping[Path, str]) -> tupl
     chosen: list[Trial] = []
     left = []
     for trial in helpful:
+        if not all(c.edits for c in trial.candidates):
+            left.append(LeftOut(trial.title, "a patch given as made is measured alone"))
+            continue
         try:
             changed_texts([e for t in (*chosen, trial) for c in t.candidates for e in c.edits], originals)
         except EditError:
@@ -315,9 +325,9 @@ def _choose(
     if together_better:
         return combined, []
     if combined is None:
-        reason = f"`{alone.title}` leaves fewer problems, or the same sooner or with a smaller change"
+        reason = f"{alone.title} leaves fewer problems, or as few sooner or with a smaller change"
     elif combined.helps:
-        reason = f"together with `{alone.title}` it left no fewer problems than `{alone.title}` alone"
+        reason = f"together with {alone.title} it left no fewer problems than {alone.title} alone"
     else:
-        reason = f"together with `{alone.title}` it was {combined.verdict.outcome}: {combined.verdict.detail or ''}"
+        reason = f"together with {alone.title} it was {combined.verdict.outcome}: {combined.verdict.detail or ''}"
     return alone, [LeftOut(t.title, reason.rstrip(": ")) for t in chosen if t is not alone]

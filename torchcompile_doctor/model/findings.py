@@ -321,10 +321,30 @@ class GuardOverheadFigures:
     skipped, and eager."""
 
     calls: int
-    compiled_us: float
+    compiled_us: float  # the median of rounds
     skip_guards_us: float | None
     eager_us: float | None
     error: str | None = None
+    # how far the rounds lay apart (max - min): a difference within them is noise (None: not recorded)
+    compiled_spread_us: float | None = field(default=None, metadata=json_field(omit_none=True))
+    skip_guards_spread_us: float | None = field(default=None, metadata=json_field(omit_none=True))
+    rounds: int | None = field(default=None, metadata=json_field(omit_none=True))
+
+    @property
+    def guard_us(self) -> float:
+        """What checking the guards adds to a call: compiled minus guards skipped (0 when not measured)."""
+        return self.compiled_us - self.skip_guards_us if self.skip_guards_us is not None else 0.0
+
+    @property
+    def noise_us(self) -> float:
+        """How far apart the two timings may lie by chance: half their spreads together."""
+        return ((self.compiled_spread_us or 0.0) + (self.skip_guards_spread_us or 0.0)) / 2
+
+    @property
+    def within_noise(self) -> bool:
+        """Guards skipped and with guards differ by no more than the rounds' spread: no guard cost measured (nor
+        a faster call with guards, which would be a contradiction)."""
+        return self.skip_guards_us is not None and abs(self.guard_us) <= self.noise_us
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,15 @@ FIX_SCHEMA_VERSION = 2  # 2: one vocabulary with --try-fixes (fixed, improved, .
 
 
 @dataclass(frozen=True)
+class ProblemChange:
+    """One finding's problems (breaks, recompiles, fallbacks, failures) in the plain run and with the change."""
+
+    finding: str  # its rule, file and function: `TCD104 train.py step`
+    before: int
+    after: int
+
+
+@dataclass(frozen=True)
 class TrialRecord:
     change: str  # the change in words
     codes: tuple[str, ...]  # the findings' rule codes it answers
@@ -28,6 +37,7 @@ class TrialRecord:
     after: RunFigures | None  # the trial's figures (None: not measured)
     diff: str = ""  # the change as a unified diff of the user's files
     label: str | None = field(default=None, metadata=json_field(omit_none=True))  # `prints tensor(0.0064) for 0.0064`
+    by_finding: tuple[ProblemChange, ...] = ()  # each finding's problems before → after (measured trials only)
 
 
 @dataclass(frozen=True)
