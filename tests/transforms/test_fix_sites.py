@@ -11,6 +11,7 @@ from pathlib import Path
 
 from support.captures import reread
 from support.paths import DATA
+from torchcompile_doctor.experiments.experiment import Regional
 
 from torchcompile_doctor.fix.candidates import Program, candidates
 from torchcompile_doctor.model.edits import FileEdit, ReplaceStatement
@@ -84,3 +85,12 @@ def test_a_dtype_recompile_is_cast_at_the_odd_call_and_is_one_finding_with_its_r
     assert finding.fix is not None
     assert finding.fix.before == "c = f(x64)" and finding.fix.after == "c = f(x64.to(torch.float32))"
     assert finding.count == 2  # the resume's recompile counted in it
+
+
+def test_regional_compilation_is_offered_for_the_users_blocks_never_for_torch_nn_built_ins():
+    """Bug 5: `for block in model.conv: block.compile()` over nn.Conv1d blocks compiled nothing at all (graphs
+    8 -> 0), which the doctor called a fix."""
+    builtin = reread(ENGINE / "builtin_blocks.capture")
+    own = reread(ENGINE / "user_blocks.capture")
+    assert not [f for f in builtin.findings if f.fix is not None and isinstance(f.fix.experiment, Regional)]
+    assert [f for f in own.findings if f.fix is not None and isinstance(f.fix.experiment, Regional)]

@@ -44,7 +44,7 @@ from torchcompile_doctor.model.experiment import (
     is_compile_time,
     key,
 )
-from torchcompile_doctor.model.report import Finding, Report
+from torchcompile_doctor.model.report import Finding, Report, Rewrite
 from torchcompile_doctor.patches.edits import (
     AddKeyword,
     AfterTorchImport,
@@ -58,6 +58,7 @@ from torchcompile_doctor.patches.edits import (
 )
 from torchcompile_doctor.patches.project import inside
 from torchcompile_doctor.transforms.line_code import code_only
+from torchcompile_doctor.transforms.registry import TRANSFORMS
 
 # settings known to end some programs (measured on real models: PendingUnbackedSymbolNotFound) or to only move
 # a break to the next line that branches on the value
@@ -288,22 +289,37 @@ def _moved_after_calls(tail: StepTail, sites: list[CallSite], program: Program) 
     return edits
 
 
-def _finding_rewrite(finding: Finding, program: Program) -> Candidate | None:
-    """The rewrite the report prints for the finding: the transform's edits of the user's file, whose hunk is the
-    report's before/after, so the candidate measured is the edit the report shows."""
+def _finding_rewrites(finding: Finding, program: Program) -> list[Candidate]:
+    """The rewrites the report's transforms built for the finding (the one it prints, and the alternatives that
+    built at the same line): each the transform's edits of the user's file, so the candidate measured is the edit
+    the report shows."""
     fix = finding.fix
-    if fix is None or not fix.edits or fix.before is None or fix.after is None:
-        return None
-    if not all(inside(program.root, e.path) for e in fix.edits):
-        return None  # not the user's project
-    at = fix.edits[0]
-    return Candidate(
-        title=f"{_rewrite_words(fix.before, fix.after)} ({at.path.name}:{getattr(at.edit, 'line', '')})",
-        codes=(finding.code,),
-        findings=(finding.title,),
-        edits=fix.edits,
-        by_compile_time=False,
-    )
+    if fix is None:
+        return []
+    shown = [Rewrite("", fix.before, fix.after, fix.edits)] if fix.before and fix.after and fix.edits else []
+    made = []
+    for rewrite in [*shown, *fix.alternatives]:
+        if not rewrite.edits or not all(inside(program.root, e.path) for e in rewrite.edits):
+            continue  # not the user's project
+        at = rewrite.edits[0]
+        made.append(
+            Candidate(
+                title=f"{_candidate_words(rewrite)} ({at.path.name}:{getattr(at.edit, 'line', '')})",
+                codes=(finding.code,),
+                findings=(finding.title,),
+                edits=rewrite.edits,
+                by_compile_time=False,
+            )
+        )
+    return made
+
+
+def _candidate_words(rewrite: Rewrite) -> str:
+    """A short rewrite in its own code (`x` made `y`); a long one (a function split) by what its transform does."""
+    words = TRANSFORMS[rewrite.transform].words if rewrite.transform in TRANSFORMS else ""
+    if words and len(rewrite.after.splitlines()) > 3:
+        return words
+    return _rewrite_words(rewrite.before, rewrite.after)
 
 
 def _rewrite_words(before: str, after: str) -> str:
@@ -335,7 +351,7 @@ def candidates(report: Report, program: Program) -> tuple[list[Candidate], list[
             asked.setdefault(key(experiment), (experiment, []))[1].append(finding)
         names = finding.fix.transforms if finding.fix else ()
         programs = [_PROGRAM_TRANSFORMS[name](finding, program) for name in names if name in _PROGRAM_TRANSFORMS]
-        for made in (*programs, _finding_rewrite(finding, program)):
+        for made in (*programs, *_finding_rewrites(finding, program)):
             if made is not None and all(made.edits != c.edits for c in built):
                 built.append(made)
     for experiment, findings in _every_module_list(list(asked.values())):

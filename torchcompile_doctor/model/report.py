@@ -179,6 +179,18 @@ class Fix:
     # `doctor fix` writes for this fix; none where only the line was known
     edits: tuple[FileEdit, ...] = field(default=(), metadata=json_field(skip=True))
     transforms: tuple[str, ...] = field(default=(), metadata=json_field(skip=True))  # the ones its rule names
+    # the other transforms of its rule that built at the same line: alternatives `doctor fix` measures too
+    alternatives: tuple[Rewrite, ...] = field(default=(), metadata=json_field(skip=True))
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """A change of the user's code a transform built at a finding's line: its hunk and its edits."""
+
+    transform: str
+    before: str
+    after: str
+    edits: tuple[FileEdit, ...]
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ class Transform:
     family: str  # what kind of break or recompile it answers (side_effect, number, numpy, one_time, mode, ...)
     build: Callable[[Site], tuple[Edit, ...] | str]
     reads_facts: bool = False  # it needs a detector whose facts carry the SiteFacts
+    words: str = ""  # what it does, for a change too long to quote (`post-processing moved out of `detect``)
 
 
 @dataclass(frozen=True)

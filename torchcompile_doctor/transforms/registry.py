@@ -33,12 +33,9 @@ def build_named(name: str, site: Site) -> Built | Dropped:
     return build(TRANSFORMS[name], site)
 
 
-def first_built(names: tuple[str, ...], site: Site) -> tuple[Built | None, tuple[Dropped, ...]]:
-    """The first of the named transforms that builds at the site, and why the ones before it did not."""
-    dropped: list[Dropped] = []
-    for name in names:
-        made = build_named(name, site)
-        if isinstance(made, Built):
-            return made, tuple(dropped)
-        dropped.append(made)
-    return None, tuple(dropped)
+def every_built(names: tuple[str, ...], site: Site) -> tuple[tuple[Built, ...], tuple[Dropped, ...]]:
+    """Each of the named transforms that builds at the site (in the catalogue's order: the first is the one the
+    report shows), and why the others did not."""
+    made = [build_named(name, site) for name in dict.fromkeys(names)]
+    built = tuple(m for m in made if isinstance(m, Built))
+    return built, tuple(m for m in made if isinstance(m, Dropped))
