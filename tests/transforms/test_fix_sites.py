@@ -11,7 +11,7 @@ from pathlib import Path
 
 from support.captures import reread
 from support.paths import DATA
-from torchcompile_doctor.experiments.experiment import Regional
+from torchcompile_doctor.model.experiment import Regional
 
 from torchcompile_doctor.fix.candidates import Program, candidates
 from torchcompile_doctor.model.edits import FileEdit, ReplaceStatement
