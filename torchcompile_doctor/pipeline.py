@@ -382,8 +382,17 @@ def _text_log_reports(paths: Sequence[Path], options: RereadOptions) -> tuple[Re
         first = next(iter(loaded.logs.values()))
         context = _offline_context(first, paths[0], options.root)
         label = " ".join(str(p) for p in paths) + (f" (run {run.index + 1} of {len(runs)})" if len(runs) > 1 else "")
-        reports.append(report_of_ranks(loaded.logs, replace(context, target=label)))
+        reports.append(_not_in_a_text_log(report_of_ranks(loaded.logs, replace(context, target=label))))
     return tuple(reports)
+
+
+def _not_in_a_text_log(report: Report) -> Report:
+    """A text log holds no graph count and no compile time (the trace does): unknown, never a measured 0."""
+    return replace(
+        report,
+        summary=report.summary.without_what_a_text_log_cannot_hold(),
+        rank_table=tuple(replace(row, graphs=None, compile_time_s=None) for row in report.rank_table),
+    )
 
 
 def reread_paths(paths: Sequence[Path], options: RereadOptions = RereadOptions()) -> Run:

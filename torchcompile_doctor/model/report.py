@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from torchcompile_doctor.events.model import signal_name
@@ -216,16 +216,24 @@ class Finding:
     rule_help: RuleHelp | None = field(default=None, compare=False, repr=False, metadata=json_field(skip=True))
 
 
+# what the summary says of a figure that what was read cannot hold (a text log alone: no graphs, no compile time)
+NOT_IN_THE_LOG = "not in the log"
+
+
 @dataclass(frozen=True)
 class Summary:
-    graphs: int = 0
+    graphs: int | None = 0  # None: what was read cannot hold it (a text log alone), never a measured 0
     graph_breaks: int = 0  # unique breaks by (file, line, type)
     graph_break_records: int = 0
     recompiles: int = 0  # every recompilation torch attempted, including one refused at the limit
     recompile_limit_hits: int = 0
     compile_failures: int = 0
     fallbacks_to_eager: int = 0  # frames skipped + functions over the recompile limit
-    compile_time_s: float = field(default=0.0, metadata=json_field(round_to=3))
+    compile_time_s: float | None = field(default=0.0, metadata=json_field(round_to=3))  # None: as graphs
+
+    def without_what_a_text_log_cannot_hold(self) -> Summary:
+        """The summary of a report read from text logs alone: graphs and compile time unknown, not 0."""
+        return replace(self, graphs=None, compile_time_s=None)
 
 
 @dataclass(frozen=True)
@@ -233,11 +241,11 @@ class RankRow:
     """One distributed rank's figures, a row of the multi-rank table."""
 
     rank: int
-    graphs: int
+    graphs: int | None  # None: not in what was read (a text log)
     graph_breaks: int
     recompiles: int
     compile_failures: int
-    compile_time_s: float  # rounded to ms
+    compile_time_s: float | None  # rounded to ms; None: as graphs
     ddp_splits: int
     target_status: str  # a TargetStatus value
     log: str  # "complete" or "ends early"
