@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from torchcompile_doctor.analysis.analyze import AnalysisContext, analyze, health_figures, report_of
+from torchcompile_doctor.analysis.analyze import AnalysisContext, analyze, report_of
 from torchcompile_doctor.analysis.detectors import rules_of
 from torchcompile_doctor.analysis.detectors.outcome import TARGET_FAILED, TargetFailedFacts, killed, stopped
 from torchcompile_doctor.analysis.index import AnalysisIndex
@@ -455,7 +455,7 @@ def _ends_early_findings(job: _Job) -> list[Finding]:
                 (rank,),
                 location,
                 identity=f"rank {rank}",
-                evidence=EndsEarlyEvidence(rank=rank, how=how, log_health=health_figures(job.logs[rank].health)),
+                evidence=EndsEarlyEvidence(rank=rank, how=how, log_health=job.logs[rank].health.snapshot()),
             )
         )
     return findings
@@ -515,7 +515,7 @@ def _merged_report(
         findings=tuple(ranked),
         notes=tuple(notes),
         explain=first.explain,
-        log_health=health_figures(_health(logs)),
+        log_health=_health(logs),
         suppressed=tuple(suppressed),
         guards=first.guards,
         rank_table=tuple(_row(rank, reports[rank], job.early) for rank in job.ranks),

@@ -8,14 +8,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
-from torchcompile_doctor.events.model import signal_name
+from torchcompile_doctor.events.model import LogHealth, signal_name
 from torchcompile_doctor.experiments.experiment import Experiment
 from torchcompile_doctor.model.compile_time import CompileTime
 from torchcompile_doctor.model.findings import (
     Evidence,
     GuardOverheadFigures,
     Impact,
-    LogHealthFigures,
     NoEvidence,
     NoImpact,
     SkippedFrame,
@@ -353,7 +352,7 @@ class Report:
     findings: tuple[Finding, ...]
     notes: tuple[str, ...] = ()
     explain: ExplainSummary | None = None
-    log_health: LogHealthFigures = field(default_factory=LogHealthFigures)
+    log_health: LogHealth = field(default_factory=LogHealth)  # a snapshot of what the reader could not use
     guards: tuple[CompiledFunctionGuards, ...] = ()  # per compiled function (`doctor guards`)
     # one row per distributed rank (empty for one process)
     rank_table: tuple[RankRow, ...] = field(default=(), metadata=json_field(name="ranks"))
