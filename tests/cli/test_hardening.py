@@ -108,6 +108,8 @@ def test_report_of_what_holds_no_record_is_a_usage_error(tmp_path, kind):
         assert run.stderr == f"doctor: error: nothing to read in {given.name}: no trace, no capture, no log records\n"
     guards = doctor_in_process("guards", "--dump", given.name, cwd=tmp_path)
     assert guards.returncode == 2 and guards.stdout == "" and guards.stderr.count("\n") == 1
+    if kind == "empty folder":  # a file is no dump folder at all, and says so
+        assert guards.stderr == run.stderr
 
 
 def test_report_of_a_recorded_capture_and_a_recorded_job_log_still_reads_them(tmp_path):
