@@ -19,8 +19,10 @@ in-process capture (`run_block`) is imported only when it runs.
 from __future__ import annotations
 
 import contextlib
+import gzip
 import shutil
 import time
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
@@ -399,11 +401,26 @@ def reread_paths(paths: Sequence[Path], options: RereadOptions = RereadOptions()
     """`doctor report PATH...`: a kept capture, a TORCH_TRACE dir or trace file, and/or the text logs of the
     same run (a job's stderr under TORCH_LOGS, gzipped or not); no torch needed. Text logs alone give one report
     per run they hold."""
-    from torchcompile_doctor.events.job_logs import is_text_log
-
     for path in paths:
         if not path.exists():
             raise DoctorError(f"no such file or directory: {path}")
+    with _gunzipped(paths):
+        return _reread_paths(paths, options)
+
+
+@contextlib.contextmanager
+def _gunzipped(paths: Sequence[Path]) -> Iterator[None]:
+    """A gzipped log that cannot be gunzipped (damaged, or gzip's magic bytes before anything else) is bad input,
+    said in one line, never our traceback."""
+    try:
+        yield
+    except (gzip.BadGzipFile, zlib.error, EOFError) as error:
+        raise DoctorError(f"cannot gunzip {', '.join(map(str, paths))}: {error}") from None
+
+
+def _reread_paths(paths: Sequence[Path], options: RereadOptions) -> Run:
+    from torchcompile_doctor.events.job_logs import is_text_log
+
     text_logs = [path for path in paths if is_text_log(path)]
     traces = [path for path in paths if path not in text_logs]
     if len(traces) > 1:
@@ -425,7 +442,8 @@ def reread(path: Path, options: RereadOptions = RereadOptions()) -> Run:
     A capture kept with `--try-fixes` brings its experiments' measured effects back onto the fixes."""
     if options.dump:
         return Run((_dump_report(path, options.root),))
-    return Run((_with_kept_experiments(path, _trace_report(path, options), options),))
+    with _gunzipped([path]):
+        return Run((_with_kept_experiments(path, _trace_report(path, options), options),))
 
 
 def _with_kept_experiments(path: Path, report: Report, options: RereadOptions) -> Report:
