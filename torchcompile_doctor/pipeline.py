@@ -337,10 +337,11 @@ def _add_text_logs(loaded: RankLogs, path: Path, text_logs: Sequence[Path]) -> N
     """The run of the text logs that the trace's processes made, added rank by rank (a single rank on either
     side is the same process)."""
     from torchcompile_doctor.events.job_logs import add_described_once, load_text_logs, run_for_pids
-    from torchcompile_doctor.events.load import trace_pids
+    from torchcompile_doctor.events.load import refuse_nothing_read, trace_pids
     from torchcompile_doctor.events.model import EventLog
 
     runs = load_text_logs(text_logs)
+    refuse_nothing_read((log for run in runs for log in run.logs.values()), text_logs)  # the log beside it too
     pids = trace_pids(path)
     run = run_for_pids(runs, pids)
     if run is None:

@@ -247,6 +247,10 @@ def test_a_trace_and_the_log_of_one_other_run_are_refused(tmp_path):
     assert (run.returncode, run.stdout) == (2, "")
     assert "is the log of another run (pid 442), not of the process(es) that wrote" in run.stderr
     assert run.stderr.count("\n") == 1
+    other = tmp_path / "job.log"
+    other.write_text("epoch 1: loss 0.5\nsaved checkpoint-1.pt\n")  # no torch record at all
+    nothing = doctor_in_process("report", str(trace_of("tf32_matmul")), str(other))
+    assert nothing.returncode == 2 and nothing.stderr.startswith(f"doctor: error: nothing to read in {other}: ")
     same = doctor_in_process("report", str(trace_of("tf32_matmul")), str(log_of("tf32_matmul")))
     assert same.returncode == 0 and "TCD418" in same.stdout, same.stderr[-2000:]
 
