@@ -373,8 +373,8 @@ def check(
     )
     settings = check_settings(TargetArgs(target, tuple(args or ()), module, inputs), flags, config, from_capture)
     known = pipeline.open_baseline(settings.gate)  # a bad baseline fails before anything runs
-    if settings.from_capture is not None:  # as `doctor report` reads it
-        run = pipeline.reread(settings.from_capture, pipeline.RereadOptions(as_live=True))
+    if settings.from_capture is not None:  # as `doctor report` reads it (a job's text log too)
+        run = pipeline.reread_paths([settings.from_capture], pipeline.RereadOptions(as_live=True))
     else:
         run = pipeline.run_all(settings.targets, settings.run, progress=_status)
     gated = pipeline.gate(run, settings.gate, known)

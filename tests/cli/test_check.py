@@ -422,6 +422,17 @@ def test_from_capture_of_what_holds_no_record_is_never_a_pass(tmp_path, kind):
     assert control.returncode == 0 and control.json["gate"]["passed"], control.stderr[-2000:]
 
 
+def test_from_capture_gates_a_jobs_text_log_as_report_reads_it(tmp_path):
+    """A real job log is something to read: gated on what it holds (here torch's TF32 warning), not refused."""
+    job = DATA / "gpu" / "tf32_matmul" / "truth.log.gz"
+    strict = _gate(job, "--fail-on", "medium", cwd=tmp_path)
+    assert strict.returncode == 1, strict.stderr[-2000:]
+    assert [f["code"] for f in strict.json["findings"]] == ["TCD418"]
+    assert strict.json["summary"]["graphs"] is None  # a log does not hold them
+    lenient = _gate(job, "--fail-on", "critical", cwd=tmp_path)
+    assert lenient.returncode == 0 and lenient.json["gate"]["passed"], lenient.stderr[-2000:]
+
+
 def test_from_capture_gates_a_checked_in_capture_in_every_format(tmp_path):
     """The CI use: one capture, gated once per format; no torch run, the same verdict each time."""
     capture = CAPTURES / "int_arg_recompile_limit"

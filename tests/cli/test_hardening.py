@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import signal
 import subprocess
@@ -108,6 +109,17 @@ def test_report_of_what_holds_no_record_is_a_usage_error(tmp_path, kind):
         assert run.stderr == f"doctor: error: nothing to read in {given.name}: no trace, no capture, no log records\n"
     guards = doctor_in_process("guards", "--dump", given.name, cwd=tmp_path)
     assert guards.returncode == 2 and guards.stdout == "" and guards.stderr.count("\n") == 1
+    if kind == "empty folder":  # a file is no dump folder at all, and says so
+        assert guards.stderr == run.stderr
+
+
+def test_a_log_that_cannot_be_gunzipped_is_one_line(tmp_path):
+    damaged = tmp_path / "job.log.gz"
+    damaged.write_bytes(b"\x1f\x8b" + random.Random(34).randbytes(5_000))  # gzip's magic, then noise
+    for args in (["report", damaged.name], ["check", "--from-capture", damaged.name]):
+        run = doctor_in_process(*args, cwd=tmp_path)
+        assert run.returncode == 2 and run.stdout == "", run.stderr
+        assert run.stderr.startswith("doctor: error: cannot gunzip job.log.gz: ") and run.stderr.count("\n") == 1
 
 
 def test_report_of_a_recorded_capture_and_a_recorded_job_log_still_reads_them(tmp_path):

@@ -296,6 +296,13 @@ def test_a_log_damaged_every_way_at_once_still_gives_the_report_of_the_rest(tmp_
     assert (health["bad_json"], health["bad_lines"], health["truncated"]) == (2, 3 + orphans, True)
     assert (health["md5_mismatches"], health["parse_errors"]) == (0, 0)
     assert health["records"] == expected["log_health"]["records"] - 3
+    # the note is worded for people, never the record's fields
+    (note,) = [n for n in report["notes"] if n.startswith("log health:")]
+    assert note == (
+        f"log health: the file ends mid-record (truncated), {3 + orphans} bad line(s), 2 bad JSON envelope(s) in "
+        f"{health['lines']} lines; {health['records']} records read (counted and skipped; `doctor report --strict` "
+        "makes them an error)."
+    )
     assert report["summary"]["graph_break_records"] == expected["summary"]["graph_break_records"]
     assert report["summary"]["recompiles"] == expected["summary"]["recompiles"]
     assert [f["kind"] for f in report["findings"]] == [f["kind"] for f in expected["findings"]]

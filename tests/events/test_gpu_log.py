@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from torchcompile_doctor import pipeline
 from torchcompile_doctor.events.job_logs import is_text_log, load_text_logs
 from torchcompile_doctor.events.model import CudagraphRunMode, CudagraphSkipReason, WarningKind
 from torchcompile_doctor.events.textlog import read_text_log
+from torchcompile_doctor.renderers import FORMATS
 
 GPU = DATA / "gpu"
 CASES = sorted(p.name for p in GPU.iterdir() if (p / "truth.log.gz").exists())
@@ -139,6 +141,34 @@ def test_a_log_read_alone_says_what_it_cannot_tell():
     assert "how many of the program's matmuls are float32 is not known" in tf32.why
 
 
+def test_what_a_text_log_cannot_hold_is_said_not_in_the_log_in_every_format(tmp_path):
+    """A text log holds no graph count and no compile time: `not in the log` (JSON: null), never `0 graphs ·
+    compile 0.00 s` as if measured; the same log beside its trace measures both."""
+    alone = report(log_of("tf32_matmul"))
+    assert (alone.summary.graphs, alone.summary.compile_time_s) == (None, None)
+    said = {fmt: doctor_in_process("report", str(log_of("tf32_matmul")), "--format", fmt).stdout for fmt in FORMATS}
+    assert "graphs not in the log" in said["terminal"] and "compile time not in the log" in said["terminal"]
+    assert "| not in the log | 0 | 0 | 0 | 0 | 0 | not in the log |" in said["markdown"]
+    assert said["html"].count("not in the log") >= 2
+    assert "graphs not in the log" in said["github"]
+    summary = json.loads(said["json"])["summary"]
+    assert (summary["graphs"], summary["compile_time_s"]) == (None, None)
+    for fmt, text in said.items():
+        assert "0 graphs" not in text and "compile 0.00 s" not in text, fmt
+    both = report(trace_of("tf32_matmul"), log_of("tf32_matmul"))
+    assert both.summary.graphs is not None and both.summary.compile_time_s is not None
+
+
+def test_the_ranks_of_a_text_log_say_not_in_the_log_too(tmp_path):
+    job = tmp_path / "job.log"
+    job.write_text("".join(f"[rank{rank}]:{line}" for rank in (0, 1) for line in _lines("cg_mutated_input")))
+    merged = report(job)
+    assert [(row.graphs, row.compile_time_s) for row in merged.rank_table] == [(None, None), (None, None)]
+    for fmt in ("terminal", "markdown", "html", "json"):
+        run = doctor_in_process("report", str(job), "--format", fmt)
+        assert run.returncode == 0 and "0.00 s" not in run.stdout, (fmt, run.stderr[-2000:])
+
+
 def test_gzipped_and_plain_logs_read_alike(tmp_path):
     plain = tmp_path / "job.log"
     plain.write_bytes(gzip.decompress(log_of("cg_pending_backward").read_bytes()))
@@ -217,6 +247,10 @@ def test_a_trace_and_the_log_of_one_other_run_are_refused(tmp_path):
     assert (run.returncode, run.stdout) == (2, "")
     assert "is the log of another run (pid 442), not of the process(es) that wrote" in run.stderr
     assert run.stderr.count("\n") == 1
+    other = tmp_path / "job.log"
+    other.write_text("epoch 1: loss 0.5\nsaved checkpoint-1.pt\n")  # no torch record at all
+    nothing = doctor_in_process("report", str(trace_of("tf32_matmul")), str(other))
+    assert nothing.returncode == 2 and nothing.stderr.startswith(f"doctor: error: nothing to read in {other}: ")
     same = doctor_in_process("report", str(trace_of("tf32_matmul")), str(log_of("tf32_matmul")))
     assert same.returncode == 0 and "TCD418" in same.stdout, same.stderr[-2000:]
 

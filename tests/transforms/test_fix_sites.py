@@ -11,10 +11,10 @@ from pathlib import Path
 
 from support.captures import reread
 from support.paths import DATA
-from torchcompile_doctor.model.experiment import Regional
 
 from torchcompile_doctor.fix.candidates import Program, candidates
 from torchcompile_doctor.model.edits import FileEdit, ReplaceStatement
+from torchcompile_doctor.model.experiment import Regional
 from torchcompile_doctor.model.report import Report
 from torchcompile_doctor.patches.edits import edit_source
 

@@ -4,7 +4,6 @@ suppressions), rank, summarize, and write the notes. What each finding says is t
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
 from torchcompile_doctor import __version__
@@ -20,8 +19,7 @@ from torchcompile_doctor.analysis.ranking import rank_findings
 from torchcompile_doctor.analysis.summary import Measured, summarize
 from torchcompile_doctor.analysis.suppressions import UNUSED_SUPPRESSION, suppress
 from torchcompile_doctor.analysis.training import training_run
-from torchcompile_doctor.events.model import EventLog, ExplainResult, LogHealth, WarningKind
-from torchcompile_doctor.model.findings import LogHealthFigures
+from torchcompile_doctor.events.model import EventLog, ExplainResult, WarningKind
 from torchcompile_doctor.model.paths import torch_path
 from torchcompile_doctor.model.report import Finding, Kind, Report, RunEnvironment, Summary
 from torchcompile_doctor.torch_releases import outside_range_note
@@ -39,20 +37,6 @@ def _backend(log: EventLog) -> str:
     if override and requested != used:
         text += f" (override of {', '.join(requested)})"
     return text
-
-
-def health_figures(health: LogHealth) -> LogHealthFigures:
-    """The log health as the report keeps it."""
-    return LogHealthFigures(
-        lines=health.lines,
-        records=health.records,
-        bad_lines=health.bad_lines,
-        bad_json=health.bad_json,
-        md5_mismatches=health.md5_mismatches,
-        unknown_kinds=health.unknown_kinds,
-        parse_errors=health.parse_errors,
-        truncated=health.truncated,
-    )
 
 
 def _explain_notes(log: EventLog, summary: Summary, findings: list[Finding]) -> tuple[ExplainResult | None, list[str]]:
@@ -139,7 +123,9 @@ def _notes(
     if suppressed:
         notes.append(f"{len(suppressed)} finding(s) suppressed by `# doctor: ignore[...]` comments.")
     if log.health.problems:
-        notes.append(f"log health: {log.health.problems} problem(s) in the trace were skipped ({asdict(log.health)}).")
+        notes.append(
+            f"log health: {log.health.in_words()} (counted and skipped; `doctor report --strict` makes them an error)."
+        )
     if index.context.offline:
         notes.append(registry_note(index.registry))
     outside = outside_range_note(recorded_torch_version(log))
@@ -206,7 +192,7 @@ def report_of(index: AnalysisIndex) -> Report:
         findings=tuple(ranked),
         notes=tuple(notes),
         explain=explain,
-        log_health=health_figures(log.health),
+        log_health=log.health.snapshot(),
         suppressed=tuple(suppressed),
         guards=derived.guard_frames,
         compile_time=derived.compile_time,

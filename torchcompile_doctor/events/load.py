@@ -240,5 +240,9 @@ def refuse_nothing_read(logs: Iterable[EventLog], paths: Sequence[Path]) -> None
     """Nothing read is never a pass: when no log holds a record torch (or the capture) wrote (an empty folder, a
     file of random bytes, an empty log, a log of only other programs' lines), a DoctorError in one line."""
     if all(log.holds_nothing for log in logs):
-        named = ", ".join(map(str, paths))
-        raise DoctorError(f"nothing to read in {named}: no trace, no capture, no log records")
+        raise DoctorError(nothing_to_read(paths))
+
+
+def nothing_to_read(paths: Sequence[Path]) -> str:
+    """The one line that refuses what holds nothing to read, naming what was given."""
+    return f"nothing to read in {', '.join(map(str, paths))}: no trace, no capture, no log records"

@@ -6,7 +6,7 @@ Every event is a frozen dataclass; analysis only ever sees these, never raw log 
 from __future__ import annotations
 
 import signal as signals
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import lru_cache
 
@@ -524,7 +524,8 @@ class TorchWarning:
 
 @dataclass
 class LogHealth:
-    """What the reader could not use. Counted, never fatal unless --strict."""
+    """What the reader could not use. Counted, never fatal unless --strict. The one record of it: the readers
+    count into it, and a report keeps a snapshot (its figures in the JSON, its words in the notes)."""
 
     lines: int = 0
     records: int = 0
@@ -544,6 +545,17 @@ class LogHealth:
         for name in ("lines", "records", "bad_lines", "bad_json", "md5_mismatches", "unknown_kinds", "parse_errors"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.truncated = self.truncated or other.truncated
+
+    def snapshot(self) -> LogHealth:
+        """A copy of the counts as they are now, for a report to keep (a reader may go on counting)."""
+        return replace(self)
+
+    def in_words(self) -> str:
+        """The whole health as people read it: `1 bad line(s), 2 record(s) of unknown kind in 74 lines; 12
+        records read` (never the record's fields)."""
+        lines = f"{self.lines} line{'s' if self.lines != 1 else ''}"
+        records = f"{self.records} record{'s' if self.records != 1 else ''} read"
+        return f"{self.describe() or 'nothing unreadable'} in {lines}; {records}"
 
     def describe(self) -> str:
         """What went wrong, in words ("" when nothing did); unknown kinds included."""

@@ -4,10 +4,10 @@ formats: `model/json.py` serialises it (field order is the JSON's key order; `js
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
-from torchcompile_doctor.events.model import ExplainResult, signal_name
+from torchcompile_doctor.events.model import ExplainResult, LogHealth, signal_name
 from torchcompile_doctor.model.compile_time import CompileTime
 from torchcompile_doctor.model.cudagraphs import CudagraphCoverage
 from torchcompile_doctor.model.edits import FileEdit
@@ -16,7 +16,6 @@ from torchcompile_doctor.model.findings import (
     Evidence,
     GuardOverheadFigures,
     Impact,
-    LogHealthFigures,
     NoEvidence,
     NoImpact,
     SkippedFrame,
@@ -243,16 +242,24 @@ class Finding:
     rule_help: RuleHelp | None = field(default=None, compare=False, repr=False, metadata=json_field(skip=True))
 
 
+# what the summary says of a figure that what was read cannot hold (a text log alone: no graphs, no compile time)
+NOT_IN_THE_LOG = "not in the log"
+
+
 @dataclass(frozen=True)
 class Summary:
-    graphs: int = 0
+    graphs: int | None = 0  # None: what was read cannot hold it (a text log alone), never a measured 0
     graph_breaks: int = 0  # unique breaks by (file, line, type)
     graph_break_records: int = 0
     recompiles: int = 0  # every recompilation torch attempted, including one refused at the limit
     recompile_limit_hits: int = 0
     compile_failures: int = 0
     fallbacks_to_eager: int = 0  # frames skipped + functions over the recompile limit
-    compile_time_s: float = field(default=0.0, metadata=json_field(round_to=3))
+    compile_time_s: float | None = field(default=0.0, metadata=json_field(round_to=3))  # None: as graphs
+
+    def without_what_a_text_log_cannot_hold(self) -> Summary:
+        """The summary of a report read from text logs alone: graphs and compile time unknown, not 0."""
+        return replace(self, graphs=None, compile_time_s=None)
 
 
 @dataclass(frozen=True)
@@ -260,11 +267,11 @@ class RankRow:
     """One distributed rank's figures, a row of the multi-rank table."""
 
     rank: int
-    graphs: int
+    graphs: int | None  # None: not in what was read (a text log)
     graph_breaks: int
     recompiles: int
     compile_failures: int
-    compile_time_s: float  # rounded to ms
+    compile_time_s: float | None  # rounded to ms; None: as graphs
     ddp_splits: int
     target_status: str  # a TargetStatus value
     log: str  # "complete" or "ends early"
@@ -341,7 +348,7 @@ class Report:
     findings: tuple[Finding, ...]
     notes: tuple[str, ...] = ()
     explain: ExplainResult | None = None  # what the child recorded of torch._dynamo.explain (function targets)
-    log_health: LogHealthFigures = field(default_factory=LogHealthFigures)
+    log_health: LogHealth = field(default_factory=LogHealth)  # a snapshot of what the reader could not use
     guards: tuple[CompiledFunctionGuards, ...] = ()  # per compiled function (`doctor guards`)
     # one row per distributed rank (empty for one process)
     rank_table: tuple[RankRow, ...] = field(default=(), metadata=json_field(name="ranks"))

@@ -8,7 +8,7 @@ from pathlib import PurePath
 
 from torchcompile_doctor.model.paths import display_text
 from torchcompile_doctor.model.report import Finding, Location, Report
-from torchcompile_doctor.renderers._text import plural
+from torchcompile_doctor.renderers._text import compile_phrase, graphs_phrase, plural
 
 # A finding's severity as a CI level when no gate decides: critical and high fail a plain `doctor explain`.
 SEVERITY_LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "warning", "info": "note"}
@@ -86,8 +86,9 @@ def findings_summary(report: Report) -> str:
     ]
     s = report.summary
     figures = (
-        f"{plural(s.graphs, 'graph')}, {plural(s.graph_breaks, 'graph break')}, {plural(s.recompiles, 'recompile')}, "
-        f"{plural(s.recompile_limit_hits, 'recompile-limit hit')}, compile {s.compile_time_s:.2f} s"
+        f"{plural(s.graphs, 'graph') if s.graphs is not None else graphs_phrase(None)}, "
+        f"{plural(s.graph_breaks, 'graph break')}, {plural(s.recompiles, 'recompile')}, "
+        f"{plural(s.recompile_limit_hits, 'recompile-limit hit')}, {compile_phrase(s.compile_time_s)}"
     )
     head = plural(len(report.findings), "finding") + (f" ({', '.join(counts)})" if counts else "")
     return f"{head}: {figures}"

@@ -37,7 +37,13 @@ from torchcompile_doctor.renderers._html_view import (
     tally,
 )
 from torchcompile_doctor.renderers._shareable import Shareable
-from torchcompile_doctor.renderers._text import AT_YOUR_CODE, NO_FINDINGS, finding_figures
+from torchcompile_doctor.renderers._text import (
+    AT_YOUR_CODE,
+    NO_FINDINGS,
+    NOT_IN_THE_LOG,
+    finding_figures,
+    seconds_or_not,
+)
 from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
 
 
@@ -115,12 +121,12 @@ def _cards(report: Report) -> tuple[Card, ...]:
     s = report.summary
     data = report.compile_time
     cards = [
-        Card(str(s.graphs), "graphs"),
+        Card(str(s.graphs) if s.graphs is not None else NOT_IN_THE_LOG, "graphs"),
         Card(f"{s.graph_breaks} ({s.graph_break_records} records)", "graph breaks"),
         Card(str(s.recompiles), "recompiles"),
         Card(str(s.fallbacks_to_eager), "fallbacks to eager"),
         Card(str(s.compile_failures), "compile failures"),
-        Card(f"{s.compile_time_s:.2f} s", "compile time"),
+        Card(seconds_or_not(s.compile_time_s), "compile time"),
     ]
     if s.recompile_limit_hits:
         cards.insert(3, Card(str(s.recompile_limit_hits), "recompile-limit hits"))

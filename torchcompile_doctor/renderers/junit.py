@@ -93,7 +93,7 @@ def _suite(parent: ET.Element, report: Report, base_dir: str | None) -> tuple[in
         failures="0",
         errors="0",
         skipped="0",
-        time=f"{report.summary.compile_time_s:.3f}",
+        time=f"{report.summary.compile_time_s or 0.0:.3f}",  # a number: 0 where a text log holds no compile time
     )
     properties = _element(suite, "properties")
     gate = report.gate
@@ -127,7 +127,7 @@ def _document(reports: Iterable[Report], base_dir: str | None) -> str:
     for report in reports:
         suite_tests, suite_failures = _suite(root, report, base_dir)
         tests, failures = tests + suite_tests, failures + suite_failures
-        time += report.summary.compile_time_s
+        time += report.summary.compile_time_s or 0.0
     root.attrib.update(tests=str(tests), failures=str(failures), errors="0", skipped="0", time=f"{time:.3f}")
     ET.indent(root, space="  ")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -12,11 +12,13 @@ from torchcompile_doctor.renderers._compile_time_text import compile_time_lines
 from torchcompile_doctor.renderers._cudagraph_text import cudagraph_details, cudagraph_headline
 from torchcompile_doctor.renderers._text import (
     AT_YOUR_CODE,
+    NOT_IN_THE_LOG,
     NOT_RECORDED,
     at_your_code,
     clean_for_display,
     measurement_label,
     no_findings,
+    seconds_or_not,
     summary_line,
     torch_label,
 )
@@ -130,8 +132,8 @@ def _rank_table(report: Report) -> list[str]:
     ]
     for row in report.rank_table:
         lines.append(
-            f"| {row.rank} | {row.graphs} | {row.graph_breaks} | {row.recompiles} "
-            f"| {row.compile_failures} | {row.compile_time_s:.2f} s | {row.ddp_splits} "
+            f"| {row.rank} | {row.graphs if row.graphs is not None else NOT_IN_THE_LOG} | {row.graph_breaks} "
+            f"| {row.recompiles} | {row.compile_failures} | {seconds_or_not(row.compile_time_s)} | {row.ddp_splits} "
             f"| {_escape(str(row.target_status))} | {_escape(str(row.log))} |"
         )
     return lines + [""]
@@ -158,8 +160,9 @@ def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
         "| graphs | graph breaks | recompiles | recompile-limit hits | fallbacks to eager | compile failures "
         "| compile time |",
         "| --- | --- | --- | --- | --- | --- | --- |",
-        f"| {s.graphs} | {s.graph_breaks} | {s.recompiles} | {s.recompile_limit_hits} | {s.fallbacks_to_eager} "
-        f"| {s.compile_failures} | {s.compile_time_s:.2f} s |",
+        f"| {s.graphs if s.graphs is not None else NOT_IN_THE_LOG} | {s.graph_breaks} | {s.recompiles} "
+        f"| {s.recompile_limit_hits} | {s.fallbacks_to_eager} | {s.compile_failures} "
+        f"| {seconds_or_not(s.compile_time_s)} |",
         "",
         f"backend `{report.backend}`, torch `{torch_label(report.torch_version)}`, target " + _target_exit(report),
         "",

@@ -16,7 +16,9 @@ from torchcompile_doctor.renderers._text import (
     AT_YOUR_CODE,
     at_your_code,
     clean_for_display,
+    compile_phrase,
     finding_figures,
+    graphs_phrase,
     measurement_label,
     no_findings,
     summary_line,
@@ -179,15 +181,23 @@ def _overhead_line(o: GuardOverheadFigures) -> str:
     return f"{timed} · guards ≈ {share:.0%} of the call"
 
 
+def _or_dash(count: int | None) -> str:
+    return str(count) if count is not None else "-"  # not in the log (the summary line says so)
+
+
+def _seconds_or_dash(seconds: float | None) -> str:
+    return f"{seconds:.2f} s" if seconds is not None else "-"
+
+
 def _rank_table(console: Console, report: Report) -> None:
     console.print(Text(f"{len(report.rank_table)} ranks (the line above: the worst rank's figures, breaks unique)"))
     head = f"  {'rank':>5}  {'graphs':>6}  {'breaks':>6}  {'recompiles':>10}  {'failures':>8}  {'compile':>9}  "
     console.print(Text(head + f"{'ddp splits':>10}  {'target':<11}  log", style="bold"))
     for row in report.rank_table:
         line = (
-            f"  {row.rank:>5}  {row.graphs:>6}  {row.graph_breaks:>6}  "
+            f"  {row.rank:>5}  {_or_dash(row.graphs):>6}  {row.graph_breaks:>6}  "
             f"{row.recompiles:>10}  {row.compile_failures:>8}  "
-            f"{row.compile_time_s:>7.2f} s  {row.ddp_splits:>10}  "
+            f"{_seconds_or_dash(row.compile_time_s):>9}  {row.ddp_splits:>10}  "
             f"{row.target_status:<11}  {row.log}"
         )
         console.print(Text(line, style="yellow" if row.log != "complete" else ""))
@@ -233,10 +243,10 @@ def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
     console.print(Text(f"torchcompile-doctor {report.tool_version} · {target}", style="bold"))
     console.print(
         Text(
-            f"{s.graphs} graphs · {s.graph_breaks} graph breaks ({s.graph_break_records} records) · "
+            f"{graphs_phrase(s.graphs)} · {s.graph_breaks} graph breaks ({s.graph_break_records} records) · "
             f"{s.recompiles} recompiles · {s.recompile_limit_hits} recompile-limit hits · "
             f"{s.fallbacks_to_eager} fallbacks to eager · {s.compile_failures} compile failures · "
-            f"compile {s.compile_time_s:.2f} s · backend {report.backend} · torch {torch_label(report.torch_version)}"
+            f"{compile_phrase(s.compile_time_s)} · backend {report.backend} · torch {torch_label(report.torch_version)}"
         )
     )
     for line in compile_time_lines(report.compile_time):
