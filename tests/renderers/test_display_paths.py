@@ -146,3 +146,16 @@ def test_doctor_fix_names_the_script_from_its_project():
     assert text.startswith("doctor fix sub/train.py\n")
     assert f"note: the program read data/x.csv and {ELLIPSIS}/y.csv" in text
     assert not _MACHINE_PREFIX.search(text) and "/srv/" not in text
+
+
+@pytest.mark.parametrize(
+    ("path", "shown"),
+    [
+        ("/home/dev/lib/model.py", "../lib/model.py"),  # beside the program's folder, in the same project
+        ("/home/dev/proj/../x.py", "../x.py"),
+        ("/home/other/x.py", f"{ELLIPSIS}/x.py"),  # shares only /home: its path would spell out the machine
+        ("/work/shared/data/x.py", f"{ELLIPSIS}/x.py"),
+    ],
+)
+def test_a_file_near_the_program_is_shown_from_its_folder(path, shown):
+    assert display_path(path, ROOTS, near="/home/dev/proj") == shown
