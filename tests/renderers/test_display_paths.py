@@ -12,7 +12,7 @@ import tempfile
 
 import pytest
 from support.captures import CAPTURES, FALLBACK_CAPTURES, SAMPLE_CAPTURES, reread
-from support.paths import REPO
+from support.paths import REPO, RULES
 
 from torchcompile_doctor.model.findings import RunFigures
 from torchcompile_doctor.model.fix import FixReport
@@ -26,6 +26,8 @@ KEPT = [
     SAMPLE_CAPTURES / "gpt2_finetune.capture",
     SAMPLE_CAPTURES / "fullgraph_failure.capture",
     FALLBACK_CAPTURES / "mbart_eval",
+    RULES / "TCD118" / "backward_inside_function.capture",  # torch's explanation names a file of torch's
+    RULES / "TCD123" / "progress_bar.capture",
 ]
 # the JSON's fields that hold the path as the run read it, for programs (an editor, `doctor fix`): README says so
 MACHINE_PATH_FIELDS = frozenset({"file", "target", "torch_text"})

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from torchcompile_doctor.analysis.function_defs import RESUME, FunctionDefs, Outlines
 from torchcompile_doctor.events.model import StackFrame
-from torchcompile_doctor.model.paths import display_path, display_roots
+from torchcompile_doctor.model.paths import display_path, display_roots, display_text
 from torchcompile_doctor.model.report import Location
 from torchcompile_doctor.source_files import InstallDirCheck, SourceReader, has_dist_info
 
@@ -100,6 +100,11 @@ class CodeMap:
             if installed:
                 return file[len(installed) + 1 :]
         return display_path(file, self._display_roots, self.root)
+
+    def display_text(self, text: str) -> str:
+        """Words that name files (torch's explanation of a break) with each absolute path shown as `display`'s
+        roots show it."""
+        return display_text(text, self._display_roots, self.root)
 
     def lines(self, file: str) -> Sequence[str] | None:
         if file not in self._cache:
