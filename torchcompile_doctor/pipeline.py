@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from torchcompile_doctor.capture.options import CaptureOptions
+from torchcompile_doctor.capture.capture_options import CaptureOptions
 from torchcompile_doctor.capture_layout import CAPTURE_IN_DUMP, CaptureFolder
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.exit_codes import ExitCode
@@ -38,11 +38,12 @@ if TYPE_CHECKING:  # the analysis stage and the capture are imported when a run 
     from torchcompile_doctor.capture.target import TargetSpec
     from torchcompile_doctor.events.load import RankLogs
     from torchcompile_doctor.events.model import EventLog, RunOutcome
-    from torchcompile_doctor.experiments.experiment import Experiment
-    from torchcompile_doctor.fix.verdict import RunResult
+    from torchcompile_doctor.fix.trials import TrialProgress
     from torchcompile_doctor.gate.baseline import Baseline
+    from torchcompile_doctor.model.experiment import Experiment
     from torchcompile_doctor.model.fix import FixReport
     from torchcompile_doctor.model.report import Report
+    from torchcompile_doctor.model.trial import RunResult
 
 Progress = Callable[[str], AbstractContextManager[object]]
 """Shows what is running (the CLI: a status line on a TTY) for as long as the context is open."""
@@ -285,8 +286,10 @@ def _dump_report(dump: Path, root: Path | None = None) -> Report:
     imported or run."""
     from torchcompile_doctor.analysis import analyze
     from torchcompile_doctor.events.dumps.source import load_dump
+    from torchcompile_doctor.events.load import refuse_nothing_read
 
     log = load_dump(dump)
+    refuse_nothing_read([log], [dump])
     return analyze(log, _offline_context(log, dump / CAPTURE_IN_DUMP, root))
 
 
@@ -310,13 +313,14 @@ def _trace_report(path: Path, options: RereadOptions, text_logs: Sequence[Path] 
     """A kept capture or TORCH_TRACE dir (or one trace file), rank files merged into one report; with the text
     logs of the same run, what they add (CUDA graphs, warnings, perf hints) counted once with the trace."""
     from torchcompile_doctor.analysis import report_of_processes, report_of_ranks
-    from torchcompile_doctor.events.load import RankLogs, load_ranks
+    from torchcompile_doctor.events.load import RankLogs, load_ranks, refuse_nothing_read
     from torchcompile_doctor.events.processes import is_target_capture, load_processes
 
     if not path.exists():
         raise DoctorError(f"no such file or directory: {path}")
     program = load_processes(path) if is_target_capture(path) else None
     loaded = RankLogs(program.logs) if program is not None else load_ranks(path)
+    refuse_nothing_read(loaded.logs.values(), [path])
     if text_logs:
         _add_text_logs(loaded, path, text_logs)
     _strict(loaded, options)
@@ -339,10 +343,13 @@ def _add_text_logs(loaded: RankLogs, path: Path, text_logs: Sequence[Path]) -> N
     pids = trace_pids(path)
     run = run_for_pids(runs, pids)
     if run is None:
-        raise DoctorError(
-            f"{len(runs)} runs in {', '.join(map(str, text_logs))} and none of them was made by the process(es) "
-            f"that wrote {path} (pid {', '.join(map(str, sorted(pids))) or 'unknown'}): give the log of the same run"
+        logs, writers = ", ".join(map(str, text_logs)), ", ".join(map(str, sorted(pids))) or "unknown"
+        whose = (
+            f"{len(runs)} runs in {logs} and none of them was made by"
+            if len(runs) > 1
+            else f"{logs} is the log of another run (pid {', '.join(map(str, sorted(runs[0].pids)))}), not of"
         )
+        raise DoctorError(f"{whose} the process(es) that wrote {path} (pid {writers}): give the log of the same run")
     for rank, log in run.logs.items():
         target = loaded.logs.get(rank)
         if target is None and len(loaded.logs) == 1 and len(run.logs) == 1:
@@ -363,10 +370,11 @@ def _text_log_reports(paths: Sequence[Path], options: RereadOptions) -> tuple[Re
     """Text logs without a trace: one report per run found in them (several runs appended to one file)."""
     from torchcompile_doctor.analysis import report_of_ranks
     from torchcompile_doctor.events.job_logs import load_text_logs
-    from torchcompile_doctor.events.load import RankLogs
+    from torchcompile_doctor.events.load import RankLogs, refuse_nothing_read
     from torchcompile_doctor.events.model import Warning_
 
     runs = load_text_logs(paths)
+    refuse_nothing_read((log for run in runs for log in run.logs.values()), paths)
     reports = []
     for run in runs:
         loaded = RankLogs(dict(sorted(run.logs.items())))
@@ -422,7 +430,9 @@ def _with_kept_experiments(path: Path, report: Report, options: RereadOptions) -
 # ---------------------------------------------------------------------------------------------- verified fixes
 
 
-def try_fixes(run: Run, options: RunOptions, progress: Progress = _quiet) -> Run:
+def try_fixes(
+    run: Run, options: RunOptions, progress: Progress = _quiet, trial_progress: TrialProgress | None = None
+) -> Run:
     """Re-run the target once per suggested no-code-change fix (options.jobs side by side) and put each
     one's measured effect on the fixes that suggested it (experiments/runs.py). An interrupted run is returned
     as it is."""
@@ -439,7 +449,7 @@ def try_fixes(run: Run, options: RunOptions, progress: Progress = _quiet) -> Run
     def measure(experiment: Experiment, workdir: Path) -> Report:
         return _capture_and_analyze(target, options, workdir, experiment)[1]
 
-    report = runs.try_fixes(run.report, measure, options.artifacts, options.jobs, progress)
+    report = runs.try_fixes(run.report, measure, options.artifacts, options.jobs, progress, trial_progress)
     return replace(run, reports=(report,))
 
 
@@ -458,16 +468,24 @@ def _in_copy(target: TargetSpec, root: Path, copy: Path) -> TargetSpec:
 
 
 def _run_result(outcome: RunOutcome, report: Report, workdir: Path, wall_s: float) -> RunResult:
+    from torchcompile_doctor.events.processes import load_processes
     from torchcompile_doctor.experiments.verify import figures
-    from torchcompile_doctor.fix.verdict import RunResult, problems_by_finding
+    from torchcompile_doctor.fix.judge import compiled_ops, problems_by_finding, steady_state_s
+    from torchcompile_doctor.model.trial import RunResult
 
     folder = CaptureFolder(workdir)
+    logs = list(load_processes(workdir).logs.values())
 
     def read(path: Path) -> str:
         return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
 
+    measured = replace(
+        figures(report),
+        compiled_ops=compiled_ops(m for log in logs for m in log.metrics),
+        steady_state_s=steady_state_s(c for log in logs for c in log.call_counts),
+    )
     return RunResult(
-        figures=figures(report),
+        figures=measured,
         fallbacks=report.summary.fallbacks_to_eager,
         succeeded=report.target_succeeded,
         exit_code=outcome.returncode,
@@ -480,14 +498,24 @@ def _run_result(outcome: RunOutcome, report: Report, workdir: Path, wall_s: floa
 
 
 def fix(
-    target: TargetSpec, options: RunOptions, budget_s: float, will_apply: bool = False, progress: Progress = _quiet
+    target: TargetSpec,
+    options: RunOptions,
+    budget_s: float,
+    will_apply: bool = False,
+    progress: Progress = _quiet,
+    trial_progress: TrialProgress | None = None,
+    candidate: Path | None = None,
 ) -> FixReport:
     """`doctor fix`: run the target as explain does (its output kept to compare), then measure each candidate
-    fix in a trial copy of its project (fix/session.py) and choose the patch. Nothing of the user's is written."""
+    fix in a trial copy of its project (fix/session.py) and choose the patch. Nothing of the user's is written.
+    The plain run and every trial compile into an empty inductor cache of their own: all are measured cold.
+    `candidate`: a unified diff of a person's or an agent's, measured alone as our candidates are (a patch that
+    does not apply stops it before anything runs)."""
     from torchcompile_doctor.capture.runner import capture_folder
     from torchcompile_doctor.events.model import EventLog
     from torchcompile_doctor.events.processes import load_processes
-    from torchcompile_doctor.fix.session import find_fix
+    from torchcompile_doctor.fix.given_patch import read_patch
+    from torchcompile_doctor.fix.session import GivenPatch, find_fix
     from torchcompile_doctor.patches.project import project_root
 
     if options.capture.nproc_per_node is not None:
@@ -495,7 +523,8 @@ def fix(
     if target.kind != "script" and target.kind != "module":
         raise DoctorError("doctor fix runs a script or a module (-m)")
     root = project_root(Path(target.path) if target.path else Path(target.cwd or ".") / "__main__.py")
-    keep = replace(options, capture=replace(options.capture, keep_output=True))
+    given = GivenPatch(candidate.name, read_patch(candidate, root)) if candidate is not None else None
+    keep = replace(options, capture=replace(options.capture, keep_output=True, fresh_inductor_cache=True))
     with capture_folder(options.artifacts) as workdir:
         with progress(_running(target, options)):
             started = time.monotonic()
@@ -526,7 +555,9 @@ def fix(
         jobs=options.jobs,
         budget_s=budget_s,
         progress=progress,
+        trial_progress=trial_progress,
         will_apply=will_apply,
+        given=given,
     )
 
 

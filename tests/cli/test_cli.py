@@ -166,7 +166,7 @@ def test_timeout_kills_the_target_and_still_reports(tmp_path):
     report = run.json
     assert report["target_status"] == "timeout"
     assert report["summary"]["graph_breaks"] == 1
-    assert "timed out after 10 s" in report["findings"][0]["title"]
+    assert report["findings"][0]["title"] == "The run was stopped at the --timeout of 10 s"
     # where it was stuck: the main thread's stack when it was stopped, at the user's line
     location = report["findings"][0]["location"]
     assert location["file"].endswith("hang.py") and "time.sleep(600)" in location["source"], location

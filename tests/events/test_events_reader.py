@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 from support.doctor import doctor_in_process
 from support.paths import DATA
 
+from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.events import reader
-from torchcompile_doctor.events.load import load_artifacts, load_trace
+from torchcompile_doctor.events.load import load_artifacts, load_trace, refuse_nothing_read
 from torchcompile_doctor.events.model import EventLog, LogHealth
 from torchcompile_doctor.events.reader import read_records
 
@@ -227,6 +228,25 @@ def test_random_bytes_never_raise_and_yield_nothing():
     assert log.health.lines == data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
     assert log.health.bad_lines + log.health.bad_json > 0
     assert log.health.problems > 0
+
+
+def test_what_holds_no_record_is_refused_and_any_record_is_read(tmp_path):
+    """The one decision `report`, `check` and `guards` share (issue 34): nothing read is refused in one line
+    naming what was given; one record of any kind, known or not, is something to read."""
+    nothing = [load_bytes(b""), load_bytes(random.Random(34).randbytes(20_000)), load_bytes(b"epoch 1\nloss 2\n")]
+    assert all(log.holds_nothing for log in nothing)
+    with pytest.raises(DoctorError) as refused:
+        refuse_nothing_read(nothing, [tmp_path / "a", tmp_path / "b"])
+    assert (
+        str(refused.value)
+        == f"nothing to read in {tmp_path / 'a'}, {tmp_path / 'b'}: no trace, no capture, no log records"
+    )
+    unknown_only = load_bytes(b'V1121 05:39:13.162000 9221 torch/_dynamo/x.py:1] {"brand_new_event": {}}\n')
+    assert unknown_only.health.unknown_kinds == 1 and not unknown_only.has_events
+    real = load_bytes((TRACES / "graph_break_print.log").read_bytes())
+    for log in (unknown_only, real):
+        assert not log.holds_nothing
+        refuse_nothing_read([*nothing, log], [tmp_path])  # one log with a record: nothing is refused
 
 
 def test_a_line_longer_than_the_limit_is_skipped_not_loaded(monkeypatch):

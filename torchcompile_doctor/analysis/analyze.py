@@ -9,6 +9,7 @@ from typing import Any
 
 from torchcompile_doctor import __version__
 from torchcompile_doctor.analysis.compile_time_breakdown import compile_time_breakdown
+from torchcompile_doctor.analysis.cudagraph_coverage import cudagraph_coverage
 from torchcompile_doctor.analysis.detectors import rules_of, run_detectors
 from torchcompile_doctor.analysis.detectors.detector import Derived
 from torchcompile_doctor.analysis.detectors.outcome import target_outcome
@@ -185,6 +186,7 @@ def report_of(index: AnalysisIndex) -> Report:
         guard_frames=tuple(guard_frames(index)),
         compile_time=compile_time_breakdown(index),
         training=training_run(index),
+        cudagraphs=cudagraph_coverage(index),
     )
     findings, suppressed = suppress(index, run_detectors(index, derived), rules_of(UNUSED_SUPPRESSION))
     measured = Measured.of_log(log, findings)
@@ -208,5 +210,6 @@ def report_of(index: AnalysisIndex) -> Report:
         suppressed=tuple(suppressed),
         guards=derived.guard_frames,
         compile_time=derived.compile_time,
+        cudagraphs=derived.cudagraphs,
         environment=run_environment(log, context),
     )

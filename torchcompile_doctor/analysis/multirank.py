@@ -66,11 +66,7 @@ def _rank_context(context: AnalysisContext, log: EventLog) -> AnalysisContext:
     """The launcher's outcome (timeout, Ctrl-C) speaks for a rank only when the rank left no exit record."""
     if log.target_exits:
         return replace(context, outcome=RunOutcome())
-    outcome = context.outcome
-    return replace(
-        context,
-        outcome=RunOutcome(timed_out=outcome.timed_out, interrupted=outcome.interrupted, timeout_s=outcome.timeout_s),
-    )
+    return replace(context, outcome=replace(context.outcome, returncode=None, signal=None))
 
 
 def _is_number(value: object) -> bool:

@@ -87,6 +87,22 @@ class GuardFailure:
     dim: int | None = None  # the dimension, for a variable that is one (`x.shape[1]`: 1)
 
     @property
+    def worded_guard(self) -> str:
+        """The failed guard in the user's words, without torch's trailing comment: `self.step == 3`."""
+        return user_variable(self.guard.split("  # ")[0])
+
+    @property
+    def worded_variable(self) -> str:
+        """The variable with no Dynamo internal left in it: a value carried across a graph break (`___stack0`,
+        `___normalize_range_iter(___stack0)`) in words, a builtin by its name."""
+        return worded_internals(self.variable)
+
+    @property
+    def pinned_by_equality(self) -> bool:
+        """The guard was `variable == old` (a flag failing `== False` is now True)."""
+        return self.old is not None and self.guard.endswith(f"== {self.old}")
+
+    @property
     def carried(self) -> bool:
         """The value crossed a graph break (`___stack0`): it reached the resume function as an argument."""
         return is_carried_value(self.variable)
@@ -101,6 +117,50 @@ def user_variable(source: str) -> str:
     # a submodule, buffer or parameter as the user writes it: self._modules['layers']._modules['0'] -> self.layers[0]
     text = re.sub(r"\._(?:modules|buffers|parameters)\['(\d+)'\]", r"[\1]", text)
     return re.sub(r"\._(?:modules|buffers|parameters)\['([A-Za-z_]\w*)'\]", r".\1", text)
+
+
+# a guarded value that is made anew on every call: a tensor's value or repr formatted into a string (a float
+# with the digits of a computed number), an object's address or id (`id(x)`: 12 digits and more)
+_FRESH = re.compile(
+    r"^['\"].*(?:tensor\(|\d\.\d{7,})|\b0x[0-9a-fA-F]{6,}\b|object at |(?<![\d.])\d{12,}(?![\d.])", re.S
+)
+_ARGS = re.compile(r"^args\[(?P<index>\d+)\]")  # a wrapper's `*args`, as a guard names them
+
+
+def is_fresh_value(value: str) -> bool:
+    """A value torch printed that is made anew on every call (a tensor formatted into a string, an address)."""
+    return bool(_FRESH.search(value))
+
+
+def passed_name(variable: str, passed: list[str]) -> str:
+    """`args[0].shape[1]` named by what the call passed first (`tokens.shape[1]`), where it passed that many."""
+    match = _ARGS.match(variable)
+    if match is None or int(match["index"]) >= len(passed):
+        return variable
+    return passed[int(match["index"])] + variable[match.end() :]
+
+
+_RANGE_ITERATOR = re.compile(r"___normalize_range_iter\((?P<of>[^()]+)\)")
+_CARRIED_ATTRIBUTE = re.compile(r"\b___stack\d+(?P<attribute>(?:\.\w+|\[\d+\])+)")
+_CARRIED = re.compile(r"\b___stack\d+\b")
+_BUILTIN = re.compile(r"__builtins_dict___(?:\d+|N)\['(?P<name>[^']+)'\]")
+CARRIED_VALUE = "the value carried across the break"
+
+
+def worded_internals(text: str, carried: bool = True) -> str:
+    """Dynamo's internals in a guard's words said as the user knows them: a loop's range iterator or a value carried
+    across a graph break (the resume function's `___stack0`; `carried=False` leaves it for a reader that knows the
+    break's line), a builtin (`__builtins_dict___3['len']`: len)."""
+    text = _BUILTIN.sub(r"\g<name>", _RANGE_ITERATOR.sub(_range_words, text))
+    if not carried:
+        return text
+    text = _CARRIED_ATTRIBUTE.sub(lambda m: f"{m['attribute'].lstrip('.')} of {CARRIED_VALUE}", text)
+    return _CARRIED.sub(CARRIED_VALUE, text)
+
+
+def _range_words(match: re.Match[str]) -> str:
+    where = "carried across the break" if _CARRIED.fullmatch(match["of"]) else f"of {match['of']}"
+    return f"the loop's range (start, stop, step) {where}"
 
 
 def is_carried_value(variable: str) -> bool:

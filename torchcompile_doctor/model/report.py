@@ -7,9 +7,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from torchcompile_doctor.events.model import ExplainResult
-from torchcompile_doctor.experiments.experiment import Experiment
+from torchcompile_doctor.events.model import ExplainResult, signal_name
 from torchcompile_doctor.model.compile_time import CompileTime
+from torchcompile_doctor.model.cudagraphs import CudagraphCoverage
+from torchcompile_doctor.model.edits import FileEdit
+from torchcompile_doctor.model.experiment import Experiment
 from torchcompile_doctor.model.findings import (
     Evidence,
     GuardOverheadFigures,
@@ -26,6 +28,8 @@ from torchcompile_doctor.model.paths import display_path, display_roots, display
 from torchcompile_doctor.model.severity import SEVERITIES as SEVERITIES  # the report model names its severities
 
 SCHEMA_VERSION = 1
+# said in place of a line's text when its file is not on this machine (a log or trace recorded elsewhere)
+SOURCE_NOT_AVAILABLE = "source not available here"
 
 
 class Kind(StrEnum):
@@ -88,6 +92,18 @@ def target_succeeded(status: str, exit_code: int | None) -> bool:
     return TargetStatus(status).finished and exit_code == 0
 
 
+def target_ending(status: str, exit_code: int | None) -> str | None:
+    """How a target that did not end by itself was stopped, in words (None: it ended by itself, or the logs do
+    not say); never `exit code None`."""
+    if status == TargetStatus.TIMEOUT:
+        return "stopped at its --timeout"
+    if status == TargetStatus.INTERRUPTED:
+        return "stopped from outside (Ctrl-C or SIGTERM)"
+    if status == TargetStatus.SIGNAL:
+        return f"ended by {signal_name(-exit_code)}" if exit_code is not None else "ended by a signal"
+    return None
+
+
 def rank_list(ranks: Iterable[int]) -> str:
     """Ranks as people write them: `0`, `0, 2`, `0-3, 5` (runs of consecutive ranks collapsed)."""
     runs: list[list[int]] = []
@@ -114,6 +130,11 @@ class Location:
     def where(self) -> str:
         return f"{self.display_file or self.file}:{self.line}"
 
+    @property
+    def shown_source(self) -> str:
+        """The line's text, or a note that this machine does not have the file (a log from another machine)."""
+        return (self.source or "").strip() or SOURCE_NOT_AVAILABLE
+
 
 @dataclass(frozen=True)
 class SourceLine:
@@ -123,6 +144,8 @@ class SourceLine:
     text: str  # unstripped: a rewrite keeps its indentation
     file: str | None = None
     line: int | None = None
+    # the whole file as the run read it: a fix's edit is made on it and its hunk printed (None: only the line)
+    file_text: str | None = field(default=None, compare=False, repr=False, metadata=json_field(skip=True))
 
 
 @dataclass(frozen=True)
@@ -152,6 +175,22 @@ class Fix:
     # where `before` stands, so that `doctor fix` can make the rewrite there (and nowhere else)
     # (the JSON's {file, line}, or null: what `_rewrite_place` shows of it)
     rewrite_at: SourceLine | None = field(default=None, metadata=json_field(view=_rewrite_place))
+    # the edits `before` -> `after` was rendered from (the transform's, made on the file at `rewrite_at`): what
+    # `doctor fix` writes for this fix; none where only the line was known
+    edits: tuple[FileEdit, ...] = field(default=(), metadata=json_field(skip=True))
+    transforms: tuple[str, ...] = field(default=(), metadata=json_field(skip=True))  # the ones its rule names
+    # the other transforms of its rule that built at the same line: alternatives `doctor fix` measures too
+    alternatives: tuple[Rewrite, ...] = field(default=(), metadata=json_field(skip=True))
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """A change of the user's code a transform built at a finding's line: its hunk and its edits."""
+
+    transform: str
+    before: str
+    after: str
+    edits: tuple[FileEdit, ...]
 
 
 @dataclass(frozen=True)
@@ -308,6 +347,7 @@ class Report:
     rank_table: tuple[RankRow, ...] = field(default=(), metadata=json_field(name="ranks"))
     gate: GateResult | None = None  # set by `doctor check`
     compile_time: CompileTime | None = None  # where the compile time went (None: no compile was logged)
+    cudagraphs: CudagraphCoverage | None = None  # the graphs under CUDA graphs (None: CUDA graphs not asked for)
     # dropped by `# doctor: ignore[CODE]` comments; the JSON names each by its code and location
     suppressed: tuple[Finding, ...] = field(default=(), metadata=json_field(view=_suppressed_refs))
     # each rank's compile time in a multi-rank report (the HTML page's timeline lanes)

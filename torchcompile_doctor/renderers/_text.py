@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 
 from torchcompile_doctor.model.findings import Verification, impact_figures
-from torchcompile_doctor.model.report import Finding, Fix, Report
+from torchcompile_doctor.model.report import Finding, Fix, Report, target_ending
 
 # Terminal escape sequences (CSI and OSC), then the control characters XML 1.0 forbids (and DEL): none belong in
 # any output, whether a terminal would obey them or a CI reader would reject them.
@@ -32,7 +32,10 @@ def target_line(status: str, exit_code: int | None) -> str:
     """How the target ended, or that the logs read do not say (a bare trace, a text log that ends normally)."""
     if status == "unknown":
         return f"target: how it ended is {NOT_RECORDED} in what was read"
-    return f"target: {status}, exit code {exit_code}"
+    stopped = target_ending(status, exit_code)
+    if stopped is not None:
+        return f"target: {stopped}"
+    return f"target: {status}, exit code {exit_code}" if exit_code is not None else f"target: {status}"
 
 
 def clean(text: str) -> str:

@@ -7,8 +7,9 @@ import re
 from typing import Any
 
 from torchcompile_doctor.model.gate import GateResult
-from torchcompile_doctor.model.report import Finding, Report, rank_list
+from torchcompile_doctor.model.report import Finding, Report, rank_list, target_ending
 from torchcompile_doctor.renderers._compile_time_text import compile_time_lines
+from torchcompile_doctor.renderers._cudagraph_text import cudagraph_details, cudagraph_headline
 from torchcompile_doctor.renderers._text import (
     AT_YOUR_CODE,
     NOT_RECORDED,
@@ -98,8 +99,20 @@ def _finding(finding: Finding, gate: GateResult | None = None, all_ranks: tuple[
 TOP_FINDINGS = 5  # shown in full; the rest fold into one <details> block to keep PR comments short
 
 
+def _target_exit(report: Report) -> str:
+    """`exit `3``, `exit not recorded`, or how a run that was stopped ended (no exit code to show)."""
+    if report.target_status == "unknown":
+        return f"exit {NOT_RECORDED}"
+    stopped = target_ending(report.target_status, report.target_exit_code)
+    return stopped if stopped is not None else f"exit `{report.target_exit_code}`"
+
+
 def _gate(gate: GateResult) -> list[str]:
-    verdict = "✅ passed" if gate.passed else f"❌ failed: {len(gate.failures)} finding(s) fail it"
+    verdict = (
+        "✅ passed"
+        if gate.passed
+        else "❌ failed" + (f": {len(gate.failures)} finding(s) fail it" if gate.failures else "")
+    )
     lines = [f"**Gate {verdict}** ({', '.join(_code(c) for c in gate.criteria) or 'no criteria'})", ""]
     lines += [f"- {_escape(violation)}" for violation in gate.violations]
     if gate.baseline:
@@ -148,13 +161,15 @@ def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
         f"| {s.graphs} | {s.graph_breaks} | {s.recompiles} | {s.recompile_limit_hits} | {s.fallbacks_to_eager} "
         f"| {s.compile_failures} | {s.compile_time_s:.2f} s |",
         "",
-        f"backend `{report.backend}`, torch `{torch_label(report.torch_version)}`, target exit "
-        + (f"`{report.target_exit_code}`" if report.target_status != "unknown" else NOT_RECORDED),
+        f"backend `{report.backend}`, torch `{torch_label(report.torch_version)}`, target " + _target_exit(report),
         "",
     ]
     compile_time = compile_time_lines(report.compile_time)
     if compile_time:
         lines += [f"- {_escape(line)}" for line in compile_time] + [""]
+    if report.cudagraphs is not None:
+        lines += [f"**{_escape(cudagraph_headline(report.cudagraphs))}**", ""]
+        lines += [f"- {_escape(line)}" for line in cudagraph_details(report.cudagraphs)] + [""]
     all_ranks = tuple(row.rank for row in report.rank_table)
     if len(all_ranks) > 1:
         lines += _rank_table(report)

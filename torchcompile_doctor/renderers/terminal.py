@@ -7,9 +7,11 @@ import io
 from rich.console import Console
 from rich.text import Text as _RichText
 
+from torchcompile_doctor.model.findings import GuardOverheadFigures
 from torchcompile_doctor.model.gate import GateResult
 from torchcompile_doctor.model.report import Finding, Fix, Location, Report, rank_list
 from torchcompile_doctor.renderers._compile_time_text import compile_time_lines
+from torchcompile_doctor.renderers._cudagraph_text import cudagraph_lines
 from torchcompile_doctor.renderers._text import (
     AT_YOUR_CODE,
     at_your_code,
@@ -86,7 +88,7 @@ def _finding(console: Console, finding: Finding, report: Report) -> None:
         console.print(line)
     if finding.user_frame is not None:
         console.print(
-            Text(f"   reached from your code at {finding.user_frame.where}: {finding.user_frame.source or ''}")
+            Text(f"   reached from your code at {finding.user_frame.where}: {finding.user_frame.shown_source}")
         )
     elif len(finding.call_sites) > 1:
         console.print(Text(f"   called from {len(finding.call_sites)} sites: {', '.join(finding.call_sites)}"))
@@ -104,7 +106,9 @@ def _finding(console: Console, finding: Finding, report: Report) -> None:
 
 
 def _gate(console: Console, gate: GateResult) -> None:
-    verdict = "passed" if gate.passed else f"FAILED: {len(gate.failures)} finding(s) fail it"
+    verdict = (
+        "passed" if gate.passed else "FAILED" + (f": {len(gate.failures)} finding(s) fail it" if gate.failures else "")
+    )
     console.print(
         Text(f"gate {verdict}", style="bold green" if gate.passed else "bold red").append(
             Text(f"   ({' '.join(gate.criteria)})", style="dim")
@@ -153,17 +157,26 @@ def _guards(console: Console, report: Report) -> None:
             if o.error:
                 console.print(Text(f"    per call: not measured ({o.error})", style="dim"))
             else:
-                skip = o.skip_guards_us or 0.0  # measured whenever there is no error
-                share = max(0.0, o.compiled_us - skip) / o.compiled_us if o.compiled_us else 0.0
-                console.print(
-                    Text(
-                        f"    per call: compiled {o.compiled_us:.1f} µs · guards skipped "
-                        f"{o.skip_guards_us:.1f} µs · eager {o.eager_us:.1f} µs · "
-                        f"guards ≈ {share:.0%} of the call",
-                        style="bold",
-                    )
-                )
+                console.print(Text(_overhead_line(o), style="bold"))
     console.print()
+
+
+def _us(value: float | None, spread: float | None) -> str:
+    shown = f"{value or 0.0:.1f} µs"
+    return f"{shown} ± {spread / 2:.1f}" if spread is not None else shown
+
+
+def _overhead_line(o: GuardOverheadFigures) -> str:
+    """Per call, median ± half the rounds' spread; guards' share, or that the two timings differ within noise."""
+    timed = (
+        f"    per call: compiled {_us(o.compiled_us, o.compiled_spread_us)} · guards skipped "
+        f"{_us(o.skip_guards_us, o.skip_guards_spread_us)} · eager {o.eager_us or 0.0:.1f} µs"
+    )
+    if o.within_noise:
+        rounds = f"{o.rounds} rounds" if o.rounds else "the rounds"
+        return f"{timed} · guards skipped and with guards differ within the noise of {rounds}: no guard cost measured"
+    share = max(0.0, o.guard_us) / o.compiled_us if o.compiled_us else 0.0
+    return f"{timed} · guards ≈ {share:.0%} of the call"
 
 
 def _rank_table(console: Console, report: Report) -> None:
@@ -227,6 +240,8 @@ def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
         )
     )
     for line in compile_time_lines(report.compile_time):
+        console.print(Text(line, style="dim"))
+    for line in cudagraph_lines(report.cudagraphs):
         console.print(Text(line, style="dim"))
     console.print()
     all_ranks = tuple(row.rank for row in report.rank_table)

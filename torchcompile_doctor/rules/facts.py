@@ -1,15 +1,20 @@
 """What a finding's templates may name: each detector declares a Facts class (a frozen dataclass) whose fields are
 the `{placeholders}` its rules' titles, texts, wordings and experiments use; the catalogue's binding
 (rules/binding.py) refuses a placeholder that is no field. `fill` puts the facts into a template: a fact that is
-None stays `{name}` in the text, as it was written (a detector's text filled again later). What people read goes
-through `worded`: a fact nobody knows is worded generically ("the function"), so no raw `{name}` reaches them."""
+None stays `{name}` in the text, as it was written (a detector's text filled again later); a line of code this
+machine does not have (a log recorded elsewhere) is said to be not available, never quoted as empty backticks. What
+people read goes through `worded`: a fact nobody knows is worded generically ("the function"), so no raw `{name}`
+reaches them."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, fields, replace
 
+from torchcompile_doctor.model.report import SOURCE_NOT_AVAILABLE
+
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
+SOURCE_FACTS = ("source", "site_source")  # a line's text, read from its file
 # a placeholder alone in a code span (`{function}`), or anywhere else
 _WORDED_PLACEHOLDER = re.compile(r"`\{(\w+)\}`|\{(\w+)\}")
 # a word after which a generic "the function" drops its "the": "each `{function}` call", "the optimizer's `{x}`"
@@ -101,8 +106,19 @@ class _Template(dict[str, object]):
 
 
 def fill(template: str, facts: Facts) -> str:
-    """A rule template with the facts it names; a fact nobody knows stays `{name}`."""
-    return template.format_map(_Template(facts.known()))
+    """A rule template with the facts it names; a fact nobody knows stays `{name}`, a line of code not on this
+    machine reads "(source not available here)"."""
+    template, known = _with_sources(template, facts.known())
+    return template.format_map(_Template(known))
+
+
+def _with_sources(template: str, known: dict[str, object]) -> tuple[str, dict[str, object]]:
+    """A line of code known to be a line but whose text is not on this machine: said so, not quoted empty."""
+    for name in SOURCE_FACTS:
+        if isinstance(known.get(name), str) and not str(known[name]).strip():
+            template = template.replace(f"`{{{name}}}`", f"({SOURCE_NOT_AVAILABLE})")
+            known[name] = SOURCE_NOT_AVAILABLE
+    return template, known
 
 
 def generic_word(name: str) -> str:
@@ -113,8 +129,8 @@ def generic_word(name: str) -> str:
 def worded(template: str, facts: Facts | None = None) -> str:
     """A rule template as people read it: each placeholder its fact where known, else worded generically
     (`generic_word`; inside a longer code span `<name>`, as a code example marks what to fill in). Never a raw
-    `{name}`."""
-    known = facts.known() if facts is not None else {}
+    `{name}`; a line of code not on this machine reads "(source not available here)"."""
+    template, known = _with_sources(template, facts.known() if facts is not None else {})
 
     def one(match: re.Match[str]) -> str:
         name = match[1] or match[2]
