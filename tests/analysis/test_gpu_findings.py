@@ -74,7 +74,7 @@ def test_cg_overwritten_names_the_line_that_read_and_the_line_that_made_the_outp
     at(failed, "cg_overwritten", 11)
     assert "TCD416" in failed.fix.summary and "fix the error" not in failed.fix.summary
     at(overwritten, "cg_overwritten", 11)
-    assert overwritten.evidence.produced_at == "/home/user/gpu-cases/cg_overwritten.py:6"
+    assert overwritten.evidence.produced_at == "…/cg_overwritten.py:6"  # on no root of this re-read: its name
     assert "`return torch.sin(x) * 2`" in overwritten.why
     assert ".clone()" in overwritten.fix.summary and "cudagraph_mark_step_begin()" in overwritten.fix.summary
     assert pipeline.exit_code(pipeline.Run((found,))) == ExitCode.TARGET_FAILED
@@ -215,7 +215,8 @@ def test_no_guard_text_and_no_empty_source_in_what_users_read(case):
         assert "``" not in text and not [line for line in reached if line.rstrip().endswith(":")]
         assert not [f.title for f in found.findings if "L['" in f.title or "___" in f.title]
     if case == "hf_gpt2_generate":
-        assert "reached from your code at /home/user/gpu-cases/hf_gpt2_generate.py:9: source not available here" in (
+        # recorded on another machine: its file on no root here is shown by its name, not that machine's path
+        assert "reached from your code at …/hf_gpt2_generate.py:9: source not available here" in (
             render(report(case, True), "terminal")
         )
 
@@ -265,11 +266,11 @@ def test_coverage_names_the_skip_at_the_users_line_with_a_fix_that_works(with_tr
     found = report("cg_mutated_input", with_trace)
     (site,) = found.cudagraphs.skips
     assert (site.reason, site.detail) == ("mutated_inputs", "mutated inputs (1 instances)")
-    assert site.where == "/home/user/gpu-cases/cg_mutated_input.py:6" and site.source == "acc.add_(x @ w)"
+    assert site.where == "…/cg_mutated_input.py:6" and site.source == "acc.add_(x @ w)"
     coverage = finding(found, "TCD421")
     at(coverage, "cg_mutated_input", 6)
     assert coverage.title.startswith("CUDA graphs cover 0 of 1 compiled graph(s)")
-    assert "`mutated inputs (1 instances)` at /home/user/gpu-cases/cg_mutated_input.py:6" in coverage.why
+    assert "`mutated inputs (1 instances)` at …/cg_mutated_input.py:6" in coverage.why
     assert "torch._dynamo.mark_static_address(acc)" in coverage.fix.summary
     assert coverage.evidence.coverage == {"0/0": "skipped"}
 
@@ -297,7 +298,7 @@ def test_coverage_of_re_recordings_up_to_the_limit(release):
         "static input data pointer changed",
         "primals_2",
     )
-    assert rerecord.where == "/home/user/gpu-cases/cg_rerecord.py:9"
+    assert rerecord.where == "…/cg_rerecord.py:9"
     assert (data.rerecord_limit, data.limit_hits) == (128, 1)
     coverage = finding(found, "TCD421")
     assert "re-recorded 3 time(s): static input data pointer changed (input `primals_2`, made at" in coverage.why
