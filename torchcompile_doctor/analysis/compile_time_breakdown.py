@@ -137,8 +137,7 @@ def compile_time_breakdown(index: AnalysisIndex) -> CompileTime | None:
     compiles = [m for m in log.metrics if m.compile_id is not None]
     if not compiles:
         return None
-    compiler = kernel_compiler(log)
-    cpp = cpp_compile_seconds(log.compile_spans, CPP_ON_GPU_SPANS if compiler == "triton" else CPP_SPANS)
+    kernels = _Kernels.of(log)
     cache, saved, reasons = _cache_counts(log)
     run_start, run_end = _run_span(log)
     origin = run_start if run_start is not None else min((m.start_time_us or 0) / 1e6 for m in compiles) or None
@@ -146,9 +145,7 @@ def compile_time_breakdown(index: AnalysisIndex) -> CompileTime | None:
     for metrics in compiles:
         by_frame[index.frame_key(metrics.compile_id)].append(metrics)
     spans = nested_spans(log.compile_spans, origin) if origin is not None else {}
-    frames = [
-        _frame(index, key, items, _Kernels(cpp, compiler), cache, origin, spans) for key, items in by_frame.items()
-    ]
+    frames = [_frame(index, key, items, kernels, cache, origin, spans) for key, items in by_frame.items()]
     frames.sort(key=lambda f: (-f.seconds, f.file, f.line))
     ends = [c.start_s + c.seconds for f in frames for c in f.compiles if c.start_s is not None]
     late = sum(m.compile_time_s for m in compiles if m.compile_id and m.compile_id.frame_compile_id > 0)
@@ -159,7 +156,7 @@ def compile_time_breakdown(index: AnalysisIndex) -> CompileTime | None:
         last_compile_end_s=max(ends) if ends else None,
         saved_s=saved,
         miss_reasons=reasons,
-        kernel_compiler=compiler,
+        kernel_compiler=kernels.compiler,
     )
 
 
@@ -169,6 +166,12 @@ class _Kernels:
 
     cpp: dict[CompileId, float]
     compiler: str | None
+
+    @classmethod
+    def of(cls, log: EventLog) -> _Kernels:
+        compiler = kernel_compiler(log)
+        names = CPP_ON_GPU_SPANS if compiler == "triton" else CPP_SPANS
+        return cls(cpp_compile_seconds(log.compile_spans, names), compiler)
 
 
 def _frame(
