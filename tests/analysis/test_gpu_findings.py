@@ -323,3 +323,21 @@ def test_every_format_has_the_cuda_graph_view(fmt):
         assert "recorded, but its calls ran eagerly" in text
     if fmt == "html":
         assert '<section id="cudagraphs">' in text
+
+
+def test_a_backward_compiled_at_its_first_call_counts_with_its_triton_kernels():
+    """A training step's backward is compiled by inductor at the first backward call: torch writes it in a
+    `bwd_compilation_metrics` record (no frame time), its Triton kernels' seconds in it. They are part of the
+    Triton phase (0.19 s and 0.57 s here) and of the compile time, said apart from torch's frame compile time."""
+    from torchcompile_doctor.renderers import render
+
+    found = report("gpu_breaks_mix", True)
+    data = found.compile_time
+    backward = {c.compile_id: c for f in data.frames for c in f.compiles if c.backward}
+    assert set(backward) == {"0/0 backward", "1/0 backward"}
+    assert backward["0/0 backward"].seconds == pytest.approx(0.702231)
+    assert backward["0/0 backward"].phases["triton_compile"] == pytest.approx(0.573109)
+    forward_triton = 0.342671 + 0.000571 + 0.000772 + 0.583396 + 0.149931
+    assert data.phases["triton_compile"] == pytest.approx(forward_triton + 0.19351 + 0.573109)
+    assert data.total_s == pytest.approx(found.summary.compile_time_s + 0.270156 + 0.702231, abs=1e-3)
+    assert "(0.97 s of it compiling backward graphs at their first backward)" in render(found, "terminal")

@@ -12,7 +12,13 @@ from dataclasses import dataclass
 
 from torchcompile_doctor.analysis.compiled_frames import frame_view
 from torchcompile_doctor.analysis.index import AnalysisIndex
-from torchcompile_doctor.events.model import CompilationMetrics, CompileId, CompileSpan, EventLog
+from torchcompile_doctor.events.model import (
+    BackwardCompilationMetrics,
+    CompilationMetrics,
+    CompileId,
+    CompileSpan,
+    EventLog,
+)
 from torchcompile_doctor.model.compile_time import (
     CACHES,
     CacheCounts,
@@ -134,7 +140,8 @@ def _cache_counts(log: EventLog) -> tuple[dict[CompileId, FrameCache], float, tu
 def compile_time_breakdown(index: AnalysisIndex) -> CompileTime | None:
     """Where the run's compile time went; None when the log has no compile."""
     log = index.log
-    compiles = [m for m in log.metrics if m.compile_id is not None]
+    # a graph's backward, compiled by inductor at its first backward call, belongs to its frame's compile time too
+    compiles = [m for m in (*log.metrics, *log.backward_metrics) if m.compile_id is not None]
     if not compiles:
         return None
     kernels = _Kernels.of(log)
@@ -174,6 +181,10 @@ class _Kernels:
         return cls(cpp_compile_seconds(log.compile_spans, names), compiler)
 
 
+def _is_backward(metrics: CompilationMetrics) -> bool:
+    return isinstance(metrics, BackwardCompilationMetrics)
+
+
 def _frame(
     index: AnalysisIndex,
     key: tuple[str, int, str],
@@ -185,11 +196,11 @@ def _frame(
 ) -> FrameCompileTime:
     file, line, co_name = key
     records = []
-    for metrics in sorted(items, key=lambda m: m.compile_id or CompileId(0, 0)):
+    for metrics in sorted(items, key=lambda m: (m.compile_id or CompileId(0, 0), _is_backward(m))):
         start = metrics.start_time_us / 1e6 - origin if metrics.start_time_us and origin is not None else None
         records.append(
             CompileRecord(
-                compile_id=str(metrics.compile_id),
+                compile_id=f"{metrics.compile_id} backward" if _is_backward(metrics) else str(metrics.compile_id),
                 start_s=start,
                 seconds=metrics.compile_time_s,
                 phases=phases_of(
@@ -198,7 +209,8 @@ def _frame(
                     kernels.compiler,
                 ),
                 failed=metrics.fail_type is not None,
-                spans=spans.get(metrics.compile_id, ()) if metrics.compile_id is not None else (),
+                backward=_is_backward(metrics),
+                spans=spans.get(metrics.compile_id, ()) if metrics.compile_id and not _is_backward(metrics) else (),
             )
         )
     guarded = [m for m in items if m.guard_count is not None]
