@@ -185,6 +185,28 @@ def _is_backward(metrics: CompilationMetrics) -> bool:
     return isinstance(metrics, BackwardCompilationMetrics)
 
 
+def _record(
+    metrics: CompilationMetrics,
+    kernels: _Kernels,
+    origin: float | None,
+    spans: dict[CompileId, tuple[TraceSpan, ...]],
+) -> CompileRecord:
+    """One compile (or a graph's backward compile) with its phases; the trace's spans and C++ compiles are the
+    frame compile's, not its backward's."""
+    backward = _is_backward(metrics)
+    own = metrics.compile_id if metrics.compile_id is not None and not backward else None
+    start = metrics.start_time_us / 1e6 - origin if metrics.start_time_us and origin is not None else None
+    return CompileRecord(
+        compile_id=f"{metrics.compile_id} backward" if backward else str(metrics.compile_id),
+        start_s=start,
+        seconds=metrics.compile_time_s,
+        phases=phases_of(metrics, kernels.cpp.get(own) if own in kernels.cpp else None, kernels.compiler),
+        failed=metrics.fail_type is not None,
+        backward=backward,
+        spans=spans.get(own, ()) if own is not None else (),
+    )
+
+
 def _frame(
     index: AnalysisIndex,
     key: tuple[str, int, str],
@@ -195,24 +217,8 @@ def _frame(
     spans: dict[CompileId, tuple[TraceSpan, ...]],
 ) -> FrameCompileTime:
     file, line, co_name = key
-    records = []
-    for metrics in sorted(items, key=lambda m: (m.compile_id or CompileId(0, 0), _is_backward(m))):
-        start = metrics.start_time_us / 1e6 - origin if metrics.start_time_us and origin is not None else None
-        records.append(
-            CompileRecord(
-                compile_id=f"{metrics.compile_id} backward" if _is_backward(metrics) else str(metrics.compile_id),
-                start_s=start,
-                seconds=metrics.compile_time_s,
-                phases=phases_of(
-                    metrics,
-                    kernels.cpp.get(metrics.compile_id) if metrics.compile_id in kernels.cpp else None,
-                    kernels.compiler,
-                ),
-                failed=metrics.fail_type is not None,
-                backward=_is_backward(metrics),
-                spans=spans.get(metrics.compile_id, ()) if metrics.compile_id and not _is_backward(metrics) else (),
-            )
-        )
+    ordered = sorted(items, key=lambda m: (m.compile_id or CompileId(0, 0), _is_backward(m)))
+    records = [_record(metrics, kernels, origin, spans) for metrics in ordered]
     guarded = [m for m in items if m.guard_count is not None]
     heaviest = max(guarded, key=lambda m: m.guard_count or 0) if guarded else None
     counted = next((c for c in index.log.call_counts if (c.function_file, c.function_line) == (file, line)), None)
