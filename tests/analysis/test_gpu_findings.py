@@ -195,7 +195,8 @@ def test_a_hint_made_of_guard_sources_is_worded_in_its_title():
     with a tuple for a format string: the title says what it means, the evidence keeps torch's text."""
     (found,) = pipeline.reread_paths([GPU / "texts" / "optimizer_grad_copy_hint.log"]).reports
     (hint,) = found.findings
-    assert hint.code == "TCD404"
+    assert hint.code == "TCD422"
+    assert "torch._dynamo.mark_static_address(p.grad)" in hint.fix.summary and "set_to_none=False" in hint.fix.summary
     assert hint.title == (
         "Performance hint: gradient tensors of the optimizer's parameters (2) are copied at every CUDA-graph run"
     )
