@@ -295,13 +295,16 @@ def test_coverage_of_re_recordings_up_to_the_limit(release):
     (rerecord,) = data.rerecordings
     assert (rerecord.count, rerecord.cause, rerecord.changed_input) == (
         3,
-        "static input data pointer changed",
-        "primals_2",
+        "cudagraph managed tensor data pointer changed",
+        "primals_1",
     )
     assert rerecord.where == "/home/user/gpu-cases/cg_rerecord.py:9"
     assert (data.rerecord_limit, data.limit_hits) == (128, 1)
     coverage = finding(found, "TCD421")
-    assert "re-recorded 3 time(s): static input data pointer changed (input `primals_2`, made at" in coverage.why
+    assert (
+        "re-recorded 3 time(s): cudagraph managed tensor data pointer changed (input `primals_1`, made at"
+        in coverage.why
+    )
     assert "the re-record limit (=128) was reached 1 time(s)" in coverage.why
     assert "static_x.copy_(x)" in coverage.fix.summary and "cudagraph_mark_step_begin()" in coverage.fix.summary
     assert coverage.evidence.rerecordings == 3 and coverage.evidence.rerecord_limit == 128

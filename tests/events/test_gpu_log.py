@@ -227,11 +227,11 @@ def test_rerecordings_and_the_limit_of_a_release(release):
     assert (health.parse_errors, health.unknown_kinds) == (0, 0)
     (rerecord,) = process.log.cudagraph_runs
     assert (rerecord.mode, rerecord.count, rerecord.function) == (CudagraphRunMode.RERECORD, 3, "partition_0")
-    assert rerecord.reason == "static input data pointer changed" and rerecord.changed_input == "primals_2"
+    assert rerecord.reason == "cudagraph managed tensor data pointer changed" and rerecord.changed_input == "primals_1"
     assert (rerecord.user_stack[-1].line, rerecord.user_stack[-1].code) == (9, "return self.lin(x) * 2")
     (limit,) = process.log.cudagraph_skips
     assert limit.reason == CudagraphSkipReason.RERECORD_LIMIT and limit.rerecord_limit == 128
-    assert limit.detail.endswith("due to static input data pointer changed") and "\n" not in limit.detail
+    assert limit.detail.endswith("due to cudagraph managed tensor data pointer changed") and "\n" not in limit.detail
     assert limit.user_stack[-1].line == 9
 
 
