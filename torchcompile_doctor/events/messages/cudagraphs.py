@@ -51,8 +51,8 @@ _REASONS = (
 # a re-recording's cause (cudagraph_utils.log_data_ptr_mismatch): `static input data pointer changed.` then, per
 # input, `input name: primals_2. data pointer changed from A to B. input stack trace: <its frames>`
 _CHANGED_INPUT = re.compile(r"input name: (?P<name>[^.\s]+)\. .*?input stack trace: ?(?P<stack>.*)", re.S)
-# `... exceeding max re-recording limit (=50) on cudagraph node 3 due to ...` (2.11-2.15); 2.15's `... reaching the
-# cudagraph-managed input re-recording threshold (=8) ...` and `forward graph hit cudagraph_dynamic_shape_rerecord_limit=8`
+# `... exceeding max re-recording limit (=50) on cudagraph node 3 due to ...` (2.11-2.15); 2.15's `... reaching
+# the cudagraph-managed input re-recording threshold (=8) ...` and `graph hit cudagraph_dynamic_shape_rerecord_limit=8`
 _LIMIT = re.compile(r"(?:re-record(?:ing)? (?:limit|threshold)|rerecord_limit)\W*(?:\(=?\s*|of\s+|=\s*)?(?P<limit>\d+)")
 _SKIP = re.compile(r"^(?:skipping cudagraphs? due to|disabling cudagraphs (?:for backward )?due to) ")
 _FOUND_FROM = re.compile(r"\.?\s*Found from\s*:?\s*")
