@@ -37,7 +37,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from types import ModuleType
 
@@ -371,6 +371,70 @@ def table(results: Sequence[CaseResult]) -> str:
     return "\n".join(lines)
 
 
+RESULTS_MD = ROOT.parent / "RESULTS.md"
+SECTION = "## fixbench: doctor fix on the team's own dev set and its held-out quarter"
+
+
+def _figures(results: Sequence[CaseResult]) -> str:
+    n = len(results)
+    counted = totals(results)
+    fixed, improved = counted["fixed"], counted["improved"]
+    shares = f"fixed {fixed}/{n} ({100 * fixed / max(n, 1):.0f}%), fixed or improved {fixed + improved}/{n}"
+    rest = ", ".join(f"{v} {c}" for v, c in counted.items() if c and v not in ("fixed", "improved"))
+    seconds = [r.seconds for r in results]
+    per = f"{sum(seconds) / max(n, 1):.0f} s per program (max {max(seconds, default=0):.0f} s)"
+    return f"{shares}; {rest or 'nothing else'}; {per}"
+
+
+def markdown(results: Sequence[CaseResult], when: str, torch_version: str, total: Mapping[str, int]) -> str:
+    """The RESULTS.md section: the figures of each split, then one row per program."""
+    lines = [
+        SECTION,
+        "",
+        f"Produced by `make fixbench FIXBENCH_SET=heldout` and `make fixbench` (bench/fixbench.py) on {when}, torch "
+        f"{torch_version}, 2 shared CPU cores, one program at a time, `doctor fix PROGRAM --apply --jobs 2 --backend "
+        "eager`. Counts are torch's own (bench/fixbench/measure.py): graph breaks/recompiles/graphs, +NL for "
+        "recompile-limit hits; **fixed** means the edited program reaches the by-hand fix's counts and prints the "
+        "same numbers.",
+        "",
+    ]
+    for split in ("heldout", "dev"):
+        mine = [r for r in results if r.split == split]
+        lines.append(f"- **{split}** ({len(mine)} of {total.get(split, 0)} programs run): {_figures(mine)}")
+    lines += ["", "| program | family | split | verdict | before | after | by hand | s | note |", "|---" * 9 + "|"]
+    for r in sorted(results, key=lambda r: (r.split != "heldout", r.family, r.name)):
+        after = r.after.short() if r.after else "-"
+        note = r.note.replace("|", "/")
+        lines.append(
+            f"| {r.name} | {r.family} | {r.split} | {r.verdict} | {r.before.short()} | {after} | "
+            f"{r.by_hand.short()} | {r.seconds:.0f} | {note} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def write_section(text: str, path: Path = RESULTS_MD) -> None:
+    """Put the section into RESULTS.md, replacing an earlier one (up to the next `## ` heading)."""
+    current = path.read_text()
+    if SECTION in current:
+        head, rest = current.split(SECTION, 1)
+        tail = rest[rest.find("\n## ") + 1 :] if "\n## " in rest else ""
+        current = head + text + ("\n" + tail if tail else "")
+    else:
+        current = current.rstrip("\n") + "\n\n" + text
+    path.write_text(current)
+
+
+def kept_results(results_dir: Path) -> list[CaseResult]:
+    """Every result kept in results_dir for a case that still exists, in its current split."""
+    split_of = {folder.name: split for folder, split in case_folders("all")}
+    kept = []
+    for path in sorted(results_dir.glob("*.json")):
+        result = _result_from_json(json.loads(path.read_text()))
+        if result.name in split_of:
+            kept.append(replace(result, split=split_of[result.name]))
+    return kept
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--set", default=os.environ.get("FIXBENCH_SET", "dev"), choices=sorted(SETS))
@@ -381,6 +445,9 @@ def main() -> int:
     parser.add_argument("--budget", type=float, default=300.0, help="doctor fix --budget per program (seconds)")
     parser.add_argument("--timeout", type=float, default=900.0, help="stop doctor fix after this many seconds")
     parser.add_argument("--write-split", action="store_true", help="choose the held-out quarter (seed in split.yaml)")
+    parser.add_argument(
+        "--write", action="store_true", help="after the run, write every kept result into bench/RESULTS.md"
+    )
     args = parser.parse_args()
     if args.write_split:
         seed = read_split()[0] if SPLIT_FILE.exists() else 33
@@ -415,6 +482,10 @@ def main() -> int:
         print(json.dumps({"results": [asdict(r) for r in results], "totals": totals(results)}, indent=1))
     else:
         print(table(results))
+    if args.write:
+        total = Counter(split for _, split in case_folders("all"))
+        when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+        write_section(markdown(kept_results(args.results), when, measure_module.torch_version(), total))
     return 0
 
 

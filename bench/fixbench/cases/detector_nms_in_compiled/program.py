@@ -34,6 +34,7 @@ def nms(boxes, scores, threshold=0.5):
     return keep
 
 
+torch.manual_seed(0)
 detector = TinyDetector().eval()
 
 
@@ -48,7 +49,6 @@ def detect(images, score_threshold=0.5):
     return results
 
 
-torch.manual_seed(0)
 with torch.no_grad():
     for _ in range(2):
         dets = detect(torch.randn(2, 3, 16, 16))
