@@ -15,8 +15,7 @@ from support.captures import SAMPLE_CAPTURES, snapshot_context
 from support.paths import REPO
 
 from torchcompile_doctor import cli
-from torchcompile_doctor.analysis import analyze
-from torchcompile_doctor.analysis import graph_break_registry
+from torchcompile_doctor.analysis import analyze, graph_break_registry
 from torchcompile_doctor.analysis.analyze import registry_note
 from torchcompile_doctor.analysis.graph_break_registry import (
     _parse,
