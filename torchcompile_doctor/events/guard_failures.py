@@ -88,8 +88,9 @@ class GuardFailure:
 
     @property
     def worded_guard(self) -> str:
-        """The failed guard in the user's words, without torch's trailing comment: `self.step == 3`."""
-        return user_variable(self.guard.split("  # ")[0])
+        """The failed guard in the user's words, without torch's trailing comment: `self.step == 3` (a value carried
+        across a graph break, a builtin, a loop's range iterator in words)."""
+        return worded_internals(user_variable(self.guard.split("  # ")[0]))
 
     @property
     def worded_variable(self) -> str:
@@ -144,16 +145,24 @@ _RANGE_ITERATOR = re.compile(r"___normalize_range_iter\((?P<of>[^()]+)\)")
 _CARRIED_ATTRIBUTE = re.compile(r"\b___stack\d+(?P<attribute>(?:\.\w+|\[\d+\])+)")
 _CARRIED = re.compile(r"\b___stack\d+\b")
 _BUILTIN = re.compile(r"__builtins_dict___(?:\d+|N)\['(?P<name>[^']+)'\]")
+# Dynamo's checks by what they check: the object's identity or type (its id is no user's value), an item
+_OBJECT_CHECK = re.compile(r"___check_(?P<what>obj|type)_id\((?P<of>[^,()]+(?:\([^()]*\))?), (?:\d+|<id>)\)")
+_CONTAINS_CHECK = re.compile(r"___dict_contains\((?P<key>'[^']*'), (?P<of>[^()]+(?:\([^()]*\))?)\)")
+_HELPER = re.compile(r"\b___(?P<name>[a-z]\w*)\(")  # any other helper of Dynamo's, by its plain name
 CARRIED_VALUE = "the value carried across the break"
 
 
 def worded_internals(text: str, carried: bool = True) -> str:
     """Dynamo's internals in a guard's words said as the user knows them: a loop's range iterator or a value carried
-    across a graph break (the resume function's `___stack0`; `carried=False` leaves it for a reader that knows the
-    break's line), a builtin (`__builtins_dict___3['len']`: len)."""
+    across a graph break (the resume function's `___stack0`), a builtin (`__builtins_dict___3['len']`: len), an
+    identity or type check (`___check_type_id(x, 94…)`: type(x)), any other helper by its plain name. `carried=False`
+    words only builtins and range iterators: a guard tree's reader names carried values by their break."""
     text = _BUILTIN.sub(r"\g<name>", _RANGE_ITERATOR.sub(_range_words, text))
     if not carried:
         return text
+    text = _OBJECT_CHECK.sub(lambda m: f"{'id' if m['what'] == 'obj' else 'type'}({m['of']})", text)
+    text = _CONTAINS_CHECK.sub(r"\g<key> in \g<of>", text)
+    text = _HELPER.sub(r"\g<name>(", text)
     text = _CARRIED_ATTRIBUTE.sub(lambda m: f"{m['attribute'].lstrip('.')} of {CARRIED_VALUE}", text)
     return _CARRIED.sub(CARRIED_VALUE, text)
 
@@ -329,6 +338,8 @@ def _classify_value(text: str) -> _Classified:
         if reason_class != "other" or compare["op"] == "==":
             old = compare["rhs"].strip() if compare["op"] == "==" else None
             return reason_class, user_variable(compare["lhs"]), old, None
+    if compare:  # `a is b`, `a != b`: the value compared, whole (its first word may be half a call)
+        return "other", user_variable(compare["lhs"]), None, None
     return "other", user_variable(text.split(" ")[0]) if text else "?", None, None
 
 
