@@ -168,6 +168,34 @@ def test_measured_guard_share_becomes_a_finding(tmp_path):
     log.guard_overheads[0] = GuardOverhead(str(script), 3, "step", 500, 10.0, 9.5, 8.0)
     report = analyze(log, AnalysisContext(target=str(script), root=str(tmp_path)))
     assert not [f for f in report.findings if f.code == "TCD214"]
+    # 40% again, but the rounds lay 5 µs apart (a loaded machine): within the noise, no finding
+    noisy = GuardOverhead(str(script), 3, "step", 500, 10.0, 6.0, 8.0, None, 5.0, 4.0, 7)
+    log.guard_overheads[0] = noisy
+    report = analyze(log, AnalysisContext(target=str(script), root=str(tmp_path)))
+    assert not [f for f in report.findings if f.code == "TCD214"]
+    overhead = report.guards[0].overhead
+    assert overhead is not None and overhead.within_noise and overhead.noise_us == 4.5
+    assert to_json(overhead)["compiled_spread_us"] == 5.0 and to_json(overhead)["rounds"] == 7
+
+
+def test_guard_timings_within_their_noise_are_said_to_be_so_not_a_contradiction(tmp_path):
+    """Two runs of one sample gave 88.6 µs and 44,036 µs; another had guards skipped slower than with guards.
+    With the rounds' spread kept, the terminal says the two differ within the noise and claims no guard cost."""
+    from torchcompile_doctor.model.findings import GuardOverheadFigures
+    from torchcompile_doctor.renderers.terminal import _overhead_line
+
+    slower_skipped = GuardOverheadFigures(500, 88.6, 91.0, 80.0, None, 6.0, 5.0, 7)
+    line = _overhead_line(slower_skipped)
+    assert line == (
+        "    per call: compiled 88.6 µs ± 3.0 · guards skipped 91.0 µs ± 2.5 · eager 80.0 µs · guards skipped and "
+        "with guards differ within the noise of 7 rounds: no guard cost measured"
+    )
+    measured = GuardOverheadFigures(500, 10.0, 6.0, 8.0, None, 0.4, 0.2, 7)
+    assert not measured.within_noise and _overhead_line(measured).endswith("guards ≈ 40% of the call")
+    # a capture recorded before spreads were kept: the median alone, as before
+    assert _overhead_line(GuardOverheadFigures(500, 10.0, 6.0, 8.0)).endswith(
+        "· eager 8.0 µs · guards ≈ 40% of the call"
+    )
 
 
 def _captures_with_recompiles() -> list[Path]:

@@ -3,8 +3,8 @@ its names need, never a setting that only hides a problem."""
 
 from __future__ import annotations
 
-from torchcompile_doctor.experiments.experiment import ConfigSwitch
 from torchcompile_doctor.fix.candidates import Program, _config_code, _config_edits
+from torchcompile_doctor.model.experiment import ConfigSwitch
 
 
 def test_a_function_set_setting_imports_the_package_that_adds_the_function_and_the_name_s_module():

@@ -65,13 +65,13 @@ def test_a_config_switch_a_compile_keyword_and_rewrites_are_measured_combined_an
     item = "`s = x.sum().item()` made `s = x.sum()` (breaks_and_recompiles.py:16)"  # the report's own rewrites
     tensor = "made `total += float(step(x, torch.tensor(n)).sum())"
     *alone, combined = report["trials"]  # each change alone, then the helpful ones together
-    assert len(alone) == 5 and all(trial["status"] == "helps" for trial in alone)
+    assert len(alone) == 5 and all(trial["status"] in ("fixed", "improved") for trial in alone)
     assert {switch, keyword, branch, item} <= {trial["change"] for trial in alone}
     assert any(tensor in trial["change"] for trial in alone)
     # together: the branch, and one change each for the `.item()` break and the int (two changes that answer the
     # same findings are alternatives: the patch carries the better one)
     together = report["patch"]["changes"]
-    assert combined["status"] == "helps" and combined["change"] == " + ".join(together)
+    assert combined["status"] in ("fixed", "improved") and combined["change"] == " + ".join(together)
     assert len(together) == 3 and branch in together
     assert len({switch, item} & set(together)) == 1
     assert len({keyword} & set(together)) + sum(tensor in change for change in together) == 1
@@ -202,7 +202,7 @@ def test_the_report_s_own_rewrite_binds_the_stacked_tensors_and_marks_those_torc
     run = doctor_here("fix", str(root / "rollouts.py"), "--jobs", "1", "--format", "json")
     assert run.returncode == 0, run.stderr
     rewrite = _trial(run.json, "made `loss = episode_loss(log_probs_tensor, values_tensor, returns)`")
-    assert rewrite["status"] == "helps" and rewrite["codes"] == ["TCD301"]
+    assert rewrite["status"] in ("fixed", "improved") and rewrite["codes"] == ["TCD301"]
     assert "+    values_tensor = torch.stack(values)\n" in rewrite["diff"]
     assert "+    torch._dynamo.mark_dynamic(returns, 0)\n" in rewrite["diff"]
     (tmp_path / "rewrite.patch").write_text(rewrite["diff"])
@@ -220,7 +220,7 @@ def test_a_dimension_torch_bounded_is_marked_unbacked_with_the_input_tied_to_it(
     assert _trial(run.json, "torch.compile(..., dynamic=True)")["status"] == "no effect"
     patched = (root / "served_batches.py").read_text()
     assert (
-        "        torch._dynamo.decorators.mark_unbacked(tokens, 0)  # before the first call\n"
+        "        torch._dynamo.decorators.mark_unbacked(tokens, 0)\n"
         "        torch._dynamo.decorators.mark_unbacked(lengths, 0)\n"
         "        logits = compiled(tokens, lengths)\n"
     ) in patched

@@ -265,6 +265,9 @@ def _figures(overhead: GuardOverhead) -> GuardOverheadFigures:
         skip_guards_us=overhead.skip_guards_us,
         eager_us=overhead.eager_us,
         error=overhead.error,
+        compiled_spread_us=overhead.compiled_spread_us,
+        skip_guards_spread_us=overhead.skip_guards_spread_us,
+        rounds=overhead.rounds,
     )
 
 

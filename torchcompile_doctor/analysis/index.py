@@ -131,7 +131,8 @@ class AnalysisIndex:
     def source_line(self, file: str, line: int) -> SourceLine | None:
         """A line with its file and number: where a fix's rewrite stands."""
         text = self.raw_line(file, line)
-        return SourceLine(text, file, line) if text is not None else None
+        lines = self.code.lines(file)
+        return SourceLine(text, file, line, "".join(lines or ())) if text is not None else None
 
     # -- compiles
     def function_of(self, compile_id: CompileId | None) -> CompilationMetrics | None:

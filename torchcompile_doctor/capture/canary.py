@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 import os
 
-from torchcompile_doctor.experiments.experiment import ConfigValue
+from torchcompile_doctor.model.experiment import ConfigValue
 
 DYNAMO_CONFIG_ENV = "TORCHCOMPILE_DOCTOR_DYNAMO_CONFIG"
 

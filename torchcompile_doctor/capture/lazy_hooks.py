@@ -20,7 +20,7 @@ from torchcompile_doctor.capture.hooks import compile_hook, dynamo_config, perf_
 from torchcompile_doctor.capture.torch_import import TorchImportWatcher, on_torch_import, stop_watching
 from torchcompile_doctor.capture.torch_messages import torch_log_capture, warning_capture
 from torchcompile_doctor.events.sidechannel import EventName, SideChannel
-from torchcompile_doctor.experiments.experiment import (
+from torchcompile_doctor.model.experiment import (
     cache_dir,
     compile_kwargs,
     config_settings,

@@ -8,16 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 from torchcompile_doctor.capture.runner import capture_folder
 from torchcompile_doctor.capture_layout import CARRIED_RUNS, CaptureFolder, ExperimentFolder
 from torchcompile_doctor.errors import DoctorError
-from torchcompile_doctor.experiments.experiment import CacheDir, Experiment, carries_cache, key
 from torchcompile_doctor.experiments.plan import plan
 from torchcompile_doctor.experiments.record import ExperimentRecord, read_record, write_record
 from torchcompile_doctor.experiments.verify import Measured, attach
+from torchcompile_doctor.fix.trials import QuietProgress, TrialProgress
+from torchcompile_doctor.model.experiment import CacheDir, Experiment, carries_cache, describe, key
 from torchcompile_doctor.model.report import Report
 
 Measure = Callable[[Experiment, Path], Report]  # capture and analyse the target with the experiment, in the folder
@@ -55,16 +56,38 @@ def _run_one(measure: Measure, kept: CaptureFolder | None, number: int, experime
     return result
 
 
-def try_fixes(report: Report, measure: Measure, kept: Path | None, jobs: int, progress: Progress) -> Report:
-    """The report with each planned experiment's measured effect on the fixes that suggested it."""
+def _measured_line(result: Measured) -> str:
+    if isinstance(result, str):
+        return f"not measured: {result}"
+    after = result[1] if isinstance(result, tuple) else result
+    told = after.summary
+    return f"measured: breaks {told.graph_breaks}, recompiles {told.recompiles}, compile {told.compile_time_s:.2f} s"
+
+
+def try_fixes(
+    report: Report,
+    measure: Measure,
+    kept: Path | None,
+    jobs: int,
+    progress: Progress,
+    trial_progress: TrialProgress | None = None,
+) -> Report:
+    """The report with each planned experiment's measured effect on the fixes that suggested it, judged as
+    `doctor fix` judges its trials (experiments/verify.py). `trial_progress` hears of each run as it ends."""
     planned = plan(report)
     folder = CaptureFolder(kept) if kept is not None else None
+    told = trial_progress or QuietProgress()
+    done = iter(range(1, len(planned) + 1))
 
     def run_one(numbered: tuple[int, Experiment]) -> tuple[str, Measured]:
         number, experiment = numbered
-        return key(experiment), _run_one(measure, folder, number, experiment)
+        told.running(describe(experiment))
+        result = _run_one(measure, folder, number, experiment)
+        told.finished(next(done), len(planned), f"{describe(experiment)}: {_measured_line(result)}")
+        return key(experiment), result
 
-    with progress(f"trying {len(planned)} fix(es), {jobs} at a time"):
+    told.started(len(planned))
+    with progress(f"trying {len(planned)} fix(es), {jobs} at a time") if trial_progress is None else nullcontext():
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             results = dict(pool.map(run_one, enumerate(planned)))
     return attach(report, results)

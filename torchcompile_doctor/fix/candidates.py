@@ -17,7 +17,21 @@ from pathlib import Path
 
 from torchcompile_doctor.analysis.regional import python_path
 from torchcompile_doctor.events.model import BackendUse, CallSite, EventLog
-from torchcompile_doctor.experiments.experiment import (
+from torchcompile_doctor.fix.call_source import (
+    StepTail,
+    argument_expression,
+    assigned_name,
+    compile_callee,
+    compile_statement,
+    function_lines,
+    imports_torch,
+    is_plain_reference,
+    parameter_position,
+    renamed,
+    step_tail,
+)
+from torchcompile_doctor.model.edits import FileEdit as FileEdit  # trials read it from here
+from torchcompile_doctor.model.experiment import (
     FUNCTION_SETS,
     Combined,
     CompileKwargs,
@@ -30,33 +44,21 @@ from torchcompile_doctor.experiments.experiment import (
     is_compile_time,
     key,
 )
-from torchcompile_doctor.fix.call_source import (
-    StepTail,
-    argument_expression,
-    assigned_name,
-    compile_callee,
-    compile_statement,
-    function_lines,
-    imports_torch,
-    is_plain_reference,
-    one_line_statement,
-    parameter_position,
-    renamed,
-    step_tail,
-)
-from torchcompile_doctor.model.report import Finding, Report
+from torchcompile_doctor.model.report import Finding, Report, Rewrite
 from torchcompile_doctor.patches.edits import (
     AddKeyword,
     AfterTorchImport,
-    BranchToWhere,
     Edit,
+    EditError,
     InsertAfter,
     InsertBefore,
     RemoveStatement,
     ReplaceStatement,
+    edit_source,
 )
 from torchcompile_doctor.patches.project import inside
-from torchcompile_doctor.rules.fixes import code_only
+from torchcompile_doctor.transforms.line_code import code_only
+from torchcompile_doctor.transforms.registry import TRANSFORMS
 
 # settings known to end some programs (measured on real models: PendingUnbackedSymbolNotFound) or to only move
 # a break to the next line that branches on the value
@@ -71,12 +73,6 @@ _RISKY_SETTINGS = {
 _HIDING_SETTINGS = {"recompile_limit", "cache_size_limit", "accumulated_recompile_limit", "suppress_errors"}
 
 ReadSource = Callable[[Path], str | None]  # a file's text, None when it cannot be read
-
-
-@dataclass(frozen=True)
-class FileEdit:
-    path: Path
-    edit: Edit
 
 
 @dataclass(frozen=True)
@@ -251,22 +247,6 @@ def _caution(experiment: Experiment) -> str | None:
     return "; ".join(dict.fromkeys(notes)) or None
 
 
-def _branchless(finding: Finding, program: Program) -> Candidate | None:
-    """A data-dependent `if` of the user's, at the line that broke the graph, as one `torch.where`."""
-    where = finding.location
-    if where is None or not inside(program.root, Path(where.file)) or finding.origin not in (None, "user"):
-        return None
-    path = Path(where.file)
-    return Candidate(
-        title=f"`{(where.source or 'if').strip()}` made branchless with torch.where ({path.name}:{where.line})",
-        codes=(finding.code,),
-        findings=(finding.title,),
-        edits=(FileEdit(path, BranchToWhere(where.line)),),
-        by_compile_time=False,
-        caution="both branches are computed; the result must be a tensor of one shape",
-    )
-
-
 def _step_outside(finding: Finding, program: Program) -> Candidate | None:
     """`loss.backward()` and the optimizer calls after it, in a compiled step function, moved after each line
     that calls the function (AOTAutograd then compiles the backward of the graph the function returns)."""
@@ -309,29 +289,37 @@ def _moved_after_calls(tail: StepTail, sites: list[CallSite], program: Program) 
     return edits
 
 
-def _finding_rewrite(finding: Finding, program: Program) -> Candidate | None:
-    """The rewrite the report prints for the finding (its `before` line made `after`: `mark_dynamic` on the
-    tensor the call passes, with the inputs torch ties to it; a number passed as a tensor; an optimizer's lr as
-    a tensor; a mask the call left out passed, an argument the library branches on left out), made at the line
-    it quotes when that line is the user's, one statement, and still reads so."""
+def _finding_rewrites(finding: Finding, program: Program) -> list[Candidate]:
+    """The rewrites the report's transforms built for the finding (the one it prints, and the alternatives that
+    built at the same line): each the transform's edits of the user's file, so the candidate measured is the edit
+    the report shows."""
     fix = finding.fix
-    at = fix.rewrite_at if fix is not None else None
-    if fix is None or fix.after is None or at is None or at.file is None or at.line is None:
-        return None
-    path = Path(at.file)
-    source = program.read(path) if inside(program.root, path) else None
-    lines = (source or "").splitlines()
-    if source is None or not 0 < at.line <= len(lines) or lines[at.line - 1].strip() != (fix.before or "").strip():
-        return None  # not the user's file, or the line changed since the run
-    if not one_line_statement(source, at.line):
-        return None
-    return Candidate(
-        title=f"{_rewrite_words(fix.before or '', fix.after)} ({path.name}:{at.line})",
-        codes=(finding.code,),
-        findings=(finding.title,),
-        edits=(FileEdit(path, ReplaceStatement(at.line, fix.after)),),
-        by_compile_time=False,
-    )
+    if fix is None:
+        return []
+    shown = [Rewrite("", fix.before, fix.after, fix.edits)] if fix.before and fix.after and fix.edits else []
+    made = []
+    for rewrite in [*shown, *fix.alternatives]:
+        if not rewrite.edits or not all(inside(program.root, e.path) for e in rewrite.edits):
+            continue  # not the user's project
+        at = rewrite.edits[0]
+        made.append(
+            Candidate(
+                title=f"{_candidate_words(rewrite)} ({at.path.name}:{getattr(at.edit, 'line', '')})",
+                codes=(finding.code,),
+                findings=(finding.title,),
+                edits=rewrite.edits,
+                by_compile_time=False,
+            )
+        )
+    return made
+
+
+def _candidate_words(rewrite: Rewrite) -> str:
+    """A short rewrite in its own code (`x` made `y`); a long one (a function split) by what its transform does."""
+    words = TRANSFORMS[rewrite.transform].words if rewrite.transform in TRANSFORMS else ""
+    if words and len(rewrite.after.splitlines()) > 3:
+        return words
+    return _rewrite_words(rewrite.before, rewrite.after)
 
 
 def _rewrite_words(before: str, after: str) -> str:
@@ -347,8 +335,9 @@ def _rewrite_words(before: str, after: str) -> str:
     return f"`{kept}` made `{last}`" + (f" after {shown}" if added else "")
 
 
-# code rewrites at the user's line, by rule code: each is measured like every other candidate
-_REWRITES: dict[str, Callable[[Finding, Program], Candidate | None]] = {"TCD106": _branchless, "TCD109": _step_outside}
+# transforms that need the lines calling the compiled function (the run's call sites), by the name the catalogue
+# gives them: each is measured like every other candidate
+_PROGRAM_TRANSFORMS: dict[str, Callable[[Finding, Program], Candidate | None]] = {"move_outside": _step_outside}
 
 
 def candidates(report: Report, program: Program) -> tuple[list[Candidate], list[Unbuildable]]:
@@ -360,8 +349,9 @@ def candidates(report: Report, program: Program) -> tuple[list[Candidate], list[
         experiment = finding.fix.experiment if finding.fix else None
         if experiment is not None:
             asked.setdefault(key(experiment), (experiment, []))[1].append(finding)
-        rewrite = _REWRITES.get(finding.code)
-        for made in (rewrite(finding, program) if rewrite is not None else None, _finding_rewrite(finding, program)):
+        names = finding.fix.transforms if finding.fix else ()
+        programs = [_PROGRAM_TRANSFORMS[name](finding, program) for name in names if name in _PROGRAM_TRANSFORMS]
+        for made in (*programs, *_finding_rewrites(finding, program)):
             if made is not None and all(made.edits != c.edits for c in built):
                 built.append(made)
     for experiment, findings in _every_module_list(list(asked.values())):
@@ -380,7 +370,26 @@ def candidates(report: Report, program: Program) -> tuple[list[Candidate], list[
                 caution=_caution(experiment),
             )
         )
-    return built, refused
+    buildable = [c for c in built if _why_not_buildable(c, program) is None]
+    refused += [Unbuildable(c.title, c.codes, why) for c in built if (why := _why_not_buildable(c, program))]
+    return buildable, refused
+
+
+def _why_not_buildable(candidate: Candidate, program: Program) -> str | None:
+    """Why the candidate's edits cannot be made on the user's files as they are (None: they can, and the edited
+    files parse): a candidate that fails is dropped with this reason and the others are measured."""
+    by_file: dict[Path, list[Edit]] = {}
+    for made in candidate.edits:
+        by_file.setdefault(made.path, []).append(made.edit)
+    for path, edits in by_file.items():
+        source = program.read(path)
+        if source is None:
+            return f"{path.name} cannot be read"
+        try:
+            edit_source(source, edits)
+        except EditError as error:
+            return f"{path.name}: {error}"
+    return None
 
 
 def _every_module_list(

@@ -21,13 +21,14 @@ from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.regional import RepeatedBlocks, lists_around_break, python_path
 from torchcompile_doctor.analysis.worded_findings import finding_from_rule
 from torchcompile_doctor.events.model import GraphBreak, StackFrame
-from torchcompile_doctor.experiments.experiment import Combined, Regional
+from torchcompile_doctor.model.experiment import Combined, Regional
 from torchcompile_doctor.model.findings import BreakEvidence, BreakImpact, Impact, SkippedFrame
 from torchcompile_doctor.model.report import Finding, Location
 from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
 from torchcompile_doctor.rules.catalogue import BreakSignature, Rule
-from torchcompile_doctor.rules.fixes import RewriteFacts, code_only
+from torchcompile_doctor.rules.fixes import RewriteFacts
 from torchcompile_doctor.rules.rule_page import gb_page
+from torchcompile_doctor.transforms.line_code import code_only
 
 _POLYFILLS = "/torch/_dynamo/polyfills/"
 _LOGGING_MODULE = "/logging/__init__.py"

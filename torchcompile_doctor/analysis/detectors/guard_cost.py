@@ -129,14 +129,16 @@ def steady_module_values(index: AnalysisIndex, derived: Derived, rules: RuleSet[
 
 
 def guard_overhead(index: AnalysisIndex, derived: Derived, rules: RuleSet[OverheadParams]) -> list[Finding]:
-    """Guards measured to take at least `min_share` of a compiled call's time."""
+    """Guards measured to take at least `min_share` of a compiled call's time, beyond the spread of the rounds."""
     rule = rules.only
     findings = []
     for frame in derived.guard_frames:
         overhead = frame.overhead
         if not overhead or not overhead.compiled_us or overhead.skip_guards_us is None:
             continue
-        guard_us = max(0.0, overhead.compiled_us - overhead.skip_guards_us)
+        if overhead.within_noise:  # the rounds' spread covers the difference: no cost measured
+            continue
+        guard_us = max(0.0, overhead.guard_us)
         share = guard_us / overhead.compiled_us
         if share < rules.params.min_share:
             continue
