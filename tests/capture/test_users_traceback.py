@@ -55,3 +55,18 @@ def test_the_programs_own_excepthook_gets_the_error(tmp_path, monkeypatch):
     ((kind, value, tb),) = seen
     assert kind is ValueError and value is error
     assert tb is not None and tb.tb_frame.f_code.co_filename == str(tmp_path / "train.py")
+
+
+def test_a_failing_excepthook_of_the_program_is_reported_as_the_interpreter_does(tmp_path, monkeypatch, capsys):
+    error = _raised_through_the_bootstrap(tmp_path)
+
+    def broken(kind, value, tb):
+        raise RuntimeError("hook broke")
+
+    monkeypatch.setattr(sys, "excepthook", broken)
+    _bootstrap.print_users_traceback(error)  # the capture goes on to record how the program ended
+    printed = capsys.readouterr().err
+    assert printed.startswith("Error in sys.excepthook:\n") and "RuntimeError: hook broke" in printed
+    original = printed.split("Original exception was:\n", 1)[1]
+    assert original.startswith("Traceback (most recent call last):\n") and "torchcompile_doctor" not in original
+    assert original.rstrip().endswith("ValueError: bad batch 3")

@@ -272,11 +272,11 @@ def test_rerecordings_and_the_limit_of_a_release(release):
     assert (health.parse_errors, health.unknown_kinds) == (0, 0)
     (rerecord,) = process.log.cudagraph_runs
     assert (rerecord.mode, rerecord.count, rerecord.function) == (CudagraphRunMode.RERECORD, 3, "partition_0")
-    assert rerecord.reason == "static input data pointer changed" and rerecord.changed_input == "primals_2"
+    assert rerecord.reason == "cudagraph managed tensor data pointer changed" and rerecord.changed_input == "primals_1"
     assert (rerecord.user_stack[-1].line, rerecord.user_stack[-1].code) == (9, "return self.lin(x) * 2")
     (limit,) = process.log.cudagraph_skips
     assert limit.reason == CudagraphSkipReason.RERECORD_LIMIT and limit.rerecord_limit == 128
-    assert limit.detail.endswith("due to static input data pointer changed") and "\n" not in limit.detail
+    assert limit.detail.endswith("due to cudagraph managed tensor data pointer changed") and "\n" not in limit.detail
     assert limit.user_stack[-1].line == 9
 
 
@@ -310,3 +310,16 @@ def test_the_words_2_15_gives_the_re_record_limit_are_read():
     assert skip.reason == logged.reason == CudagraphSkipReason.RERECORD_LIMIT
     assert (skip.rerecord_limit, logged.rerecord_limit) == (8, 8)
     assert [w.kind for w in process.log.torch_warnings] == [WarningKind.CUDAGRAPH_RERECORD_LIMIT]
+
+
+def test_a_skip_logged_without_its_compile_belongs_to_the_graph_run_before_it():
+    """torch logs `skipping cudagraphs due to mutated inputs` at the graph's first call, with no compile id: it is
+    the compile whose cudagraphs records came last. Two recorded logs joined: cg_mutated_input's graph (0/0), then
+    cg_overwritten's, renumbered 1/0 (a second compiled function)."""
+    mutated = gzip.decompress(log_of("cg_mutated_input").read_bytes()).decode()
+    overwritten = gzip.decompress(log_of("cg_overwritten").read_bytes()).decode().replace("[0/0]", "[1/0]")
+    overwritten = overwritten.replace(" 863 ", " 442 ")  # one process
+    (process,), _ = processes_of((mutated + overwritten).encode())
+    (skip,) = process.log.cudagraph_skips
+    assert str(skip.compile_id) == "0/0"
+    assert sorted(str(r.compile_id) for r in process.log.cudagraph_recordings) == ["0/0", "1/0"]

@@ -12,7 +12,7 @@ import tempfile
 
 import pytest
 from support.captures import CAPTURES, FALLBACK_CAPTURES, SAMPLE_CAPTURES, reread
-from support.paths import REPO
+from support.paths import REPO, RULES
 
 from torchcompile_doctor.model.findings import RunFigures
 from torchcompile_doctor.model.fix import FixReport
@@ -26,6 +26,8 @@ KEPT = [
     SAMPLE_CAPTURES / "gpt2_finetune.capture",
     SAMPLE_CAPTURES / "fullgraph_failure.capture",
     FALLBACK_CAPTURES / "mbart_eval",
+    RULES / "TCD118" / "backward_inside_function.capture",  # torch's explanation names a file of torch's
+    RULES / "TCD123" / "progress_bar.capture",
 ]
 # the JSON's fields that hold the path as the run read it, for programs (an editor, `doctor fix`): README says so
 MACHINE_PATH_FIELDS = frozenset({"file", "target", "torch_text"})
@@ -146,3 +148,16 @@ def test_doctor_fix_names_the_script_from_its_project():
     assert text.startswith("doctor fix sub/train.py\n")
     assert f"note: the program read data/x.csv and {ELLIPSIS}/y.csv" in text
     assert not _MACHINE_PREFIX.search(text) and "/srv/" not in text
+
+
+@pytest.mark.parametrize(
+    ("path", "shown"),
+    [
+        ("/home/dev/lib/model.py", "../lib/model.py"),  # beside the program's folder, in the same project
+        ("/home/dev/proj/../x.py", "../x.py"),
+        ("/home/other/x.py", f"{ELLIPSIS}/x.py"),  # shares only /home: its path would spell out the machine
+        ("/work/shared/data/x.py", f"{ELLIPSIS}/x.py"),
+    ],
+)
+def test_a_file_near_the_program_is_shown_from_its_folder(path, shown):
+    assert display_path(path, ROOTS, near="/home/dev/proj") == shown

@@ -39,7 +39,8 @@ WITHOUT_A_CASE: set[str] = set()
 # torch's own messages; a custom backend's failure on tlparse's input; max-autotune's time on a derived trace.
 COVERED_ELSEWHERE = {
     **dict.fromkeys(
-        ("TCD410", "TCD415", "TCD416", "TCD417", "TCD418", "TCD419", "TCD421"), "tests/analysis/test_gpu_findings.py"
+        ("TCD410", "TCD415", "TCD416", "TCD417", "TCD418", "TCD419", "TCD421", "TCD422"),
+        "tests/analysis/test_gpu_findings.py",
     ),
     **dict.fromkeys(("TCD411", "TCD412", "TCD413", "TCD414"), "tests/capture/test_gpu_capture.py"),
     "TCD408": "tests/events/test_tlparse_inputs.py",

@@ -12,7 +12,13 @@ from dataclasses import dataclass
 
 from torchcompile_doctor.analysis.compiled_frames import frame_view
 from torchcompile_doctor.analysis.index import AnalysisIndex
-from torchcompile_doctor.events.model import CompilationMetrics, CompileId, CompileSpan, EventLog
+from torchcompile_doctor.events.model import (
+    BackwardCompilationMetrics,
+    CompilationMetrics,
+    CompileId,
+    CompileSpan,
+    EventLog,
+)
 from torchcompile_doctor.model.compile_time import (
     CACHES,
     CacheCounts,
@@ -134,11 +140,11 @@ def _cache_counts(log: EventLog) -> tuple[dict[CompileId, FrameCache], float, tu
 def compile_time_breakdown(index: AnalysisIndex) -> CompileTime | None:
     """Where the run's compile time went; None when the log has no compile."""
     log = index.log
-    compiles = [m for m in log.metrics if m.compile_id is not None]
+    # a graph's backward, compiled by inductor at its first backward call, belongs to its frame's compile time too
+    compiles = [m for m in (*log.metrics, *log.backward_metrics) if m.compile_id is not None]
     if not compiles:
         return None
-    compiler = kernel_compiler(log)
-    cpp = cpp_compile_seconds(log.compile_spans, CPP_ON_GPU_SPANS if compiler == "triton" else CPP_SPANS)
+    kernels = _Kernels.of(log)
     cache, saved, reasons = _cache_counts(log)
     run_start, run_end = _run_span(log)
     origin = run_start if run_start is not None else min((m.start_time_us or 0) / 1e6 for m in compiles) or None
@@ -146,9 +152,7 @@ def compile_time_breakdown(index: AnalysisIndex) -> CompileTime | None:
     for metrics in compiles:
         by_frame[index.frame_key(metrics.compile_id)].append(metrics)
     spans = nested_spans(log.compile_spans, origin) if origin is not None else {}
-    frames = [
-        _frame(index, key, items, _Kernels(cpp, compiler), cache, origin, spans) for key, items in by_frame.items()
-    ]
+    frames = [_frame(index, key, items, kernels, cache, origin, spans) for key, items in by_frame.items()]
     frames.sort(key=lambda f: (-f.seconds, f.file, f.line))
     ends = [c.start_s + c.seconds for f in frames for c in f.compiles if c.start_s is not None]
     late = sum(m.compile_time_s for m in compiles if m.compile_id and m.compile_id.frame_compile_id > 0)
@@ -159,7 +163,7 @@ def compile_time_breakdown(index: AnalysisIndex) -> CompileTime | None:
         last_compile_end_s=max(ends) if ends else None,
         saved_s=saved,
         miss_reasons=reasons,
-        kernel_compiler=compiler,
+        kernel_compiler=kernels.compiler,
     )
 
 
@@ -169,6 +173,38 @@ class _Kernels:
 
     cpp: dict[CompileId, float]
     compiler: str | None
+
+    @classmethod
+    def of(cls, log: EventLog) -> _Kernels:
+        compiler = kernel_compiler(log)
+        names = CPP_ON_GPU_SPANS if compiler == "triton" else CPP_SPANS
+        return cls(cpp_compile_seconds(log.compile_spans, names), compiler)
+
+
+def _is_backward(metrics: CompilationMetrics) -> bool:
+    return isinstance(metrics, BackwardCompilationMetrics)
+
+
+def _record(
+    metrics: CompilationMetrics,
+    kernels: _Kernels,
+    origin: float | None,
+    spans: dict[CompileId, tuple[TraceSpan, ...]],
+) -> CompileRecord:
+    """One compile (or a graph's backward compile) with its phases; the trace's spans and C++ compiles are the
+    frame compile's, not its backward's."""
+    backward = _is_backward(metrics)
+    own = metrics.compile_id if metrics.compile_id is not None and not backward else None
+    start = metrics.start_time_us / 1e6 - origin if metrics.start_time_us and origin is not None else None
+    return CompileRecord(
+        compile_id=f"{metrics.compile_id} backward" if backward else str(metrics.compile_id),
+        start_s=start,
+        seconds=metrics.compile_time_s,
+        phases=phases_of(metrics, kernels.cpp.get(own) if own in kernels.cpp else None, kernels.compiler),
+        failed=metrics.fail_type is not None,
+        backward=backward,
+        spans=spans.get(own, ()) if own is not None else (),
+    )
 
 
 def _frame(
@@ -181,23 +217,8 @@ def _frame(
     spans: dict[CompileId, tuple[TraceSpan, ...]],
 ) -> FrameCompileTime:
     file, line, co_name = key
-    records = []
-    for metrics in sorted(items, key=lambda m: m.compile_id or CompileId(0, 0)):
-        start = metrics.start_time_us / 1e6 - origin if metrics.start_time_us and origin is not None else None
-        records.append(
-            CompileRecord(
-                compile_id=str(metrics.compile_id),
-                start_s=start,
-                seconds=metrics.compile_time_s,
-                phases=phases_of(
-                    metrics,
-                    kernels.cpp.get(metrics.compile_id) if metrics.compile_id in kernels.cpp else None,
-                    kernels.compiler,
-                ),
-                failed=metrics.fail_type is not None,
-                spans=spans.get(metrics.compile_id, ()) if metrics.compile_id is not None else (),
-            )
-        )
+    ordered = sorted(items, key=lambda m: (m.compile_id or CompileId(0, 0), _is_backward(m)))
+    records = [_record(metrics, kernels, origin, spans) for metrics in ordered]
     guarded = [m for m in items if m.guard_count is not None]
     heaviest = max(guarded, key=lambda m: m.guard_count or 0) if guarded else None
     counted = next((c for c in index.log.call_counts if (c.function_file, c.function_line) == (file, line)), None)

@@ -75,7 +75,13 @@ def print_users_traceback(error: BaseException) -> None:
     program's own if it set one), without the doctor's frames (the error carries the cut traceback: the
     interpreter's own hook prints the error's, whatever it is given)."""
     error = error.with_traceback(users_traceback(error.__traceback__))
-    sys.excepthook(type(error), error, error.__traceback__)
+    try:
+        sys.excepthook(type(error), error, error.__traceback__)
+    except Exception as hook_error:  # as the interpreter does when the program's hook fails: both errors shown
+        print("Error in sys.excepthook:", file=sys.stderr)
+        sys.__excepthook__(type(hook_error), hook_error, hook_error.__traceback__)
+        print("\nOriginal exception was:", file=sys.stderr)
+        sys.__excepthook__(type(error), error, error.__traceback__)
 
 
 def _load_file_as_module(path: str, name: str) -> types.ModuleType:

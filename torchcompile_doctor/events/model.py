@@ -147,6 +147,12 @@ class CompilationMetrics:
 
 
 @dataclass(frozen=True)
+class BackwardCompilationMetrics(CompilationMetrics):
+    """`bwd_compilation_metrics`: inductor's compile of a graph's backward, made lazily at its first backward call
+    (outside the frame's compile, so in no `compilation_metrics`); its `compile_time_s` is inductor's time."""
+
+
+@dataclass(frozen=True)
 class Guard:
     """One leaf guard of the C++ guard tree (`dynamo_cpp_guards_str`)."""
 
@@ -580,6 +586,7 @@ class EventLog:
     graph_breaks: list[GraphBreak] = field(default_factory=list)
     recompiles: list[Recompile] = field(default_factory=list)
     metrics: list[CompilationMetrics] = field(default_factory=list)
+    backward_metrics: list[BackwardCompilationMetrics] = field(default_factory=list)
     output_graphs: list[OutputGraph] = field(default_factory=list)
     guard_trees: list[GuardTree] = field(default_factory=list)
     inductor_cache: list[InductorCacheEvent] = field(default_factory=list)
@@ -631,6 +638,7 @@ _LIST_FOR = {
     GraphBreak: "graph_breaks",
     Recompile: "recompiles",
     CompilationMetrics: "metrics",
+    BackwardCompilationMetrics: "backward_metrics",
     OutputGraph: "output_graphs",
     GuardTree: "guard_trees",
     InductorCacheEvent: "inductor_cache",

@@ -104,6 +104,7 @@ class CompileRecord:
     seconds: float = field(metadata=_MS)
     phases: dict[str, float] = field(metadata=_MS)
     failed: bool = False
+    backward: bool = False  # inductor's compile of the graph's backward, at its first backward call
     # torch's own spans of this compile, nested (empty when the trace has none); the HTML page's timeline and its
     # Perfetto file draw them; not in the JSON (the JSON schema has the phases)
     spans: tuple[TraceSpan, ...] = field(default=(), metadata=json_field(skip=True))
@@ -181,6 +182,12 @@ class CompileTime:
     @property
     def labels(self) -> dict[str, str]:
         return self.phase_labels
+
+    @property
+    def backward_s(self) -> float:
+        """The seconds of backward graphs compiled at their first backward call (in total_s, not in torch's frame
+        compile time)."""
+        return sum(c.seconds for frame in self.frames for c in frame.compiles if c.backward)
 
     @property
     def shown(self) -> tuple[str, ...]:

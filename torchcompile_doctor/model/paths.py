@@ -6,20 +6,24 @@ pseudo-files (`<frozen runpy>`, `-m pkg.train`) are shown as they are."""
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Sequence
 
 LIBRARY_MARKERS = ("/site-packages/", "/dist-packages/")
 TORCH_SHOWN = "<torch>"  # torch's install folder, as a path to one of its files is shown
 ELLIPSIS = "…"
+NEAR_LEVELS = 2  # a file this many folders up from the program's is shown as `../../x.py`; farther, as `…/x.py`
 # An absolute POSIX path starting a token (not the `//` or `/path` of a URL, not `a/b`, not `x / y`): it ends at
 # whitespace, a quote, a bracket or a comma; `file.py:12` keeps its line number.
 _ABSOLUTE_PATH = re.compile(r"(?<![\w/:.~<>-])/[^\s\"'`<>()\[\]{},;|]+")
 
 
-def display_path(path: str, roots: Sequence[str] = ()) -> str:
+def display_path(path: str, roots: Sequence[str] = (), near: str | None = None) -> str:
     """`path` as people read it: relative to the first of `roots` it lies under (see `display_roots` for their
-    order), else relative to site-packages, else `…/NAME`; a path that is not absolute is returned unchanged."""
+    order), else relative to site-packages, else relative to `near` (the program's folder) when at most
+    NEAR_LEVELS folders up from it (`../lib/model.py`), else `…/NAME`; a path that is not absolute is returned
+    unchanged."""
     if not path.startswith("/"):
         return path
     for root in roots:
@@ -29,6 +33,13 @@ def display_path(path: str, roots: Sequence[str] = ()) -> str:
     for marker in LIBRARY_MARKERS:
         if marker in path:
             return path.split(marker, 1)[1]
+    if near and near.startswith("/") and near.strip("/"):
+        relative = posixpath.relpath(path, near)
+        # a folder shared two levels deep (a project's `lib` beside its `scripts`), not `/home` or `/work`: a path
+        # climbing that high would spell out the machine's folders
+        shared = posixpath.commonpath([path, near]).strip("/").split("/")
+        if len(shared) >= 2 and relative.split("/").count("..") <= NEAR_LEVELS:
+            return relative
     head, _, name = path.rstrip("/").rpartition("/")
     return f"{ELLIPSIS}/{name}" if head and name else path
 
@@ -55,6 +66,6 @@ def display_roots(
     return tuple(r for r in (*libraries, *user) if r.startswith("/") and r.strip("/"))
 
 
-def display_text(text: str, roots: Sequence[str] = ()) -> str:
+def display_text(text: str, roots: Sequence[str] = (), near: str | None = None) -> str:
     """`text` with every absolute path in it shown as `display_path` shows it."""
-    return _ABSOLUTE_PATH.sub(lambda match: display_path(match.group(0), roots), text)
+    return _ABSOLUTE_PATH.sub(lambda match: display_path(match.group(0), roots, near), text)

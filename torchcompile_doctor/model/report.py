@@ -373,17 +373,19 @@ class Report:
             for place in (finding.location, finding.user_frame):
                 if place is not None and place.file == file and place.display_file:
                     return place.display_file
-        return display_path(file, self.display_roots(base_dir))
+        return display_path(file, self.display_roots(base_dir), self.environment.program_dir)
 
     def display_target(self, base_dir: str | None = None) -> str:
         """The target as people read it: its script relative to the current directory (`base_dir`) when under it,
         else to the program's folder (`-m pkg.train` as it is)."""
-        return display_text(self.target, self.display_roots(base_dir, checkout_first=True))
+        return display_text(
+            self.target, self.display_roots(base_dir, checkout_first=True), self.environment.program_dir
+        )
 
     def display_notes(self, base_dir: str | None = None) -> tuple[str, ...]:
         """The notes with any path in them shown as people read it."""
         roots = self.display_roots(base_dir)
-        return tuple(display_text(note, roots) for note in self.notes)
+        return tuple(display_text(note, roots, self.environment.program_dir) for note in self.notes)
 
     def display_roots(self, base_dir: str | None = None, *, checkout_first: bool = False) -> tuple[str, ...]:
         """The folders the report's paths are shown relative to (`model.paths.display_roots`)."""

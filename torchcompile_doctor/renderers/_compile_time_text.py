@@ -22,7 +22,10 @@ def compile_time_lines(data: CompileTime | None) -> list[str]:
         return [f"warm-up: {late_calls}"] if late_calls else []
     share = f" ({data.share_of_run:.0%} of the {data.run_s:.1f} s run)" if data.share_of_run is not None else ""
     phases = " · ".join(f"{data.labels[p]}: {data.phases[p]:.2f} s" for p in data.shown)
-    lines = [f"compile time: {data.total_s:.2f} s{share}; {phases}"]
+    backward = data.backward_s
+    # torch's frame compile time (the summary's) leaves out the backward graphs inductor compiled at their first call
+    lazy = f" ({backward:.2f} s of it compiling backward graphs at their first backward)" if backward >= 0.005 else ""
+    lines = [f"compile time: {data.total_s:.2f} s{share}{lazy}; {phases}"]
     warm_up = f"warm-up: {data.late_s:.2f} s compiling after each function's first compile (recompiles)"
     if data.last_compile_end_s is not None:
         warm_up += f"; the last compile ended {data.last_compile_end_s:.2f} s into the run"

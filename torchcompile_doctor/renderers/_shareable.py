@@ -19,10 +19,11 @@ class Shareable:
 
     def __init__(self, environment: RunEnvironment, base_dir: str | None = None) -> None:
         self._roots = display_roots(environment.program_dir, environment.library_roots, base_dir)
+        self._near = environment.program_dir
 
     def path(self, path: str) -> str:
-        """One absolute path, relative to the root it lies under; elsewhere its file name after `…/`."""
-        return display_path(path, self._roots)
+        """One absolute path as `model.paths.display_path` shows it."""
+        return display_path(path, self._roots, self._near)
 
     def text(self, text: str) -> str:
-        return _ADDRESS.sub(ADDRESS_SHOWN, display_text(text, self._roots))
+        return _ADDRESS.sub(ADDRESS_SHOWN, display_text(text, self._roots, self._near))

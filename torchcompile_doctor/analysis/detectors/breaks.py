@@ -475,7 +475,7 @@ class BreakSite:
             count=len(records),
             call_sites=self.call_sites,
             user_frame=self.user_frame,
-            torch_says=facts.torch_explanation or None,
+            torch_says=self.index.code.display_text(facts.torch_explanation) if facts.torch_explanation else None,
             impact=impact if impact is not None else self.impact,
             evidence=BreakEvidence(
                 compile_ids=sorted(str(c) for c in compile_ids),

@@ -22,6 +22,7 @@ from torchcompile_doctor.events.model import (
     CudagraphRun,
     CudagraphRunMode,
     CudagraphSkip,
+    CudagraphSkipReason,
     NonCudagraphableOp,
     StackFrame,
     WarningKind,
@@ -107,6 +108,8 @@ def cudagraph_skips(index: AnalysisIndex, derived: Derived, rules: RuleSet[Param
     of a graph left out of CUDA graphs for a reason of the same kind (a CPU op), one finding per reason and line."""
     groups: dict[tuple[Any, ...], list[CudagraphSkip | NonCudagraphableOp]] = defaultdict(list)
     for skip in index.log.cudagraph_skips:
+        if skip.reason == CudagraphSkipReason.RERECORD_LIMIT:  # TCD421's, with the re-recordings that led to it
+            continue
         frame = index.code.last_user_frame(skip.user_stack)
         groups[(skip.reason, frame and (frame.file, frame.line), skip.detail)].append(skip)
     for op in index.log.non_cudagraphable_ops:
