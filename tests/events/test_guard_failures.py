@@ -546,3 +546,24 @@ def test_a_2_15_stack_block_reads_each_frame_past_markers_and_continued_statemen
         (14, "<module>", "scale_step("),
         (9, "f", "return x / scale"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "variable", "worded_guard"),
+    [
+        ("0/0: ___check_type_id(___stack0, 9781312)", "the value carried across the break", None),
+        ("0/0: ___odict_getitem(L['d'], 'k') is L['v']", "odict_getitem(d, 'k')", "odict_getitem(d, 'k') is v"),
+        ("0/0: not ___dict_contains('bias', L['self']._modules)", "self.bias", "not 'bias' in self._modules"),
+        ("0/0: ___normalize_range_iter(___stack0) == (2, 30, 1)", None, None),
+    ],
+)
+def test_no_dynamo_internal_is_left_in_the_words_of_a_failure(text, variable, worded_guard):
+    """A guard no reader knows still reads in the user's words: Dynamo's helpers by what they check or their plain
+    name, a value carried across a break and a loop's range iterator in words (`worded_variable`, `worded_guard`)."""
+    failure = parse_failure(text)
+    assert "___" not in failure.worded_variable and "___" not in failure.worded_guard
+    assert "L['" not in failure.worded_guard
+    if variable is not None:
+        assert failure.worded_variable.endswith(variable) or failure.worded_variable == variable
+    if worded_guard is not None:
+        assert failure.worded_guard == worded_guard

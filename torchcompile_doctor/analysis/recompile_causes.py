@@ -187,4 +187,4 @@ def _without_values(failure: GuardFailure) -> str:
         return "freed after the call, so torch dropped the code compiled for it"
     if failure.reason_class == "thread_race":
         return "failed, then passed when torch re-checked them (another thread changed state in between)"
-    return f"torch says `{failure.guard[:160]}`"
+    return f"torch says `{failure.worded_guard[:160]}`"

@@ -88,8 +88,9 @@ class GuardFailure:
 
     @property
     def worded_guard(self) -> str:
-        """The failed guard in the user's words, without torch's trailing comment: `self.step == 3`."""
-        return user_variable(self.guard.split("  # ")[0])
+        """The failed guard in the user's words, without torch's trailing comment: `self.step == 3` (a value carried
+        across a graph break, a builtin, a loop's range iterator in words)."""
+        return worded_internals(user_variable(self.guard.split("  # ")[0]))
 
     @property
     def worded_variable(self) -> str:
@@ -108,15 +109,29 @@ class GuardFailure:
         return is_carried_value(self.variable)
 
 
+_LOCAL_NAME = re.compile(r"\bL\['([^']+)'\]")
+_GLOBAL_NAME = re.compile(r"\bG\['([^']+)'\]")
+_KWARG = re.compile(r"^kwargs\['([A-Za-z_]\w*)'\]")
+_CHILD_INDEX = re.compile(r"\._(?:modules|buffers|parameters)\['(\d+)'\]")
+_CHILD_NAME = re.compile(r"\._(?:modules|buffers|parameters)\['([A-Za-z_]\w*)'\]")
+
+
 def user_variable(source: str) -> str:
     """L['x'] -> x, L['self'].step -> self.step, ___stack0 -> a value produced before a graph break."""
-    text = re.sub(r"\bL\['([^']+)'\]", r"\1", source.strip())
-    text = re.sub(r"\bG\['([^']+)'\]", r"\1", text)
+    text = source.strip()
+    if "['" not in text:  # every rewrite below is of a subscript torch wrote
+        return text
+    text = _GLOBAL_NAME.sub(_first, _LOCAL_NAME.sub(_first, text)) if "L['" in text or "G['" in text else text
     # a keyword argument of a `(*args, **kwargs)` wrapper by the name its caller passed it as
-    text = re.sub(r"^kwargs\['([A-Za-z_]\w*)'\]", r"\1", text)
+    text = _KWARG.sub(_first, text) if text.startswith("kwargs[") else text
     # a submodule, buffer or parameter as the user writes it: self._modules['layers']._modules['0'] -> self.layers[0]
-    text = re.sub(r"\._(?:modules|buffers|parameters)\['(\d+)'\]", r"[\1]", text)
-    return re.sub(r"\._(?:modules|buffers|parameters)\['([A-Za-z_]\w*)'\]", r".\1", text)
+    if "._" not in text:
+        return text
+    return _CHILD_NAME.sub(lambda m: f".{m[1]}", _CHILD_INDEX.sub(lambda m: f"[{m[1]}]", text))
+
+
+def _first(match: re.Match[str]) -> str:
+    return match[1]
 
 
 # a guarded value that is made anew on every call: a tensor's value or repr formatted into a string (a float
@@ -144,16 +159,27 @@ _RANGE_ITERATOR = re.compile(r"___normalize_range_iter\((?P<of>[^()]+)\)")
 _CARRIED_ATTRIBUTE = re.compile(r"\b___stack\d+(?P<attribute>(?:\.\w+|\[\d+\])+)")
 _CARRIED = re.compile(r"\b___stack\d+\b")
 _BUILTIN = re.compile(r"__builtins_dict___(?:\d+|N)\['(?P<name>[^']+)'\]")
+# Dynamo's checks by what they check: the object's identity or type (its id is no user's value), an item
+_OBJECT_CHECK = re.compile(r"___check_(?P<what>obj|type)_id\((?P<of>[^,()]+(?:\([^()]*\))?), (?:\d+|<id>)\)")
+_CONTAINS_CHECK = re.compile(r"___dict_contains\((?P<key>'[^']*'), (?P<of>[^()]+(?:\([^()]*\))?)\)")
+_HELPER = re.compile(r"\b___(?P<name>[a-z]\w*)\(")  # any other helper of Dynamo's, by its plain name
 CARRIED_VALUE = "the value carried across the break"
 
 
 def worded_internals(text: str, carried: bool = True) -> str:
     """Dynamo's internals in a guard's words said as the user knows them: a loop's range iterator or a value carried
-    across a graph break (the resume function's `___stack0`; `carried=False` leaves it for a reader that knows the
-    break's line), a builtin (`__builtins_dict___3['len']`: len)."""
-    text = _BUILTIN.sub(r"\g<name>", _RANGE_ITERATOR.sub(_range_words, text))
-    if not carried:
+    across a graph break (the resume function's `___stack0`), a builtin (`__builtins_dict___3['len']`: len), an
+    identity or type check (`___check_type_id(x, 94…)`: type(x)), any other helper by its plain name. `carried=False`
+    words only builtins and range iterators: a guard tree's reader names carried values by their break."""
+    if "___normalize_range_iter(" in text:
+        text = _RANGE_ITERATOR.sub(_range_words, text)
+    if "__builtins_dict___" in text:
+        text = _BUILTIN.sub(lambda m: m["name"], text)
+    if not carried or "___" not in text:  # the rest are Dynamo's `___` names
         return text
+    text = _OBJECT_CHECK.sub(lambda m: f"{'id' if m['what'] == 'obj' else 'type'}({m['of']})", text)
+    text = _CONTAINS_CHECK.sub(r"\g<key> in \g<of>", text)
+    text = _HELPER.sub(r"\g<name>(", text)
     text = _CARRIED_ATTRIBUTE.sub(lambda m: f"{m['attribute'].lstrip('.')} of {CARRIED_VALUE}", text)
     return _CARRIED.sub(CARRIED_VALUE, text)
 
@@ -329,6 +355,8 @@ def _classify_value(text: str) -> _Classified:
         if reason_class != "other" or compare["op"] == "==":
             old = compare["rhs"].strip() if compare["op"] == "==" else None
             return reason_class, user_variable(compare["lhs"]), old, None
+    if compare:  # `a is b`, `a != b`: the value compared, whole (its first word may be half a call)
+        return "other", user_variable(compare["lhs"]), None, None
     return "other", user_variable(text.split(" ")[0]) if text else "?", None, None
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from torchcompile_doctor.events.guard_failures import is_carried_value, user_variable, worded_internals
 
@@ -100,41 +100,21 @@ class DictKey:
         return f"{self.mapping} {'has' if self.present else 'has no'} key '{self.key}'"
 
 
-@dataclass(frozen=True, slots=True)
-class GuardTerm:
-    """One guard expression, read."""
-
-    readable: str  # the expression in the user's words (L['self']._modules['a'] -> self.a)
-    comparable: str  # the readable expression without torch's per-entry renumbering and object ids
-    comparison: Comparison | None = None
-    tensor: TensorCheck | None = None
-    object_id_of: str | None = None  # ___check_obj_id(x, ...): x must be the very object seen
-    type_id_of: str | None = None  # ___check_type_id(x, ...): x's type must be unchanged
-    type_name: str | None = None  # the type ___check_type_id names, when torch prints it
-    marking: tuple[str, str] | None = None  # (tensor, attribute): no `_dynamo_*` dynamic marking on it
-    type_only_of: str | None = None  # a number whose type alone is checked (made dynamic), as a failure names it
-    global_state: bool = False  # ___check_global_state() with the state it holds
-    grad_mode: bool | None = None  # the grad mode that global state holds, when it says
-    tied: TiedSizes | None = None
-    dict_key: DictKey | None = None
-    shape_relation: bool = False  # a symbolic-shape relation (`2 <= x.size()[0]`), the price of a dynamic dim
-    identity: bool = False  # an `A is B` check: Dynamo's own aliasing guards
-    on_user_value: bool = False  # on a value the user passes or reads by name (an argument, a global)
-    self_check: bool = False  # a value compared with itself (2.11's read-back): nothing pinned
-    on_local: bool = False  # on one of the frame's locals (its arguments): an implicit guard on the inputs
-    on_self: bool = False  # on the module's own attributes (`self.…`)
-    carried_names: tuple[str, ...] = ()  # values carried across a graph break it names (`___stack0`), as they read
-
-
 def _readable(expression: str) -> str:
     """The expression in the user's words: their names, their modules' children, builtins by name, a loop's range
     iterator said as one (a value carried across a graph break keeps torch's name: its frame's reader words it)."""
-    text = _MODULES.sub(lambda m: f"[{m.group(1)}]" if m.group(1).isdigit() else f".{m.group(1)}", expression)
-    return worded_internals(_LOCAL.sub(r"\1", _AS_TENSOR.sub(r"\g<name>", text)), carried=False)
+    text = expression
+    if "._modules[" in text:
+        text = _MODULES.sub(lambda m: f"[{m.group(1)}]" if m.group(1).isdigit() else f".{m.group(1)}", text)
+    if "___as_tensor(" in text:
+        text = _AS_TENSOR.sub(lambda m: m["name"], text)
+    if "L['" in text or "G['" in text:
+        text = _LOCAL.sub(lambda m: m[1], text)
+    return worded_internals(text, carried=False) if "__" in text else text
 
 
 def _tensor(expression: str) -> TensorCheck | None:
-    match = _TENSOR.search(expression)
+    match = _search(_TENSOR, expression, "check_tensor(")
     if match is None:
         return None
     return TensorCheck(
@@ -148,7 +128,7 @@ def _tensor(expression: str) -> TensorCheck | None:
 
 
 def _comparison(expression: str) -> Comparison | None:
-    equals = _EQUALS.match(expression)
+    equals = _EQUALS.match(expression) if " == " in expression else None
     if equals is None:
         return None
     value = equals["rhs"].strip()
@@ -171,14 +151,14 @@ def _grad_mode(state: str) -> bool | None:
 
 
 def _tied(expression: str) -> TiedSizes | None:
-    match = _TIED.match(expression)
+    match = _TIED.match(expression) if ".size()[" in expression else None
     if match is None:
         return None
     return TiedSizes((user_variable(match["lhs"]), int(match["li"])), (user_variable(match["rhs"]), int(match["ri"])))
 
 
 def _dict_key(readable: str) -> DictKey | None:
-    contains = _DICT_CONTAINS.match(readable)
+    contains = _DICT_CONTAINS.match(readable) if "___dict_contains(" in readable else None
     if contains is None:
         return None
     mapping, present = contains["mapping"].strip(), not contains["negated"]
@@ -189,32 +169,134 @@ def _dict_key(readable: str) -> DictKey | None:
     return DictKey(mapping[: module.start()], contains["key"], present, child)
 
 
-@lru_cache(maxsize=1 << 14)  # the cache entries of a frame repeat most of their guard texts
+def _search(pattern: re.Pattern[str], text: str, *markers: str) -> re.Match[str] | None:
+    """`pattern` in `text`, looked for only where the text holds one of its markers (a cheap substring test)."""
+    return pattern.search(text) if any(marker in text for marker in markers) else None
+
+
+@dataclass(frozen=True)
+class GuardTerm:
+    """One guard expression (without torch's trailing comment), read: each field is worked out the first time a
+    reader asks for it, then kept (a big log has tens of thousands of distinct guards; a report reads a few fields of
+    most). Each pattern runs only where the text holds its marker."""
+
+    expression: str
+
+    @cached_property
+    def readable(self) -> str:
+        """The expression in the user's words (L['self']._modules['a'] -> self.a)."""
+        return _readable(self.expression)
+
+    @cached_property
+    def comparable(self) -> str:
+        """The readable expression without torch's per-entry renumbering and object ids."""
+        text = self.expression
+        if "___" not in text and ", " not in text:
+            return self.readable
+        renumbered = _RENUMBERED.sub(lambda m: f"{m.group(1)}N" if m.group(1) else "<id>", text)
+        return self.readable if renumbered == text else _readable(renumbered)
+
+    @cached_property
+    def comparison(self) -> Comparison | None:
+        return _comparison(self.expression)
+
+    @cached_property
+    def tensor(self) -> TensorCheck | None:
+        return _tensor(self.expression)
+
+    @cached_property
+    def object_id_of(self) -> str | None:
+        """___check_obj_id(x, ...): x must be the very object seen."""
+        match = _search(_OBJECT_ID, self.readable, "___check_obj_id(")
+        return match.group(1) if match else None
+
+    @cached_property
+    def _type_id(self) -> re.Match[str] | None:
+        return _search(_TYPE_ID, self.readable, "___check_type_id(")
+
+    @property
+    def type_id_of(self) -> str | None:
+        """___check_type_id(x, ...): x's type must be unchanged."""
+        return self._type_id.group(1) if self._type_id else None
+
+    @property
+    def type_name(self) -> str | None:
+        """The type ___check_type_id names, when torch prints it."""
+        return self._type_id.group(2) if self._type_id else None
+
+    @cached_property
+    def marking(self) -> tuple[str, str] | None:
+        """(tensor, attribute): no `_dynamo_*` dynamic marking on it."""
+        match = _search(_MARKING, self.readable, "hasattr(")
+        return (match.group(1), match.group(2)) if match else None
+
+    @cached_property
+    def type_only_of(self) -> str | None:
+        """A number whose type alone is checked (made dynamic), as a guard failure names it."""
+        match = _search(_TYPE_ONLY, self.expression, "isnan(", "___check_type_id(")
+        return user_variable(match["name"]) if match else None
+
+    @cached_property
+    def _state(self) -> re.Match[str] | None:
+        return _search(_GLOBAL_STATE, self.expression, "___check_global_state()")
+
+    @property
+    def global_state(self) -> bool:
+        """___check_global_state() with the state it holds."""
+        return self._state is not None
+
+    @property
+    def grad_mode(self) -> bool | None:
+        """The grad mode that global state holds, when it says."""
+        return _grad_mode(self._state["state"]) if self._state else None
+
+    @cached_property
+    def tied(self) -> TiedSizes | None:
+        return _tied(self.expression)
+
+    @cached_property
+    def dict_key(self) -> DictKey | None:
+        return _dict_key(self.readable)
+
+    @cached_property
+    def shape_relation(self) -> bool:
+        """A symbolic-shape relation (`2 <= x.size()[0]`): the price of a dynamic dimension."""
+        return bool(_search(_SHAPE_TERM, self.expression, "size()[", "stride()[", ".storage_offset()"))
+
+    @cached_property
+    def identity(self) -> bool:
+        """An `A is B` check: Dynamo's own aliasing guards."""
+        return bool(_search(_IDENTITY, self.expression, " is "))
+
+    @cached_property
+    def on_user_value(self) -> bool:
+        """On a value the user passes or reads by name (an argument, a global)."""
+        return bool(_search(_USER_VALUE, self.expression, "L['", "G['"))
+
+    @cached_property
+    def self_check(self) -> bool:
+        """A value compared with itself (2.11's read-back): nothing pinned."""
+        return " == " in self.readable and bool(_SELF_CHECK.match(self.readable))
+
+    @property
+    def on_local(self) -> bool:
+        """On one of the frame's locals (its arguments): an implicit guard on the inputs."""
+        return "L['" in self.expression
+
+    @property
+    def on_self(self) -> bool:
+        """On the module's own attributes (`self.…`)."""
+        return self.expression.startswith("L['self']")
+
+    @cached_property
+    def carried_names(self) -> tuple[str, ...]:
+        """The values carried across a graph break it names (`___stack0`), as they read; longest first."""
+        if "___stack" not in self.readable:
+            return ()
+        return tuple(sorted(set(_CARRIED.findall(self.readable)), key=len, reverse=True))
+
+
+@lru_cache(maxsize=1 << 14)  # the cache entries of a frame repeat most of their guard texts: one term each
 def guard_term(expression: str) -> GuardTerm:
-    """One guard expression (without torch's trailing comment), read."""
-    readable = _readable(expression)
-    object_id, type_id = _OBJECT_ID.search(readable), _TYPE_ID.search(readable)
-    marking, type_only = _MARKING.search(readable), _TYPE_ONLY.search(expression)
-    state = _GLOBAL_STATE.search(expression)
-    return GuardTerm(
-        readable=readable,
-        comparable=_readable(_RENUMBERED.sub(lambda m: f"{m.group(1)}N" if m.group(1) else "<id>", expression)),
-        comparison=_comparison(expression),
-        tensor=_tensor(expression),
-        object_id_of=object_id.group(1) if object_id else None,
-        type_id_of=type_id.group(1) if type_id else None,
-        type_name=type_id.group(2) if type_id else None,
-        marking=(marking.group(1), marking.group(2)) if marking else None,
-        type_only_of=user_variable(type_only["name"]) if type_only else None,
-        global_state=state is not None,
-        grad_mode=_grad_mode(state["state"]) if state else None,
-        tied=_tied(expression),
-        dict_key=_dict_key(readable),
-        shape_relation=bool(_SHAPE_TERM.search(expression)),
-        identity=bool(_IDENTITY.search(expression)),
-        on_user_value=bool(_USER_VALUE.search(expression)),
-        self_check=bool(_SELF_CHECK.match(readable)),
-        on_local="L['" in expression,
-        on_self=expression.startswith("L['self']"),
-        carried_names=tuple(sorted(set(_CARRIED.findall(readable)), key=len, reverse=True)),
-    )
+    """One guard expression (without torch's trailing comment), to be read."""
+    return GuardTerm(expression)

@@ -363,9 +363,7 @@ def _recompile_finding(
         facts, switches = _library_facts(index, group, through, facts)
         changes = _switches_marked(changes, found, switches)
     rule = _worded(rule, index.code.origin(file) or THIRD_PARTY, facts, through is not None)
-    if carried and main is not None and (main.carried or main.reason_class == "guarded_object_freed"):
-        changes = _carried_changes(index, main, (file, line), changes)
-    changes = _internals_worded(changes, found)
+    changes = _changes_in_words(index, main if carried else None, (file, line), changes, found)
     finding = finding_from_rule(
         rule,
         location=index.location(file, line or 0, name),
@@ -592,6 +590,16 @@ def _carried_changes(index: AnalysisIndex, main: GuardFailure, at: tuple[str, in
     held = held_across_break(index.raw_line(*at)) if main.reason_class == "guarded_object_freed" else None
     words = f"{held} (held across the break)" if held else _carried_words(main.variable)
     return [c.replace(main.variable, words) for c in changes]
+
+
+def _changes_in_words(
+    index: AnalysisIndex, carried: GuardFailure | None, at: tuple[str, int], changes: list[str], found: list[Cause]
+) -> list[str]:
+    """The change lines with no guard internal: the value a resume function was handed (`carried`, when the rule is
+    the carried-value one) as the break's value or the object held across it, then every cause's name in words."""
+    if carried is not None and (carried.carried or carried.reason_class == "guarded_object_freed"):
+        changes = _carried_changes(index, carried, at, changes)
+    return _internals_worded(changes, found)
 
 
 def _internals_worded(changes: list[str], found: list[Cause]) -> list[str]:
