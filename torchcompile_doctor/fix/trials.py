@@ -23,7 +23,7 @@ from typing import Protocol
 
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.fix.candidates import Candidate, FileEdit
-from torchcompile_doctor.fix.judge import compare_output, judge, problem_count, removed, timing_change
+from torchcompile_doctor.fix.judge import compare_output, judge, problem_count, removed
 from torchcompile_doctor.model.trial import LeftOut, Noise, Outcome, RunResult, Verdict
 from torchcompile_doctor.patches.edits import EditError, edit_source
 from torchcompile_doctor.patches.project import trial_copy
@@ -240,17 +240,12 @@ def measure_candidates(
     return _with_patch(trials, originals, runner, context)
 
 
-def _rank(trial: Trial, noise: Noise) -> tuple[int, int, int, str]:
-    """Fewer problems left first, then faster beyond the noise (never by raw seconds: a loaded machine must not
-    decide), then the smaller change, then by name: the same figures give the same order on every run."""
+def _rank(trial: Trial) -> tuple[int, int, str]:
+    """Fewer problems left first, then the smaller change, then by name: the same problems give the same order on
+    every run. Timings never rank: each is judged against the plain run's noise already (a trial slower beyond it
+    is no help), and two helpful changes whose times differ within a busy machine's noise would swap places."""
     assert trial.result is not None
-    timing = timing_change(trial.result, noise)
-    return (
-        problem_count(trial.result),
-        timing.compile + timing.steady,
-        sum(len(c.edits) for c in trial.candidates),
-        trial.title,
-    )
+    return (problem_count(trial.result), sum(len(c.edits) for c in trial.candidates), trial.title)
 
 
 def _without_duplicates(ranked: Sequence[Trial], before: RunResult) -> tuple[list[Trial], list[LeftOut]]:
@@ -291,7 +286,7 @@ def _combinable(helpful: Sequence[Trial], originals: Mapping[Path, str]) -> tupl
 
 
 def _with_patch(trials: list[Trial], originals: Mapping[Path, str], runner: _Runner, context: _Judging) -> Measured:
-    ranked = sorted((t for t in trials if t.helps), key=lambda t: _rank(t, context.noise))
+    ranked = sorted((t for t in trials if t.helps), key=_rank)
     kept, left = _without_duplicates(ranked, context.before)
     chosen, collided = _combinable(kept, originals) if len(kept) >= 2 else (kept, [])
     left += collided
@@ -325,7 +320,7 @@ def _choose(
     if together_better:
         return combined, []
     if combined is None:
-        reason = f"{alone.title} leaves fewer problems, or as few sooner or with a smaller change"
+        reason = f"{alone.title} leaves fewer problems, or as few with a smaller change"
     elif combined.helps:
         reason = f"together with {alone.title} it left no fewer problems than {alone.title} alone"
     else:
