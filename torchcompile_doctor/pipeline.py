@@ -525,6 +525,28 @@ def _run_result(outcome: RunOutcome, report: Report, workdir: Path, wall_s: floa
     )
 
 
+def _plain_run(
+    target: TargetSpec, keep: RunOptions, options: RunOptions, progress: Progress
+) -> tuple[Report, EventLog, RunResult]:
+    """`doctor fix`'s plain run: its report, its processes' events together, and what the trials are judged by."""
+    from torchcompile_doctor.capture.runner import capture_folder
+    from torchcompile_doctor.events.model import EventLog
+    from torchcompile_doctor.events.processes import load_processes
+
+    with capture_folder(options.artifacts) as workdir:
+        with progress(_running(target, options)):
+            started = time.monotonic()
+            outcome, report = _capture_and_analyze(target, keep, workdir)
+            before = _run_result(outcome, report, workdir, time.monotonic() - started)
+            log = load_processes(workdir).logs
+    if outcome.interrupted:
+        raise KeyboardInterrupt
+    merged = EventLog()
+    for one in log.values():
+        merged.extend(one)
+    return report, merged, before
+
+
 def fix(
     target: TargetSpec,
     options: RunOptions,
@@ -540,8 +562,6 @@ def fix(
     `candidate`: a unified diff of a person's or an agent's, measured alone as our candidates are (a patch that
     does not apply stops it before anything runs)."""
     from torchcompile_doctor.capture.runner import capture_folder
-    from torchcompile_doctor.events.model import EventLog
-    from torchcompile_doctor.events.processes import load_processes
     from torchcompile_doctor.fix.given_patch import read_patch
     from torchcompile_doctor.fix.session import GivenPatch, find_fix
     from torchcompile_doctor.patches.project import project_root
@@ -553,17 +573,7 @@ def fix(
     root = project_root(Path(target.path) if target.path else Path(target.cwd or ".") / "__main__.py")
     given = GivenPatch(candidate.name, read_patch(candidate, root)) if candidate is not None else None
     keep = replace(options, capture=replace(options.capture, keep_output=True, fresh_inductor_cache=True))
-    with capture_folder(options.artifacts) as workdir:
-        with progress(_running(target, options)):
-            started = time.monotonic()
-            outcome, report = _capture_and_analyze(target, keep, workdir)
-            before = _run_result(outcome, report, workdir, time.monotonic() - started)
-            log = load_processes(workdir).logs
-    if outcome.interrupted:
-        raise KeyboardInterrupt
-    merged = EventLog()
-    for one in log.values():
-        merged.extend(one)
+    report, merged, before = _plain_run(target, keep, options, progress)
 
     def measure(copy: Path, seconds: float) -> RunResult:
         timeout = min(seconds, options.capture.timeout_s or seconds)

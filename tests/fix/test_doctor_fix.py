@@ -305,3 +305,25 @@ def test_regional_compilation_covers_both_lists_of_a_block_stack_class_used_twic
     assert "for block in compiled.encoder.layers:\n" in patched and "for block in compiled.decoder.layers:\n" in patched
     after = _torch_run(root, "twin_stacks.py", tmp_path)
     assert after[:2] == (before[0], 0)
+
+
+def test_three_runs_give_one_patch_and_each_trial_is_told_on_a_redirected_stderr(tmp_path):
+    """Two alternatives that remove the same recompile (`mark_dynamic` placed two ways), measured three times on a
+    busy machine: one patch every time (a compile time inside the plain run's spread never decides), the other
+    one left out with its reason; a line per finished trial on stderr (a file here, as in CI), none with --quiet."""
+    root = _project(tmp_path, "batch_sizes.py")
+    runs = [doctor_here("fix", str(root / "batch_sizes.py"), "--format", "json", "--jobs", "2")]
+    runs += [doctor_here("fix", str(root / "batch_sizes.py"), "--format", "json", "--quiet") for _ in range(2)]
+    assert [run.returncode for run in runs] == [0, 0, 0], runs[0].stderr
+    patches = [
+        (run.json["patch"]["changes"], [(t["change"], t["status"], t["detail"]) for t in run.json["trials"]])
+        for run in runs
+    ]
+    assert len({run.json["patch"]["diff"] for run in runs}) == 1, patches
+    assert len({tuple(left["change"] for left in run.json["left_out"]) for run in runs}) == 1, patches
+    left_out = runs[0].json["left_out"]
+    assert left_out and all(left["reason"] for left in left_out)
+    assert runs[0].json["noise"]["compile_s"]["runs"] == 2  # the plain run, and once more for its spread
+    told = [line for line in runs[0].stderr.splitlines() if line.startswith("doctor: trial ")]
+    assert told and told[0].startswith("doctor: trial 1/") and "measured in" in told[0]
+    assert not any("doctor: trial" in run.stderr for run in runs[1:])

@@ -22,8 +22,8 @@ from torchcompile_doctor.model.trial import Noise, Outcome, RunResult, Spread, V
 
 RELATIVE_TOLERANCE = 1e-3  # printed numbers that differ by more are a different result
 ABSOLUTE_TOLERANCE = 1e-6
-COMPILE_NOISE_FLOOR = (0.15, 0.1)  # (fraction of the median, seconds): a smaller compile-time change is noise
-STEADY_NOISE_FLOOR = (0.15, 0.002)  # the same for the steady-state time of the compiled calls
+COMPILE_NOISE_FLOOR = (0.25, 0.5)  # (fraction of the median, seconds): a smaller compile-time change is noise
+STEADY_NOISE_FLOOR = (0.25, 0.005)  # the same for the steady-state time of the compiled calls
 OPS_KEPT = 0.9  # a change that leaves fewer than this share of the compiled ops compiles less
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 # how torch and numpy print a number: `tensor(0.0064)`, `tensor([1., 2.], grad_fn=<AddBackward0>)`, `np.float64(0.5)`

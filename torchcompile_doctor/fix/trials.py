@@ -19,11 +19,11 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
 
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.fix.candidates import Candidate, FileEdit
-from torchcompile_doctor.fix.judge import compare_output, judge, problem_count, removed, timing_change
+from torchcompile_doctor.fix.judge import compare_output, judge, problem_count, removed
 from torchcompile_doctor.model.trial import LeftOut, Noise, Outcome, RunResult, Verdict
 from torchcompile_doctor.patches.edits import EditError, edit_source
 from torchcompile_doctor.patches.project import trial_copy
@@ -32,6 +32,7 @@ Measure = Callable[[Path, float], RunResult]  # run the target in this copy of t
 PLAIN_REPEATS = 1  # the plain run once more beside the trials: two samples give its median and spread
 BUDGET_SPENT = "the budget was spent"
 PLAIN_AGAIN = "the plain run again (its noise)"
+T = TypeVar("T")
 
 
 class TrialProgress(Protocol):
@@ -83,13 +84,24 @@ def edit_key(changed: Mapping[Path, str]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((str(path), text) for path, text in changed.items()))
 
 
-class _Runner:
-    """Runs changes in trial copies within the budget and tells the progress; thread-safe."""
+@dataclass(frozen=True)
+class Job(Generic[T]):
+    """One run the engine makes: its title, and the run itself given the seconds it may take (DoctorError: why
+    it could not be made)."""
 
-    def __init__(self, root: Path, measure: Measure, budget_s: float, progress: TrialProgress, total: int) -> None:
-        self.root, self.measure, self.progress = root, measure, progress
+    title: str
+    run: Callable[[float], T]
+
+
+class TrialRunner(Generic[T]):
+    """The one engine's scheduler, for `doctor fix`'s trials and `--try-fixes`' experiments alike: runs jobs
+    `workers` at a time within the budget (a job that cannot start in time is not run: BUDGET_SPENT), and tells
+    the progress of each as it starts and ends (`describe`: the line of a finished run). Thread-safe."""
+
+    def __init__(self, budget_s: float, progress: TrialProgress, describe: Callable[[T, float], str]) -> None:
         self.deadline = time.monotonic() + budget_s
-        self.total, self.done = total, 0
+        self.progress, self.describe = progress, describe
+        self.total, self.done = 0, 0
         self._lock = threading.Lock()
 
     def add(self, more: int) -> None:
@@ -97,26 +109,38 @@ class _Runner:
             self.total += more
         self.progress.started(self.total)
 
-    def run(self, title: str, changed: Mapping[Path, str], before: RunResult) -> RunResult | str:
-        """The run with the change, or why it was not made."""
+    def run(self, job: Job[T]) -> T | str:
+        """What the job gave, or why it was not run."""
         allowance = self.deadline - time.monotonic()
-        if allowance <= 1.0:
-            result: RunResult | str = BUDGET_SPENT
-        else:
-            self.progress.running(title)
-            started = time.monotonic()
+        result: T | str = BUDGET_SPENT
+        started = time.monotonic()
+        if allowance > 1.0:
+            self.progress.running(job.title)
             try:
-                with trial_copy(self.root, changed) as copy:
-                    result = self.measure(copy, allowance)
+                result = job.run(allowance)
             except DoctorError as error:
                 result = str(error)
-            took = time.monotonic() - started
         with self._lock:
             self.done += 1
             done = self.done
-        line = result if isinstance(result, str) else _figures_line(before, result, took)
-        self.progress.finished(done, self.total, f"{title}: {line}")
+        line = result if isinstance(result, str) else self.describe(result, time.monotonic() - started)
+        self.progress.finished(done, self.total, f"{job.title}: {line}")
         return result
+
+    def run_all(self, jobs: Sequence[Job[T]], workers: int) -> list[T | str]:
+        self.add(len(jobs))
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            return list(pool.map(self.run, jobs))
+
+
+def _in_copy(root: Path, measure: Measure, changed: Mapping[Path, str]) -> Callable[[float], RunResult]:
+    """The program run in a trial copy of the project with the change written in it."""
+
+    def run(seconds: float) -> RunResult:
+        with trial_copy(root, changed) as copy:
+            return measure(copy, seconds)
+
+    return run
 
 
 def _figures_line(before: RunResult, after: RunResult, took: float) -> str:
@@ -225,32 +249,35 @@ def measure_candidates(
     given as made (a patch of the user's: fix/given_patch.py), each with its files' new texts, measured first."""
     runnable, settled = _built(candidates, originals, before, prepared)
     plain_runs = repeats if runnable else 0
-    runner = _Runner(root, measure, budget_s, progress or QuietProgress(), plain_runs + len(runnable))
-    runner.progress.started(runner.total)
-    work: list[tuple[str, Mapping[Path, str]]] = [(PLAIN_AGAIN, {})] * plain_runs
-    work += [(candidate.title, changed) for candidate, changed in runnable]
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        results = list(pool.map(lambda item: runner.run(item[0], item[1], before), work))
+    runner = TrialRunner[RunResult](
+        budget_s, progress or QuietProgress(), lambda r, took: _figures_line(before, r, took)
+    )
+    work = [Job(PLAIN_AGAIN, _in_copy(root, measure, {})) for _ in range(plain_runs)]
+    work += [Job(candidate.title, _in_copy(root, measure, changed)) for candidate, changed in runnable]
+    results = runner.run_all(work, jobs)
     noise, varies = _plain_again(before, results[:plain_runs])
     context = _Judging(before, noise, varies)
     trials = [
         _judged((c,), changed, r, context) for (c, changed), r in zip(runnable, results[plain_runs:], strict=True)
     ]
     trials += settled
-    return _with_patch(trials, originals, runner, context)
+    return _with_patch(trials, originals, runner, context, _Place(root, measure))
 
 
-def _rank(trial: Trial, noise: Noise) -> tuple[int, int, int, str]:
-    """Fewer problems left first, then faster beyond the noise (never by raw seconds: a loaded machine must not
-    decide), then the smaller change, then by name: the same figures give the same order on every run."""
+@dataclass(frozen=True)
+class _Place:
+    """Where and how the combination is run: the project and the pipeline's measure."""
+
+    root: Path
+    measure: Measure
+
+
+def _rank(trial: Trial) -> tuple[int, int, str]:
+    """Fewer problems left first, then the smaller change, then by name: the same problems give the same order on
+    every run. Timings never rank: each is judged against the plain run's noise already (a trial slower beyond it
+    is no help), and two helpful changes whose times differ within a busy machine's noise would swap places."""
     assert trial.result is not None
-    timing = timing_change(trial.result, noise)
-    return (
-        problem_count(trial.result),
-        timing.compile + timing.steady,
-        sum(len(c.edits) for c in trial.candidates),
-        trial.title,
-    )
+    return (problem_count(trial.result), sum(len(c.edits) for c in trial.candidates), trial.title)
 
 
 def _without_duplicates(ranked: Sequence[Trial], before: RunResult) -> tuple[list[Trial], list[LeftOut]]:
@@ -290,8 +317,14 @@ def _combinable(helpful: Sequence[Trial], originals: Mapping[Path, str]) -> tupl
     return chosen, left
 
 
-def _with_patch(trials: list[Trial], originals: Mapping[Path, str], runner: _Runner, context: _Judging) -> Measured:
-    ranked = sorted((t for t in trials if t.helps), key=lambda t: _rank(t, context.noise))
+def _with_patch(
+    trials: list[Trial],
+    originals: Mapping[Path, str],
+    runner: TrialRunner[RunResult],
+    context: _Judging,
+    place: _Place,
+) -> Measured:
+    ranked = sorted((t for t in trials if t.helps), key=_rank)
     kept, left = _without_duplicates(ranked, context.before)
     chosen, collided = _combinable(kept, originals) if len(kept) >= 2 else (kept, [])
     left += collided
@@ -300,9 +333,8 @@ def _with_patch(trials: list[Trial], originals: Mapping[Path, str], runner: _Run
         group = tuple(c for t in chosen for c in t.candidates)
         changed = changed_texts([e for c in group for e in c.edits], originals)
         runner.add(1)
-        combined = _judged(
-            group, changed, runner.run(" + ".join(c.title for c in group), changed, context.before), context
-        )
+        job = Job(" + ".join(c.title for c in group), _in_copy(place.root, place.measure, changed))
+        combined = _judged(group, changed, runner.run(job), context)
     patch, more = _choose(ranked, chosen, combined, context)
     return Measured(trials, combined, context.noise, context.output_varies, patch, tuple(left + more))
 
@@ -325,7 +357,7 @@ def _choose(
     if together_better:
         return combined, []
     if combined is None:
-        reason = f"{alone.title} leaves fewer problems, or as few sooner or with a smaller change"
+        reason = f"{alone.title} leaves fewer problems, or as few with a smaller change"
     elif combined.helps:
         reason = f"together with {alone.title} it left no fewer problems than {alone.title} alone"
     else:

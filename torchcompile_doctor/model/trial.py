@@ -69,7 +69,10 @@ class Spread:
 
     @classmethod
     def of(cls, values: Sequence[float]) -> Spread:
-        return cls(statistics.median(values), max(values) - min(values), len(values)) if values else cls(0.0, 0.0, 0)
+        if not values:
+            return cls(0.0, 0.0, 0)
+        # to the microsecond: what the runs measured, without a float's last digits in the JSON
+        return cls(round(statistics.median(values), 6), round(max(values) - min(values), 6), len(values))
 
 
 @dataclass(frozen=True)
