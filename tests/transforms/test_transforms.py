@@ -34,8 +34,39 @@ COUNTER = (
 OPTIM = "import torch\n\nopt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)\n"
 DTYPE = "import torch\n\nf(torch.randn(4))\nf(torch.randn(4))\nf(x64)\n"
 MODEL_CALL = "import torch\n\nout = model(ids, attention_mask=mask)\n"
+DETECT = """\
+import torch
+
+
+@torch.compile
+def detect(x, thr=0.5):
+    scores = net(x).sigmoid()
+    keep = scores > thr
+    return scores[keep]
+"""
+DETECT_SPLIT = """\
+import torch
+
+
+@torch.compile
+def _detect_network(x, thr=0.5):
+    scores = net(x).sigmoid()
+    return scores
+
+
+def detect(x, thr=0.5):
+    scores = _detect_network(x, thr)
+    keep = scores > thr
+    return scores[keep]
+"""
 
 CASES = {
+    "compile_network_only: the network compiled, the post-processing after it": Case(
+        "compile_network_only", DETECT, 7, DETECT_SPLIT
+    ),
+    "compile_network_only: not compiled by decorator": Case(
+        "compile_network_only", DETECT.replace("@torch.compile\n", ""), 6, None
+    ),
     "tensor_argument: a keyword's value wrapped, its name kept (bug 3)": Case(
         "tensor_argument",
         LOOP,

@@ -296,9 +296,8 @@ def _finding_rewrites(finding: Finding, program: Program) -> list[Candidate]:
     fix = finding.fix
     if fix is None:
         return []
-    shown = [Rewrite("", fix.before, fix.after, fix.edits)] if fix.before and fix.after and fix.edits else []
     made = []
-    for rewrite in [*shown, *fix.alternatives]:
+    for rewrite in fix.rewrites:
         if not rewrite.edits or not all(inside(program.root, e.path) for e in rewrite.edits):
             continue  # not the user's project
         at = rewrite.edits[0]

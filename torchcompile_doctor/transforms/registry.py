@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from torchcompile_doctor.transforms import data_dependent, library_calls, numbers, numpy_ops, side_effects
+from torchcompile_doctor.transforms import (
+    compile_scope,
+    data_dependent,
+    library_calls,
+    numbers,
+    numpy_ops,
+    side_effects,
+)
 from torchcompile_doctor.transforms.engine import Built, Dropped, Transform, build
 from torchcompile_doctor.transforms.site import Site
 
@@ -21,6 +28,12 @@ TRANSFORMS: dict[str, Transform] = {
         Transform("tensor_hyperparameter", "number", numbers.tensor_hyperparameter, reads_facts=True),
         Transform("pass_left_out_argument", "library_call", library_calls.pass_left_out_argument, reads_facts=True),
         Transform("drop_passed_argument", "library_call", library_calls.drop_passed_argument, reads_facts=True),
+        Transform(
+            "compile_network_only",
+            "compile_scope",
+            compile_scope.compile_network_only,
+            words="the network compiled, its post-processing left out of the compiled function",
+        ),
         # built by `doctor fix` from the lines that call the compiled function (fix/candidates.py): at a site alone
         # there is nowhere to move the code to
         Transform("move_outside", "compile_scope", lambda site: "it needs the lines that call the compiled function"),
