@@ -6,8 +6,10 @@ from torchcompile_doctor.transforms import (
     compile_scope,
     data_dependent,
     library_calls,
+    mutation,
     numbers,
     numpy_ops,
+    one_time,
     side_effects,
 )
 from torchcompile_doctor.transforms.engine import Built, Dropped, Transform, build
@@ -34,6 +36,11 @@ TRANSFORMS: dict[str, Transform] = {
             compile_scope.compile_network_only,
             words="the network compiled, its post-processing left out of the compiled function",
         ),
+        Transform("math_to_torch", "numpy", numpy_ops.math_to_torch),
+        Transform("hoist_to_module", "one_time", one_time.hoist_to_module, words="moved to import time"),
+        Transform("hoist_probe", "one_time", one_time.hoist_probe),
+        Transform("detach_out_of_place", "mutation", mutation.detach_out_of_place),
+        Transform("data_write_no_grad", "mutation", mutation.data_write_no_grad),
         # built by `doctor fix` from the lines that call the compiled function (fix/candidates.py): at a site alone
         # there is nowhere to move the code to
         Transform("move_outside", "compile_scope", lambda site: "it needs the lines that call the compiled function"),
