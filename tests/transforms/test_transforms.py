@@ -72,7 +72,17 @@ class Head(torch.nn.Module):
         return x * config["scale"]
 """
 PROBE = "import torch\n\n\ndef f(x):\n    if torch.cuda.device_count() > 1:\n        return x * 2\n    return x\n"
+LOOP_TQDM = (
+    "from tqdm import tqdm\n\n\ndef f(self, x):\n    for block in tqdm(self.blocks, desc='b'):\n"
+    "        x = block(x)\n    return x\n"
+)
 CASES = {
+    "unwrap_progress: the plain iterable": Case(
+        "unwrap_progress", LOOP_TQDM, 5, LOOP_TQDM.replace("tqdm(self.blocks, desc='b')", "self.blocks")
+    ),
+    "unwrap_progress: no progress bar": Case(
+        "unwrap_progress", LOOP_TQDM.replace("tqdm(self.blocks, desc='b')", "self.blocks"), 5, None
+    ),
     "hoist_to_module: a config read moved to import time": Case(
         "hoist_to_module",
         CONFIG_READ,

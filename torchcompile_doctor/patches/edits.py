@@ -285,7 +285,7 @@ class _ArgumentWrapper(cst.CSTTransformer):
     def visit_Call(self, node: cst.Call) -> bool:  # noqa: N802 - libcst's visitor naming
         if self.target is None:
             by_keyword = [a for a in node.args if a.keyword is not None and a.keyword.value == self.edit.argument]
-            by_code = [a for a in node.args if a.keyword is None and _code(a.value) == self.edit.argument]
+            by_code = [a for a in node.args if _code(a.value) == self.edit.argument]
             self.target = next(iter(by_keyword or by_code), None)
         return True
 

@@ -36,6 +36,7 @@ TRANSFORMS: dict[str, Transform] = {
             compile_scope.compile_network_only,
             words="the network compiled, its post-processing left out of the compiled function",
         ),
+        Transform("unwrap_progress", "side_effect", side_effects.unwrap_progress),
         Transform("math_to_torch", "numpy", numpy_ops.math_to_torch),
         Transform("hoist_to_module", "one_time", one_time.hoist_to_module, words="moved to import time"),
         Transform("hoist_probe", "one_time", one_time.hoist_probe),
