@@ -36,6 +36,7 @@ from torchcompile_doctor.fix.call_source import (
     assigned_name,
     compile_callee,
     compile_statement,
+    effect_call,
     function_lines,
     imports_torch,
     is_plain_reference,
@@ -276,6 +277,39 @@ def _step_outside(finding: Finding, program: Program) -> Candidate | None:
     )
 
 
+def _effect_after_call(finding: Finding, program: Program) -> Candidate | None:
+    """A call made only for its effect in a compiled function (a metrics recorder, a print of its inputs) moved
+    after each line that calls the function, on what that line passes for the parameters it reads."""
+    where = finding.location
+    if where is None or not inside(program.root, Path(where.file)):
+        return None
+    path = Path(where.file)
+    source = program.read(path) or ""
+    starts = [c.function_line for c in program.compile_calls if c.function_file == where.file and c.function_line]
+    function = next((s for s in starts if where.line in (function_lines(source, s) or ())), None)
+    effect = effect_call(source, function, where.line) if function is not None else None
+    sites = [s for s in program.call_sites if (s.function_file, s.function_line) == (where.file, function)]
+    if effect is None or function is None or not sites:
+        return None
+    edits = [FileEdit(path, RemoveStatement(effect.line))]
+    for site in sites:
+        code = effect.code
+        for parameter in effect.parameters:
+            position = parameter_position(source, function, parameter)
+            passed = argument_expression(program.read(Path(site.file)) or "", site, parameter, position)
+            if passed is None or not is_plain_reference(passed):
+                return None  # evaluated once more after the call, it could differ
+            code = renamed(code, parameter, passed)
+        edits.append(FileEdit(Path(site.file), InsertAfter(site.line, code)))
+    return Candidate(
+        title=f"`{effect.code}` moved out of `{where.function}`, after its call",
+        codes=(finding.code,),
+        findings=(finding.title,),
+        edits=tuple(edits),
+        by_compile_time=False,
+    )
+
+
 def _moved_after_calls(tail: StepTail, sites: list[CallSite], program: Program) -> list[FileEdit] | None:
     """The step's tail inserted after each line that calls the function, on the name that line assigns the
     result to (None: a call whose result is not assigned)."""
@@ -336,7 +370,10 @@ def _rewrite_words(before: str, after: str) -> str:
 
 # transforms that need the lines calling the compiled function (the run's call sites), by the name the catalogue
 # gives them: each is measured like every other candidate
-_PROGRAM_TRANSFORMS: dict[str, Callable[[Finding, Program], Candidate | None]] = {"move_outside": _step_outside}
+_PROGRAM_TRANSFORMS: dict[str, Callable[[Finding, Program], Candidate | None]] = {
+    "move_outside": _step_outside,
+    "move_after_call": _effect_after_call,
+}
 
 
 def candidates(report: Report, program: Program) -> tuple[list[Candidate], list[Unbuildable]]:

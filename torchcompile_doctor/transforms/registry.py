@@ -45,6 +45,7 @@ TRANSFORMS: dict[str, Transform] = {
         # built by `doctor fix` from the lines that call the compiled function (fix/candidates.py): at a site alone
         # there is nowhere to move the code to
         Transform("move_outside", "compile_scope", lambda site: "it needs the lines that call the compiled function"),
+        Transform("move_after_call", "side_effect", lambda site: "it needs the lines that call the compiled function"),
     )
 }
 
