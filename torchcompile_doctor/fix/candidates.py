@@ -350,8 +350,9 @@ def _finding_rewrites(finding: Finding, program: Program) -> list[Candidate]:
 def _candidate_words(rewrite: Rewrite) -> str:
     """A short rewrite in its own code (`x` made `y`); a long one (a function split) by what its transform does."""
     words = TRANSFORMS[rewrite.transform].words if rewrite.transform in TRANSFORMS else ""
-    if words and len(rewrite.after.splitlines()) > 3:
-        return words
+    if words and (len(rewrite.after.splitlines()) > 3 or "\n...\n" in rewrite.after):
+        changed = rewrite.before.split("\n...\n")[-1].strip()  # the site's own statement: the last run of changes
+        return f"`{changed}`: {words}" if changed and "\n" not in changed else words
     return _rewrite_words(rewrite.before, rewrite.after)
 
 

@@ -23,7 +23,13 @@ TRANSFORMS: dict[str, Transform] = {
         Transform("drop_tolist", "data_dependent", data_dependent.drop_tolist),
         Transform("branchless_where", "data_dependent", data_dependent.branchless_where),
         Transform("numpy_to_torch", "numpy", numpy_ops.numpy_to_torch),
-        Transform("module_counter_buffer", "number", numbers.module_counter_buffer, reads_facts=True),
+        Transform(
+            "module_counter_buffer",
+            "number",
+            numbers.module_counter_buffer,
+            reads_facts=True,
+            words="the counter attribute made a buffer",
+        ),
         Transform("cast_at_call_site", "mode", numbers.cast_at_call_site, reads_facts=True),
         Transform("mark_dynamic", "number", numbers.mark_dynamic, reads_facts=True),
         Transform("tensor_argument", "number", numbers.tensor_argument, reads_facts=True),
@@ -39,7 +45,7 @@ TRANSFORMS: dict[str, Transform] = {
         Transform("unwrap_progress", "side_effect", side_effects.unwrap_progress),
         Transform("math_to_torch", "numpy", numpy_ops.math_to_torch),
         Transform("hoist_to_module", "one_time", one_time.hoist_to_module, words="moved to import time"),
-        Transform("hoist_probe", "one_time", one_time.hoist_probe),
+        Transform("hoist_probe", "one_time", one_time.hoist_probe, words="the probe read once at import time"),
         Transform("detach_out_of_place", "mutation", mutation.detach_out_of_place),
         Transform("data_write_no_grad", "mutation", mutation.data_write_no_grad),
         # built by `doctor fix` from the lines that call the compiled function (fix/candidates.py): at a site alone
