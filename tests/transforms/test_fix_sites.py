@@ -104,7 +104,7 @@ def test_a_compiled_network_with_its_post_processing_is_offered_split():
     fix = _finding(report, "TCD108").fix
     assert fix is not None and "def _detect_network(x, threshold):" in (fix.after or "")
     built, _ = candidates(report, program)
-    (split,) = [c for c in built if c.title.startswith("the network compiled")]
+    (split,) = [c for c in built if "the network compiled" in c.title]
     (edit,) = split.edits
     written = edit_source(program.read(edit.path) or "", [edit.edit])
     tree = ast.parse(written)
