@@ -11,9 +11,10 @@ from support.paths import DATA
 
 from torchcompile_doctor.events.model import BackendUse, CallSite
 from torchcompile_doctor.experiments.experiment import ConfigSwitch
-from torchcompile_doctor.fix.candidates import Program, _config_code, _config_edits, candidates
+from torchcompile_doctor.fix.candidates import candidates
 from torchcompile_doctor.model.report import Finding, Fix, Location, Report
 from torchcompile_doctor.patches.edits import edit_source
+from torchcompile_doctor.transforms.experiment_edits import Program, _config_code, _config_edits
 
 
 def test_a_function_set_setting_imports_the_package_that_adds_the_function_and_the_name_s_module():
