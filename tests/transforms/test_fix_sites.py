@@ -66,9 +66,10 @@ def test_a_candidate_whose_edit_does_not_parse_is_dropped_with_why_and_the_other
     broken = []
     for finding in report.findings:
         if finding.code == "TCD203" and finding.fix is not None:
-            (edit,) = finding.fix.edits
+            (rewrite,) = finding.fix.rewrites
             bad = ReplaceStatement(15, "out = cmodel(x, torch.tensor(scale)=float(step + 1))")
-            finding = replace(finding, fix=replace(finding.fix, edits=(FileEdit(edit.path, bad),)))
+            broken_rewrite = replace(rewrite, edits=(FileEdit(rewrite.edits[0].path, bad),))
+            finding = replace(finding, fix=replace(finding.fix, rewrites=(broken_rewrite,)))
         broken.append(finding)
     built, refused = candidates(replace(report, findings=tuple(broken)), program)
     (dropped,) = [r for r in refused if "parse" in r.reason]
@@ -94,3 +95,20 @@ def test_regional_compilation_is_offered_for_the_users_blocks_never_for_torch_nn
     own = reread(ENGINE / "user_blocks.capture")
     assert not [f for f in builtin.findings if f.fix is not None and isinstance(f.fix.experiment, Regional)]
     assert [f for f in own.findings if f.fix is not None and isinstance(f.fix.experiment, Regional)]
+
+
+def test_a_compiled_network_with_its_post_processing_is_offered_split():
+    """Bug 6: moving the post-processing out of the compiled function was never offered."""
+    capture = ENGINE / "detector.capture"
+    report, program = reread(capture), _program(capture)
+    fix = _finding(report, "TCD108").fix
+    assert fix is not None and "def _detect_network(x, threshold):" in (fix.after or "")
+    built, _ = candidates(report, program)
+    (split,) = [c for c in built if "the network compiled" in c.title]
+    (edit,) = split.edits
+    written = edit_source(program.read(edit.path) or "", [edit.edit])
+    tree = ast.parse(written)
+    functions = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
+    assert list(functions) == ["_detect_network", "detect"]
+    assert [ast.unparse(d) for d in functions["_detect_network"].decorator_list] == ["torch.compile(backend='eager')"]
+    assert functions["detect"].decorator_list == []  # the post-processing runs eagerly

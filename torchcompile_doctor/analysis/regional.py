@@ -14,7 +14,7 @@ from torchcompile_doctor.analysis.code import THIRD_PARTY, USER, CodeMap
 from torchcompile_doctor.analysis.function_defs import wraps_target
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import GraphBreak, StackFrame
-from torchcompile_doctor.transforms.line_code import is_torch_function
+from torchcompile_doctor.transforms.line_code import is_torch_function, python_path
 
 _LOOPS = (ast.For, ast.AsyncFor)
 
@@ -30,11 +30,6 @@ class RepeatedBlocks:
     @property
     def code(self) -> str:
         return f"for block in {python_path(self.path)}: block.compile()"
-
-
-def python_path(path: str, root: str = "model") -> str:
-    """`1.layers` -> `model[1].layers`: a module path as Python code (numbered children are indexed)."""
-    return root + "".join(f"[{part}]" if part.isdecimal() else f".{part}" for part in path.split(".") if part)
 
 
 def repeated_blocks_on(code: CodeMap, stack: Sequence[StackFrame]) -> RepeatedBlocks | None:

@@ -114,7 +114,7 @@ def _fix(summary: str, rule: Rule, fix_line: SourceLine | None, rewrites: tuple[
         rewrite_at=fix_line,
         edits=shown.edits,
         transforms=rule.transforms,
-        alternatives=tuple(r for r in rewrites[1:] if r.edits),
+        rewrites=tuple(r for r in rewrites if r.edits),
     )
 
 

@@ -88,6 +88,16 @@ class WrapArgument:
     template: str
 
 
+@dataclass(frozen=True)
+class ReplaceExpression:
+    """The first expression whose code is `old` in the statement at `line` (a compound statement's header before
+    its body) made `new`: `torch.cuda.device_count()` -> `DEVICE_COUNT`, `math.exp(t)` -> `torch.exp(t)`."""
+
+    line: int
+    old: str
+    new: str
+
+
 Edit = (
     InsertBefore
     | InsertAfter
@@ -98,6 +108,7 @@ Edit = (
     | AfterTorchImport
     | BranchToWhere
     | WrapArgument
+    | ReplaceExpression
 )
 
 

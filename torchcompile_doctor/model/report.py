@@ -178,8 +178,8 @@ class Fix:
     # `doctor fix` writes for this fix; none where only the line was known
     edits: tuple[FileEdit, ...] = field(default=(), metadata=json_field(skip=True))
     transforms: tuple[str, ...] = field(default=(), metadata=json_field(skip=True))  # the ones its rule names
-    # the other transforms of its rule that built at the same line: alternatives `doctor fix` measures too
-    alternatives: tuple[Rewrite, ...] = field(default=(), metadata=json_field(skip=True))
+    # every transform of its rule that built at the line (the first is before/after): `doctor fix` measures each
+    rewrites: tuple[Rewrite, ...] = field(default=(), metadata=json_field(skip=True))
 
 
 @dataclass(frozen=True)

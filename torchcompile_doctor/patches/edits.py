@@ -20,6 +20,7 @@ from torchcompile_doctor.model.edits import (
     InsertAfter,
     InsertBefore,
     RemoveStatement,
+    ReplaceExpression,
     ReplaceStatement,
     WrapArgument,
     WrapStatement,
@@ -35,6 +36,7 @@ __all__ = [  # the edit kinds live with the records (model/edits.py); made here
     "InsertAfter",
     "InsertBefore",
     "RemoveStatement",
+    "ReplaceExpression",
     "ReplaceStatement",
     "WrapArgument",
     "WrapStatement",
@@ -55,6 +57,7 @@ _ANCHORED = (
     AddKeyword,
     BranchToWhere,
     WrapArgument,
+    ReplaceExpression,
 )
 
 
@@ -166,10 +169,16 @@ def _changed(
             statement = _with_keyword(statement, edit)
         elif isinstance(edit, WrapArgument):
             statement = _with_wrapped_argument(statement, edit)
+        elif isinstance(edit, ReplaceExpression):
+            statement = _with_expression_replaced(statement, edit)
     leading = _leading_lines(statement)
     result = _replaced(statement, replacing, leading)
     inserted = [s for e in edits if isinstance(e, InsertBefore) for s in _statements(e.code)]
-    if inserted:  # the new lines go after the statement's own leading comments, just before it
+    if inserted and isinstance(statement, (cst.FunctionDef, cst.ClassDef)):  # module code before a definition:
+        blank = [line for line in leading if line.comment is None]  # the blank lines above it, above both
+        inserted[0] = inserted[0].with_changes(leading_lines=blank or [cst.EmptyLine()] * 2)
+        result[0] = result[0].with_changes(leading_lines=leading or [cst.EmptyLine()] * 2)
+    elif inserted:  # the new lines go after the statement's own leading comments, just before it
         result[0] = result[0].with_changes(leading_lines=())
         inserted[0] = inserted[0].with_changes(leading_lines=leading)
     appended = [s for e in edits if isinstance(e, InsertAfter) for s in _statements(e.code)]
@@ -276,7 +285,7 @@ class _ArgumentWrapper(cst.CSTTransformer):
     def visit_Call(self, node: cst.Call) -> bool:  # noqa: N802 - libcst's visitor naming
         if self.target is None:
             by_keyword = [a for a in node.args if a.keyword is not None and a.keyword.value == self.edit.argument]
-            by_code = [a for a in node.args if a.keyword is None and _code(a.value) == self.edit.argument]
+            by_code = [a for a in node.args if _code(a.value) == self.edit.argument]
             self.target = next(iter(by_keyword or by_code), None)
         return True
 
@@ -296,6 +305,35 @@ def _with_wrapped_argument(statement: cst.BaseStatement, edit: WrapArgument) -> 
     changed = statement.visit(wrapper)
     if wrapper.target is None or not isinstance(changed, cst.BaseStatement):
         raise EditError(f"no call at line {edit.line} passes `{edit.argument}`")
+    return changed
+
+
+class _ExpressionReplacer(cst.CSTTransformer):
+    def __init__(self, edit: ReplaceExpression) -> None:
+        super().__init__()
+        self.edit = edit
+        self.done = False
+
+    def on_leave(  # type: ignore[override]
+        self, original_node: cst.CSTNode, updated_node: cst.CSTNode
+    ) -> cst.CSTNode:
+        if self.done or not isinstance(updated_node, cst.BaseExpression) or _code(original_node) != self.edit.old:
+            return updated_node
+        self.done = True
+        return cst.parse_expression(self.edit.new).with_changes(
+            lpar=getattr(updated_node, "lpar", ()), rpar=getattr(updated_node, "rpar", ())
+        )
+
+
+def _with_expression_replaced(statement: cst.BaseStatement, edit: ReplaceExpression) -> cst.BaseStatement:
+    replacer = _ExpressionReplacer(edit)
+    if isinstance(statement, cst.BaseCompoundStatement) and hasattr(statement, "test"):  # its header only
+        header = statement.test.visit(replacer)
+        changed: cst.CSTNode = statement.with_changes(test=header)
+    else:
+        changed = typing.cast(cst.CSTNode, statement.visit(replacer))
+    if not replacer.done or not isinstance(changed, cst.BaseStatement):
+        raise EditError(f"no `{edit.old}` at line {edit.line}")
     return changed
 
 

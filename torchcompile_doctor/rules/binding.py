@@ -178,7 +178,7 @@ def _check_facts(rule: Rule, binding: Binding[Params], where: str) -> None:
             f"{where}: {', '.join(f'{{{name}}}' for name in unknown)} is no fact of detector {binding.detector} "
             f"({binding.facts.__name__})"
         )
-    for name in rule.transforms:
+    for name in (*rule.transforms, *rule.transforms_in_library):
         if TRANSFORMS[name].reads_facts and not issubclass(binding.facts, RewriteFacts):
             raise CatalogueError(f"{where}: transform {name} reads facts detector {binding.detector} lacks")
 

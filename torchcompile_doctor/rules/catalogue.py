@@ -127,6 +127,9 @@ class Rule:
     reason_class: str | None = None
     # the transforms its findings may try (transforms/registry.py), the report's rewrite the first that builds
     transforms: tuple[str, ...] = ()
+    # those tried at the user's line that calls into a package's or torch's code where the break is (a config
+    # read the user's line makes through pathlib and json: moved to import time)
+    transforms_in_library: tuple[str, ...] = ()
     docs_url: str | None = None
     explanation: tuple[tuple[str, object], ...] = ()
     experiment: Experiment | None = None  # a change --try-fixes measures (model/experiment.py)
@@ -166,7 +169,7 @@ class Rule:
         """The rule as it speaks about this break: the first wording for its origin whose facts are known
         replaces why/fix; on a line that is not the user's no rewrite of the user's line applies; experiments
         get their facts (one whose facts are unknown is dropped)."""
-        rule = self if origin == "user" else replace(self, transforms=())
+        rule = self if origin == "user" else replace(self, transforms=self.transforms_in_library)
         fits = (w for w in self.wordings if origin in w.origins and all(facts.get(need) for need in w.needs))
         wording = next(fits, None)
         if wording is not None:
@@ -191,7 +194,7 @@ def _tuple(value: object, where: str) -> tuple[Any, ...]:
 
 ENTRY_KEYS = frozenset(
     ("code", "name", "kind", "severity", "status", "detector", "category", "reason_class", "match", "params")
-    + ("title", "why", "fix", "wordings", "transform", "docs_url", "experiment", "explanation")
+    + ("title", "why", "fix", "wordings", "transform", "transform_in_library", "docs_url", "experiment", "explanation")
 )
 
 
@@ -325,6 +328,7 @@ def _rule(entry: object, index: int) -> Rule:
         category=entry.get("category"),
         reason_class=entry.get("reason_class"),
         transforms=_names(entry.get("transform"), where),
+        transforms_in_library=_names(entry.get("transform_in_library"), where),
         docs_url=entry.get("docs_url"),
         explanation=tuple((s, explanation[s]) for s in SECTIONS if s in explanation),
         experiment=experiment,
@@ -367,7 +371,8 @@ def _rules_of(data: object) -> tuple[Rule, ...]:
                 raise CatalogueError(f"duplicate rule code or name: {key}")
             seen.add(key)
     for rule in rules:
-        for transform in (*rule.transforms, *(t for w in rule.wordings for t in w.transforms)):
+        named = (*rule.transforms, *rule.transforms_in_library, *(t for w in rule.wordings for t in w.transforms))
+        for transform in named:
             if transform not in TRANSFORMS:
                 raise CatalogueError(f"rule {rule.code}: unknown transform {transform}")
     return rules

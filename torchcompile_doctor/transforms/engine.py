@@ -65,17 +65,40 @@ def build(transform: Transform, site: Site) -> Built | Dropped:
 
 
 def hunk(source: str, edited: str) -> Hunk:
-    """The changed lines of `source` and `edited`, from the first change to the last, dedented by the same amount."""
+    """The changed lines of `source` and `edited`, dedented by the same amount: each run of changes with the lines
+    around it that it needs (a line only added is shown with the line it stands before); runs far apart are
+    joined by a `...` line."""
     old, new = source.splitlines(), edited.splitlines()
     changes = [op for op in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes() if op[0] != "equal"]
-    (start, end), (new_start, new_end) = (changes[0][1], changes[-1][2]), (changes[0][3], changes[-1][4])
-    if start == end and end < len(old):  # lines only added: shown with the line they stand before
-        end, new_end = end + 1, new_end + 1
-    elif start == end and start > 0:  # or, at the end of the file, after
-        start, new_start = start - 1, new_start - 1
-    before, after = old[start:end], new[new_start:new_end]
-    pad = _common_indent([*before, *after])
-    return Hunk("\n".join(line[pad:] for line in before), "\n".join(line[pad:] for line in after), start + 1)
+    runs: list[list[int]] = []  # [start, end, new_start, new_end] per run of changes
+    for _, start, end, new_start, new_end in changes:
+        if runs and start - runs[-1][1] <= 1:  # one unchanged line between: one run
+            runs[-1][1], runs[-1][3] = end, new_end
+        else:
+            runs.append([start, end, new_start, new_end])
+    befores, afters = [], []
+    for start, end, new_start, new_end in runs:
+        while start == end < len(old) or (start < end < len(old) and not "".join(old[start:end]).strip()):
+            end, new_end = end + 1, new_end + 1  # lines only added: shown with the line they stand before
+        if start == end and start > 0:  # or, at the end of the file, after
+            start, new_start = start - 1, new_start - 1
+        befores.append(_trimmed(old[start:end]))
+        afters.append(_trimmed(new[new_start:new_end]))
+    pad = _common_indent([line for lines in (*befores, *afters) for line in lines])
+    shown = (
+        ["\n".join(line[pad:] for line in lines) for lines in befores],
+        ["\n".join(line[pad:] for line in lines) for lines in afters],
+    )
+    return Hunk("\n...\n".join(shown[0]), "\n...\n".join(shown[1]), runs[0][0] + 1)
+
+
+def _trimmed(lines: list[str]) -> list[str]:
+    """Without the blank lines at its ends (the blank lines a definition keeps above it are not the change)."""
+    while lines and not lines[0].strip():
+        lines = lines[1:]
+    while lines and not lines[-1].strip():
+        lines = lines[:-1]
+    return lines
 
 
 def _common_indent(lines: list[str]) -> int:

@@ -175,3 +175,8 @@ def drop_keyword(code: str, argument: str) -> str | None:
     after = text[end:]  # `f(k=v, x)` or `f(k=v)`: the comma and spaces after it
     end += len(after) - len(after.lstrip(b", ")) if after.lstrip().startswith(b",") else 0
     return (text[:start] + text[end:]).decode()
+
+
+def python_path(path: str, root: str = "model") -> str:
+    """`1.layers` -> `model[1].layers`: a module path as Python code (numbered children are indexed)."""
+    return root + "".join(f"[{part}]" if part.isdecimal() else f".{part}" for part in path.split(".") if part)

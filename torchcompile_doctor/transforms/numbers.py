@@ -27,7 +27,8 @@ def _passes(site: Site, argument: str) -> tuple[Edit, ...] | str | None:
         if isinstance(node, ast.Call):
             if any(k.arg == argument for k in node.keywords):
                 return None
-            if any(ast.get_source_segment(site.source, a) == argument for a in node.args):
+            values = [*node.args, *(k.value for k in node.keywords)]
+            if any(ast.get_source_segment(site.source, a) == argument for a in values):
                 return None
     return f"the call at line {site.line} does not pass `{argument}`"
 

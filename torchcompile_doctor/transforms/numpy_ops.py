@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import re
 
-from torchcompile_doctor.model.edits import Edit, ReplaceStatement
+from torchcompile_doctor.model.edits import Edit, ReplaceExpression, ReplaceStatement
 from torchcompile_doctor.transforms.line_code import RENAMED_IN_TORCH, SAME_IN_TORCH
 from torchcompile_doctor.transforms.site import Site
 from torchcompile_doctor.transforms.statements import simple_statement
@@ -40,3 +41,52 @@ def numpy_to_torch(site: Site) -> tuple[Edit, ...] | str:
     if after == statement.code:
         return f"line {site.line} calls no numpy function"
     return (ReplaceStatement(statement.node.lineno, after),)
+
+
+# math functions on a tensor (they read it as a Python float: a break) and the torch op of the same meaning
+_MATH_IN_TORCH = {
+    "exp": "exp",
+    "log": "log",
+    "log2": "log2",
+    "log10": "log10",
+    "sqrt": "sqrt",
+    "sin": "sin",
+    "cos": "cos",
+    "tan": "tan",
+    "tanh": "tanh",
+    "fabs": "abs",
+    "floor": "floor",
+    "ceil": "ceil",
+    "erf": "erf",
+    "atan2": "atan2",
+    "pow": "pow",
+}
+
+
+def math_to_torch(site: Site) -> tuple[Edit, ...] | str:
+    """`y / math.exp(self.log_t)` -> `y / torch.exp(self.log_t)`: a math call on a tensor converts it to a
+    Python float (a break); its torch twin keeps it in the graph."""
+    node = site.statement()
+    if node is None:
+        return f"no statement at line {site.line}"
+    header = [node.test] if hasattr(node, "test") else [node]
+    calls = [
+        c
+        for part in header
+        for c in ast.walk(part)
+        if isinstance(c, ast.Call)
+        and isinstance(c.func, ast.Attribute)
+        and isinstance(c.func.value, ast.Name)
+        and c.func.value.id == "math"
+        and c.func.attr in _MATH_IN_TORCH
+        and c.lineno <= site.line <= (c.end_lineno or c.lineno)
+    ]
+    if not calls:
+        return f"line {site.line} calls no math function with a torch twin"
+    edits: list[Edit] = []
+    for call in calls:
+        old = ast.get_source_segment(site.source, call) or ""
+        func = call.func if isinstance(call.func, ast.Attribute) else None
+        new = f"torch.{_MATH_IN_TORCH[func.attr if func else '']}" + old[len(ast.unparse(call.func)) :]
+        edits.append(ReplaceExpression(node.lineno, old, new))
+    return tuple(edits[:1])  # one call at a time: two edits of one statement do not combine

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from functools import cached_property
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -36,8 +37,9 @@ class Site:
     line: int
     facts: SiteFacts = field(default_factory=SiteFacts)
 
-    @property
+    @cached_property
     def tree(self) -> ast.Module | None:
+        """The file's syntax tree, parsed once (None: it does not parse)."""
         try:
             return ast.parse(self.source)
         except SyntaxError:

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field, replace
 from torchcompile_doctor.analysis.compiled_frames import frame_view
 from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
 from torchcompile_doctor.analysis.index import AnalysisIndex
-from torchcompile_doctor.analysis.regional import python_path
 from torchcompile_doctor.analysis.worded_findings import finding_from_rule, unique
 from torchcompile_doctor.events.model import CompileId, OutputGraph
 from torchcompile_doctor.model.compile_time import CompileRecord, CompileTime, FrameCompileTime
@@ -28,6 +27,7 @@ from torchcompile_doctor.model.report import Finding, Location
 from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
 from torchcompile_doctor.rules.catalogue import Rule
 from torchcompile_doctor.rules.facts import Facts, fill
+from torchcompile_doctor.transforms.line_code import python_path
 
 
 @dataclass(frozen=True, kw_only=True)
