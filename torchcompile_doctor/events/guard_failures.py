@@ -44,6 +44,8 @@ _SIZE_EQUALS_SIZE = re.compile(
     re.S,
 )
 _DICT_CONTAINS = re.compile(r"^(?P<negated>not )?___dict_contains\('(?P<key>[^']+)', (?P<mapping>.+)\)$")
+# 2.15's set membership guard: `set.__contains__(L['seen'], 3)` (negated: `not set.__contains__(...)`)
+_SET_CONTAINS = re.compile(r"^(?P<negated>not )?set\.__contains__\((?P<set>[^,]+), (?P<item>.+)\)$")
 _MODULE_DICT = re.compile(r"\._(?:modules|parameters|buffers)$")
 THREAD_RACE = "Unexpected recompilation: runtime guards failed"
 _EXPECTED_ACTUAL = re.compile(r"expected (?P<old>\w+\([^)]*\)|[^,]+), actual (?P<new>.+?)\.?$")
@@ -162,6 +164,7 @@ _BUILTIN = re.compile(r"__builtins_dict___(?:\d+|N)\['(?P<name>[^']+)'\]")
 # Dynamo's checks by what they check: the object's identity or type (its id is no user's value), an item
 _OBJECT_CHECK = re.compile(r"___check_(?P<what>obj|type)_id\((?P<of>[^,()]+(?:\([^()]*\))?), (?:\d+|<id>)\)")
 _CONTAINS_CHECK = re.compile(r"___dict_contains\((?P<key>'[^']*'), (?P<of>[^()]+(?:\([^()]*\))?)\)")
+_SET_MEMBER_CHECK = re.compile(r"set\.__contains__\((?P<of>[^,()]+), (?P<item>[^()]+)\)")
 _HELPER = re.compile(r"\b___(?P<name>[a-z]\w*)\(")  # any other helper of Dynamo's, by its plain name
 CARRIED_VALUE = "the value carried across the break"
 
@@ -175,6 +178,8 @@ def worded_internals(text: str, carried: bool = True) -> str:
         text = _RANGE_ITERATOR.sub(_range_words, text)
     if "__builtins_dict___" in text:
         text = _BUILTIN.sub(lambda m: m["name"], text)
+    if "set.__contains__(" in text:
+        text = _SET_MEMBER_CHECK.sub(r"\g<item> in \g<of>", text)
     if not carried or "___" not in text:  # the rest are Dynamo's `___` names
         return text
     text = _OBJECT_CHECK.sub(lambda m: f"{'id' if m['what'] == 'obj' else 'type'}({m['of']})", text)
@@ -343,6 +348,10 @@ def _classify_value(text: str) -> _Classified:
     contains = _DICT_CONTAINS.match(text)
     if contains:
         return _classify_contains(contains)
+    member = _SET_CONTAINS.match(text)
+    if member:  # the entry was compiled for a set with (or, negated, without) that item
+        was, now = ("missing", "present") if member["negated"] else ("present", "missing")
+        return "dict_or_list_length", user_variable(member["set"]), was, now
     if "dict keys" in text or "___dict_contains" in text or "dict_version" in text:
         return "dict_or_list_length", "dict keys", None, None
     compare = _COMPARE.match(text)
@@ -385,7 +394,7 @@ def parse_guard_failure(text: str) -> GuardFailure | None:
         source=(match["source"] or "").strip() or None,
         file=file,
         line=line,
-        hint=match["hint"],
+        hint=user_variable(match["hint"]) if match["hint"] else None,  # 2.15's hint names the guard's `L['d']`
         reason_class=reason_class,
         variable=variable,
         old=old,
