@@ -165,10 +165,15 @@ def at_your_code(report: Report) -> list[Rewrite]:
         at = fix.rewrite_at if fix is not None else None
         if fix is None or not (fix.before and fix.after) or at is None or at.file is None or at.line is None:
             continue
-        code_after, moved_to = _change(fix.before, fix.after)
+        quoted = _first_code_line(fix.before)  # a hunk may hold several runs of lines: the lead quotes the first
+        code_after, moved_to = _change(quoted, fix.after)
         where = f"{report.display_file(at.file)}:{at.line}"
-        found.append(Rewrite(rank, finding.code, where, fix.before, code_after, moved_to))
+        found.append(Rewrite(rank, finding.code, where, quoted, code_after, moved_to))
     return found if 0 < len(found) < len(report.findings) else []
+
+
+def _first_code_line(code: str) -> str:
+    return next((line.strip() for line in code.splitlines() if line.strip() and line.strip() != "..."), code.strip())
 
 
 def _change(before: str, after: str) -> tuple[str | None, str | None]:
