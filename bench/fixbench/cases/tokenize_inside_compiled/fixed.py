@@ -1,3 +1,5 @@
+import re
+
 import torch
 from torch import nn
 
@@ -20,11 +22,16 @@ compiled_net = torch.compile(net, backend="eager")
 
 
 def classify(sentences):
-    ids = torch.tensor([[VOCAB[w] for w in s.split()] for s in sentences])
+    ids = torch.tensor([[VOCAB[w] for w in re.findall(r"[a-z]+", s.lower())] for s in sentences])
     return compiled_net(ids).softmax(-1)
 
 
+BATCHES = [
+    ["The cat sat.", "A dog ran."],
+    ["The dog sat.", "A cat ran."],
+    ["The mat ran!", "A fast dog."],
+    ["A slow cat.", "The fast mat."],
+]
 with torch.no_grad():
-    for _ in range(3):
-        probs = classify(["the cat sat on mat", "a dog ran on mat"])
-print("probs", [round(v, 5) for v in probs[:, 1].tolist()])
+    probs = [classify(batch)[:, 1].tolist() for batch in BATCHES]
+print("probs", [round(v, 5) for row in probs for v in row])
