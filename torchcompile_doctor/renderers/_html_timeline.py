@@ -216,13 +216,15 @@ def compile_ids(finding: Finding, rank: int | None) -> list[str]:
     return list(ids)
 
 
-def span_phase(name: str, inside: Sequence[str]) -> str:
+def span_phase(name: str, inside: Sequence[str], wait_phase: str = "cpp_compile") -> str:
     """The phase a span belongs to, by where it lies (`inside`: the names of the spans around it), as
     compile_time's phases split a compile: the C++ kernel compiles, inductor's compile, the rest of the backend
     (AOT autograd), and Dynamo around it."""
     names = {name, *inside}
-    if name in CPP_SPANS:
+    if name == "compile_file":
         return "cpp_compile"
+    if name in CPP_SPANS:  # the wait for worker processes: C++ kernels on a CPU, Triton kernels on a GPU
+        return wait_phase
     if "inductor_compile" in names:
         return "inductor"
     if "backend_compile" in names:
@@ -254,6 +256,7 @@ def _span_boxes(record: CompileRecord, scale: float, top: float) -> list[Box]:
     """The compile's spans, each at its nesting level, coloured by the spans around it: one pass over the spans
     in start order with the enclosing ones on a stack (a compile of thousands of spans costs no more per span)."""
     boxes = []
+    wait_phase = "triton_compile" if record.phases.get("triton_compile", 0.0) > 0 else "cpp_compile"
     enclosing: list[TraceSpan] = []
     names: Counter[str] = Counter()  # the names on the stack, for span_phase
     for span in sorted(record.spans, key=lambda s: (s.start_s, s.depth)):
@@ -269,7 +272,7 @@ def _span_boxes(record: CompileRecord, scale: float, top: float) -> list[Box]:
                     MIN_COMPILE_WIDTH if span.depth == 0 else MIN_SPAN_WIDTH,
                     y=top + level * LEVEL_HEIGHT,
                     height=LEVEL_HEIGHT - 1,
-                    phase=span_phase(span.name, [name for name, count in names.items() if count > 0]),
+                    phase=span_phase(span.name, [name for name, count in names.items() if count > 0], wait_phase),
                     title=_span_title(span, record),
                 )
             )

@@ -15,6 +15,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from torchcompile_doctor.model.report import Report, rank_list
+from torchcompile_doctor.renderers._html_cudagraphs import CudagraphSection, cudagraph_section
 from torchcompile_doctor.renderers._html_tables import (
     GraphRow,
     GuardTable,
@@ -36,7 +37,13 @@ from torchcompile_doctor.renderers._html_view import (
     tally,
 )
 from torchcompile_doctor.renderers._shareable import Shareable
-from torchcompile_doctor.renderers._text import AT_YOUR_CODE, NO_FINDINGS, finding_figures
+from torchcompile_doctor.renderers._text import (
+    AT_YOUR_CODE,
+    NO_FINDINGS,
+    NOT_IN_THE_LOG,
+    finding_figures,
+    seconds_or_not,
+)
 from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
 
 
@@ -103,6 +110,7 @@ class Page:
     bars_of: str  # whose compile time the per-frame pictures show, in a multi-rank report
     compile_facts: tuple[str, ...]
     guards: GuardTable | None
+    cudagraphs: CudagraphSection | None  # how much ran under CUDA graphs (None: not asked for)
     all_ranks: str
     perfetto_file: str | None
     perfetto_href: str | None  # the file's name as a relative URL
@@ -113,12 +121,12 @@ def _cards(report: Report) -> tuple[Card, ...]:
     s = report.summary
     data = report.compile_time
     cards = [
-        Card(str(s.graphs), "graphs"),
+        Card(str(s.graphs) if s.graphs is not None else NOT_IN_THE_LOG, "graphs"),
         Card(f"{s.graph_breaks} ({s.graph_break_records} records)", "graph breaks"),
         Card(str(s.recompiles), "recompiles"),
         Card(str(s.fallbacks_to_eager), "fallbacks to eager"),
         Card(str(s.compile_failures), "compile failures"),
-        Card(f"{s.compile_time_s:.2f} s", "compile time"),
+        Card(seconds_or_not(s.compile_time_s), "compile time"),
     ]
     if s.recompile_limit_hits:
         cards.insert(3, Card(str(s.recompile_limit_hits), "recompile-limit hits"))
@@ -168,6 +176,7 @@ def page(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> Page:
         else "",
         compile_facts=compile_facts(report.compile_time),
         guards=guard_table(report),
+        cudagraphs=cudagraph_section(report.cudagraphs, shareable.text),
         all_ranks=rank_list(row.rank for row in report.rank_table),
         perfetto_file=options.perfetto_file,
         perfetto_href=urllib.parse.quote(options.perfetto_file) if options.perfetto_file else None,

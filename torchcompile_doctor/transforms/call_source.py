@@ -1,0 +1,272 @@
+"""Reading the user's code around a compiled call, to write a change at the line the user holds: which expression
+the user passes for a parameter of a compiled function or module, and what a `torch.compile` statement compiles.
+The code is parsed (Python's `ast`), never run."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from torchcompile_doctor.events.model import CallSite
+
+
+def _parsed(source: str) -> ast.Module | None:
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _function_at(tree: ast.Module, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The function whose code starts at `line` (its `def`, or its first decorator: Python's co_firstlineno)."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            if line in (node.lineno, first):
+                return node
+    return None
+
+
+def parameter_position(source: str, function_line: int, parameter: str) -> int | None:
+    """Where `parameter` stands among the arguments a caller passes by position (a method's `self` left out);
+    None when it is keyword-only or not a parameter of the function there."""
+    tree = _parsed(source)
+    function = _function_at(tree, function_line) if tree is not None else None
+    if function is None:
+        return None
+    positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    if positional and positional[0] in ("self", "cls"):
+        positional = positional[1:]
+    return positional.index(parameter) if parameter in positional else None
+
+
+def _call_of_site(tree: ast.Module, site: CallSite) -> ast.Call | None:
+    """The call the site recorded: the one at its exact columns when known, else the only call on its line."""
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.lineno <= site.line <= (n.end_lineno or 0)]
+    if site.column is not None:
+        exact = [
+            c for c in calls if (c.lineno, c.col_offset, c.end_col_offset) == (site.line, site.column, site.end_column)
+        ]
+        return exact[0] if exact else None
+    on_line = [c for c in calls if c.lineno == site.line]
+    return on_line[0] if len(on_line) == 1 else None
+
+
+def argument_expression(source: str, site: CallSite, parameter: str, position: int | None) -> str | None:
+    """The expression the call at `site` passes for `parameter` (by keyword, else at `position`), as the user wrote
+    it; None when the call cannot be found or passes it through `*args`/`**kwargs`."""
+    tree = _parsed(source)
+    call = _call_of_site(tree, site) if tree is not None else None
+    if call is None:
+        return None
+    for keyword in call.keywords:
+        if keyword.arg == parameter:
+            return ast.get_source_segment(source, keyword.value)
+    if (
+        position is None
+        or position >= len(call.args)
+        or any(isinstance(a, ast.Starred) for a in call.args[: position + 1])
+    ):
+        return None
+    return ast.get_source_segment(source, call.args[position])
+
+
+def is_plain_reference(expression: str) -> bool:
+    """A name, attribute or subscript of names: evaluating it once more before the call changes nothing."""
+    try:
+        node = ast.parse(expression, mode="eval").body
+    except SyntaxError:
+        return False
+    for part in ast.walk(node):
+        if not isinstance(part, (ast.Name, ast.Attribute, ast.Subscript, ast.Constant, ast.Load, ast.Slice)):
+            return False
+    return True
+
+
+def imports_torch(source: str) -> bool:
+    """The module binds `torch` at its top level (`import torch`)."""
+    tree = _parsed(source)
+    return tree is not None and any(
+        isinstance(node, ast.Import) and any(alias.name == "torch" and alias.asname is None for alias in node.names)
+        for node in tree.body
+    )
+
+
+@dataclass(frozen=True)
+class CompileStatement:
+    """`TARGET = torch.compile(MODEL, KEYWORDS)` at one line of the user's."""
+
+    target: str  # what the compiled model is assigned to: `model`, `self.net`
+    model: str  # what was compiled: `Model()`, `model`
+    keywords: str  # the call's keyword arguments as written: `backend="eager"`, or ""
+
+
+def compile_statement(source: str, line: int) -> CompileStatement | None:
+    """The assignment at `line` whose value is a `torch.compile(...)` call of one model, if that is what it is."""
+    tree = _parsed(source)
+    if tree is None:
+        return None
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Assign) or not (node.lineno <= line <= (node.end_lineno or node.lineno)):
+            continue
+        call = node.value
+        if len(node.targets) != 1 or not isinstance(call, ast.Call) or len(call.args) != 1:
+            return None
+        if ast.unparse(call.func) not in ("torch.compile", "compile"):
+            return None
+        if any(k.arg is None for k in call.keywords):  # **options: cannot be split from the model
+            return None
+        keywords = ", ".join(ast.get_source_segment(source, k) or "" for k in call.keywords)
+        target, model = (ast.get_source_segment(source, n) for n in (node.targets[0], call.args[0]))
+        if target is None or model is None:
+            return None
+        return CompileStatement(target, model, keywords)
+    return None
+
+
+def compile_callee(source: str, line: int) -> str | None:
+    """How the `torch.compile` called at `line` is spelled (`torch.compile`, `compile`), as a call or as a bare
+    decorator; None when no such call is there."""
+    tree = _parsed(source)
+    if tree is None:
+        return None
+    for node in ast.walk(tree):
+        called = node.func if isinstance(node, ast.Call) else node
+        if isinstance(called, (ast.Name, ast.Attribute)) and getattr(node, "lineno", None) == line:
+            name = ast.unparse(called)
+            if name in ("torch.compile", "compile"):
+                return name
+    return None
+
+
+def function_lines(source: str, function_line: int) -> range | None:
+    """The lines of the function whose code starts at `function_line` (decorators included)."""
+    tree = _parsed(source)
+    function = _function_at(tree, function_line) if tree is not None else None
+    if function is None:
+        return None
+    return range(function_line, (function.end_lineno or function.lineno) + 1)
+
+
+@dataclass(frozen=True)
+class StepTail:
+    """The end of a compiled step function that belongs outside it: `loss.backward()` and the calls after it up
+    to `return loss` (an optimizer's `step()`, `zero_grad()`), which use no other name of the function's own."""
+
+    variable: str  # what the function returns and the tail works on: `loss`
+    lines: tuple[int, ...]  # the tail's statements (one line each)
+    code: tuple[str, ...]  # their source, as written
+
+
+def _local_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    arguments = function.args
+    names = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
+    names |= {a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    return names
+
+
+def step_tail(source: str, function_line: int, line: int) -> StepTail | None:
+    """The tail that starts at `line` (a `X.backward()` statement of the function that starts at
+    `function_line`), if the function ends with it and `return X`."""
+    tree = _parsed(source)
+    function = _function_at(tree, function_line) if tree is not None else None
+    if function is None:
+        return None
+    body = function.body
+    starts = [i for i, statement in enumerate(body) if statement.lineno == line]
+    if not starts or not isinstance(body[-1], ast.Return) or not isinstance(body[-1].value, ast.Name):
+        return None
+    variable = body[-1].value.id
+    tail = body[starts[0] : -1]
+    first = tail[0] if tail else None
+    if not (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Call)
+        and ast.unparse(first.value.func) == f"{variable}.backward"
+    ):
+        return None
+    if not _movable(tail, _local_names(function) - {variable}):
+        return None
+    code = tuple(ast.get_source_segment(source, s) or "" for s in tail)
+    return StepTail(variable, tuple(s.lineno for s in tail), code)
+
+
+def _movable(tail: list[ast.stmt], own: set[str]) -> bool:
+    """Each statement of the tail is one line of an expression that needs no value only the function has."""
+    for statement in tail:
+        if not isinstance(statement, ast.Expr) or statement.lineno != statement.end_lineno:
+            return False
+        if any(isinstance(n, ast.Name) and n.id in own for n in ast.walk(statement)):
+            return False
+    return True
+
+
+def assigned_name(source: str, line: int) -> str | None:
+    """`loss` for a statement `loss = step(x, y)` at `line` (one plain name assigned a call)."""
+    tree = _parsed(source)
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Assign) and node.lineno == line and isinstance(node.value, ast.Call):
+            if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                return node.targets[0].id
+    return None
+
+
+def renamed(code: str, old: str, new: str) -> str:
+    """`code` with the name `old` written `new` (names only, not attributes or strings)."""
+    tree = ast.parse(code)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == old:
+            node.id = new
+    return ast.unparse(tree)
+
+
+_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.Match)
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def one_line_statement(source: str, line: int) -> bool:
+    """Whether the innermost statement at `line` is a simple statement on that line alone: a rewrite made from
+    the line's text replaces all of it (a call spanning lines, or an `if` header, would lose its other lines)."""
+    tree = _parsed(source)
+    if tree is None:
+        return False
+    around = [
+        node for node in ast.walk(tree) if isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or 0)
+    ]
+    if not around:
+        return False
+    innermost = max(around, key=lambda node: node.lineno)
+    return not isinstance(innermost, (*_COMPOUND, *_DEFINITIONS)) and innermost.lineno == innermost.end_lineno == line
+
+
+@dataclass(frozen=True)
+class EffectCall:
+    """A call made for its effect in a compiled function (`record("n", x.shape[0])`), one line, that reads only
+    the function's parameters (and module names): it can run after the call instead, on what the call passed."""
+
+    line: int
+    code: str
+    parameters: tuple[str, ...]  # the function's parameters it reads
+
+
+def effect_call(source: str, function_line: int, line: int) -> EffectCall | None:
+    tree = _parsed(source)
+    function = _function_at(tree, function_line) if tree is not None else None
+    if function is None:
+        return None
+    statement = next(
+        (s for s in ast.walk(function) if isinstance(s, ast.stmt) and s.lineno == line and s is not function), None
+    )
+    if not isinstance(statement, ast.Expr) or not isinstance(statement.value, ast.Call):
+        return None
+    if statement.lineno != statement.end_lineno or statement not in function.body:
+        return None
+    arguments = function.args
+    parameters = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
+    read = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name)}
+    if read & (_local_names(function) - parameters) or "self" in read:
+        return None  # it reads a value only the function computes
+    return EffectCall(line, ast.get_source_segment(source, statement) or "", tuple(sorted(read & parameters)))
