@@ -509,7 +509,9 @@ def _run_result(outcome: RunOutcome, report: Report, workdir: Path, wall_s: floa
 
     measured = replace(
         figures(report),
-        compiled_ops=compiled_ops(m for log in logs for m in log.metrics),
+        compiled_ops=compiled_ops(
+            (m for log in logs for m in log.metrics), (c for log in logs for c in log.call_counts)
+        ),
         steady_state_s=steady_state_s(c for log in logs for c in log.call_counts),
     )
     return RunResult(

@@ -104,8 +104,9 @@ def test_a_change_that_compiles_less_is_never_a_fix():
     assert verdict.outcome == Outcome.COMPILES_LESS and verdict.detail == "graphs 8 → 0: nothing compiles"
     # a function left eager: fewer ops reach a graph though graphs remain
     verdict = judge(_run(ops=120), _run(breaks=0, ops=40))
-    assert verdict.outcome == Outcome.COMPILES_LESS and verdict.detail == "ops in compiled graphs 120 → 40"
+    assert verdict.outcome == Outcome.COMPILES_LESS and verdict.detail == "ops run in compiled graphs 120 → 40"
     assert judge(_run(ops=120), _run(breaks=0, ops=118)).helps  # a break removed: the same ops, one graph
+    assert judge(_run(ops=120), _run(breaks=0, ops=90)).helps  # a mask left out: its ops with it
 
 
 def test_a_fix_that_compiles_far_longer_is_a_trade_off_with_both_figures():
@@ -137,14 +138,19 @@ def test_a_trial_cut_short_says_so_with_its_partial_figures():
 
 
 def test_what_a_run_compiled_and_what_its_compiled_calls_cost():
-    def metrics(name: str, ops: int | None) -> CompilationMetrics:
+    def metrics(name: str, line: int, ops: int | None) -> CompilationMetrics:
         fields = dict.fromkeys(("cache_size", "guard_count", "guard_latency_us", "fail_type", "fail_reason"))
         fields |= dict.fromkeys(("fail_file", "fail_line"))
-        return CompilationMetrics(CompileId(0, 0), name, "m.py", 1, graph_op_count=ops, compile_time_s=1.0, **fields)
+        return CompilationMetrics(CompileId(0, 0), name, "m.py", line, graph_op_count=ops, compile_time_s=1.0, **fields)
 
     # a recompile of `f` compiles the same code again: its largest graph counts once
-    assert compiled_ops([metrics("f", 10), metrics("f", 12), metrics("resume_in_f", 5), metrics("g", None)]) == 17
-    assert compiled_ops([metrics("g", None)]) is None
+    records = [metrics("f", 1, 10), metrics("f", 1, 12), metrics("resume_in_f", 5, 5), metrics("g", 9, None)]
+    assert compiled_ops(records) == 17
+    assert compiled_ops([metrics("g", 9, None)]) is None
+    # regional compilation: one block's graph, run by each of 8 blocks, 3 steps; the whole model's once a step
+    block, model = metrics("forward", 20, 12), metrics("forward", 40, 100)
+    assert compiled_ops([block], [CallCount("m.py", 20, "forward", 24, 1)]) == 288
+    assert compiled_ops([model], [CallCount("m.py", 40, "forward", 3, 1)]) == 300
     counts = [CallCount("m.py", 1, "f", 10, 1, 9, 0.002), CallCount("m.py", 9, "g", 1, 1, 0, None)]
     assert steady_state_s(counts) == 0.02  # f's median call, 10 calls; g never ran without compiling
     assert steady_state_s(counts[1:]) is None

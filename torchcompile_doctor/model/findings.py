@@ -198,7 +198,8 @@ class RunFigures:
     recompile_limit_hits: int
     compile_failures: int
     compile_time_s: float  # rounded to ms
-    # ops in compiled graphs (each compiled frame's largest graph, summed): a change that lowers it compiles less
+    # ops run in compiled graphs (each compiled frame's largest graph times its calls, summed): a change that
+    # lowers it far compiles less
     compiled_ops: int | None = field(default=None, metadata=json_field(omit_none=True))
     # the compiled calls' steady-state time: each compiled function's median call without a compile, times its
     # calls, summed (None: no call ran without compiling)
