@@ -60,7 +60,7 @@ from torchcompile_doctor.rules.facts import Facts
 from torchcompile_doctor.rules.fixes import RewriteFacts
 from torchcompile_doctor.transforms.line_code import MARK_UNBACKED, marked_name
 
-_AT_CALL = ("tensor_argument", "cast_at_call_site", "mark_dynamic")  # transforms whose fix edits the call
+_AT_CALL = ("tensor_argument", "cast_at_call_site", "mark_dynamic", "eager_call")  # transforms whose fix edits the call
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -257,7 +257,7 @@ def _odd_call_first(
 ) -> list[StackFrame]:
     """The call sites with the odd call first where the fix is a cast at the call: the cast belongs at the call
     that passed another dtype, and reads what that call passes."""
-    odd = _odd_call(index, group) if "cast_at_call_site" in rule.transforms else None
+    odd = _odd_call(index, group) if {"cast_at_call_site", "eager_call"} & set(rule.transforms) else None
     if odd is None:
         return call_sites
     return [odd, *(c for c in call_sites if (c.file, c.line) != (odd.file, odd.line))]
