@@ -207,6 +207,8 @@ def _rewrite_words(before: str, after: str) -> str:
         return f"`{code_only(before).strip()}` rewritten"
     kept, last, added = code_only(before).strip(), statements[-1], statements[:-1]
     shown = "; ".join(f"`{s}`" for s in added[:3]) + (f" and {len(added) - 3} more" if len(added) > 3 else "")
+    if last == kept and added and added[-1].endswith(":"):  # the line put under a condition
+        return f"`{kept}` under `{added[-1]}`"
     if last == kept:
         return f"{shown} before `{kept}`"
     return f"`{kept}` made `{last}`" + (f" after {shown}" if added else "")
