@@ -205,7 +205,7 @@ def _rewrite_words(before: str, after: str) -> str:
     statements = [code_only(line).strip() for line in after.splitlines() if code_only(line).strip()]
     if not statements:
         return f"`{code_only(before).strip()}` rewritten"
-    kept, last, added = code_only(before).strip(), statements[-1], statements[:-1]
+    kept, last, added = code_only(before.splitlines()[0]).strip(), statements[-1], statements[:-1]
     shown = "; ".join(f"`{s}`" for s in added[:3]) + (f" and {len(added) - 3} more" if len(added) > 3 else "")
     if last == kept and added and added[-1].endswith(":"):  # the line put under a condition
         return f"`{kept}` under `{added[-1]}`"
