@@ -22,7 +22,7 @@ from torchcompile_doctor.experiments.experiment import (
     key,
 )
 from torchcompile_doctor.model.edits import FileEdit as FileEdit  # trials read it from here
-from torchcompile_doctor.model.report import Finding, Report, Rewrite
+from torchcompile_doctor.model.report import Finding, Location, Report, Rewrite
 from torchcompile_doctor.patches.edits import (
     Edit,
     EditError,
@@ -106,7 +106,7 @@ def _step_outside(finding: Finding, program: Program) -> Candidate | None:
 def _effect_after_call(finding: Finding, program: Program) -> Candidate | None:
     """A call made only for its effect in a compiled function (a metrics recorder, a print of its inputs) moved
     after each line that calls the function, on what that line passes for the parameters it reads."""
-    where = finding.location
+    where = _users_place(finding, program)
     held = _compiled_function(finding, program)
     if where is None or held is None:
         return None
@@ -128,11 +128,20 @@ def _effect_after_call(finding: Finding, program: Program) -> Candidate | None:
     )
 
 
+def _users_place(finding: Finding, program: Program) -> Location | None:
+    """The finding's line in the user's project: its own, or, for a break in a package's code, the user's line
+    that called into it."""
+    for place in (finding.location, finding.user_frame):
+        if place is not None and inside(program.root, Path(place.file)):
+            return place
+    return None
+
+
 def _compiled_function(finding: Finding, program: Program) -> tuple[Path, str, int] | None:
     """(its file, the file's text, the function's first line) of the compiled function of the user's holding the
     finding's line."""
-    where = finding.location
-    if where is None or not inside(program.root, Path(where.file)):
+    where = _users_place(finding, program)
+    if where is None:
         return None
     source = program.read(Path(where.file)) or ""
     starts = [c.function_line for c in program.compile_calls if c.function_file == where.file and c.function_line]
