@@ -61,7 +61,7 @@ def test_a_config_switch_a_compile_keyword_and_rewrites_are_measured_combined_an
     assert run.returncode == 0, run.stderr
     report = run.json
     switch, keyword = "torch._dynamo.config.capture_scalar_outputs = True", "torch.compile(..., dynamic=True)"
-    branch = "`if x.sum() < 0:` made branchless with torch.where (breaks_and_recompiles.py:23)"
+    branch = "`if x.sum() < 0:` made `return torch.where(x.sum() < 0, -x, x)` (breaks_and_recompiles.py:23)"
     item = "`s = x.sum().item()` made `s = x.sum()` (breaks_and_recompiles.py:16)"  # the report's own rewrites
     tensor = "made `total += float(step(x, torch.tensor(n)).sum())"
     *alone, combined = report["trials"]  # each change alone, then the helpful ones together

@@ -76,7 +76,12 @@ LOOP_TQDM = (
     "from tqdm import tqdm\n\n\ndef f(self, x):\n    for block in tqdm(self.blocks, desc='b'):\n"
     "        x = block(x)\n    return x\n"
 )
+EAGER = "import torch\n\nmodel = torch.compile(net, backend='eager')\nout = model(x)\nlow = model(x.half())\n"
 CASES = {
+    "eager_call: the odd call on the eager module": Case(
+        "eager_call", EAGER, 5, EAGER.replace("low = model(x.half())", "low = net(x.half())")
+    ),
+    "eager_call: a model not compiled by name here": Case("eager_call", EAGER, 3, None),
     "unwrap_progress: the plain iterable": Case(
         "unwrap_progress", LOOP_TQDM, 5, LOOP_TQDM.replace("tqdm(self.blocks, desc='b')", "self.blocks")
     ),

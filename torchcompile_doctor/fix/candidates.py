@@ -22,7 +22,7 @@ from torchcompile_doctor.model.experiment import (
     is_compile_time,
     key,
 )
-from torchcompile_doctor.model.report import Finding, Report, Rewrite
+from torchcompile_doctor.model.report import Finding, Location, Report, Rewrite
 from torchcompile_doctor.patches.edits import (
     Edit,
     EditError,
@@ -32,6 +32,7 @@ from torchcompile_doctor.patches.edits import (
 )
 from torchcompile_doctor.patches.project import inside
 from torchcompile_doctor.transforms.call_source import (
+    EffectCall,
     StepTail,
     argument_expression,
     assigned_name,
@@ -105,27 +106,19 @@ def _step_outside(finding: Finding, program: Program) -> Candidate | None:
 def _effect_after_call(finding: Finding, program: Program) -> Candidate | None:
     """A call made only for its effect in a compiled function (a metrics recorder, a print of its inputs) moved
     after each line that calls the function, on what that line passes for the parameters it reads."""
-    where = finding.location
-    if where is None or not inside(program.root, Path(where.file)):
+    where = _users_place(finding, program)
+    held = _compiled_function(finding, program)
+    if where is None or held is None:
         return None
-    path = Path(where.file)
-    source = program.read(path) or ""
-    starts = [c.function_line for c in program.compile_calls if c.function_file == where.file and c.function_line]
-    function = next((s for s in starts if where.line in (function_lines(source, s) or ())), None)
-    effect = effect_call(source, function, where.line) if function is not None else None
+    path, source, function = held
+    effect = effect_call(source, function, where.line)
     sites = [s for s in program.call_sites if (s.function_file, s.function_line) == (where.file, function)]
-    if effect is None or function is None or not sites:
+    if effect is None or not sites:
         return None
-    edits = [FileEdit(path, RemoveStatement(effect.line))]
-    for site in sites:
-        code = effect.code
-        for parameter in effect.parameters:
-            position = parameter_position(source, function, parameter)
-            passed = argument_expression(program.read(Path(site.file)) or "", site, parameter, position)
-            if passed is None or not is_plain_reference(passed):
-                return None  # evaluated once more after the call, it could differ
-            code = renamed(code, parameter, passed)
-        edits.append(FileEdit(Path(site.file), InsertAfter(site.line, code)))
+    moved = [_effect_at(effect, source, function, site, program) for site in sites]
+    if any(m is None for m in moved):
+        return None
+    edits = [FileEdit(path, RemoveStatement(effect.line)), *(m for m in moved if m is not None)]
     return Candidate(
         title=f"`{effect.code}` moved out of `{where.function}`, after its call",
         codes=(finding.code,),
@@ -133,6 +126,40 @@ def _effect_after_call(finding: Finding, program: Program) -> Candidate | None:
         edits=tuple(edits),
         by_compile_time=False,
     )
+
+
+def _users_place(finding: Finding, program: Program) -> Location | None:
+    """The finding's line in the user's project: its own, or, for a break in a package's code, the user's line
+    that called into it."""
+    for place in (finding.location, finding.user_frame):
+        if place is not None and inside(program.root, Path(place.file)):
+            return place
+    return None
+
+
+def _compiled_function(finding: Finding, program: Program) -> tuple[Path, str, int] | None:
+    """(its file, the file's text, the function's first line) of the compiled function of the user's holding the
+    finding's line."""
+    where = _users_place(finding, program)
+    if where is None:
+        return None
+    source = program.read(Path(where.file)) or ""
+    starts = [c.function_line for c in program.compile_calls if c.function_file == where.file and c.function_line]
+    function = next((s for s in starts if where.line in (function_lines(source, s) or ())), None)
+    return (Path(where.file), source, function) if function is not None else None
+
+
+def _effect_at(effect: EffectCall, source: str, function: int, site: CallSite, program: Program) -> FileEdit | None:
+    """The call inserted after the line `site` on what that line passes for the parameters it reads (None: one is
+    passed as an expression that, evaluated once more after the call, could differ)."""
+    code = effect.code
+    for parameter in effect.parameters:
+        position = parameter_position(source, function, parameter)
+        passed = argument_expression(program.read(Path(site.file)) or "", site, parameter, position)
+        if passed is None or not is_plain_reference(passed):
+            return None
+        code = renamed(code, parameter, passed)
+    return FileEdit(Path(site.file), InsertAfter(site.line, code))
 
 
 def _moved_after_calls(tail: StepTail, sites: list[CallSite], program: Program) -> list[FileEdit] | None:
@@ -187,8 +214,10 @@ def _rewrite_words(before: str, after: str) -> str:
     statements = [code_only(line).strip() for line in after.splitlines() if code_only(line).strip()]
     if not statements:
         return f"`{code_only(before).strip()}` rewritten"
-    kept, last, added = code_only(before).strip(), statements[-1], statements[:-1]
+    kept, last, added = code_only(before.splitlines()[0]).strip(), statements[-1], statements[:-1]
     shown = "; ".join(f"`{s}`" for s in added[:3]) + (f" and {len(added) - 3} more" if len(added) > 3 else "")
+    if last == kept and added and added[-1].endswith(":"):  # the line put under a condition
+        return f"`{kept}` under `{added[-1]}`"
     if last == kept:
         return f"{shown} before `{kept}`"
     return f"`{kept}` made `{last}`" + (f" after {shown}" if added else "")

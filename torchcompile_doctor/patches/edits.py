@@ -164,6 +164,19 @@ def _changed(
         raise EditError(f"two changes of the statement at line {replacing[0].line}")
     if replacing and isinstance(replacing[0], RemoveStatement):
         return cst.RemovalSentinel.REMOVE
+    statement = _within(statement, edits)
+    leading = _leading_lines(statement)
+    result = _replaced(statement, replacing, leading)
+    inserted = [s for e in edits if isinstance(e, InsertBefore) for s in _statements(e.code)]
+    if inserted:
+        _place_inserted(statement, inserted, result, leading)
+    appended = [s for e in edits if isinstance(e, InsertAfter) for s in _statements(e.code)]
+    statements = [*inserted, *result, *appended]
+    return statements[0] if len(statements) == 1 else cst.FlattenSentinel(statements)
+
+
+def _within(statement: cst.BaseStatement, edits: Sequence[Edit]) -> cst.BaseStatement:
+    """The statement with the edits made inside it: a keyword added, an argument wrapped, an expression replaced."""
     for edit in edits:
         if isinstance(edit, AddKeyword):
             statement = _with_keyword(statement, edit)
@@ -171,19 +184,23 @@ def _changed(
             statement = _with_wrapped_argument(statement, edit)
         elif isinstance(edit, ReplaceExpression):
             statement = _with_expression_replaced(statement, edit)
-    leading = _leading_lines(statement)
-    result = _replaced(statement, replacing, leading)
-    inserted = [s for e in edits if isinstance(e, InsertBefore) for s in _statements(e.code)]
-    if inserted and isinstance(statement, (cst.FunctionDef, cst.ClassDef)):  # module code before a definition:
+    return statement
+
+
+def _place_inserted(
+    statement: cst.BaseStatement,
+    inserted: list[cst.BaseStatement],
+    result: list[cst.BaseStatement],
+    leading: Sequence[cst.EmptyLine],
+) -> None:
+    """The blank lines and comments above the statement shared out (in place) with the statements put before it."""
+    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):  # module code before a definition:
         blank = [line for line in leading if line.comment is None]  # the blank lines above it, above both
         inserted[0] = inserted[0].with_changes(leading_lines=blank or [cst.EmptyLine()] * 2)
         result[0] = result[0].with_changes(leading_lines=leading or [cst.EmptyLine()] * 2)
-    elif inserted:  # the new lines go after the statement's own leading comments, just before it
+    else:  # the new lines go after the statement's own leading comments, just before it
         result[0] = result[0].with_changes(leading_lines=())
         inserted[0] = inserted[0].with_changes(leading_lines=leading)
-    appended = [s for e in edits if isinstance(e, InsertAfter) for s in _statements(e.code)]
-    statements = [*inserted, *result, *appended]
-    return statements[0] if len(statements) == 1 else cst.FlattenSentinel(statements)
 
 
 def _replaced(

@@ -87,20 +87,30 @@ def hoist_to_module(site: Site) -> tuple[Edit, ...] | str:
         return "the line is at module level already"
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         return (RemoveStatement(node.lineno), InsertBefore(_first_line(top), statement.code))
+    why_not = _why_not_hoisted(node, function, tree, site.line)
+    return (
+        why_not
+        if why_not is not None
+        else (RemoveStatement(node.lineno), InsertBefore(_first_line(top), statement.code))
+    )
+
+
+def _why_not_hoisted(
+    node: ast.stmt, function: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module, line: int
+) -> str | None:
+    """Why the assignment cannot run once at import time instead (None: it can)."""
     if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
-        return f"line {site.line} assigns no one name"
+        return f"line {line} assigns no one name"
     name = node.targets[0].id
-    calls = [c for c in ast.walk(node.value) if isinstance(c, ast.Call)]
-    if not any(_one_time(c) for c in calls):
-        return f"line {site.line} calls nothing known to give the same value on every call"
-    read = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
-    own = _locals(function)
-    if read & own:
-        return f"line {site.line} reads `{sorted(read & own)[0]}` of the function's"
+    if not any(_one_time(c) for c in ast.walk(node.value) if isinstance(c, ast.Call)):
+        return f"line {line} calls nothing known to give the same value on every call"
+    read = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)} & _locals(function)
+    if read:
+        return f"line {line} reads `{sorted(read)[0]}` of the function's"
     assigned = [n for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
     if sum(n.id == name for n in assigned) > 1 or name in _module_names(tree):
         return f"`{name}` is bound elsewhere too"
-    return (RemoveStatement(node.lineno), InsertBefore(_first_line(top), statement.code))
+    return None
 
 
 def hoist_probe(site: Site) -> tuple[Edit, ...] | str:

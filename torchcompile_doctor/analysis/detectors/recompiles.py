@@ -60,7 +60,7 @@ from torchcompile_doctor.rules.facts import Facts
 from torchcompile_doctor.rules.fixes import RewriteFacts
 from torchcompile_doctor.transforms.line_code import MARK_UNBACKED, marked_name
 
-_AT_CALL = ("tensor_argument", "cast_at_call_site", "mark_dynamic")  # transforms whose fix edits the call
+_AT_CALL = ("tensor_argument", "cast_at_call_site", "mark_dynamic", "eager_call")  # transforms whose fix edits the call
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -252,6 +252,17 @@ def _fix_line(
     return guard_line or (SourceLine(main.source) if main.source else None)
 
 
+def _odd_call_first(
+    index: AnalysisIndex, group: RecompileGroup, rule: Rule, call_sites: list[StackFrame]
+) -> list[StackFrame]:
+    """The call sites with the odd call first where the fix is a cast at the call: the cast belongs at the call
+    that passed another dtype, and reads what that call passes."""
+    odd = _odd_call(index, group) if {"cast_at_call_site", "eager_call"} & set(rule.transforms) else None
+    if odd is None:
+        return call_sites
+    return [odd, *(c for c in call_sites if (c.file, c.line) != (odd.file, odd.line))]
+
+
 def _odd_call(index: AnalysisIndex, group: RecompileGroup) -> StackFrame | None:
     """The user's line whose call recompiled (the first recompile's compile started under it): where an input
     differs from what the first compile saw, so where a cast to the first dtype belongs, not the first call."""
@@ -344,9 +355,7 @@ def _recompile_finding(
         user_frame = index.location(call_sites[0].file, call_sites[0].line, call_sites[0].function)
     situation = _choose_rule(index, group, root, rules)
     rule, carried = situation.rule, situation.carried is not None
-    odd = _odd_call(index, group) if "cast_at_call_site" in rule.transforms else None
-    if odd is not None:  # the cast belongs at the call that passed another dtype, and reads what that call passes
-        call_sites = [odd, *(c for c in call_sites if (c.file, c.line) != (odd.file, odd.line))]
+    call_sites = _odd_call_first(index, group, rule, call_sites)
     facts = replace(
         _facts(name, root, group, changes),
         inside=situation.inside,
