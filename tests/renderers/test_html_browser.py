@@ -92,6 +92,13 @@ PARTS = r"""
   }).map((cell) => cell.textContent.slice(0, 40));
   const split = [...document.querySelectorAll('.rule, td.id')].filter((el) => el.getClientRects().length > 1)
     .map((el) => el.textContent);
+  const lines = (el) => {
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+  };
+  const cutNames = [...document.querySelectorAll('td.code')].filter((td) => td.checkVisibility())
+    .filter((td) => td.textContent.trim().length <= 18 && lines(td) > 1).map((td) => td.textContent);
   const axis = [...document.querySelectorAll('.axis span')].map((el) => parseFloat(getComputedStyle(el).fontSize));
   const findings = [...document.querySelectorAll('details.finding')].map((d) => ({
     id: d.id, open: d.open, shown: d.querySelector('.body').checkVisibility()}));
@@ -99,7 +106,7 @@ PARTS = r"""
     const box = td.getBoundingClientRect();
     return {text: td.textContent, seen: td.checkVisibility() && box.left >= -0.5 && box.right <= width + 0.5};
   });
-  return {outside, split, axis, findings, breaks};
+  return {outside, split, cutNames, axis, findings, breaks};
 })()
 """
 
@@ -110,7 +117,7 @@ def test_on_a_phone_every_table_cell_is_in_sight_and_the_axis_is_readable(browse
         seen = browser.evaluate(PARTS)
         assert isinstance(seen, dict)
         assert seen["outside"] == [], (name, seen["outside"])  # a stacked row, not a column off screen
-        assert seen["split"] == [], (name, seen["split"])
+        assert seen["split"] == [] and seen["cutNames"] == [], (name, seen["split"], seen["cutNames"])
         assert all(size >= 11 for size in seen["axis"]), (name, seen["axis"])
         assert all(cell["seen"] for cell in seen["breaks"]), (name, seen["breaks"])  # the column naming the break
         assert seen["axis"] or not REPORTS[name].compile_time
@@ -128,4 +135,5 @@ def test_printed_every_finding_is_open_and_no_code_is_cut(browser, pages):
         assert all(f["shown"] for f in seen["findings"]), (name, seen["findings"])
         folded += sum(not f["open"] for f in seen["findings"])
         assert seen["split"] == [] and seen["outside"] == [], (name, seen["split"], seen["outside"])
+        assert seen["cutNames"] == [], (name, seen["cutNames"])  # a short name is never cut mid-word
     assert folded  # some page has a finding folded on screen (low and info start folded), and it printed open

@@ -57,10 +57,10 @@ def _finalize(context: jinja2.runtime.Context, value: object) -> object:
 
 @jinja2.pass_context
 def _breakable(context: jinja2.runtime.Context, value: str) -> Markup:
-    """A long name (`a.<locals>.b`, `pkg/models/x.py:12`) that may wrap after its dots and slashes, so a narrow
-    column or screen wraps it instead of scrolling."""
+    """A long name (`a.<locals>.b`, `pkg/models/x.py:12`, `warmup_sgd_update`) that may wrap after its dots,
+    slashes and underscores, so a narrow column or screen wraps it at a joint instead of mid-word or scrolling."""
     text = str(escape(context["shareable"].text(value)))  # a str: Markup.replace would escape the <wbr>
-    return Markup(text.replace(".", ".<wbr>").replace("/", "/<wbr>"))
+    return Markup(text.replace(".", ".<wbr>").replace("/", "/<wbr>").replace("_", "_<wbr>"))
 
 
 @functools.cache
