@@ -24,7 +24,8 @@ LANE_LIVE_TESTS ?= tests/capture/test_recapture.py tests/capture/test_fidelity.p
 
 # The canary lane for torch 2.16's likely default (torch #186100): the live capture tests with
 # torch._dynamo.config.nested_graph_breaks = True set in every captured process (capture/canary.py reads
-# TORCHCOMPILE_DOCTOR_DYNAMO_CONFIG), on the installed torch. The README's "Supported torch" says what it changes.
+# TORCHCOMPILE_DOCTOR_DYNAMO_CONFIG), in the lane's venv of TORCH_VERSION (CI: the newest, 2.15.0, beside its lane).
+# The README's "Supported torch" says what it changes.
 CANARY_CONFIG ?= nested_graph_breaks=True
 CANARY_LIVE_TESTS ?= tests/capture/test_recapture.py tests/capture/test_fidelity.py
 
@@ -91,8 +92,8 @@ test-lane: $(LANE_VENV)/.installed
 	$(LANE_VENV)/bin/python -m pytest -q -n $(JOBS) --dist worksteal -p no:cacheprovider -m "slow and not inductor" \
 		$(LANE_LIVE_TESTS)
 
-test-canary: install
-	TORCHCOMPILE_DOCTOR_DYNAMO_CONFIG="$(CANARY_CONFIG)" $(BIN)/python -m pytest -q -n $(JOBS) --dist worksteal \
+test-canary: $(LANE_VENV)/.installed
+	TORCHCOMPILE_DOCTOR_DYNAMO_CONFIG="$(CANARY_CONFIG)" $(LANE_VENV)/bin/python -m pytest -q -n $(JOBS) --dist worksteal \
 		-p no:cacheprovider -m "slow and not inductor" $(CANARY_LIVE_TESTS)
 
 # ruff (style, imports, McCabe <= 20), mypy --strict, and radon: no block of the package worse than grade C.
