@@ -331,6 +331,18 @@ def _classify_contains(contains: re.Match[str]) -> _Classified:
     return "dict_or_list_length", f"{user_variable(mapping)}['{contains['key']}']", was, now
 
 
+def _classify_membership(text: str) -> _Classified | None:
+    """A dict's key or (2.15) a set's item the entry was compiled with (or, negated, without)."""
+    contains = _DICT_CONTAINS.match(text)
+    if contains:
+        return _classify_contains(contains)
+    member = _SET_CONTAINS.match(text)
+    if member:
+        was, now = ("missing", "present") if member["negated"] else ("present", "missing")
+        return "dict_or_list_length", user_variable(member["set"]), was, now
+    return None
+
+
 def _classify_value(text: str) -> _Classified:
     """A guard on a Python value: an object's identity or type, a container's length, a compared value."""
     obj = re.search(r"___check_obj_id\((?P<name>[^,]+),", text)
@@ -345,13 +357,9 @@ def _classify_value(text: str) -> _Classified:
     length = re.search(r"len\((?P<name>.+?)\) (?P<op>==|!=|<|>) (?P<value>\d+)", text)
     if length:
         return "dict_or_list_length", f"len({user_variable(length['name'])})", length["value"], None
-    contains = _DICT_CONTAINS.match(text)
-    if contains:
-        return _classify_contains(contains)
-    member = _SET_CONTAINS.match(text)
-    if member:  # the entry was compiled for a set with (or, negated, without) that item
-        was, now = ("missing", "present") if member["negated"] else ("present", "missing")
-        return "dict_or_list_length", user_variable(member["set"]), was, now
+    membership = _classify_membership(text)
+    if membership is not None:
+        return membership
     if "dict keys" in text or "___dict_contains" in text or "dict_version" in text:
         return "dict_or_list_length", "dict keys", None, None
     compare = _COMPARE.match(text)

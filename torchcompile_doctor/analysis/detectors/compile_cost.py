@@ -9,6 +9,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
+from torchcompile_doctor.analysis.code import USER
 from torchcompile_doctor.analysis.compiled_frames import frame_view
 from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
 from torchcompile_doctor.analysis.index import AnalysisIndex
@@ -38,6 +39,7 @@ class RepeatedBlockFacts(Facts):
     frame_where: str | None = None
     seconds: str | None = None
     module_list: str | None = None
+    torch_blocks: str | None = None  # the blocks are torch.nn's own: its class path, where the graph names it
 
 
 @dataclass(frozen=True)
@@ -187,17 +189,19 @@ def _repeated_block_finding(
         block_name = f"{python_path(module_list)}[i]"
         location = frame_view(index, _key(frame))[0]
     frame_location, frame_name = frame_view(index, _key(frame))
+    facts = RepeatedBlockFacts(
+        block=block_name,
+        repeats=repeats,
+        frame=frame_name,
+        frame_where=frame_location.where,
+        seconds=f"{compile_.seconds:.1f}",
+        module_list=python_path(module_list),
+        torch_blocks=None if functions else "torch.nn",
+    )
     finding = finding_from_rule(
-        rule,
+        rule.worded_for(USER, facts),  # torch.nn's own blocks have a wording of their own
         location=location,
-        facts=RepeatedBlockFacts(
-            block=block_name,
-            repeats=repeats,
-            frame=frame_name,
-            frame_where=frame_location.where,
-            seconds=f"{compile_.seconds:.1f}",
-            module_list=python_path(module_list),
-        ),
+        facts=facts,
         count=repeats,
         impact=CompileTimeImpact(compile_seconds=round(compile_.seconds, 3), share=1.0),
         evidence=RepeatedBlockEvidence(
