@@ -9,7 +9,6 @@ import atexit
 import contextlib
 import functools
 import gc
-import json
 import os
 import shutil
 import sys
@@ -374,8 +373,8 @@ def check(
     )
     settings = check_settings(TargetArgs(target, tuple(args or ()), module, inputs), flags, config, from_capture)
     known = pipeline.open_baseline(settings.gate)  # a bad baseline fails before anything runs
-    if settings.from_capture is not None:  # as `doctor report` reads it
-        run = pipeline.reread(settings.from_capture, pipeline.RereadOptions(as_live=True))
+    if settings.from_capture is not None:  # as `doctor report` reads it (a job's text log too)
+        run = pipeline.reread_paths([settings.from_capture], pipeline.RereadOptions(as_live=True))
     else:
         run = pipeline.run_all(settings.targets, settings.run, progress=_status)
     gated = pipeline.gate(run, settings.gate, known)
@@ -440,16 +439,9 @@ def report(
 def rules(fmt: opt.RulesFormat = "terminal") -> None:
     """The rule catalogue: code, name, severity, status."""
     from torchcompile_doctor.rules import load_catalogue
+    from torchcompile_doctor.rules.rule_page import rules_listing
 
-    catalogue = load_catalogue()
-    if fmt == "json":
-        fields = ("code", "name", "kind", "severity", "status", "title")
-        typer.echo(json.dumps([{key: getattr(r, key) for key in fields} for r in catalogue], indent=2))
-        return
-    if fmt != "terminal":
-        raise DoctorError(f"unknown --format {fmt!r} for rules (terminal or json)")
-    for r in catalogue:
-        typer.echo(f"{r.code}  {r.name:32} {r.severity:9} {r.status:8} {r.title}")
+    typer.echo(rules_listing(load_catalogue(), fmt))
 
 
 @app.command()

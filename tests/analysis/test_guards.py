@@ -12,8 +12,9 @@ from support.doctor import doctor_here, doctor_in_process
 from support.paths import REPO, SAMPLES
 
 from torchcompile_doctor.analysis import AnalysisContext
-from torchcompile_doctor.analysis.guard_frames import diff_entries, guard_frames, pins, readable
+from torchcompile_doctor.analysis.guard_frames import carried_words, diff_entries, guard_frames, pins
 from torchcompile_doctor.analysis.index import AnalysisIndex
+from torchcompile_doctor.events.guard_terms import guard_term
 from torchcompile_doctor.events.load import load_artifacts
 from torchcompile_doctor.events.model import Guard
 from torchcompile_doctor.events.parsers.guards_tree import parse_tree
@@ -43,7 +44,7 @@ def test_guards_in_plain_words():
     guards = parse_tree(TREE)
     assert pins(guards[2]) == "x: float32 [4, 8] stride [1, 4], requires_grad=False"
     assert pins(guards[3]) == "self.blocks[3].c == 3"
-    assert readable("G['CONFIG']['scale'] == 2") == "CONFIG['scale'] == 2"
+    assert guard_term("G['CONFIG']['scale'] == 2").readable == "CONFIG['scale'] == 2"
 
 
 def test_entry_diff_names_what_changed_and_ignores_renumbering():
@@ -208,13 +209,16 @@ def test_each_entry_says_what_diff_entries_says_of_its_tree_and_the_one_before(c
     log = load_artifacts(capture)
     index = AnalysisIndex.build(log, AnalysisContext(target=str(capture), root=str(capture), offline=True))
     trees: dict[str, list[tuple[Guard, ...]]] = {}
+    ids = {str(tree.compile_id): tree.compile_id for tree in log.guard_trees}
     for tree in log.guard_trees:
         trees.setdefault(str(tree.compile_id), []).append(tree.guards)
     compared = 0
     for frame in guard_frames(index):
         for before, entry in zip(frame.entries, frame.entries[1:], strict=False):
             if len(trees[before.compile_id]) == 1 and len(trees[entry.compile_id]) == 1:  # the entry's own tree
-                assert entry.changed == diff_entries(trees[before.compile_id][0], trees[entry.compile_id][0])
+                file, _, co_name = index.frame_key(ids[entry.compile_id])
+                carried = carried_words(index, file, co_name)
+                assert entry.changed == diff_entries(trees[before.compile_id][0], trees[entry.compile_id][0], carried)
                 compared += 1
     assert compared or all(len(frame.entries) < 2 for frame in guard_frames(index))
 

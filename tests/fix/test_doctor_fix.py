@@ -62,7 +62,7 @@ def test_a_config_switch_a_compile_keyword_and_rewrites_are_measured_combined_an
     assert run.returncode == 0, run.stderr
     report = run.json
     switch, keyword = "torch._dynamo.config.capture_scalar_outputs = True", "torch.compile(..., dynamic=True)"
-    branch = "`if x.sum() < 0:` made branchless with torch.where (breaks_and_recompiles.py:23)"
+    branch = "`if x.sum() < 0:` made `return torch.where(x.sum() < 0, -x, x)` (breaks_and_recompiles.py:23)"
     item = "`s = x.sum().item()` made `s = x.sum()` (breaks_and_recompiles.py:16)"  # the report's own rewrites
     tensor = "made `total += float(step(x, torch.tensor(n)).sum())"
     *alone, combined = report["trials"]  # each change alone, then the helpful ones together
@@ -221,7 +221,7 @@ def test_a_dimension_torch_bounded_is_marked_unbacked_with_the_input_tied_to_it(
     assert _trial(run.json, "torch.compile(..., dynamic=True)")["status"] == "no effect"
     patched = (root / "served_batches.py").read_text()
     assert (
-        "        torch._dynamo.decorators.mark_unbacked(tokens, 0)  # before the first call\n"
+        "        torch._dynamo.decorators.mark_unbacked(tokens, 0)\n"
         "        torch._dynamo.decorators.mark_unbacked(lengths, 0)\n"
         "        logits = compiled(tokens, lengths)\n"
     ) in patched

@@ -21,6 +21,8 @@ Measured = Report | tuple[Report, Report] | str
 
 def figures(report: Report) -> RunFigures:
     summary = report.summary
+    if summary.graphs is None or summary.compile_time_s is None:
+        raise ValueError("a fix is measured on a capture: a text log holds no graph count or compile time")
     return RunFigures(
         graph_breaks=summary.graph_breaks,
         recompiles=summary.recompiles,

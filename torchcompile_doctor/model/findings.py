@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from torchcompile_doctor.events.model import LogHealth
 from torchcompile_doctor.model.compile_time import CacheCounts
 from torchcompile_doctor.model.json import json_field
 
@@ -397,24 +398,10 @@ class GraphDivergenceEvidence(EvidenceBase):
 
 
 @dataclass(frozen=True)
-class LogHealthFigures:
-    """What the reader of the logs could not use, counted (events.model.LogHealth, as a report keeps it)."""
-
-    lines: int = 0
-    records: int = 0
-    bad_lines: int = 0
-    bad_json: int = 0
-    md5_mismatches: int = 0
-    unknown_kinds: int = 0
-    parse_errors: int = 0
-    truncated: bool = False
-
-
-@dataclass(frozen=True)
 class EndsEarlyEvidence(EvidenceBase):
     rank: int
     how: str
-    log_health: LogHealthFigures
+    log_health: LogHealth  # the rank's log, as it was read (a snapshot)
 
 
 @dataclass(frozen=True)
@@ -475,6 +462,18 @@ class CudagraphSizesEvidence(EvidenceBase, NamesCompiles, QuotesTorch):
 
 
 @dataclass(frozen=True)
+class CudagraphCoverageEvidence(EvidenceBase, NamesCompiles):
+    """The graphs CUDA graphs were asked for and how each ran (model/cudagraphs.py: the report's `cudagraphs`)."""
+
+    compile_ids: list[str]
+    covered: int  # graphs that ran as CUDA graphs
+    coverage: dict[str, str]  # compile id -> how it ran (a GraphCoverage)
+    calls: dict[str, int]  # logged calls by mode
+    rerecordings: int
+    rerecord_limit: int | None
+
+
+@dataclass(frozen=True)
 class OverwrittenEvidence(EvidenceBase, QuotesTorch):
     torch_text: str
     produced_at: str | None  # "file:line" of the line that made the output
@@ -512,6 +511,7 @@ Evidence = (
     | CudagraphSkipEvidence
     | CudagraphCallsEvidence
     | CudagraphSizesEvidence
+    | CudagraphCoverageEvidence
     | OverwrittenEvidence
     | Tf32Evidence
 )

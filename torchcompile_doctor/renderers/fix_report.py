@@ -9,6 +9,7 @@ import json
 from torchcompile_doctor.model.findings import RunFigures
 from torchcompile_doctor.model.fix import FixReport, TrialRecord
 from torchcompile_doctor.model.json import to_json
+from torchcompile_doctor.model.paths import display_text
 from torchcompile_doctor.model.trial import HELPFUL, Noise
 
 _FIGURES = (
@@ -81,8 +82,8 @@ def _trial_line(trial: TrialRecord, before: RunFigures) -> str:
 
 
 def render_terminal(report: FixReport) -> str:
-    lines = [f"doctor fix {report.target}", ""]
-    lines += [f"note: {note}" for note in report.notes]
+    lines = [f"doctor fix {display_text(report.target, (report.project,))}", ""]
+    lines += [f"note: {display_text(note, (report.project,))}" for note in report.notes]
     patch = report.patch
     if patch is None:
         tried = any(trial.after is not None for trial in report.trials)

@@ -11,11 +11,14 @@ from torchcompile_doctor.model.findings import GuardOverheadFigures
 from torchcompile_doctor.model.gate import GateResult
 from torchcompile_doctor.model.report import Finding, Fix, Location, Report, rank_list
 from torchcompile_doctor.renderers._compile_time_text import compile_time_lines
+from torchcompile_doctor.renderers._cudagraph_text import cudagraph_lines
 from torchcompile_doctor.renderers._text import (
     AT_YOUR_CODE,
     at_your_code,
     clean_for_display,
+    compile_phrase,
     finding_figures,
+    graphs_phrase,
     measurement_label,
     no_findings,
     summary_line,
@@ -87,7 +90,7 @@ def _finding(console: Console, finding: Finding, report: Report) -> None:
         console.print(line)
     if finding.user_frame is not None:
         console.print(
-            Text(f"   reached from your code at {finding.user_frame.where}: {finding.user_frame.source or ''}")
+            Text(f"   reached from your code at {finding.user_frame.where}: {finding.user_frame.shown_source}")
         )
     elif len(finding.call_sites) > 1:
         console.print(Text(f"   called from {len(finding.call_sites)} sites: {', '.join(finding.call_sites)}"))
@@ -105,7 +108,9 @@ def _finding(console: Console, finding: Finding, report: Report) -> None:
 
 
 def _gate(console: Console, gate: GateResult) -> None:
-    verdict = "passed" if gate.passed else f"FAILED: {len(gate.failures)} finding(s) fail it"
+    verdict = (
+        "passed" if gate.passed else "FAILED" + (f": {len(gate.failures)} finding(s) fail it" if gate.failures else "")
+    )
     console.print(
         Text(f"gate {verdict}", style="bold green" if gate.passed else "bold red").append(
             Text(f"   ({' '.join(gate.criteria)})", style="dim")
@@ -131,7 +136,12 @@ def _guards(console: Console, report: Report) -> None:
     if not report.guards:
         console.print(Text("  no guard trees in this capture"))
     for frame in report.guards:
-        console.print(Text(f"  {frame.function}  ({frame.display_file or frame.file}:{frame.line})", style="cyan"))
+        console.print(
+            Text(
+                f"  {frame.function}  ({frame.display_file or report.display_file(frame.file)}:{frame.line})",
+                style="cyan",
+            )
+        )
         for entry in frame.entries:
             kinds = ", ".join(f"{k} {n}" for k, n in entry.by_kind.items())
             latency = f", torch's cold estimate {entry.latency_us:g} µs" if entry.latency_us is not None else ""
@@ -171,15 +181,23 @@ def _overhead_line(o: GuardOverheadFigures) -> str:
     return f"{timed} · guards ≈ {share:.0%} of the call"
 
 
+def _or_dash(count: int | None) -> str:
+    return str(count) if count is not None else "-"  # not in the log (the summary line says so)
+
+
+def _seconds_or_dash(seconds: float | None) -> str:
+    return f"{seconds:.2f} s" if seconds is not None else "-"
+
+
 def _rank_table(console: Console, report: Report) -> None:
     console.print(Text(f"{len(report.rank_table)} ranks (the line above: the worst rank's figures, breaks unique)"))
     head = f"  {'rank':>5}  {'graphs':>6}  {'breaks':>6}  {'recompiles':>10}  {'failures':>8}  {'compile':>9}  "
     console.print(Text(head + f"{'ddp splits':>10}  {'target':<11}  log", style="bold"))
     for row in report.rank_table:
         line = (
-            f"  {row.rank:>5}  {row.graphs:>6}  {row.graph_breaks:>6}  "
+            f"  {row.rank:>5}  {_or_dash(row.graphs):>6}  {row.graph_breaks:>6}  "
             f"{row.recompiles:>10}  {row.compile_failures:>8}  "
-            f"{row.compile_time_s:>7.2f} s  {row.ddp_splits:>10}  "
+            f"{_seconds_or_dash(row.compile_time_s):>9}  {row.ddp_splits:>10}  "
             f"{row.target_status:<11}  {row.log}"
         )
         console.print(Text(line, style="yellow" if row.log != "complete" else ""))
@@ -221,16 +239,19 @@ def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
     buffer = io.StringIO()
     console = _console(buffer, options)
     s = report.summary
-    console.print(Text(f"torchcompile-doctor {report.tool_version} · {report.target}", style="bold"))
+    target = report.display_target(options.base_dir)
+    console.print(Text(f"torchcompile-doctor {report.tool_version} · {target}", style="bold"))
     console.print(
         Text(
-            f"{s.graphs} graphs · {s.graph_breaks} graph breaks ({s.graph_break_records} records) · "
+            f"{graphs_phrase(s.graphs)} · {s.graph_breaks} graph breaks ({s.graph_break_records} records) · "
             f"{s.recompiles} recompiles · {s.recompile_limit_hits} recompile-limit hits · "
             f"{s.fallbacks_to_eager} fallbacks to eager · {s.compile_failures} compile failures · "
-            f"compile {s.compile_time_s:.2f} s · backend {report.backend} · torch {torch_label(report.torch_version)}"
+            f"{compile_phrase(s.compile_time_s)} · backend {report.backend} · torch {torch_label(report.torch_version)}"
         )
     )
     for line in compile_time_lines(report.compile_time):
+        console.print(Text(line, style="dim"))
+    for line in cudagraph_lines(report.cudagraphs):
         console.print(Text(line, style="dim"))
     console.print()
     all_ranks = tuple(row.rank for row in report.rank_table)
@@ -245,7 +266,7 @@ def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
     _lead(console, report)
     for finding in report.findings:
         _finding(console, finding, report)
-    for note in report.notes:
+    for note in report.display_notes(options.base_dir):
         console.print(Text(f"note: {note}", style="dim"))
     console.print(Text(target_line(report.target_status, report.target_exit_code), style="dim"))
     return buffer.getvalue()

@@ -1,0 +1,22 @@
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 2))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+loss_fn = nn.CrossEntropyLoss()
+
+
+@torch.compile(backend="eager")
+def train_step(x, y):
+    opt.zero_grad()
+    loss = loss_fn(model(x), y)
+    loss.backward()
+    opt.step()
+    return loss
+
+
+x, y = torch.randn(16, 10), torch.randint(0, 2, (16,))
+for _ in range(4):
+    loss = train_step(x, y)
+print(f"loss {loss.item():.5f}")
