@@ -7,6 +7,7 @@ is kept), bad input with a traceback, a failing program reported as fixed."""
 
 from __future__ import annotations
 
+import difflib
 import os
 import shutil
 import subprocess
@@ -327,3 +328,31 @@ def test_three_runs_give_one_patch_and_each_trial_is_told_on_a_redirected_stderr
     told = [line for line in runs[0].stderr.splitlines() if line.startswith("doctor: trial ")]
     assert told and told[0].startswith("doctor: trial 1/") and "measured in" in told[0]
     assert not any("doctor: trial" in run.stderr for run in runs[1:])
+
+
+def test_a_patch_of_the_user_s_is_measured_as_ours_are(tmp_path):
+    """`--candidate PATCH`: a person's patch that removes the recompile is the patch, with each finding's problems
+    before → after; one that breaks the program is refused with torch's or Python's last line."""
+    root = _project(tmp_path, "batch_sizes.py")
+    program = (root / "batch_sizes.py").read_text()
+    marked = program.replace(
+        "    out = pool(batch, weights)\n", "    torch._dynamo.mark_dynamic(batch, 0)\n    out = pool(batch, weights)\n"
+    )
+    broken = program.replace("    out = pool(batch, weights)\n", "    out = pool(batch, weights[:3])\n")
+    for name, text in (("good.patch", marked), ("broken.patch", broken)):
+        lines = difflib.unified_diff(
+            program.splitlines(True), text.splitlines(True), "a/batch_sizes.py", "b/batch_sizes.py"
+        )
+        (tmp_path / name).write_text("".join(lines))
+    good = doctor_here(
+        "fix", str(root / "batch_sizes.py"), "--candidate", str(tmp_path / "good.patch"), "--format", "json", "--quiet"
+    )
+    assert good.returncode == 0, good.stderr
+    (trial,) = good.json["trials"]
+    assert trial["change"] == "the patch good.patch" and trial["status"] in ("fixed", "improved")
+    assert [(f["before"], f["after"]) for f in trial["by_finding"]] == [(1, 0)]
+    assert good.json["patch"]["after"]["recompiles"] == 0
+    bad = doctor_here("fix", str(root / "batch_sizes.py"), "--candidate", str(tmp_path / "broken.patch"), "--quiet")
+    assert bad.returncode == 1, bad.stderr
+    assert "crashed" in bad.stdout and "RuntimeError" in bad.stdout
+    assert (root / "batch_sizes.py").read_text() == program  # nothing written
