@@ -17,6 +17,7 @@ from torchcompile_doctor.model.edits import FileEdit, ReplaceStatement
 from torchcompile_doctor.model.experiment import Regional
 from torchcompile_doctor.model.report import Report
 from torchcompile_doctor.patches.edits import edit_source
+from torchcompile_doctor.transforms.engine import hunk
 
 ENGINE = DATA / "engine"
 
@@ -112,3 +113,18 @@ def test_a_compiled_network_with_its_post_processing_is_offered_split():
     assert list(functions) == ["_detect_network", "detect"]
     assert [ast.unparse(d) for d in functions["_detect_network"].decorator_list] == ["torch.compile(backend='eager')"]
     assert functions["detect"].decorator_list == []  # the post-processing runs eagerly
+
+
+def test_every_before_and_after_printed_is_the_hunk_of_the_edit_written():
+    """Issue 33: the report's before/after is byte-for-byte the hunk of the file `doctor fix` writes."""
+    checked = 0
+    for capture in sorted(ENGINE.glob("*.capture")):
+        report, program = reread(capture), _program(capture)
+        for finding in report.findings:
+            for rewrite in finding.fix.rewrites if finding.fix is not None else ():
+                (path,) = {e.path for e in rewrite.edits}
+                source = program.read(path) or ""
+                written = hunk(source, edit_source(source, [e.edit for e in rewrite.edits]))
+                assert (written.before, written.after) == (rewrite.before, rewrite.after)
+                checked += 1
+    assert checked >= 5

@@ -5,6 +5,7 @@ doctor named: the innermost statement that holds that line. Nothing here runs th
 from __future__ import annotations
 
 import ast
+import functools
 import typing
 from collections.abc import Sequence
 
@@ -66,7 +67,7 @@ def edit_source(source: str, edits: Sequence[Edit]) -> str:
     change one statement in ways that do not combine, and when the file, an edit's code or the edited file does
     not parse (a candidate that would write code that does not run is dropped, never written)."""
     try:
-        module = cst.parse_module(source)
+        module = _parsed(source)
         anchored = [edit for edit in edits if isinstance(edit, _ANCHORED)]
         if anchored:
             module = _edit_statements(module, anchored)
@@ -80,6 +81,13 @@ def edit_source(source: str, edits: Sequence[Edit]) -> str:
     except SyntaxError as error:
         raise EditError(f"the edited file does not parse (line {error.lineno})") from error
     return module.code
+
+
+@functools.lru_cache(maxsize=16)
+def _parsed(source: str) -> cst.Module:
+    """A file's tree, parsed once for the many edits tried on it (the report builds each transform on the file;
+    libcst trees are immutable, so one tree serves them all)."""
+    return cst.parse_module(source)
 
 
 def _statements(code: str) -> list[cst.BaseStatement]:

@@ -165,23 +165,20 @@ def at_your_code(report: Report) -> list[Rewrite]:
         at = fix.rewrite_at if fix is not None else None
         if fix is None or not (fix.before and fix.after) or at is None or at.file is None or at.line is None:
             continue
-        quoted = _first_code_line(fix.before)  # a hunk may hold several runs of lines: the lead quotes the first
-        code_after, moved_to = _change(quoted, fix.after)
+        code_after, moved_to = _change(fix.before, fix.after)
         where = f"{report.display_file(at.file)}:{at.line}"
-        found.append(Rewrite(rank, finding.code, where, quoted, code_after, moved_to))
+        found.append(Rewrite(rank, finding.code, where, at.text.strip(), code_after, moved_to))
     return found if 0 < len(found) < len(report.findings) else []
-
-
-def _first_code_line(code: str) -> str:
-    return next((line.strip() for line in code.splitlines() if line.strip() and line.strip() != "..."), code.strip())
 
 
 def _change(before: str, after: str) -> tuple[str | None, str | None]:
     """(the rewrite's first line of code, None), or (None, where it moves the line to: its comment) when that
     line stays as it is."""
-    lines = [line.strip() for line in after.splitlines() if line.strip()]
-    code = next((line for line in lines if not line.startswith("#")), "")
-    if code and code != before.strip():
+    lines = [line.strip() for line in after.splitlines() if line.strip() and line.strip() != "..."]
+    kept = {line.strip() for line in before.splitlines()}  # a hunk's lines the edit leaves as they are
+    code = next((line for line in lines if not line.startswith("#") and line not in kept), "")
+    if code:
         return code, None
+    code = next((line for line in lines if not line.startswith("#")), "")
     moved_to = next((line.lstrip("# ").rstrip(":") for line in lines if line.startswith("#")), None)
     return (None, moved_to) if moved_to is not None else (code, None)
