@@ -664,7 +664,8 @@ def recompile_limit(index: AnalysisIndex, derived: Derived, rules: RuleSet[Param
     findings = []
     training = derived.training.evidence if derived.training else None
     groups = {group.key: group for group in recompile_groups(index)}  # built once: a long job hits the limit often
-    cause_fixes: dict[_Key | None, str] = {}  # one function's fix, worked out once however often it hit the limit
+    # one function's root cause and fix, worked out once however often it hit the limit
+    worked_out: dict[_Key | None, tuple[Cause | None, str]] = {}
     for metrics in index.log.metrics:
         if not metrics.hit_recompile_limit:
             continue
@@ -677,9 +678,12 @@ def recompile_limit(index: AnalysisIndex, derived: Derived, rules: RuleSet[Param
         name = index.code.user_function_name(file, co_name, line) if function else co_name
         group = _group_of_frame(index, groups, metrics.compile_id)
         group_key = group.key if group else None
-        if group_key not in cause_fixes:
-            cause_fixes[group_key] = _cause_fix(index, group, rules.of(RECOMPILE), training)
-        root = _root(group) if group else None
+        if group_key not in worked_out:
+            worked_out[group_key] = (
+                _root(group) if group else None,
+                _cause_fix(index, group, rules.of(RECOMPILE), training),
+            )
+        root, cause_fix = worked_out[group_key]
         finding = finding_from_rule(
             rule,
             location=index.location(file, line, name),
@@ -687,7 +691,7 @@ def recompile_limit(index: AnalysisIndex, derived: Derived, rules: RuleSet[Param
                 function=name,
                 limit=str(metrics.recompile_limit) if metrics.recompile_limit is not None else "recompile_limit",
                 reason=_limit_reason(root),
-                cause_fix=cause_fixes[group_key],
+                cause_fix=cause_fix,
             ),
             gb_id=metrics.fail_gb_id or "GB0039",
             gb_type=(metrics.fail_reason or "").split("\n")[0],
