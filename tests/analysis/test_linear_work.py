@@ -110,3 +110,13 @@ def test_the_warm_up_of_every_compile_comes_from_one_pass() -> None:
     (small, found_small), (large, found_large) = _warm_up_calls(4), _warm_up_calls(16)
     assert found_large >= found_small > 0  # item_recompile: a new resume function compiled after its recompiles
     assert large <= 4.2 * small, (small, large)  # four times the compiles, four times the work (was sixteen)
+
+
+def test_the_events_of_a_repeated_log_share_what_they_repeat() -> None:
+    """Each copy's stacks and graphs name the same frames and places: kept once, not once per record."""
+    log = _log(3)
+    frames = [frame for start in log.dynamo_starts for frame in start.stack]
+    frames += [frame for brk in log.graph_breaks for frame in brk.user_stack]
+    assert len({id(frame) for frame in frames}) == len(set(frames)) < len(frames) / 2
+    places = [place for graph in log.output_graphs for place in (*graph.inlined, *graph.calls)]
+    assert places and len({id(place) for place in places}) == len(set(places)) < len(places) / 2
