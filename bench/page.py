@@ -36,6 +36,8 @@ SEEDS = (
     "tests/data/recompile_judgement/several_causes/trace/dedicated_log_torch_trace_tb_3d79_.log",
     "tests/data/traces/item_recompile.log",
     "tests/data/captures/hf_switch_tiny/trace/dedicated_log_torch_trace_7y0ti91d.log",
+    # a function at torch's recompile limit: its analysis was quadratic in the hits until issue 36's ingest pass
+    "tests/data/traces/recompile_limit.log",
 )
 GOAL_GROWTH = 1.25  # the page's time grows at most this much faster than the log
 GOAL_REPORT_OVER_TLPARSE = 0.12  # the JSON report of the small trace, against tlparse's time

@@ -6,7 +6,7 @@ builds once and hands to the detectors (detectors/detector.py: Derived)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -106,6 +106,11 @@ class AnalysisIndex:
         return tuple(m.compile_id for m in self.log.metrics if m.compile_id is not None)
 
     @cached_property
+    def warming_up(self) -> frozenset[CompileId]:
+        """The compiles torch made while still tracing a first call (see `_warming_up`), worked out once."""
+        return _warming_up(self.compile_order, lambda compile_id: _call_anchor(self, compile_id))
+
+    @cached_property
     def compiled_code(self) -> frozenset[tuple[str | None, str]]:
         """(file, co_name) of every compiled function: which stack frames are compiled code."""
         return frozenset((m.co_filename, m.co_name) for m in self.log.metrics if m.co_name)
@@ -199,3 +204,42 @@ class AnalysisIndex:
         files = {frame.file for start in self.log.dynamo_starts for frame in start.stack}
         files |= {m.co_filename for m in self.log.metrics if m.co_filename}
         return {f for f in files if not self.code.is_library(f)}
+
+
+def _call_anchor(index: AnalysisIndex, compile_id: CompileId) -> StackFrame | None:
+    """The frame that called into the outermost compiled function on this compile's dynamo_start stack (the
+    user's `model(x)`); None when the stack starts in compiled code or was not logged."""
+    stack = index.starts.get(compile_id, ())
+    for position, frame in enumerate(stack):
+        if (frame.file, frame.function) in index.compiled_code:
+            return stack[position - 1] if position else None
+    return None
+
+
+def _warming_up(
+    order: tuple[CompileId, ...], anchor_of: Callable[[CompileId], StackFrame | None]
+) -> frozenset[CompileId]:
+    """The compiles after which (in compile order, same session) the first compile of a function not compiled
+    before them came, reached from the same call into compiled code (the same anchor): torch was still tracing
+    the first call. One pass for every compile: a compile's question is whether, among the first compiles sharing
+    its session and anchor, one other than itself belongs to a function first seen at or after its position; the
+    two such compiles whose function was first seen latest answer it (a scan per compile was quadratic)."""
+    first_seen: dict[tuple[int, int], int] = {}  # (session, frame id) -> its first position
+    position: dict[CompileId, int] = {}  # each compile id's first position
+    for at, compile_id in enumerate(order):
+        first_seen.setdefault((compile_id.session, compile_id.frame_id), at)
+        position.setdefault(compile_id, at)
+    anchors = {compile_id: anchor_of(compile_id) for compile_id in position}
+    latest: dict[tuple[int, StackFrame | None], list[tuple[int, int]]] = {}  # -> two (first seen, position)
+    for at, compile_id in enumerate(order):
+        if compile_id.frame_compile_id == 0:
+            top = latest.setdefault((compile_id.session, anchors[compile_id]), [])
+            top.append((first_seen[(compile_id.session, compile_id.frame_id)], at))
+            top.sort(reverse=True)
+            del top[2:]
+    found = set()
+    for compile_id, at in position.items():
+        others = [seen for seen, where in latest.get((compile_id.session, anchors[compile_id]), ()) if where != at]
+        if others and others[0] >= at:
+            found.add(compile_id)
+    return frozenset(found)

@@ -83,13 +83,13 @@ def causes(records: list[list[GuardFailure]]) -> list[Cause]:
     caused = Counter(cause.variable for cause in map(own_cause, records) if cause is not None)
     found = []
     for variable, failures in by_variable.items():
-        values: list[str] = []
+        values: dict[str, None] = {}  # in first-seen order; a dict: a counter's values are thousands in a long job
         for failure in sorted(failures, key=_entry_number):  # the order the entries were compiled in
             for value in (failure.old, failure.new):
-                if value is not None and value not in values:
-                    values.append(value)
-        classes = [f.reason_class for f in failures]
-        reason_class = max(set(classes), key=classes.count)
+                if value is not None:
+                    values.setdefault(value)
+        classes = Counter(f.reason_class for f in failures)
+        reason_class = max(classes, key=classes.__getitem__)
         entries = len({f.entry for f in failures})
         found.append(Cause(variable, reason_class, tuple(failures), tuple(values), entries, caused[variable]))
     order = list(by_variable)

@@ -103,28 +103,10 @@ def grad_mode_note(index: AnalysisIndex, root: Cause, compile_ids: set[CompileId
 
 
 # -- recompiles inside one call ---------------------------------------------------------------------
-def _anchor(index: AnalysisIndex, stack: tuple[StackFrame, ...]) -> StackFrame | None:
-    """The frame that called into the outermost compiled function on this stack (the user's `model(x)`)."""
-    for position, frame in enumerate(stack):
-        if (frame.file, frame.function) in index.compiled_code:
-            return stack[position - 1] if position else None
-    return None
-
-
 def _still_warming_up(index: AnalysisIndex, compile_id: CompileId) -> bool:
     """A function seen for the first time was compiled after this recompile, reached from the same call
     into compiled code: torch was still tracing the first call when it compiled this entry."""
-    order = index.compile_order
-    if compile_id not in order:
-        return False
-    position = order.index(compile_id)
-    seen = {c.frame_id for c in order[:position] if c.session == compile_id.session}
-    anchor = _anchor(index, index.starts.get(compile_id, ()))
-    for later in order[position + 1 :]:
-        if later.session == compile_id.session and later.frame_id not in seen and later.frame_compile_id == 0:
-            if _anchor(index, index.starts.get(later, ())) == anchor:
-                return True
-    return False
+    return compile_id in index.warming_up
 
 
 def _differing_call_sites(index: AnalysisIndex, compile_ids: set[CompileId]) -> list[str]:

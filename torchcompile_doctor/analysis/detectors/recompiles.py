@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -628,12 +629,13 @@ def _carried_words(variable: str) -> str:
     return f"{attribute} of the {carried}" if dot else carried
 
 
-def _group_of_frame(index: AnalysisIndex, compile_id: CompileId | None) -> RecompileGroup | None:
+def _group_of_frame(
+    index: AnalysisIndex, groups: Mapping[_Key, RecompileGroup], compile_id: CompileId | None
+) -> RecompileGroup | None:
     """The recompiles of the function `compile_id` belongs to, in its session."""
     if compile_id is None:
         return None
-    key = (compile_id.session, *index.frame_key(compile_id))
-    return next((g for g in recompile_groups(index) if g.key == key), None)
+    return groups.get((compile_id.session, *index.frame_key(compile_id)))
 
 
 def _worded(rule: Rule, origin: str, facts: RecompileFacts, through_library: bool) -> Rule:
@@ -661,6 +663,9 @@ def recompile_limit(index: AnalysisIndex, derived: Derived, rules: RuleSet[Param
     rule = rules.only
     findings = []
     training = derived.training.evidence if derived.training else None
+    groups = {group.key: group for group in recompile_groups(index)}  # built once: a long job hits the limit often
+    # one function's root cause and fix, worked out once however often it hit the limit
+    worked_out: dict[_Key | None, tuple[Cause | None, str]] = {}
     for metrics in index.log.metrics:
         if not metrics.hit_recompile_limit:
             continue
@@ -671,8 +676,14 @@ def recompile_limit(index: AnalysisIndex, derived: Derived, rules: RuleSet[Param
             else ("?", 0, "?")
         )
         name = index.code.user_function_name(file, co_name, line) if function else co_name
-        group = _group_of_frame(index, metrics.compile_id)
-        root = _root(group) if group else None
+        group = _group_of_frame(index, groups, metrics.compile_id)
+        group_key = group.key if group else None
+        if group_key not in worked_out:
+            worked_out[group_key] = (
+                _root(group) if group else None,
+                _cause_fix(index, group, rules.of(RECOMPILE), training),
+            )
+        root, cause_fix = worked_out[group_key]
         finding = finding_from_rule(
             rule,
             location=index.location(file, line, name),
@@ -680,7 +691,7 @@ def recompile_limit(index: AnalysisIndex, derived: Derived, rules: RuleSet[Param
                 function=name,
                 limit=str(metrics.recompile_limit) if metrics.recompile_limit is not None else "recompile_limit",
                 reason=_limit_reason(root),
-                cause_fix=_cause_fix(index, group, rules.of(RECOMPILE), training),
+                cause_fix=cause_fix,
             ),
             gb_id=metrics.fail_gb_id or "GB0039",
             gb_type=(metrics.fail_reason or "").split("\n")[0],

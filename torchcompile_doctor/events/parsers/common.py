@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar, cast
 
-from torchcompile_doctor.events.model import CompileId
+from torchcompile_doctor.events.model import CompileId, StackFrame
 from torchcompile_doctor.events.reader import decode_json
 
 GB_LINK = re.compile(r"/gb/gb(\d{4})\.html")  # torch's link to a graph break's page names its GB id
@@ -25,6 +25,26 @@ def compile_id_of(meta: dict[str, Any]) -> CompileId | None:
 def _compile_id(frame_id: int, frame_compile_id: int) -> CompileId:
     """One (frozen, so shared) CompileId per compile: every record of a compile names it."""
     return CompileId(frame_id, frame_compile_id)
+
+
+@lru_cache(maxsize=1 << 14)
+def stack_frame(file: str, line: int, function: str, code: str = "") -> StackFrame:
+    """One (frozen, so shared) StackFrame per distinct frame: a long job's stacks repeat the same frames on every
+    compile and graph break, which kept each one's strings once per record (a tenth of a big log's events)."""
+    return StackFrame(file, line, function, code)
+
+
+_Place = TypeVar("_Place", bound=tuple[object, ...])
+_SHARED: dict[object, object] = {}
+_SHARED_MAX = 1 << 14
+
+
+def shared(place: _Place) -> _Place:
+    """The first equal (file, line, function, name or count) read, kept for every later one: each compile's graph
+    names the same places (one copy per distinct place, not one per graph)."""
+    if len(_SHARED) >= _SHARED_MAX:  # a bound on what a long-lived process keeps
+        _SHARED.clear()
+    return cast(_Place, _SHARED.setdefault(place, place))
 
 
 def as_int(value: object) -> int | None:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from torchcompile_doctor.events.model import DynamoStart, StackFrame
+from torchcompile_doctor.events.model import DynamoStart
 from torchcompile_doctor.events.parsers.base import Parser
-from torchcompile_doctor.events.parsers.common import as_int, as_str, compile_id_of
+from torchcompile_doctor.events.parsers.common import as_int, as_str, compile_id_of, stack_frame
 from torchcompile_doctor.events.reader import Record
 
 
@@ -23,7 +23,7 @@ def parse(record: Record, strings: dict[int, str]) -> DynamoStart | None:
         line = as_int(frame.get("line"))
         if file is None or line is None:
             continue
-        frames.append(StackFrame(file, line, as_str(frame.get("name")) or "?", as_str(frame.get("loc")) or ""))
+        frames.append(stack_frame(file, line, as_str(frame.get("name")) or "?", as_str(frame.get("loc")) or ""))
     return DynamoStart(compile_id, tuple(frames))
 
 

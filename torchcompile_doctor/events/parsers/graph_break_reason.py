@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from torchcompile_doctor.events.model import CompileId, GraphBreak, StackFrame
 from torchcompile_doctor.events.parsers.base import NOT_AN_EVENT, Parser
-from torchcompile_doctor.events.parsers.common import GB_LINK, compile_id_of
+from torchcompile_doctor.events.parsers.common import GB_LINK, compile_id_of, stack_frame
 from torchcompile_doctor.events.reader import Record
 
 # A line number of more than 12 digits is damage (and int() refuses more than 4300): not a header, not a frame.
@@ -66,7 +66,7 @@ def parse_stack(lines: list[str]) -> tuple[StackFrame, ...]:
         if index + 1 < len(lines) and not _FRAME.match(lines[index + 1]) and lines[index + 1].startswith("    "):
             code = lines[index + 1].strip()
             index += 1
-        frames.append(StackFrame(match["file"], int(match["line"]), match["function"].strip(), code))
+        frames.append(stack_frame(match["file"], int(match["line"]), match["function"].strip(), code))
         index += 1
         while index < len(lines) and _CARETS.match(lines[index]):
             index += 1

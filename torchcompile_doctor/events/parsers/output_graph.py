@@ -10,7 +10,7 @@ from collections import Counter
 
 from torchcompile_doctor.events.model import OutputGraph
 from torchcompile_doctor.events.parsers.base import Parser
-from torchcompile_doctor.events.parsers.common import compile_id_of
+from torchcompile_doctor.events.parsers.common import compile_id_of, shared
 from torchcompile_doctor.events.reader import Record
 
 _FILE_COMMENT = re.compile(r"# File: (.+?):(\d+) in (\S+), code: ")
@@ -63,7 +63,7 @@ def _calls(payload: str) -> tuple[tuple[str, int, str, str], ...]:
             # a node: `topk = scores.topk(5, dim = -1);  scores = None` (its first statement's right-hand side)
             _, assigned, expression = text.split(";")[0].partition(" = ")
             if assigned:
-                calls.update(dict.fromkeys((*where, name) for name in _CALLED.findall(expression)))
+                calls.update(dict.fromkeys(shared((*where, name)) for name in _CALLED.findall(expression)))
     return tuple(calls)
 
 
@@ -78,7 +78,7 @@ def parse(record: Record, strings: dict[int, str]) -> OutputGraph:
     inputs = " ".join(sizes) if isinstance(sizes, dict) else payload.partition("):")[0]
     return OutputGraph(
         compile_id_of(record.meta),
-        inlined=tuple((file, line, function, n) for (file, line, function), n in lines.items()),
+        inlined=tuple(shared((file, line, function, n)) for (file, line, function), n in lines.items()),
         module_lists=_module_lists(inputs),
         fp32_gpu_matmuls=len(_FP32_GPU_MATMUL.findall(payload)) if "cuda" in payload else 0,  # (a match names it)
         calls=_calls(payload),
