@@ -155,8 +155,10 @@ def test_a_spent_budget_measures_nothing_and_says_so(tmp_path):
     assert run.returncode == 1  # nothing measured helped: nothing to apply
     statuses = [trial["status"] for trial in run.json["trials"]]
     assert statuses and set(statuses) == {"not measured"}
-    assert run.json["notes"] == [
-        f"the budget (1 s) was spent: {len(statuses)} change(s) not measured; --budget gives more"
+    # the report's rewrite and the experiment make the same edit here: measured once, so one waits on the budget
+    by_budget = [t for t in run.json["trials"] if not (t["detail"] or "").startswith("the same edit as ")]
+    assert by_budget and run.json["notes"] == [
+        f"the budget (1 s) was spent: {len(by_budget)} change(s) not measured; --budget gives more"
     ]
 
 
@@ -218,7 +220,8 @@ def test_a_dimension_torch_bounded_is_marked_unbacked_with_the_input_tied_to_it(
 
     run = doctor_here("fix", str(root / "served_batches.py"), "--jobs", "1", "--apply", "--format", "json")
     assert run.returncode == 0, run.stderr
-    assert _trial(run.json, "torch.compile(..., dynamic=True)")["status"] == "no effect"
+    # it leaves the recompile; its compile costs more, beyond the noise floor on a busy machine, not on a quiet one
+    assert _trial(run.json, "torch.compile(..., dynamic=True)")["status"] in ("no effect", "worse")
     patched = (root / "served_batches.py").read_text()
     assert (
         "        torch._dynamo.decorators.mark_unbacked(tokens, 0)\n"
@@ -309,9 +312,10 @@ def test_regional_compilation_covers_both_lists_of_a_block_stack_class_used_twic
 
 
 def test_three_runs_give_one_patch_and_each_trial_is_told_on_a_redirected_stderr(tmp_path):
-    """Two alternatives that remove the same recompile (`mark_dynamic` placed two ways), measured three times on a
-    busy machine: one patch every time (a compile time inside the plain run's spread never decides), the other
-    one left out with its reason; a line per finished trial on stderr (a file here, as in CI), none with --quiet."""
+    """Two candidates for one recompile (the experiment's `mark_dynamic` and the report's rewrite, which make the
+    same edit), measured three times on a busy machine: one patch every time (a compile time inside the plain
+    run's spread never decides), the same edit measured once and the other candidate saying so; a line per
+    finished trial on stderr (a file here, as in CI), none with --quiet."""
     root = _project(tmp_path, "batch_sizes.py")
     runs = [doctor_here("fix", str(root / "batch_sizes.py"), "--format", "json", "--jobs", "2")]
     runs += [doctor_here("fix", str(root / "batch_sizes.py"), "--format", "json", "--quiet") for _ in range(2)]
@@ -322,8 +326,9 @@ def test_three_runs_give_one_patch_and_each_trial_is_told_on_a_redirected_stderr
     ]
     assert len({run.json["patch"]["diff"] for run in runs}) == 1, patches
     assert len({tuple(left["change"] for left in run.json["left_out"]) for run in runs}) == 1, patches
-    left_out = runs[0].json["left_out"]
-    assert left_out and all(left["reason"] for left in left_out)
+    assert all(left["reason"] for run in runs for left in run.json["left_out"])
+    same = [t for t in runs[0].json["trials"] if (t["detail"] or "").startswith("the same edit as ")]
+    assert len(same) == 1 and same[0]["status"] == "not measured" and same[0]["after"] is None
     assert runs[0].json["noise"]["compile_s"]["runs"] == 2  # the plain run, and once more for its spread
     told = [line for line in runs[0].stderr.splitlines() if line.startswith("doctor: trial ")]
     assert told and told[0].startswith("doctor: trial 1/") and "measured in" in told[0]

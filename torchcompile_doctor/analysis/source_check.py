@@ -41,7 +41,11 @@ def recorded_lines(log: EventLog) -> dict[str, tuple[RecordedLine, ...]]:
             starts_def = RESUME.match(metrics.co_name) is None
             fact = RecordedLine(metrics.co_firstlineno, "", metrics.co_name, starts_def=starts_def)
             facts.setdefault(metrics.co_filename, set()).add(fact)
-    return {file: tuple(sorted(lines, key=lambda fact: (fact.line, fact.text))) for file, lines in facts.items()}
+    # every field in the key: lines that share a number and text sort the same on every run (set order varies)
+    return {
+        file: tuple(sorted(lines, key=lambda f: (f.line, f.text, f.function, f.starts_def)))
+        for file, lines in facts.items()
+    }
 
 
 class CheckedSources:
