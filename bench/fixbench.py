@@ -391,10 +391,11 @@ def markdown(results: Sequence[CaseResult], when: str, torch_version: str, total
     lines = [
         SECTION,
         "",
-        f"Produced by `make fixbench FIXBENCH_SET=heldout` and `make fixbench` (bench/fixbench.py) on {when}, torch "
+        f"Produced by bench/fixbench.py (`make fixbench`, FIXBENCH_SET=heldout then dev) on {when}, torch "
         f"{torch_version}, 2 shared CPU cores, one program at a time, `doctor fix PROGRAM --apply --jobs 2 --backend "
-        "eager`. Counts are torch's own (bench/fixbench/measure.py): graph breaks/recompiles/graphs, +NL for "
-        "recompile-limit hits; **fixed** means the edited program reaches the by-hand fix's counts and prints the "
+        "eager --budget B` in a fresh git copy of each case (without its fixed.py and case.yaml). Counts are torch's "
+        "own (bench/fixbench/measure.py): graph breaks/recompiles/graphs, +NL for recompile-limit hits; **fixed** "
+        "means the edited program reaches the by-hand fix's counts and prints the "
         "same numbers.",
         "",
     ]
