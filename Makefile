@@ -22,7 +22,14 @@ LANE_VENV = .venv-$(TORCH_VERSION)
 LANE_LIVE_TESTS ?= tests/capture/test_recapture.py tests/capture/test_fidelity.py tests/cli/test_pytest_plugin.py \
 	tests/analysis/test_guards.py tests/events/test_depyf_dump.py tests/capture/test_try_fixes.py tests/cli/test_check.py
 
-.PHONY: install lock browser run test test-fast test-lane lint bench fixbench clean
+# The canary lane for torch 2.16's likely default (torch #186100): the live capture tests with
+# torch._dynamo.config.nested_graph_breaks = True set in every captured process (capture/canary.py reads
+# TORCHCOMPILE_DOCTOR_DYNAMO_CONFIG), in the lane's venv of TORCH_VERSION (CI: the newest, 2.15.0, beside its lane).
+# The README's "Supported torch" says what it changes.
+CANARY_CONFIG ?= nested_graph_breaks=True
+CANARY_LIVE_TESTS ?= tests/capture/test_recapture.py tests/capture/test_fidelity.py
+
+.PHONY: install lock browser run test test-fast test-lane test-canary lint bench fixbench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -85,6 +92,10 @@ test-lane: $(LANE_VENV)/.installed
 	$(LANE_VENV)/bin/python -m pytest -q -n $(JOBS) --dist worksteal -p no:cacheprovider -m "slow and not inductor" \
 		$(LANE_LIVE_TESTS)
 
+test-canary: $(LANE_VENV)/.installed
+	TORCHCOMPILE_DOCTOR_DYNAMO_CONFIG="$(CANARY_CONFIG)" $(LANE_VENV)/bin/python -m pytest -q -n $(JOBS) --dist worksteal \
+		-p no:cacheprovider -m "slow and not inductor" $(CANARY_LIVE_TESTS)
+
 # ruff (style, imports, McCabe <= 20), mypy --strict, and radon: no block of the package worse than grade C.
 lint: install
 	$(BIN)/ruff check torchcompile_doctor tests bench
@@ -95,6 +106,7 @@ lint: install
 bench: install
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/ingest.py
+	$(BIN)/python bench/page.py
 	$(BIN)/python bench/textlog.py
 	$(BIN)/python bench/fix_cost.py
 

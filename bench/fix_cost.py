@@ -56,8 +56,10 @@ def _row(program: str, scratch: Path) -> list[str]:
     for jobs in ("1", "2"):
         command = [sys.executable, "-m", "torchcompile_doctor", "fix", program, "--format", "json", "--jobs", jobs]
         fix_wall, fix_cpu, out = _timed(command, root)
-        trials = json.loads(out)["trials"] if out.strip() else []
-        runs = 1 + sum(1 for t in trials if t["status"] not in ("not buildable", "not measured"))  # plain + trials
+        document = json.loads(out) if out.strip() else {}
+        trials = document.get("trials", [])
+        repeats = (document.get("noise") or {}).get("compile_s", {}).get("runs", 1)  # the plain run and its repeats
+        runs = repeats + sum(1 for t in trials if t["status"] not in ("not buildable", "not measured"))
         cells += [f"{fix_wall:.1f} ({fix_wall / wall:.1f}x)", f"{fix_cpu:.1f} ({fix_cpu / cpu:.1f}x)"]
     cells.append(str(runs))
     return cells

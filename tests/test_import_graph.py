@@ -20,10 +20,11 @@ PACKAGE = "torchcompile_doctor"
 # layer -> the modules in it (a module belongs to the layer of its longest listed prefix)
 LAYER_OF_PREFIX = {
     "foundation": ("", "errors", "exit_codes", "capture_layout", "torch_releases", "source_files"),
-    "records": ("events.model", "events.guard_failures", "model", "experiments.experiment"),
+    "records": ("events.model", "events.guard_failures", "events.guard_terms", "model"),
     "events": ("events",),
     "capture": ("capture",),
     "rules": ("rules",),
+    "transforms": ("transforms",),
     "analysis": ("analysis", "gate"),
     "renderers": ("renderers",),
     "patches": ("patches",),
@@ -46,10 +47,11 @@ MAY_IMPORT = {
     "records": {"foundation"},
     "events": {"foundation", "records"},
     "capture": {"foundation", "records", "events"},  # the child writes what events/ reads (side channel, dumps)
-    "rules": {"foundation", "records"},
-    "analysis": {"foundation", "records", "rules"},
+    "transforms": {"foundation", "records", "patches"},  # a transform's edits, made and parsed to render them
+    "rules": {"foundation", "records", "transforms"},  # the catalogue names transforms; their facts are a rule's
+    "analysis": {"foundation", "records", "rules", "transforms"},
     "renderers": {"foundation", "records"},  # a renderer reads the report only
-    "patches": {"foundation"},
+    "patches": {"foundation", "records"},  # the edit kinds are records (model/edits.py)
     "orchestration": set(LAYER_OF_PREFIX),
 }
 

@@ -9,7 +9,6 @@ import atexit
 import contextlib
 import functools
 import gc
-import json
 import os
 import shutil
 import sys
@@ -142,6 +141,70 @@ def _status(message: str) -> contextlib.AbstractContextManager[object]:
     return Console(stderr=True).status(message)
 
 
+class _TrialLines:
+    """One plain line on stderr per finished trial (stderr is not a terminal: CI, a log file)."""
+
+    def started(self, total: int) -> None:
+        pass
+
+    def running(self, title: str) -> None:
+        pass
+
+    def finished(self, done: int, total: int, line: str) -> None:
+        typer.echo(f"doctor: trial {done}/{total}: {line}", err=True)
+
+
+class _TrialBar:
+    """rich's progress on a terminal: trials done / total, the elapsed time, the change running now; each finished
+    trial's line printed above it. Started at the first trial (the plain run's status line is rich's too)."""
+
+    def __init__(self) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+        self._bar = Progress(*columns, console=Console(stderr=True), transient=True)
+        self._task = self._bar.add_task("trials", total=None)
+        self._live = False
+
+    def started(self, total: int) -> None:
+        if not self._live:
+            self._bar.start()
+            self._live = True
+        self._bar.update(self._task, total=total)
+
+    def running(self, title: str) -> None:
+        self._bar.update(self._task, description=f"measuring {title[:60]}")
+
+    def finished(self, done: int, total: int, line: str) -> None:
+        self._bar.update(self._task, completed=done, total=total)
+        self._bar.console.print(f"trial {done}/{total}: {line}", markup=False, highlight=False)
+
+    def stop(self) -> None:
+        if self._live:
+            self._bar.stop()
+
+
+@contextlib.contextmanager
+def _trial_progress(quiet: bool) -> Iterator[_TrialLines | _TrialBar | None]:
+    """How trials are told on stderr: nothing with --quiet, a progress bar on a terminal, a line each otherwise."""
+    if quiet:
+        yield None
+        return
+    if not sys.stderr.isatty():
+        yield _TrialLines()
+        return
+    bar = _TrialBar()
+    try:
+        yield bar
+    finally:
+        bar.stop()
+
+
+def _status_unless(quiet: bool) -> Callable[[str], contextlib.AbstractContextManager[object]]:
+    return (lambda message: contextlib.nullcontext()) if quiet else _status
+
+
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"torchcompile-doctor {__version__}")
@@ -171,10 +234,11 @@ def explain(
     try_fixes: opt.TryFixes = False,
     jobs: opt.Jobs = 2,
     nproc_per_node: opt.Ranks = None,
+    quiet: opt.Quiet = False,
 ) -> None:
     """Run TARGET under capture and print the ranked report."""
     from torchcompile_doctor import pipeline
-    from torchcompile_doctor.capture.options import CaptureOptions
+    from torchcompile_doctor.capture.capture_options import CaptureOptions
     from torchcompile_doctor.settings import TargetArgs, explain_settings
 
     settings = explain_settings(
@@ -186,9 +250,10 @@ def explain(
         jobs=jobs,
         try_fixes=try_fixes,
     )
-    run = pipeline.run(settings.target, settings.run, progress=_status)
+    run = pipeline.run(settings.target, settings.run, progress=_status_unless(quiet))
     if settings.try_fixes:
-        run = pipeline.try_fixes(run, settings.run, progress=_status)
+        with _trial_progress(quiet) as told:
+            run = pipeline.try_fixes(run, settings.run, progress=_status_unless(quiet), trial_progress=told)
     _finish(run, settings.format, settings.output, live=True)
 
 
@@ -222,11 +287,14 @@ def fix(
     budget: opt.Budget = None,
     jobs: opt.FixJobs = 2,
     apply: opt.Apply = False,
+    candidate: opt.Candidate = None,
+    quiet: opt.Quiet = False,
 ) -> None:
     """Run TARGET, measure each fix its findings suggest in a copy of the project, and print the measured ones
-    as a patch of your files (--apply writes it). Exit 0: a patch; 1: no measured change helped; 3: TARGET failed."""
+    as a patch of your files (--apply writes it); --candidate PATCH measures your patch instead. Exit 0: a patch;
+    1: no measured change helped; 3: TARGET failed."""
     from torchcompile_doctor import pipeline
-    from torchcompile_doctor.capture.options import CaptureOptions
+    from torchcompile_doctor.capture.capture_options import CaptureOptions
     from torchcompile_doctor.fix.session import apply_fix
     from torchcompile_doctor.renderers.fix_report import render_fix
     from torchcompile_doctor.settings import TargetArgs, fix_settings
@@ -240,8 +308,18 @@ def fix(
         output=output,
         artifacts=artifacts,
         jobs=jobs,
+        candidate=candidate,
     )
-    report = pipeline.fix(settings.target, settings.run, settings.budget_s, settings.apply, progress=_status)
+    with _trial_progress(quiet) as told:
+        report = pipeline.fix(
+            settings.target,
+            settings.run,
+            settings.budget_s,
+            settings.apply,
+            progress=_status_unless(quiet),
+            trial_progress=told,
+            candidate=settings.candidate,
+        )
     if settings.apply and report.found:
         report = apply_fix(report)
     _emit(render_fix(report, settings.format), settings.output)
@@ -295,8 +373,8 @@ def check(
     )
     settings = check_settings(TargetArgs(target, tuple(args or ()), module, inputs), flags, config, from_capture)
     known = pipeline.open_baseline(settings.gate)  # a bad baseline fails before anything runs
-    if settings.from_capture is not None:  # as `doctor report` reads it
-        run = pipeline.reread(settings.from_capture, pipeline.RereadOptions(as_live=True))
+    if settings.from_capture is not None:  # as `doctor report` reads it (a job's text log too)
+        run = pipeline.reread_paths([settings.from_capture], pipeline.RereadOptions(as_live=True))
     else:
         run = pipeline.run_all(settings.targets, settings.run, progress=_status)
     gated = pipeline.gate(run, settings.gate, known)
@@ -320,7 +398,7 @@ def guards(
 ) -> None:
     """What each compiled frame is guarded on, what it costs per call, and what changed between entries."""
     from torchcompile_doctor import pipeline
-    from torchcompile_doctor.capture.options import CaptureOptions
+    from torchcompile_doctor.capture.capture_options import CaptureOptions
     from torchcompile_doctor.settings import RereadSettings, TargetArgs, guards_settings
 
     settings = guards_settings(
@@ -361,16 +439,9 @@ def report(
 def rules(fmt: opt.RulesFormat = "terminal") -> None:
     """The rule catalogue: code, name, severity, status."""
     from torchcompile_doctor.rules import load_catalogue
+    from torchcompile_doctor.rules.rule_page import rules_listing
 
-    catalogue = load_catalogue()
-    if fmt == "json":
-        fields = ("code", "name", "kind", "severity", "status", "title")
-        typer.echo(json.dumps([{key: getattr(r, key) for key in fields} for r in catalogue], indent=2))
-        return
-    if fmt != "terminal":
-        raise DoctorError(f"unknown --format {fmt!r} for rules (terminal or json)")
-    for r in catalogue:
-        typer.echo(f"{r.code}  {r.name:32} {r.severity:9} {r.status:8} {r.title}")
+    typer.echo(rules_listing(load_catalogue(), fmt))
 
 
 @app.command()

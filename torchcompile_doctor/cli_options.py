@@ -81,6 +81,19 @@ Apply = Annotated[
     ),
 ]
 FixJobs = Annotated[int, typer.Option("--jobs", "-j", help="Candidate fixes measured side by side.")]
+Quiet = Annotated[
+    bool,
+    typer.Option(
+        "--quiet", "-q", help="No progress on stderr (else a bar on a terminal, one line per finished trial otherwise)."
+    ),
+]
+Candidate = Annotated[
+    Path | None,
+    typer.Option(
+        "--candidate",
+        help="Measure this unified diff (yours, an agent's) as doctor fix measures its own candidates; nothing else.",
+    ),
+]
 
 
 # `doctor check`

@@ -19,15 +19,17 @@ in-process capture (`run_block`) is imported only when it runs.
 from __future__ import annotations
 
 import contextlib
+import gzip
 import shutil
 import time
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from torchcompile_doctor.capture.options import CaptureOptions
+from torchcompile_doctor.capture.capture_options import CaptureOptions
 from torchcompile_doctor.capture_layout import CAPTURE_IN_DUMP, CaptureFolder
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.exit_codes import ExitCode
@@ -38,11 +40,12 @@ if TYPE_CHECKING:  # the analysis stage and the capture are imported when a run 
     from torchcompile_doctor.capture.target import TargetSpec
     from torchcompile_doctor.events.load import RankLogs
     from torchcompile_doctor.events.model import EventLog, RunOutcome
-    from torchcompile_doctor.experiments.experiment import Experiment
-    from torchcompile_doctor.fix.verdict import RunResult
+    from torchcompile_doctor.fix.trials import TrialProgress
     from torchcompile_doctor.gate.baseline import Baseline
+    from torchcompile_doctor.model.experiment import Experiment
     from torchcompile_doctor.model.fix import FixReport
     from torchcompile_doctor.model.report import Report
+    from torchcompile_doctor.model.trial import RunResult
 
 Progress = Callable[[str], AbstractContextManager[object]]
 """Shows what is running (the CLI: a status line on a TTY) for as long as the context is open."""
@@ -285,8 +288,10 @@ def _dump_report(dump: Path, root: Path | None = None) -> Report:
     imported or run."""
     from torchcompile_doctor.analysis import analyze
     from torchcompile_doctor.events.dumps.source import load_dump
+    from torchcompile_doctor.events.load import refuse_nothing_read
 
     log = load_dump(dump)
+    refuse_nothing_read([log], [dump])
     return analyze(log, _offline_context(log, dump / CAPTURE_IN_DUMP, root))
 
 
@@ -310,13 +315,14 @@ def _trace_report(path: Path, options: RereadOptions, text_logs: Sequence[Path] 
     """A kept capture or TORCH_TRACE dir (or one trace file), rank files merged into one report; with the text
     logs of the same run, what they add (CUDA graphs, warnings, perf hints) counted once with the trace."""
     from torchcompile_doctor.analysis import report_of_processes, report_of_ranks
-    from torchcompile_doctor.events.load import RankLogs, load_ranks
+    from torchcompile_doctor.events.load import RankLogs, load_ranks, refuse_nothing_read
     from torchcompile_doctor.events.processes import is_target_capture, load_processes
 
     if not path.exists():
         raise DoctorError(f"no such file or directory: {path}")
     program = load_processes(path) if is_target_capture(path) else None
     loaded = RankLogs(program.logs) if program is not None else load_ranks(path)
+    refuse_nothing_read(loaded.logs.values(), [path])
     if text_logs:
         _add_text_logs(loaded, path, text_logs)
     _strict(loaded, options)
@@ -332,17 +338,21 @@ def _add_text_logs(loaded: RankLogs, path: Path, text_logs: Sequence[Path]) -> N
     """The run of the text logs that the trace's processes made, added rank by rank (a single rank on either
     side is the same process)."""
     from torchcompile_doctor.events.job_logs import add_described_once, load_text_logs, run_for_pids
-    from torchcompile_doctor.events.load import trace_pids
+    from torchcompile_doctor.events.load import refuse_nothing_read, trace_pids
     from torchcompile_doctor.events.model import EventLog
 
     runs = load_text_logs(text_logs)
+    refuse_nothing_read((log for run in runs for log in run.logs.values()), text_logs)  # the log beside it too
     pids = trace_pids(path)
     run = run_for_pids(runs, pids)
     if run is None:
-        raise DoctorError(
-            f"{len(runs)} runs in {', '.join(map(str, text_logs))} and none of them was made by the process(es) "
-            f"that wrote {path} (pid {', '.join(map(str, sorted(pids))) or 'unknown'}): give the log of the same run"
+        logs, writers = ", ".join(map(str, text_logs)), ", ".join(map(str, sorted(pids))) or "unknown"
+        whose = (
+            f"{len(runs)} runs in {logs} and none of them was made by"
+            if len(runs) > 1
+            else f"{logs} is the log of another run (pid {', '.join(map(str, sorted(runs[0].pids)))}), not of"
         )
+        raise DoctorError(f"{whose} the process(es) that wrote {path} (pid {writers}): give the log of the same run")
     for rank, log in run.logs.items():
         target = loaded.logs.get(rank)
         if target is None and len(loaded.logs) == 1 and len(run.logs) == 1:
@@ -363,10 +373,11 @@ def _text_log_reports(paths: Sequence[Path], options: RereadOptions) -> tuple[Re
     """Text logs without a trace: one report per run found in them (several runs appended to one file)."""
     from torchcompile_doctor.analysis import report_of_ranks
     from torchcompile_doctor.events.job_logs import load_text_logs
-    from torchcompile_doctor.events.load import RankLogs
+    from torchcompile_doctor.events.load import RankLogs, refuse_nothing_read
     from torchcompile_doctor.events.model import Warning_
 
     runs = load_text_logs(paths)
+    refuse_nothing_read((log for run in runs for log in run.logs.values()), paths)
     reports = []
     for run in runs:
         loaded = RankLogs(dict(sorted(run.logs.items())))
@@ -375,19 +386,43 @@ def _text_log_reports(paths: Sequence[Path], options: RereadOptions) -> tuple[Re
         first = next(iter(loaded.logs.values()))
         context = _offline_context(first, paths[0], options.root)
         label = " ".join(str(p) for p in paths) + (f" (run {run.index + 1} of {len(runs)})" if len(runs) > 1 else "")
-        reports.append(report_of_ranks(loaded.logs, replace(context, target=label)))
+        reports.append(_not_in_a_text_log(report_of_ranks(loaded.logs, replace(context, target=label))))
     return tuple(reports)
+
+
+def _not_in_a_text_log(report: Report) -> Report:
+    """A text log holds no graph count and no compile time (the trace does): unknown, never a measured 0."""
+    return replace(
+        report,
+        summary=report.summary.without_what_a_text_log_cannot_hold(),
+        rank_table=tuple(replace(row, graphs=None, compile_time_s=None) for row in report.rank_table),
+    )
 
 
 def reread_paths(paths: Sequence[Path], options: RereadOptions = RereadOptions()) -> Run:
     """`doctor report PATH...`: a kept capture, a TORCH_TRACE dir or trace file, and/or the text logs of the
     same run (a job's stderr under TORCH_LOGS, gzipped or not); no torch needed. Text logs alone give one report
     per run they hold."""
-    from torchcompile_doctor.events.job_logs import is_text_log
-
     for path in paths:
         if not path.exists():
             raise DoctorError(f"no such file or directory: {path}")
+    with _gunzipped(paths):
+        return _reread_paths(paths, options)
+
+
+@contextlib.contextmanager
+def _gunzipped(paths: Sequence[Path]) -> Iterator[None]:
+    """A gzipped log that cannot be gunzipped (damaged, or gzip's magic bytes before anything else) is bad input,
+    said in one line, never our traceback."""
+    try:
+        yield
+    except (gzip.BadGzipFile, zlib.error, EOFError) as error:
+        raise DoctorError(f"cannot gunzip {', '.join(map(str, paths))}: {error}") from None
+
+
+def _reread_paths(paths: Sequence[Path], options: RereadOptions) -> Run:
+    from torchcompile_doctor.events.job_logs import is_text_log
+
     text_logs = [path for path in paths if is_text_log(path)]
     traces = [path for path in paths if path not in text_logs]
     if len(traces) > 1:
@@ -409,7 +444,8 @@ def reread(path: Path, options: RereadOptions = RereadOptions()) -> Run:
     A capture kept with `--try-fixes` brings its experiments' measured effects back onto the fixes."""
     if options.dump:
         return Run((_dump_report(path, options.root),))
-    return Run((_with_kept_experiments(path, _trace_report(path, options), options),))
+    with _gunzipped([path]):
+        return Run((_with_kept_experiments(path, _trace_report(path, options), options),))
 
 
 def _with_kept_experiments(path: Path, report: Report, options: RereadOptions) -> Report:
@@ -422,7 +458,9 @@ def _with_kept_experiments(path: Path, report: Report, options: RereadOptions) -
 # ---------------------------------------------------------------------------------------------- verified fixes
 
 
-def try_fixes(run: Run, options: RunOptions, progress: Progress = _quiet) -> Run:
+def try_fixes(
+    run: Run, options: RunOptions, progress: Progress = _quiet, trial_progress: TrialProgress | None = None
+) -> Run:
     """Re-run the target once per suggested no-code-change fix (options.jobs side by side) and put each
     one's measured effect on the fixes that suggested it (experiments/runs.py). An interrupted run is returned
     as it is."""
@@ -439,7 +477,7 @@ def try_fixes(run: Run, options: RunOptions, progress: Progress = _quiet) -> Run
     def measure(experiment: Experiment, workdir: Path) -> Report:
         return _capture_and_analyze(target, options, workdir, experiment)[1]
 
-    report = runs.try_fixes(run.report, measure, options.artifacts, options.jobs, progress)
+    report = runs.try_fixes(run.report, measure, options.artifacts, options.jobs, progress, trial_progress)
     return replace(run, reports=(report,))
 
 
@@ -458,16 +496,26 @@ def _in_copy(target: TargetSpec, root: Path, copy: Path) -> TargetSpec:
 
 
 def _run_result(outcome: RunOutcome, report: Report, workdir: Path, wall_s: float) -> RunResult:
+    from torchcompile_doctor.events.processes import load_processes
     from torchcompile_doctor.experiments.verify import figures
-    from torchcompile_doctor.fix.verdict import RunResult, problems_by_finding
+    from torchcompile_doctor.fix.judge import compiled_ops, problems_by_finding, steady_state_s
+    from torchcompile_doctor.model.trial import RunResult
 
     folder = CaptureFolder(workdir)
+    logs = list(load_processes(workdir).logs.values())
 
     def read(path: Path) -> str:
         return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
 
+    measured = replace(
+        figures(report),
+        compiled_ops=compiled_ops(
+            (m for log in logs for m in log.metrics), (c for log in logs for c in log.call_counts)
+        ),
+        steady_state_s=steady_state_s(c for log in logs for c in log.call_counts),
+    )
     return RunResult(
-        figures=figures(report),
+        figures=measured,
         fallbacks=report.summary.fallbacks_to_eager,
         succeeded=report.target_succeeded,
         exit_code=outcome.returncode,
@@ -479,23 +527,14 @@ def _run_result(outcome: RunOutcome, report: Report, workdir: Path, wall_s: floa
     )
 
 
-def fix(
-    target: TargetSpec, options: RunOptions, budget_s: float, will_apply: bool = False, progress: Progress = _quiet
-) -> FixReport:
-    """`doctor fix`: run the target as explain does (its output kept to compare), then measure each candidate
-    fix in a trial copy of its project (fix/session.py) and choose the patch. Nothing of the user's is written."""
+def _plain_run(
+    target: TargetSpec, keep: RunOptions, options: RunOptions, progress: Progress
+) -> tuple[Report, EventLog, RunResult]:
+    """`doctor fix`'s plain run: its report, its processes' events together, and what the trials are judged by."""
     from torchcompile_doctor.capture.runner import capture_folder
     from torchcompile_doctor.events.model import EventLog
     from torchcompile_doctor.events.processes import load_processes
-    from torchcompile_doctor.fix.session import find_fix
-    from torchcompile_doctor.patches.project import project_root
 
-    if options.capture.nproc_per_node is not None:
-        raise DoctorError("doctor fix runs one process; --nproc-per-node is not supported")
-    if target.kind != "script" and target.kind != "module":
-        raise DoctorError("doctor fix runs a script or a module (-m)")
-    root = project_root(Path(target.path) if target.path else Path(target.cwd or ".") / "__main__.py")
-    keep = replace(options, capture=replace(options.capture, keep_output=True))
     with capture_folder(options.artifacts) as workdir:
         with progress(_running(target, options)):
             started = time.monotonic()
@@ -507,6 +546,36 @@ def fix(
     merged = EventLog()
     for one in log.values():
         merged.extend(one)
+    return report, merged, before
+
+
+def fix(
+    target: TargetSpec,
+    options: RunOptions,
+    budget_s: float,
+    will_apply: bool = False,
+    progress: Progress = _quiet,
+    trial_progress: TrialProgress | None = None,
+    candidate: Path | None = None,
+) -> FixReport:
+    """`doctor fix`: run the target as explain does (its output kept to compare), then measure each candidate
+    fix in a trial copy of its project (fix/session.py) and choose the patch. Nothing of the user's is written.
+    The plain run and every trial compile into an empty inductor cache of their own: all are measured cold.
+    `candidate`: a unified diff of a person's or an agent's, measured alone as our candidates are (a patch that
+    does not apply stops it before anything runs)."""
+    from torchcompile_doctor.capture.runner import capture_folder
+    from torchcompile_doctor.fix.given_patch import read_patch
+    from torchcompile_doctor.fix.session import GivenPatch, find_fix
+    from torchcompile_doctor.patches.project import project_root
+
+    if options.capture.nproc_per_node is not None:
+        raise DoctorError("doctor fix runs one process; --nproc-per-node is not supported")
+    if target.kind != "script" and target.kind != "module":
+        raise DoctorError("doctor fix runs a script or a module (-m)")
+    root = project_root(Path(target.path) if target.path else Path(target.cwd or ".") / "__main__.py")
+    given = GivenPatch(candidate.name, read_patch(candidate, root)) if candidate is not None else None
+    keep = replace(options, capture=replace(options.capture, keep_output=True, fresh_inductor_cache=True))
+    report, merged, before = _plain_run(target, keep, options, progress)
 
     def measure(copy: Path, seconds: float) -> RunResult:
         timeout = min(seconds, options.capture.timeout_s or seconds)
@@ -526,7 +595,9 @@ def fix(
         jobs=options.jobs,
         budget_s=budget_s,
         progress=progress,
+        trial_progress=trial_progress,
         will_apply=will_apply,
+        given=given,
     )
 
 

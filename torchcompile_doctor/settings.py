@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
-from torchcompile_doctor.capture.options import CaptureOptions
+from torchcompile_doctor.capture.capture_options import CaptureOptions
 from torchcompile_doctor.capture.target import TargetSpec, parse_target
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.model.gate import GateCriteria
@@ -301,7 +301,10 @@ def explain_settings(
     jobs: int = 2,
     try_fixes: bool = False,
 ) -> ExplainSettings:
-    """`doctor explain` (and `doctor guards TARGET`, whose capture times the guards)."""
+    """`doctor explain` (and `doctor guards TARGET`, whose capture times the guards). With --try-fixes the plain
+    run and every experiment compile cold, each into an empty inductor cache of its own: measured alike."""
+    if try_fixes:
+        capture = replace(capture, fresh_inductor_cache=True)
     run = _run_options(capture, artifacts, jobs)
     spec = target.spec()
     check_destination(fmt, output)
@@ -324,6 +327,7 @@ class FixSettings:
     apply: bool
     format: str
     output: Path | None
+    candidate: Path | None = None  # --candidate PATCH: measure this patch (a person's, an agent's) alone
 
 
 def fix_settings(
@@ -336,6 +340,7 @@ def fix_settings(
     output: Path | None,
     artifacts: Path | None,
     jobs: int,
+    candidate: Path | None = None,
 ) -> FixSettings:
     """`doctor fix`."""
     run = _run_options(capture, artifacts, jobs)
@@ -347,7 +352,9 @@ def fix_settings(
     spec = target.spec()
     if spec.kind not in ("script", "module"):
         raise DoctorError("doctor fix runs a script or -m MODULE (a function target has no program to patch)")
-    return FixSettings(spec, run, budget_s or DEFAULT_FIX_BUDGET_S, apply, fmt, output)
+    if candidate is not None and not candidate.is_file():
+        raise DoctorError(f"--candidate {candidate}: no such file (give a unified diff, as `git diff` writes it)")
+    return FixSettings(spec, run, budget_s or DEFAULT_FIX_BUDGET_S, apply, fmt, output, candidate)
 
 
 @dataclass(frozen=True)

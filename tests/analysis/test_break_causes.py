@@ -12,20 +12,22 @@ import pytest
 from support.captures import CAPTURES, TRACES, snapshot_context, trace_root
 from support.doctor import doctor_in_process
 from support.paths import DATA
+from support.rewrites import rewritten
 
 from torchcompile_doctor.analysis.code import CodeMap
 from torchcompile_doctor.analysis.detectors import rule_sets
 from torchcompile_doctor.analysis.detectors.breaks import BreakFacts
 from torchcompile_doctor.analysis.detectors.guard_cost import _user_can_act
 from torchcompile_doctor.events.model import Guard
-from torchcompile_doctor.experiments.experiment import as_json
 from torchcompile_doctor.gate.verdict import apply_gate
+from torchcompile_doctor.model.experiment import as_json
 from torchcompile_doctor.model.gate import GateCriteria
 from torchcompile_doctor.model.report import Finding, Report, Summary
 from torchcompile_doctor.rules import BreakSignature, rule
-from torchcompile_doctor.rules.facts import Facts, fill
-from torchcompile_doctor.rules.fixes import RewriteFacts, apply, code_only
+from torchcompile_doctor.rules.facts import fill
+from torchcompile_doctor.rules.fixes import RewriteFacts
 from torchcompile_doctor.source_files import read_source_file
+from torchcompile_doctor.transforms.line_code import code_only
 
 GENERIC_LIBRARY_FIX = rule("TCD120").fix
 
@@ -187,12 +189,12 @@ def test_code_only(line, code):
 
 def test_fixes_keep_the_users_comment():
     line = "    scale = y.abs().max().item()      # .item(): a break in the package"
-    before, after = apply("drop_item", line, Facts())
+    before, after = rewritten("drop_item", line)
     assert before == "scale = y.abs().max().item()      # .item(): a break in the package"
     assert after.splitlines()[-1] == "scale = y.abs().max()      # .item(): a break in the package"
-    _, guarded = apply("guard_is_compiling", "log.info('x')  # debug only", Facts())
+    _, guarded = rewritten("guard_is_compiling", "log.info('x')  # debug only")
     assert guarded == "if not torch.compiler.is_compiling():\n    log.info('x')  # debug only"
-    _, called = apply("tensor_argument", "f(x, step)  # step is the step counter", RewriteFacts(variable="step"))
+    _, called = rewritten("tensor_argument", "f(x, step)  # step is the step counter", RewriteFacts(variable="step"))
     assert called == "f(x, torch.tensor(step))  # step is the step counter"  # the comment's `step` untouched
 
 
@@ -206,7 +208,7 @@ def test_fixes_keep_the_users_comment():
 )
 def test_the_item_fix_does_not_break_the_graph(line):
     torch = pytest.importorskip("torch")
-    _, after = apply("drop_item", line, Facts())
+    _, after = rewritten("drop_item", line)
     assert ".item()" not in code_only(after.splitlines()[-1]) and "int(" not in code_only(after)
     namespace: dict = {"torch": torch}
     body = textwrap.indent(after, "    ")
@@ -291,5 +293,6 @@ def test_a_scheduler_wrapped_step_is_explained_not_moved_out():
     optimizer = rule("TCD110")
     facts = BreakFacts(scheduler_wrapped_step="Adam.step")
     worded = optimizer.worded_for("user", facts)
-    assert worded.transform is None and "expected" in worded.fix and "lr=torch.tensor" in worded.fix
-    assert optimizer.worded_for("user", BreakFacts()).transform == "move_outside"  # opt.step() inside a training step
+    assert worded.transforms == () and "expected" in worded.fix and "lr=torch.tensor" in worded.fix
+    # opt.step() inside a training step
+    assert optimizer.worded_for("user", BreakFacts()).transforms == ("move_outside",)

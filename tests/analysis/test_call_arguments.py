@@ -6,9 +6,10 @@ from __future__ import annotations
 import ast
 
 import pytest
+from support.rewrites import rewritten
 
 from torchcompile_doctor.analysis.call_arguments import argument_passed, parameters_of, passed_for
-from torchcompile_doctor.rules.fixes import RewriteFacts, apply
+from torchcompile_doctor.rules.fixes import RewriteFacts
 
 
 def _def(source: str) -> ast.FunctionDef:
@@ -67,20 +68,20 @@ def test_mark_dynamic_binds_a_value_made_at_the_call_before_marking_it():
     (checked on tests/data/recompile_judgement/call_line_names.py: 1 recompile of `score` before, 0 after)."""
     line = "    print(score(torch.stack(values), w).item())"
     facts = RewriteFacts(variable="values", passed="torch.stack(values)", dim=0)
-    before, after = apply("mark_dynamic", line, facts)
+    before, after = rewritten("mark_dynamic", line, facts)
     assert before == line.strip()
     assert after == (
         "values_tensor = torch.stack(values)\n"
-        "torch._dynamo.mark_dynamic(values_tensor, 0)  # before the first call\n"
+        "torch._dynamo.mark_dynamic(values_tensor, 0)\n"
         "print(score(values_tensor, w).item())"
     )
 
 
 def test_mark_dynamic_names_what_the_user_holds():
-    _, after = apply("mark_dynamic", "y = attend(q, k)", RewriteFacts(variable="key", passed="k", dim=0))
-    assert after == "torch._dynamo.mark_dynamic(k, 0)  # before the first call\ny = attend(q, k)"
+    _, after = rewritten("mark_dynamic", "y = attend(q, k)", RewriteFacts(variable="key", passed="k", dim=0))
+    assert after == "torch._dynamo.mark_dynamic(k, 0)\ny = attend(q, k)"
 
 
 def test_tensor_argument_wraps_the_passed_expression():
-    _, after = apply("tensor_argument", "x = step(x, n // 2)", RewriteFacts(variable="i", passed="n // 2"))
+    _, after = rewritten("tensor_argument", "x = step(x, n // 2)", RewriteFacts(variable="i", passed="n // 2"))
     assert after == "x = step(x, torch.tensor(n // 2))"

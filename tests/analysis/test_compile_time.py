@@ -17,8 +17,8 @@ from torchcompile_doctor.analysis.compile_time_breakdown import cpp_compile_seco
 from torchcompile_doctor.events.load import load_artifacts
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId, CompileSpan
 from torchcompile_doctor.experiments import verify
-from torchcompile_doctor.experiments.experiment import CarriedCache, as_json, key
 from torchcompile_doctor.model.compile_time import PHASES
+from torchcompile_doctor.model.experiment import CarriedCache, as_json, key
 from torchcompile_doctor.renderers._text import summary_line
 
 WARM_TRACE = DATA / "traces" / "repeated_blocks_warm_cache.log"
@@ -46,8 +46,10 @@ def test_phases_add_up_to_torchs_compile_time(cold):
     assert frame.function == "Encoder.forward" and frame.line == 33
     assert abs(sum(data.phases.values()) - data.total_s) < 1e-6
     assert abs(data.total_s - cold.summary.compile_time_s) < 1e-3
-    # on CPU the C++ compile of the kernels is most of it; every phase took time
-    assert all(data.phases[p] > 0 for p in PHASES)
+    # on CPU the C++ compile of the kernels is most of it; every phase of a CPU run took time, no Triton, no autotuning
+    assert data.kernel_compiler == "cpp" and data.shown == ("dynamo", "aot_autograd", "inductor", "cpp_compile")
+    assert all(data.phases[p] > 0 for p in data.shown)
+    assert data.phases["triton_compile"] == data.phases["autotune"] == 0.0
     assert data.phases["cpp_compile"] == max(data.phases.values())
 
 
@@ -97,7 +99,8 @@ def test_json_compile_time_object(cold):
 
     document = json.loads(render(cold, "json"))["compile_time"]
     assert set(document) >= {"total_s", "phases", "frames", "run_s", "share_of_run", "late_s", "cache"}
-    assert set(document["phases"]) == set(PHASES)
+    assert set(document["phases"]) == set(PHASES) == set(document["phase_labels"])
+    assert document["phase_labels"]["cpp_compile"] == "C++ compile" and document["kernel_compiler"] == "cpp"
     (frame,) = document["frames"]
     assert set(frame) >= {"function", "file", "line", "seconds", "phases", "cache", "compiles"}
     assert frame["cache"]["fx_graph"] == {"hits": 0, "misses": 1, "bypasses": 0}
@@ -122,7 +125,16 @@ def test_phases_of_a_cache_hit_have_no_lowering():
     hit = CompilationMetrics(CompileId(0, 0), "f", "f.py", 1, None, None, None, None, 3.5, None, None, None, None)
     hit = hit.__class__(**{**hit.__dict__, "backend_compile_s": 2.7, "inductor_compile_s": None})
     phases = phases_of(hit, 0.25)
-    assert phases == pytest.approx({"dynamo": 0.8, "aot_autograd": 2.45, "inductor": 0.0, "cpp_compile": 0.25})
+    assert phases == pytest.approx(
+        {
+            "dynamo": 0.8,
+            "aot_autograd": 2.45,
+            "inductor": 0.0,
+            "triton_compile": 0.0,
+            "cpp_compile": 0.25,
+            "autotune": 0.0,
+        }
+    )
 
 
 def test_a_compile_time_fix_is_judged_by_compile_time(cold, warm):
@@ -160,7 +172,7 @@ def test_the_regional_experiment_compiles_each_block_in_place():
     import torch
 
     from torchcompile_doctor.capture.compile_experiments import compile_blocks, persistent_cache
-    from torchcompile_doctor.experiments.experiment import Regional
+    from torchcompile_doctor.model.experiment import Regional
 
     spec = importlib.util.spec_from_file_location("repeated_blocks", SAMPLES / "repeated_blocks.py")
     sample = importlib.util.module_from_spec(spec)

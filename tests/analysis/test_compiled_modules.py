@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 from support.captures import RECOMPILE_CAPTURES, reread
 
-from torchcompile_doctor.analysis.compiled_modules import call_arguments, called_object, is_torch_wrapper, passed_name
+from torchcompile_doctor.analysis.compiled_modules import call_arguments, called_object, is_torch_wrapper
+from torchcompile_doctor.events.guard_failures import passed_name
 
 
 def test_a_capture_without_the_compile_call_names_the_module_by_the_users_call():

@@ -22,7 +22,7 @@ from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.ranking import rank_findings
 from torchcompile_doctor.analysis.worded_findings import finding_from_rule
 from torchcompile_doctor.events.load import load_artifacts
-from torchcompile_doctor.experiments.experiment import as_json
+from torchcompile_doctor.model.experiment import as_json
 from torchcompile_doctor.model.findings import (
     BreakImpact,
     CompileIdsEvidence,

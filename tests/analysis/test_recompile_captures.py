@@ -15,7 +15,7 @@ from torchcompile_doctor.analysis.detectors.detector import Derived
 from torchcompile_doctor.analysis.detectors.recompiles import RECOMPILE, recompiles
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.load import load_artifacts
-from torchcompile_doctor.experiments.experiment import as_json
+from torchcompile_doctor.model.experiment import as_json
 from torchcompile_doctor.model.report import Finding
 from torchcompile_doctor.rules import rule
 
@@ -185,7 +185,7 @@ def test_shape_rule_speaks_of_a_package_call_only_when_one_is_known():
     shape = rule("TCD301")
     for origin in ("user", "third_party"):
         worded = shape.worded_for(origin, {"library_call": "`generate` (transformers/generation/utils.py:2543)"})
-        assert worded.transform is None
+        assert worded.transforms == ()
         assert worded.fix.startswith("no `torch._dynamo.mark_dynamic` on your own tensors")
         assert "not your own tensor" in worded.why  # no calls from different lines known: the plain wording
-    assert shape.worded_for("user", {}).transform == "mark_dynamic"
+    assert shape.worded_for("user", {}).transforms == ("mark_dynamic",)

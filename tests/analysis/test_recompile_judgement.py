@@ -78,10 +78,10 @@ def test_each_recompile_has_its_own_cause_and_the_limit_is_flagged():
         (
             "score",
             "values_tensor = torch.stack(values)\n"
-            "torch._dynamo.mark_dynamic(values_tensor, 0)  # before the first call\n"
+            "torch._dynamo.mark_dynamic(values_tensor, 0)\n"
             "print(score(values_tensor, w).item())",
         ),
-        ("attend", "torch._dynamo.mark_dynamic(k, 0)  # before the first call\nprint(attend(q, k).shape)"),
+        ("attend", "torch._dynamo.mark_dynamic(k, 0)\nprint(attend(q, k).shape)"),
     ],
 )
 def test_the_fix_names_what_the_call_line_passes(function, after):
@@ -116,7 +116,7 @@ def test_inputs_of_one_length_are_marked_together():
         "values_tensor = torch.stack(values)\n"
         "log_probs_tensor = torch.stack(log_probs)\n"
         "returns_tensor = returns_of(rewards)\n"
-        "torch._dynamo.mark_dynamic(values_tensor, 0)  # before the first call\n"
+        "torch._dynamo.mark_dynamic(values_tensor, 0)\n"
         "torch._dynamo.mark_dynamic(log_probs_tensor, 0)\n"
         "torch._dynamo.mark_dynamic(returns_tensor, 0)\n"
         "print(a2c_loss(log_probs_tensor, values_tensor, returns_tensor).item())"
@@ -132,7 +132,7 @@ def test_a_dynamic_size_bounded_to_a_range_is_marked_unbacked_with_what_is_tied_
     finding = _recompile("ranged_batch", "Scorer.forward")
     assert _torch_recompiles("ranged_batch") == 1
     assert finding.fix.after == (
-        "torch._dynamo.decorators.mark_unbacked(tokens, 0)  # before the first call\n"
+        "torch._dynamo.decorators.mark_unbacked(tokens, 0)\n"
         "torch._dynamo.decorators.mark_unbacked(lengths, 0)\n"
         "scores = model(tokens, lengths)"
     )

@@ -15,7 +15,7 @@ from support.captures import SAMPLE_CAPTURES, snapshot_context
 from support.paths import REPO
 
 from torchcompile_doctor import cli
-from torchcompile_doctor.analysis import analyze
+from torchcompile_doctor.analysis import analyze, graph_break_registry
 from torchcompile_doctor.analysis.analyze import registry_note
 from torchcompile_doctor.analysis.graph_break_registry import (
     _parse,
@@ -134,3 +134,28 @@ def test_a_live_run_outside_the_range_says_so_on_stderr(capsys):
     cli._say_torch_outside_range(reports)
     cli._say_torch_outside_range([SimpleNamespace(torch_version="2.13.0+cpu")])
     assert capsys.readouterr().err == f"doctor: {outside_range_note('2.16.0')}\n"
+
+
+@pytest.mark.parametrize(
+    ("captured", "installed", "reads_installed"),
+    [("2.16.0", "2.16.1", True), ("2.16.0", "2.17.0", True), ("2.16.0", "2.14.1", False), ("2.15.0", "2.16.0", False)],
+)
+def test_the_installed_registry_reads_a_capture_newer_than_the_bundle_when_torch_here_is_newer_too(
+    monkeypatch, tmp_path, captured, installed, reads_installed
+):
+    """A capture of a release past the bundle's newest (2.16, once released): the installed torch's registry, when
+    it is past the bundle too, knows GB ids the bundle does not; a supported release keeps its own bundled copy."""
+    registry_file = tmp_path / "graph_break_registry.json"
+    registry_file.write_text(
+        json.dumps({"GB9999": [{"Gb_type": "a break only 2.16 has", "Explanation": "new", "Hints": []}]}),
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(graph_break_registry, "installed_registry_path", lambda: registry_file)
+    monkeypatch.setattr(graph_break_registry, "installed_torch_version", lambda: installed)
+    registry_for_capture.cache_clear()
+    try:
+        registry = registry_for_capture(captured)
+        assert (registry.get("GB9999") is not None) == reads_installed, registry.source
+        assert registry.source.startswith("installed torch (") == reads_installed
+    finally:
+        registry_for_capture.cache_clear()

@@ -6,7 +6,7 @@ from dataclasses import fields, replace
 
 from torchcompile_doctor.capture.child_spec import SPAWNED, TARGET, ChildSpec, read_spec, write_spec
 from torchcompile_doctor.capture.target import TargetSpec
-from torchcompile_doctor.experiments.experiment import CacheDir, Combined, CompileKwargs, ConfigSwitch, MarkDynamic
+from torchcompile_doctor.model.experiment import CacheDir, Combined, CompileKwargs, ConfigSwitch, MarkDynamic
 
 FUNCTION = TargetSpec(
     kind="function",

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from support.captures import CAPTURES, SAMPLE_CAPTURES, recorded_root, reread
 from support.doctor import DoctorRun, doctor_here, doctor_in_process
+from support.nothing import NOTHING_KINDS, nothing_to_read
 from support.paths import DATA, SAMPLES
 from support.recording import move
 
@@ -145,6 +146,42 @@ def test_failing_target_exits_3_from_its_capture(tmp_path):
     assert not (tmp_path / "b.json").exists()
     bare = _gate(capture / "trace", "--fullgraph", cwd=folder)
     assert bare.returncode == 1 and bare.json["target_status"] == "unknown"
+
+
+@pytest.mark.parametrize("name", ["target_raises", "stopped_run"])
+def test_a_gate_over_a_run_that_failed_or_was_stopped_never_passes(tmp_path, name):
+    """Whatever the criteria allow, a run that raised or was stopped (here at its --timeout) fails the gate and
+    says why in its verdict (exit 3: the target's failure wins); never a bare "gate passed" over it."""
+    folder, capture = project(name, tmp_path)
+    lenient = _gate(capture, "--max-graph-breaks", "100", "--fail-on", "critical", "--ignore", "TCD405", cwd=folder)
+    assert lenient.returncode == 3, lenient.stderr[-2000:]
+    assert lenient.json["gate"]["passed"] is False and lenient.json["gate"]["failures"] == []
+    (violation,) = lenient.json["gate"]["violations"]
+    how = {"target_raises": "exception, exit code 1", "stopped_run": "stopped at its --timeout"}[name]
+    assert violation == f"the run did not finish ({how}): what it did not reach was never checked"
+    text = doctor_in_process("check", "--from-capture", str(capture), "--max-graph-breaks", "100", cwd=folder)
+    assert text.returncode == 3 and "gate passed" not in text.stdout
+    assert "gate FAILED   (--max-graph-breaks 100)\n  the run did not finish" in text.stdout
+    markdown = doctor_in_process("check", "--from-capture", str(capture), "--format", "markdown", cwd=folder)
+    assert "**Gate ❌ failed" in markdown.stdout and f"- the run did not finish ({how})" in markdown.stdout
+
+
+def test_a_stopped_run_reads_as_stopped_never_as_failed(tmp_path):
+    """The capture of a run the --timeout stopped (the parent recorded how) reads as stopped in every format: no
+    "The target failed", no "fix the error", no `exit code None`."""
+    folder, capture = project("stopped_run", tmp_path)
+    run = _gate(capture, cwd=folder)
+    assert run.json["target_status"] == "timeout" and run.json["target_exit_code"] is None
+    stop = next(f for f in run.json["findings"] if f["code"] == "TCD405")
+    assert stop["title"] == "The run was stopped at the --timeout of 15 s"
+    assert stop["location"]["line"] == 13  # the line it hung on: time.sleep(600)
+    assert stop["fix"]["summary"].startswith("let the run reach its end (a longer --timeout")
+    for fmt in ("terminal", "markdown", "html", "github"):
+        said = doctor_in_process("report", str(capture), "--format", fmt, cwd=folder).stdout
+        assert "The run was stopped at the --timeout of 15 s" in html.unescape(said), fmt
+        for wrong in ("The target failed", "fix the error", "exit code None", "`None`"):
+            assert wrong not in said, (fmt, wrong)
+    assert "target: stopped at its --timeout" in doctor_in_process("report", str(capture), cwd=folder).stdout
 
 
 def test_missing_baseline_is_a_usage_error(tmp_path):
@@ -370,6 +407,30 @@ def test_from_capture_of_nothing_is_a_usage_error(tmp_path):
     run = doctor_here("check", "--from-capture", "out", "--format", "sarif", cwd=tmp_path)
     assert run.returncode == 2 and run.stdout == ""
     assert run.stderr == "doctor: error: --from-capture out: no such file or directory\n"
+
+
+@pytest.mark.parametrize("kind", NOTHING_KINDS)
+def test_from_capture_of_what_holds_no_record_is_never_a_pass(tmp_path, kind):
+    """A typo in a CI artifact path, or an artifact that is not a capture, fails the gate in one line (exit 2),
+    however lenient the criteria; a recorded capture beside it (the control) is gated as before."""
+    given = nothing_to_read(tmp_path, kind)
+    for criteria in (["--fullgraph"], ["--max-graph-breaks", "1000"]):
+        run = doctor_in_process("check", "--from-capture", given.name, *criteria, cwd=tmp_path)
+        assert (run.returncode, run.stdout) == (2, ""), (kind, run.stdout[-2000:])
+        assert run.stderr == f"doctor: error: nothing to read in {given.name}: no trace, no capture, no log records\n"
+    control = _gate(SAMPLE_CAPTURES / "clean_model.capture", "--fullgraph", cwd=tmp_path)
+    assert control.returncode == 0 and control.json["gate"]["passed"], control.stderr[-2000:]
+
+
+def test_from_capture_gates_a_jobs_text_log_as_report_reads_it(tmp_path):
+    """A real job log is something to read: gated on what it holds (here torch's TF32 warning), not refused."""
+    job = DATA / "gpu" / "tf32_matmul" / "truth.log.gz"
+    strict = _gate(job, "--fail-on", "medium", cwd=tmp_path)
+    assert strict.returncode == 1, strict.stderr[-2000:]
+    assert [f["code"] for f in strict.json["findings"]] == ["TCD418"]
+    assert strict.json["summary"]["graphs"] is None  # a log does not hold them
+    lenient = _gate(job, "--fail-on", "critical", cwd=tmp_path)
+    assert lenient.returncode == 0 and lenient.json["gate"]["passed"], lenient.stderr[-2000:]
 
 
 def test_from_capture_gates_a_checked_in_capture_in_every_format(tmp_path):

@@ -118,6 +118,11 @@ def test_target_raises_after_compiling(captured_run):
     error = report["findings"][0]
     assert "RuntimeError: boom after compile" in error["title"]
     assert error["location"]["line"] == 10 and error["location"]["file"].endswith("s.py")
+    # the traceback the user sees starts at their code, not at the doctor's bootstrap (#34)
+    printed = run.stderr[run.stderr.index("Traceback (most recent call last):") :]
+    first_frame = printed.splitlines()[1]
+    assert first_frame.startswith('  File "') and '/s.py", line 10, in <module>' in first_frame, printed[:1000]
+    assert "torchcompile_doctor" not in printed.split("RuntimeError: boom after compile")[0]
 
 
 @pytest.mark.slow
@@ -161,7 +166,7 @@ def test_timeout_kills_the_target_and_still_reports(tmp_path):
     report = run.json
     assert report["target_status"] == "timeout"
     assert report["summary"]["graph_breaks"] == 1
-    assert "timed out after 10 s" in report["findings"][0]["title"]
+    assert report["findings"][0]["title"] == "The run was stopped at the --timeout of 10 s"
     # where it was stuck: the main thread's stack when it was stopped, at the user's line
     location = report["findings"][0]["location"]
     assert location["file"].endswith("hang.py") and "time.sleep(600)" in location["source"], location

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import signal
 import subprocess
@@ -19,6 +20,7 @@ from pathlib import Path
 import pytest
 from support.captures import reread
 from support.doctor import doctor_here, doctor_in_process, run_doctor
+from support.nothing import NOTHING_KINDS, nothing_to_read
 from support.paths import DATA
 
 from torchcompile_doctor.renderers import FORMATS
@@ -96,6 +98,40 @@ def test_torch_missing_is_a_usage_error_and_offline_commands_still_work(tmp_path
     assert run_doctor("--help", cwd=tmp_path, env=env).returncode == 0
 
 
+@pytest.mark.parametrize("kind", NOTHING_KINDS)
+def test_report_of_what_holds_no_record_is_a_usage_error(tmp_path, kind):
+    """Nothing read is never "No findings": `doctor report` refuses in one line, in every format, as `doctor check
+    --from-capture` does; `doctor guards --dump` of it refuses too."""
+    given = nothing_to_read(tmp_path, kind)
+    for fmt in ("terminal", "json", "sarif"):
+        run = doctor_in_process("report", given.name, "--format", fmt, cwd=tmp_path)
+        assert (run.returncode, run.stdout) == (2, ""), (kind, fmt, run.stdout[-2000:])
+        assert run.stderr == f"doctor: error: nothing to read in {given.name}: no trace, no capture, no log records\n"
+    guards = doctor_in_process("guards", "--dump", given.name, cwd=tmp_path)
+    assert guards.returncode == 2 and guards.stdout == "" and guards.stderr.count("\n") == 1
+    if kind == "empty folder":  # a file is no dump folder at all, and says so
+        assert guards.stderr == run.stderr
+
+
+def test_a_log_that_cannot_be_gunzipped_is_one_line(tmp_path):
+    damaged = tmp_path / "job.log.gz"
+    damaged.write_bytes(b"\x1f\x8b" + random.Random(34).randbytes(5_000))  # gzip's magic, then noise
+    for args in (["report", damaged.name], ["check", "--from-capture", damaged.name]):
+        run = doctor_in_process(*args, cwd=tmp_path)
+        assert run.returncode == 2 and run.stdout == "", run.stderr
+        assert run.stderr.startswith("doctor: error: cannot gunzip job.log.gz: ") and run.stderr.count("\n") == 1
+
+
+def test_report_of_a_recorded_capture_and_a_recorded_job_log_still_reads_them(tmp_path):
+    """The controls of the refusal above: what torch wrote is read as before, however little it holds."""
+    capture = doctor_in_process("report", str(DATA / "captures" / "helper_two_callsites"), cwd=tmp_path)
+    assert capture.returncode == 0 and "TCD1" in capture.stdout, capture.stderr[-2000:]
+    job = doctor_in_process("report", str(DATA / "gpu" / "tf32_matmul" / "truth.log.gz"), cwd=tmp_path)
+    assert job.returncode == 0 and "TCD418" in job.stdout, job.stderr[-2000:]
+    trace = doctor_in_process("report", str(DATA / "traces" / "graph_break_print.log"), cwd=tmp_path)
+    assert trace.returncode == 0 and "No findings" not in trace.stdout, trace.stderr[-2000:]
+
+
 @pytest.mark.slow
 def test_depyf_missing_falls_back_to_the_trace_with_a_warning(tmp_path):
     fake = tmp_path / "site" / "depyf"
@@ -149,6 +185,9 @@ def test_ctrl_c_stops_the_child_and_prints_a_partial_report(tmp_path, stop):
     assert doctor.returncode == 130, stderr[-2000:]
     report = json.loads(stdout)
     assert report["target_status"] == "interrupted" and report["summary"]["graph_breaks"] == 1
+    stopped = next(f for f in report["findings"] if f["code"] == "TCD405")
+    name = "SIGINT (Ctrl-C)" if stop == signal.SIGINT else "SIGTERM"
+    assert re.fullmatch(rf"The run was stopped by {re.escape(name)} after \d+\.\d s", stopped["title"]), stopped
     assert "Traceback" not in stderr
     target_pid = int(ready.read_text())
     assert not Path(f"/proc/{target_pid}").exists(), "the target outlived the doctor"

@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 from support.doctor import doctor_in_process
 from support.paths import DATA
 
+from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.events import reader
-from torchcompile_doctor.events.load import load_artifacts, load_trace
+from torchcompile_doctor.events.load import load_artifacts, load_trace, refuse_nothing_read
 from torchcompile_doctor.events.model import EventLog, LogHealth
 from torchcompile_doctor.events.reader import read_records
 
@@ -229,6 +230,25 @@ def test_random_bytes_never_raise_and_yield_nothing():
     assert log.health.problems > 0
 
 
+def test_what_holds_no_record_is_refused_and_any_record_is_read(tmp_path):
+    """The one decision `report`, `check` and `guards` share (issue 34): nothing read is refused in one line
+    naming what was given; one record of any kind, known or not, is something to read."""
+    nothing = [load_bytes(b""), load_bytes(random.Random(34).randbytes(20_000)), load_bytes(b"epoch 1\nloss 2\n")]
+    assert all(log.holds_nothing for log in nothing)
+    with pytest.raises(DoctorError) as refused:
+        refuse_nothing_read(nothing, [tmp_path / "a", tmp_path / "b"])
+    assert (
+        str(refused.value)
+        == f"nothing to read in {tmp_path / 'a'}, {tmp_path / 'b'}: no trace, no capture, no log records"
+    )
+    unknown_only = load_bytes(b'V1121 05:39:13.162000 9221 torch/_dynamo/x.py:1] {"brand_new_event": {}}\n')
+    assert unknown_only.health.unknown_kinds == 1 and not unknown_only.has_events
+    real = load_bytes((TRACES / "graph_break_print.log").read_bytes())
+    for log in (unknown_only, real):
+        assert not log.holds_nothing
+        refuse_nothing_read([*nothing, log], [tmp_path])  # one log with a record: nothing is refused
+
+
 def test_a_line_longer_than_the_limit_is_skipped_not_loaded(monkeypatch):
     data = (TRACES / "graph_break_print.log").read_bytes()
     limit = 4096
@@ -276,6 +296,13 @@ def test_a_log_damaged_every_way_at_once_still_gives_the_report_of_the_rest(tmp_
     assert (health["bad_json"], health["bad_lines"], health["truncated"]) == (2, 3 + orphans, True)
     assert (health["md5_mismatches"], health["parse_errors"]) == (0, 0)
     assert health["records"] == expected["log_health"]["records"] - 3
+    # the note is worded for people, never the record's fields
+    (note,) = [n for n in report["notes"] if n.startswith("log health:")]
+    assert note == (
+        f"log health: the file ends mid-record (truncated), {3 + orphans} bad line(s), 2 bad JSON envelope(s) in "
+        f"{health['lines']} lines; {health['records']} records read (counted and skipped; `doctor report --strict` "
+        "makes them an error)."
+    )
     assert report["summary"]["graph_break_records"] == expected["summary"]["graph_break_records"]
     assert report["summary"]["recompiles"] == expected["summary"]["recompiles"]
     assert [f["kind"] for f in report["findings"]] == [f["kind"] for f in expected["findings"]]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -17,9 +18,10 @@ from torchcompile_doctor import pipeline
 from torchcompile_doctor.events.job_logs import is_text_log, load_text_logs
 from torchcompile_doctor.events.model import CudagraphRunMode, CudagraphSkipReason, WarningKind
 from torchcompile_doctor.events.textlog import read_text_log
+from torchcompile_doctor.renderers import FORMATS
 
 GPU = DATA / "gpu"
-CASES = sorted(p.name for p in GPU.iterdir() if p.is_dir())
+CASES = sorted(p.name for p in GPU.iterdir() if (p / "truth.log.gz").exists())
 
 
 def log_of(case: str) -> Path:
@@ -139,6 +141,34 @@ def test_a_log_read_alone_says_what_it_cannot_tell():
     assert "how many of the program's matmuls are float32 is not known" in tf32.why
 
 
+def test_what_a_text_log_cannot_hold_is_said_not_in_the_log_in_every_format(tmp_path):
+    """A text log holds no graph count and no compile time: `not in the log` (JSON: null), never `0 graphs ·
+    compile 0.00 s` as if measured; the same log beside its trace measures both."""
+    alone = report(log_of("tf32_matmul"))
+    assert (alone.summary.graphs, alone.summary.compile_time_s) == (None, None)
+    said = {fmt: doctor_in_process("report", str(log_of("tf32_matmul")), "--format", fmt).stdout for fmt in FORMATS}
+    assert "graphs not in the log" in said["terminal"] and "compile time not in the log" in said["terminal"]
+    assert "| not in the log | 0 | 0 | 0 | 0 | 0 | not in the log |" in said["markdown"]
+    assert said["html"].count("not in the log") >= 2
+    assert "graphs not in the log" in said["github"]
+    summary = json.loads(said["json"])["summary"]
+    assert (summary["graphs"], summary["compile_time_s"]) == (None, None)
+    for fmt, text in said.items():
+        assert "0 graphs" not in text and "compile 0.00 s" not in text, fmt
+    both = report(trace_of("tf32_matmul"), log_of("tf32_matmul"))
+    assert both.summary.graphs is not None and both.summary.compile_time_s is not None
+
+
+def test_the_ranks_of_a_text_log_say_not_in_the_log_too(tmp_path):
+    job = tmp_path / "job.log"
+    job.write_text("".join(f"[rank{rank}]:{line}" for rank in (0, 1) for line in _lines("cg_mutated_input")))
+    merged = report(job)
+    assert [(row.graphs, row.compile_time_s) for row in merged.rank_table] == [(None, None), (None, None)]
+    for fmt in ("terminal", "markdown", "html", "json"):
+        run = doctor_in_process("report", str(job), "--format", fmt)
+        assert run.returncode == 0 and "0.00 s" not in run.stdout, (fmt, run.stderr[-2000:])
+
+
 def test_gzipped_and_plain_logs_read_alike(tmp_path):
     plain = tmp_path / "job.log"
     plain.write_bytes(gzip.decompress(log_of("cg_pending_backward").read_bytes()))
@@ -210,8 +240,91 @@ def test_a_trace_and_a_log_of_another_run_are_refused(tmp_path):
     assert run.returncode == 2 and "none of them was made by the process(es)" in run.stderr
 
 
+def test_a_trace_and_the_log_of_one_other_run_are_refused(tmp_path):
+    """The README's promise: a log from another run given beside a trace dir is refused, not silently added
+    (each names the process that wrote it); the log of the same run is added."""
+    run = doctor_in_process("report", str(trace_of("tf32_matmul")), str(log_of("cg_mutated_input")))
+    assert (run.returncode, run.stdout) == (2, "")
+    assert "is the log of another run (pid 442), not of the process(es) that wrote" in run.stderr
+    assert run.stderr.count("\n") == 1
+    other = tmp_path / "job.log"
+    other.write_text("epoch 1: loss 0.5\nsaved checkpoint-1.pt\n")  # no torch record at all
+    nothing = doctor_in_process("report", str(trace_of("tf32_matmul")), str(other))
+    assert nothing.returncode == 2 and nothing.stderr.startswith(f"doctor: error: nothing to read in {other}: ")
+    same = doctor_in_process("report", str(trace_of("tf32_matmul")), str(log_of("tf32_matmul")))
+    assert same.returncode == 0 and "TCD418" in same.stdout, same.stderr[-2000:]
+
+
 def test_the_cli_reads_a_trace_dir_beside_its_log():
     run = doctor_in_process("report", str(trace_of("cg_overwritten")), str(log_of("cg_overwritten")))
     assert run.returncode == 3  # the log recorded the uncaught exception: the target failed
     assert "TCD416" in run.stdout and "Triton kernel compile" in run.stdout
     assert "torch 2.11.0+cu130" in run.stdout
+
+
+RERECORD_TEXTS = DATA / "torch_texts"  # per release: torch's re-recording and re-record limit messages
+
+
+@pytest.mark.parametrize("release", ["2.13", "2.14"])
+def test_rerecordings_and_the_limit_of_a_release(release):
+    """Each re-recording's cause, the input whose address changed and the line that made it; the limit's value."""
+    (process,), health = processes_of((RERECORD_TEXTS / release / "cudagraph_rerecord.log").read_bytes())
+    assert (health.parse_errors, health.unknown_kinds) == (0, 0)
+    (rerecord,) = process.log.cudagraph_runs
+    assert (rerecord.mode, rerecord.count, rerecord.function) == (CudagraphRunMode.RERECORD, 3, "partition_0")
+    assert rerecord.reason == "cudagraph managed tensor data pointer changed" and rerecord.changed_input == "primals_1"
+    assert (rerecord.user_stack[-1].line, rerecord.user_stack[-1].code) == (9, "return self.lin(x) * 2")
+    (limit,) = process.log.cudagraph_skips
+    assert limit.reason == CudagraphSkipReason.RERECORD_LIMIT and limit.rerecord_limit == 128
+    assert limit.detail.endswith("due to cudagraph managed tensor data pointer changed") and "\n" not in limit.detail
+    assert limit.user_stack[-1].line == 9
+
+
+def _record(level: str, where: str, text: str) -> bytes:
+    prefix = f"{level}1128 04:10:00.000000 7171 torch/_inductor/{where}] [__cudagraphs]"
+    return "\n".join(f"{prefix} {line}" for line in text.split("\n")).encode() + b"\n"
+
+
+def test_the_words_2_15_gives_the_re_record_limit_are_read():
+    """torch 2.15's own wordings (its torch/_inductor/cudagraph_trees.py, read from the 2.15.0 wheel of the lane's
+    venv and rendered as its logger writes them): a skip at the cudagraph-managed input re-recording threshold, the
+    skip at the re-recording limit (unchanged since 2.13), and the new warning that a graph hit
+    `cudagraph_dynamic_shape_rerecord_limit` (new shapes run eagerly). Each is read as the re-record limit, with
+    its value."""
+    text = _record(
+        "W",
+        "cudagraph_utils.py:405",
+        "skipping cudagraph due to function 2 reaching the cudagraph-managed input re-recording threshold (=8) on "
+        "cudagraph node 0 for input indices [0, 3].",
+    )
+    text += _record(
+        "W",
+        "cudagraph_utils.py:405",
+        "skipping cudagraph due to function 2 exceeding max re-recording limit (=50) on cudagraph node 0 due to "
+        "cudagraph managed tensor data pointer changed.",
+    )
+    text += _record(
+        "W",
+        "cudagraph_trees.py:499",
+        "[0/0] forward graph hit cudagraph_dynamic_shape_rerecord_limit=8; already-recorded shapes still replay, "
+        "new shapes run eager.",
+    )
+    (process,), health = processes_of(text)
+    assert (health.parse_errors, health.unknown_kinds) == (0, 0)
+    threshold, limit, shapes = process.log.cudagraph_skips
+    assert {threshold.reason, limit.reason, shapes.reason} == {CudagraphSkipReason.RERECORD_LIMIT}
+    assert (threshold.rerecord_limit, limit.rerecord_limit, shapes.rerecord_limit) == (8, 50, 8)
+    assert "new shapes run eager" in shapes.detail
+
+
+def test_a_skip_logged_without_its_compile_belongs_to_the_graph_run_before_it():
+    """torch logs `skipping cudagraphs due to mutated inputs` at the graph's first call, with no compile id: it is
+    the compile whose cudagraphs records came last. Two recorded logs joined: cg_mutated_input's graph (0/0), then
+    cg_overwritten's, renumbered 1/0 (a second compiled function)."""
+    mutated = gzip.decompress(log_of("cg_mutated_input").read_bytes()).decode()
+    overwritten = gzip.decompress(log_of("cg_overwritten").read_bytes()).decode().replace("[0/0]", "[1/0]")
+    overwritten = overwritten.replace(" 863 ", " 442 ")  # one process
+    (process,), _ = processes_of((mutated + overwritten).encode())
+    (skip,) = process.log.cudagraph_skips
+    assert str(skip.compile_id) == "0/0"
+    assert sorted(str(r.compile_id) for r in process.log.cudagraph_recordings) == ["0/0", "1/0"]

@@ -16,6 +16,7 @@ from torchcompile_doctor.analysis.recompile_causes import describe_changes
 from torchcompile_doctor.events.guard_failures import classify, is_carried_value, user_variable
 from torchcompile_doctor.events.guard_failures import parse_guard_failure as parse_failure
 from torchcompile_doctor.events.load import load_artifacts
+from torchcompile_doctor.events.parsers.graph_break_reason import parse_stack
 
 TRACES = DATA / "traces"
 # where the scenarios ran, as torch wrote it into the texts below (recorded data, never read from the disk)
@@ -472,3 +473,94 @@ def test_an_empty_container_and_its_later_length_are_one_cause():
 
 def test_a_negated_dict_contains_is_not_an_empty_container():
     assert parse_failure("0/0: not ___dict_contains('k', L['d'])").variable == "d['k']"
+
+
+# --- issue 35: torch 2.15 ends dict and set guard failures with its hint, after the line comment or, for a guard
+# that names no line, after the guard (guards.py appends ` (HINT: ...)` to each verbose code part); the user stack
+# under a failure carries CPython's `~~~^^^` marker lines and may span a statement's lines
+
+# torch 2.15's own wordings (torch/_dynamo/guards.py of the 2.15.0 wheel: DICT_NOT_CONTAINS and SET_CONTAINS pass
+# their reason as recompile_hint, appended to the verbose code part, itself `code  # source  # file:line in fn`)
+DICT_HINT_2_15 = (
+    "0/0: not ___dict_contains('b', L['d'])                           # if 'b' in d:  # m.py:5 in f"
+    " (HINT: Dictionary L['d'] must not contain key 'b'; Dynamo specialized the compiled code on this key being"
+    " absent.)"
+)
+SET_HINT_2_15 = (
+    "0/1: set.__contains__(L['seen'], 3)                              # if 3 in seen:  # m.py:7 in f"
+    " (HINT: Set L['seen'] must contain item 3; Dynamo specialized the compiled code on this item being present.)"
+)
+STACK_2_15 = (
+    "1/0: ___stack0 == 1.4889272451400757                          # return x / scale  # m.py:9 in f\n"
+    "User stack trace:\n"
+    '  File "/home/u/m.py", line 14, in <module>\n'
+    "    scale_step(\n"
+    "    ~~~~~~~~~~^\n"
+    "        torch.randn(8),\n"
+    "        ^^^^^^^^^^^^^^^\n"
+    "    )\n"
+    "    ^\n"
+    '  File "/home/u/m.py", line 9, in f\n'
+    "    return x / scale\n"
+    "           ~~^~~~~~~\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "variable", "hint"),
+    [
+        (
+            DICT_HINT_2_15,
+            "d['b']",
+            "Dictionary d must not contain key 'b'; Dynamo specialized the compiled code on this key being absent.",
+        ),
+        (
+            SET_HINT_2_15,
+            "seen",
+            "Set seen must contain item 3; Dynamo specialized the compiled code on this item being present.",
+        ),
+    ],
+)
+def test_a_2_15_hint_is_kept_apart_from_the_guard(text, variable, hint):
+    """The hint is torch's sentence, with the guard's own names (`L['d']`) said as the user's (`d`)."""
+    failure = parse_failure(text)
+    assert (failure.variable, failure.hint) == (variable, hint)
+    assert "HINT" not in failure.guard and "HINT" not in failure.worded_guard
+    assert "L[" not in (failure.hint or "") and "L[" not in failure.worded_guard
+    assert "__contains__" not in failure.worded_guard
+
+
+def test_a_2_15_user_stack_with_markers_and_a_statement_over_lines_names_the_innermost_frame():
+    failure = parse_failure(STACK_2_15)
+    assert (failure.file, failure.line, failure.variable) == ("/home/u/m.py", 9, "___stack0")
+    assert failure.worded_variable == "the value carried across the break"
+
+
+def test_a_2_15_stack_block_reads_each_frame_past_markers_and_continued_statements():
+    """A graph break's `User code traceback` on 2.15 (Python 3.11+): a call spanning lines, each with its markers."""
+    frames = parse_stack(STACK_2_15.partition("User stack trace:\n")[2].split("\n"))
+    assert [(f.line, f.function, f.code) for f in frames] == [
+        (14, "<module>", "scale_step("),
+        (9, "f", "return x / scale"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "variable", "worded_guard"),
+    [
+        ("0/0: ___check_type_id(___stack0, 9781312)", "the value carried across the break", None),
+        ("0/0: ___odict_getitem(L['d'], 'k') is L['v']", "odict_getitem(d, 'k')", "odict_getitem(d, 'k') is v"),
+        ("0/0: not ___dict_contains('bias', L['self']._modules)", "self.bias", "not 'bias' in self._modules"),
+        ("0/0: ___normalize_range_iter(___stack0) == (2, 30, 1)", None, None),
+    ],
+)
+def test_no_dynamo_internal_is_left_in_the_words_of_a_failure(text, variable, worded_guard):
+    """A guard no reader knows still reads in the user's words: Dynamo's helpers by what they check or their plain
+    name, a value carried across a break and a loop's range iterator in words (`worded_variable`, `worded_guard`)."""
+    failure = parse_failure(text)
+    assert "___" not in failure.worded_variable and "___" not in failure.worded_guard
+    assert "L['" not in failure.worded_guard
+    if variable is not None:
+        assert failure.worded_variable.endswith(variable) or failure.worded_variable == variable
+    if worded_guard is not None:
+        assert failure.worded_guard == worded_guard

@@ -10,7 +10,8 @@ import pytest
 import yaml
 from support.paths import DATA
 
-from torchcompile_doctor.experiments.experiment import (
+from torchcompile_doctor.experiments.record import ExperimentRecord, read_record, write_record
+from torchcompile_doctor.model.experiment import (
     CacheDir,
     CarriedCache,
     Combined,
@@ -26,7 +27,6 @@ from torchcompile_doctor.experiments.experiment import (
     parse_experiment,
     placeholders,
 )
-from torchcompile_doctor.experiments.record import ExperimentRecord, read_record, write_record
 from torchcompile_doctor.rules import CATALOGUE
 
 

@@ -5,7 +5,7 @@ torch.compile at a line is spelled. Parsed, never run."""
 from __future__ import annotations
 
 from torchcompile_doctor.events.model import CallSite
-from torchcompile_doctor.fix.call_source import (
+from torchcompile_doctor.transforms.call_source import (
     argument_expression,
     assigned_name,
     compile_callee,

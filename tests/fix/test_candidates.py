@@ -3,8 +3,18 @@ its names need, never a setting that only hides a problem."""
 
 from __future__ import annotations
 
-from torchcompile_doctor.experiments.experiment import ConfigSwitch
-from torchcompile_doctor.fix.candidates import Program, _config_code, _config_edits
+from dataclasses import replace
+from pathlib import Path
+
+from support.captures import reread
+from support.paths import DATA
+
+from torchcompile_doctor.events.model import BackendUse, CallSite
+from torchcompile_doctor.fix.candidates import candidates
+from torchcompile_doctor.model.experiment import ConfigSwitch
+from torchcompile_doctor.model.report import Finding, Fix, Location, Report
+from torchcompile_doctor.patches.edits import edit_source
+from torchcompile_doctor.transforms.experiment_edits import Program, _config_code, _config_edits
 
 
 def test_a_function_set_setting_imports_the_package_that_adds_the_function_and_the_name_s_module():
@@ -23,3 +33,61 @@ def test_a_setting_that_hides_the_problem_is_never_written(tmp_path):
     program = Program(root=tmp_path, compile_calls=(), call_sites=(), read=lambda path: None)
     refused = _config_edits(ConfigSwitch((("recompile_limit", 64),)), program)
     assert refused == "`recompile_limit` hides the problem rather than removing it"
+
+
+RECORDER = """\
+import torch
+
+
+@torch.compile
+def step(x, y):
+    loss = ((x - y) ** 2).mean()
+    record("batch_size", x.shape[0])
+    return loss
+
+
+for batch in batches:
+    loss = step(batch, target)
+"""
+
+
+def _recorder_program(tmp_path, source: str) -> tuple[Program, Path]:
+    path = tmp_path / "train.py"
+    compiled = BackendUse("inductor", "inductor", "step", "function", str(path), 4, None, None, str(path), 4)
+    site = CallSite(str(path), 4, "step", str(path), 12, "<module>")
+    return Program(tmp_path, (compiled,), (site,), lambda p: source if p == path else None), path
+
+
+def _effect_finding(path: Path) -> Finding:
+    return Finding(
+        code="TCD113",
+        kind="graph_break",
+        severity="high",
+        title="A call Dynamo will not trace into",
+        location=Location(str(path), 7, "step"),
+        fix=Fix("move it out", transforms=("move_after_call",)),
+        why="",
+        fingerprint="recorder",
+    )
+
+
+def _report(finding: Finding) -> Report:
+    """A recorded report (tests/data/engine) holding only this finding: candidates read its findings."""
+    return replace(reread(DATA / "engine" / "keyword_scale.capture"), findings=(finding,))
+
+
+def test_a_call_made_for_its_effect_is_moved_after_each_call_on_what_the_call_passes(tmp_path):
+    program, path = _recorder_program(tmp_path, RECORDER)
+    built, _ = candidates(_report(_effect_finding(path)), program)
+    (moved,) = [c for c in built if "moved out of" in c.title]
+    by_file = [e.edit for e in moved.edits]
+    written = edit_source(RECORDER, by_file)
+    assert 'record("batch_size", x.shape[0])' not in written
+    assert "    loss = step(batch, target)\n    record('batch_size', batch.shape[0])\n" in written
+
+
+def test_a_call_reading_a_value_the_function_computes_is_not_moved(tmp_path):
+    source = RECORDER.replace('record("batch_size", x.shape[0])', 'record("loss", loss)')
+    program, path = _recorder_program(tmp_path, source)
+    built, _ = candidates(_report(_effect_finding(path)), program)
+    assert not [c for c in built if "moved out of" in c.title]

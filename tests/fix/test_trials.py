@@ -1,6 +1,9 @@
-"""Measuring candidates in trial copies of a real project on disk, the program run for real in each copy (here
-without torch: what a trial's figures are is the pipeline's business, tested live in test_doctor_fix.py): a
-change that prints other results is refused, unless a plain run again prints other results too."""
+"""The trial engine on trial copies of a real project on disk. In-process (a fake `measure` reads the copy's text
+and says what its run gave): the plain run repeated for its noise, the same edit measured once, the most promising
+change first, a line per finished trial, the same patch whatever the timings within the noise, a reason for each
+helpful change left out. Slow (the program run for real in each copy, without torch: what a trial's figures are is
+the pipeline's business, tested live in test_doctor_fix.py): a change that prints other results is refused, unless
+a plain run again prints other results too."""
 
 from __future__ import annotations
 
@@ -11,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from torchcompile_doctor.fix.candidates import Candidate, FileEdit
-from torchcompile_doctor.fix.trials import best, measure_candidates
-from torchcompile_doctor.fix.verdict import HELPS, OUTPUT_CHANGED, RunResult
+from torchcompile_doctor.fix.trials import PLAIN_AGAIN, measure_candidates
 from torchcompile_doctor.model.findings import RunFigures
+from torchcompile_doctor.model.trial import LeftOut, Outcome, RunResult
 from torchcompile_doctor.patches.edits import AfterTorchImport
 
 FIXED = "torch.fixed = True"
@@ -52,7 +55,7 @@ def test_a_change_that_prints_other_results_is_refused(tmp_path):
     measured = _measured(root)
     assert measured.output_varies is None  # a plain run again printed the same
     (trial,) = measured.trials
-    assert trial.verdict.status == OUTPUT_CHANGED and "loss 0.5" in (trial.verdict.detail or "")
+    assert trial.verdict.outcome == Outcome.OUTPUT_CHANGED and "loss 0.5" in (trial.verdict.detail or "")
 
 
 @pytest.mark.slow
@@ -63,7 +66,7 @@ def test_a_program_that_prints_other_results_on_every_run_is_judged_by_its_figur
     measured = _measured(root)
     assert measured.output_varies is not None and measured.output_varies.startswith("printed line 1 was `seed")
     (trial,) = measured.trials
-    assert trial.verdict.status == HELPS
+    assert trial.helps
 
 
 def _measure_problems(copy: Path, seconds: float) -> RunResult:
@@ -93,10 +96,135 @@ def test_two_changes_that_remove_the_same_problem_are_alternatives_not_a_combina
     before = _measure_problems(root, 30)
     chosen = [flag("switch"), flag("rewrite"), flag("keyword")]
     measured = measure_candidates(chosen, root, originals, before, _measure_problems, jobs=1, budget_s=60)
-    assert [t.verdict.status for t in measured.trials] == [HELPS, HELPS, HELPS]
+    assert all(t.helps for t in measured.trials)
     # the switch and the rewrite remove the same break: the combination holds the keyword (it leaves the fewest
-    # problems, so it goes first) and the first of the two equals
+    # problems, so it goes first) and the first of the two equals (by name)
     assert measured.combined is not None
-    assert [c.title for c in measured.combined.candidates] == ["keyword", "switch"]
-    assert best(measured.trials, measured.combined) is measured.combined
+    assert [c.title for c in measured.combined.candidates] == ["keyword", "rewrite"]
+    assert measured.patch is measured.combined
+    assert measured.left_out == (LeftOut("switch", "removes only what rewrite removes already"),)
     assert measured.combined.result is not None and measured.combined.result.problems == {}
+
+
+# -- in-process: a fake measure that reads the trial copy ---------------------------------------------------------
+class _Told:
+    """The progress the engine tells: the lines a non-TTY stderr would show."""
+
+    def __init__(self) -> None:
+        self.totals: list[int] = []
+        self.titles: list[str] = []
+        self.lines: list[str] = []
+
+    def started(self, total: int) -> None:
+        self.totals.append(total)
+
+    def running(self, title: str) -> None:
+        self.titles.append(title)
+
+    def finished(self, done: int, total: int, line: str) -> None:
+        self.lines.append(f"{done}/{total} {line}")
+
+
+def _fake(compile_s: dict[str, float], plain_compile: list[float]):
+    """A measure that never starts a process: each flag in the copy's train.py removes its problems; the compile
+    time is the flag's, or the next of the plain run's when the copy holds no change."""
+    plain = iter(plain_compile)
+    seen: list[str] = []
+
+    def measure(copy: Path, seconds: float) -> RunResult:
+        code = (copy / "train.py").read_text()
+        flags = sorted(name for name in compile_s if f"torch.{name} = True" in code)
+        seen.append("+".join(flags) or "plain")
+        problems = {"TCD104 train.py f": 1, "TCD202 train.py g": 2}
+        if "switch" in flags or "rewrite" in flags:
+            del problems["TCD104 train.py f"]
+        if "keyword" in flags:
+            del problems["TCD202 train.py g"]
+        took = max((compile_s[f] for f in flags), default=None)
+        figures = RunFigures(
+            1 if "TCD104 train.py f" in problems else 0,
+            problems.get("TCD202 train.py g", 0),
+            1,
+            0,
+            0,
+            took if took is not None else next(plain),
+        )
+        return RunResult(figures, 0, True, 0, "ok\n", "", 1.0, problems=problems)
+
+    return measure, seen
+
+
+def _flags(root: Path, *names: str, codes: tuple[str, ...] = ("TCD104",)) -> list[Candidate]:
+    return [
+        Candidate(
+            name,
+            codes,
+            (f"{name}'s finding",),
+            (FileEdit(root / "train.py", AfterTorchImport(f"torch.{name} = True")),),
+            False,
+        )
+        for name in names
+    ]
+
+
+def _before(compile_s: float = 10.0) -> RunResult:
+    problems = {"TCD104 train.py f": 1, "TCD202 train.py g": 2}
+    return RunResult(RunFigures(1, 2, 1, 0, 0, compile_s), 0, True, 0, "ok\n", "", 1.0, problems=problems)
+
+
+def test_each_finished_trial_is_told_and_the_plain_run_is_repeated_for_its_noise(tmp_path):
+    root = _project(tmp_path, "import torch\nprint('ok')\n")
+    originals = {root / "train.py": (root / "train.py").read_text()}
+    measure, seen = _fake({"keyword": 10.5}, [12.0])
+    told = _Told()
+    chosen = _flags(root, "keyword", codes=("TCD202",))
+    measured = measure_candidates(chosen, root, originals, _before(), measure, jobs=1, budget_s=60, progress=told)
+    assert seen == ["plain", "keyword"]
+    assert measured.noise.compile_s.runs == 2 and measured.noise.compile_s.median == 11.0
+    assert told.totals == [2] and told.titles == [PLAIN_AGAIN, "keyword"]
+    assert told.lines[0].startswith(f"1/2 {PLAIN_AGAIN}: measured in ")
+    assert told.lines[1].endswith("breaks 1 → 1, recompiles 2 → 0, compile 10.00 s → 10.50 s")
+    (trial,) = measured.trials
+    assert trial.verdict.outcome == Outcome.FIXED and measured.patch is trial
+
+
+def test_the_same_edit_is_measured_once_and_the_most_promising_change_goes_first(tmp_path):
+    root = _project(tmp_path, "import torch\nprint('ok')\n")
+    originals = {root / "train.py": (root / "train.py").read_text()}
+    measure, seen = _fake({"switch": 10.0, "keyword": 10.0}, [10.0])
+    twice = _flags(root, "switch", "switch")
+    twin = Candidate("the switch again", twice[1].codes, twice[1].findings, twice[1].edits, False)
+    chosen = [*_flags(root, "switch"), twin, *_flags(root, "keyword", codes=("TCD202",))]
+    measured = measure_candidates(chosen, root, originals, _before(), measure, jobs=1, budget_s=60)
+    # the keyword's findings count 2 problems, the switch's 1: the keyword is measured first; the twin never
+    assert seen == ["plain", "keyword", "switch", "keyword+switch"]
+    again = next(t for t in measured.trials if t.title == "the switch again")
+    assert again.verdict == again.verdict.__class__(
+        Outcome.NOT_MEASURED, "the same edit as switch: measured once, there"
+    )
+
+
+def test_the_patch_does_not_move_with_compile_times_inside_the_noise(tmp_path):
+    # the same two alternatives, measured on a quiet and on a loaded machine: one patch
+    root = _project(tmp_path, "import torch\nprint('ok')\n")
+    originals = {root / "train.py": (root / "train.py").read_text()}
+    patches = set()
+    for switch_s, rewrite_s, plain_s in ((10.0, 10.8, 10.2), (10.9, 10.1, 11.0), (11.5, 9.6, 10.4)):
+        measure, _ = _fake({"switch": switch_s, "rewrite": rewrite_s}, [plain_s])
+        chosen = _flags(root, "switch", "rewrite")
+        measured = measure_candidates(chosen, root, originals, _before(), measure, jobs=2, budget_s=60)
+        assert measured.patch is not None
+        patches.add(measured.patch.title)
+        assert measured.left_out == (LeftOut("switch", "removes only what rewrite removes already"),)
+    assert patches == {"rewrite"}
+
+
+def test_a_change_whose_trial_could_not_start_within_the_budget_says_so(tmp_path):
+    root = _project(tmp_path, "import torch\nprint('ok')\n")
+    originals = {root / "train.py": (root / "train.py").read_text()}
+    measure, seen = _fake({"switch": 10.0}, [10.0])
+    measured = measure_candidates(_flags(root, "switch"), root, originals, _before(), measure, jobs=1, budget_s=0.5)
+    assert seen == []
+    (trial,) = measured.trials
+    assert trial.verdict.outcome == Outcome.NOT_MEASURED and trial.verdict.detail == "the budget was spent"
+    assert measured.patch is None

@@ -25,7 +25,7 @@ from support.paths import DATA
 from torchcompile_doctor.analysis.code import CodeMap
 from torchcompile_doctor.model.gate import GateFailure, GateResult
 from torchcompile_doctor.model.json import to_json
-from torchcompile_doctor.model.report import Finding, Fix, Location, Report, Summary
+from torchcompile_doctor.model.report import Finding, Fix, Location, Report, RunEnvironment, Summary
 from torchcompile_doctor.renderers import FORMATS, Format, RenderOptions, render, render_all, renderer_for
 from torchcompile_doctor.rules import load_catalogue
 from torchcompile_doctor.rules.rule_page import rule_help
@@ -253,7 +253,7 @@ def test_sarif_gate_marks_the_failing_finding_and_reports_violations():
 
 def test_sarif_locations_are_the_users_lines_relative_to_the_base_dir():
     run = _sarif(MIXED, base_dir=BASE)["runs"][0]
-    assert run["originalUriBaseIds"] == {"SRCROOT": {"uri": "file:///home/dev/project/"}}
+    assert "originalUriBaseIds" not in run  # the checkout's machine path stays on the machine
     results = _results_by_rule({"runs": [run]})
 
     library = results["TCD102"]
@@ -262,20 +262,21 @@ def test_sarif_locations_are_the_users_lines_relative_to_the_base_dir():
     assert physical["artifactLocation"] == {"uri": "model/net.py", "uriBaseId": "SRCROOT"}
     assert physical["region"] == {"startLine": 88, "snippet": {"text": "out = self.lib(x)"}}
     (related,) = library["relatedLocations"]
-    assert related["physicalLocation"]["artifactLocation"] == {"uri": f"file://{LIBRARY}"}
+    assert related["physicalLocation"]["artifactLocation"] == {"uri": "somelib/core.py", "uriBaseId": "PYTHONLIBROOT"}
     assert related["physicalLocation"]["region"]["startLine"] == 40
     assert "inside library code at" in library["message"]["text"]
 
-    outside = results["TCD111"]["locations"][0]["physicalLocation"]["artifactLocation"]
-    assert outside == {"uri": "file:///elsewhere/util.py"}
+    assert "locations" not in results["TCD111"]  # /elsewhere/util.py: on no root, so no URI names the machine
     assert "locations" not in results["TCD406"] and "locations" not in results["TCD404"]
 
 
-def test_sarif_paths_without_a_base_dir_are_absolute_file_uris():
-    run = _sarif(HOSTILE)["runs"][0]
+def test_sarif_paths_without_a_base_dir_are_relative_to_the_program():
+    in_program = dataclasses.replace(HOSTILE, environment=RunEnvironment(program_dir=BASE))
+    run = _sarif(in_program)["runs"][0]
     assert "originalUriBaseIds" not in run
     artifact = run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
-    assert artifact == {"uri": "file:///home/dev/project/my%20dir/odd%2Cname%3A1.py"}
+    assert artifact == {"uri": "my%20dir/odd%2Cname%3A1.py", "uriBaseId": "PROGRAMROOT"}
+    assert "locations" not in _sarif(HOSTILE)["runs"][0]["results"][0]  # no program folder known: no root for it
     relative = _sarif(HOSTILE, base_dir=BASE + "/")["runs"][0]
     assert relative["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"] == {
         "uri": "my%20dir/odd%2Cname%3A1.py",
@@ -284,7 +285,7 @@ def test_sarif_paths_without_a_base_dir_are_absolute_file_uris():
 
 
 def test_sarif_text_carries_no_terminal_escapes_or_control_characters():
-    result = _sarif(HOSTILE)["runs"][0]["results"][0]
+    result = _sarif(HOSTILE, base_dir=BASE)["runs"][0]["results"][0]
     message = result["message"]["text"]
     snippet = result["locations"][0]["physicalLocation"]["region"]["snippet"]["text"]
     assert "<script>alert(1)</script> red" in message and "<b>html</b> & 100%" in message
@@ -311,7 +312,7 @@ def test_sarif_rules_come_from_the_catalogue():
         documented = rule.docs_url or dict(rule.explanation).get("references") or rule.match.gb_ids
         assert descriptor.get("helpUri", "").startswith("https://") if documented else "helpUri" not in descriptor
         assert descriptor["defaultConfiguration"]["level"] == level[rule.severity]
-    assert rules["TCD201"]["shortDescription"]["text"] == "A function recompiles when an input changes dtype"
+    assert rules["TCD201"]["shortDescription"]["text"] == "The function recompiles when an input changes dtype"
     assert rules["TCD199"]["shortDescription"]["text"] == "Graph break"
 
 
@@ -331,7 +332,7 @@ def test_sarif_render_many_gives_one_run_per_report():
     assert ids == [
         "torchcompile-doctor/train.py/",
         "torchcompile-doctor/other.py/",
-        "torchcompile-doctor//elsewhere/x.py/",
+        "torchcompile-doctor/…/x.py/",  # outside the checkout: its name, not the machine's path
     ]
 
 
@@ -452,7 +453,7 @@ def test_github_annotations_without_a_gate():
         "title": "TCD102 A library's logging call splits the graph",
     }
     assert by_code["TCD102"][2].startswith("why TCD102\nFix: fix TCD102\nThe break is inside library code")
-    assert by_code["TCD111"][1]["file"] == "/elsewhere/util.py"
+    assert "file" not in by_code["TCD111"][1]  # /elsewhere/util.py: outside the checkout, no path of the machine
     assert "file" not in by_code["TCD406"][1] and "file" not in by_code["TCD404"][1]
     name, props, message = commands[-1]
     assert (name, props) == ("notice", {"title": "torchcompile-doctor"})

@@ -284,7 +284,7 @@ def test_an_eager_run_shows_no_zero_phases_or_empty_caches():
 
 def test_the_graph_table_counts_the_graphs_the_summary_counts():
     report = capture_report("int_arg_recompile_limit")  # 9 compiles, the last refused at the recompile limit
-    row = re.search(r"<td>(\d+) \((0/0, [^)]*)\)</td>", _html(report))
+    row = re.search(r'<td data-label="graphs \(compile ids\)">(\d+) \((0/0, [^)]*)\)</td>', _html(report))
     assert int(row.group(1)) == report.summary.graphs == 8 and row.group(2).endswith("0/8 no graph")
 
 
@@ -350,7 +350,7 @@ def test_the_timeline_marks_recompiles_and_the_fallback_at_their_compiles():
         for compile_id in finding.evidence.compile_ids:
             assert re.search(rf"#{finding.rank} {finding.code} {kind} \([^)]*\b{compile_id}\b", titles)
     assert drawn.marks == ("recompile", "fallback")
-    assert [c.findings for c in drawn.compiles if c.compile_id == "0/8"] == [((1, "fallback"), (2, "recompile"))]
+    assert [c.findings for c in drawn.compiles.rows if c.compile_id == "0/8"] == [((1, "fallback"), (2, "recompile"))]
 
 
 def test_the_legend_lists_what_is_drawn_and_a_failure_is_not_drawn_as_a_fallback():

@@ -77,3 +77,63 @@ def test_printed_on_a4_the_charts_tables_and_code_fit_and_stay_whole(browser, pa
             assert chart["breakInside"] == "avoid", (name, chart)  # no page break through a drawing
         pdf = browser.print_to_pdf()
         assert pdf.startswith(b"%PDF-") and pdf_pages(pdf) >= 1
+
+
+# What a phone and a printer show of each part: every table's cells inside the window (no column out of sight, a
+# stacked row on a phone), the rule codes and compile ids on one line, the timeline's axis in text of at least
+# 11 px, and every finding's body shown (a fold left closed on screen prints open).
+PARTS = r"""
+(() => {
+  const width = document.documentElement.clientWidth;
+  const cells = [...document.querySelectorAll('table td')].filter((cell) => cell.checkVisibility());
+  const outside = cells.filter((cell) => {
+    const box = cell.getBoundingClientRect();
+    return box.width > 0 && (box.left < -0.5 || box.right > width + 0.5);
+  }).map((cell) => cell.textContent.slice(0, 40));
+  const split = [...document.querySelectorAll('.rule, td.id')].filter((el) => el.getClientRects().length > 1)
+    .map((el) => el.textContent);
+  const lines = (el) => {
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+  };
+  const cutNames = [...document.querySelectorAll('td.code')].filter((td) => td.checkVisibility())
+    .filter((td) => td.textContent.trim().length <= 18 && lines(td) > 1).map((td) => td.textContent);
+  const axis = [...document.querySelectorAll('.axis span')].map((el) => parseFloat(getComputedStyle(el).fontSize));
+  const findings = [...document.querySelectorAll('details.finding')].map((d) => ({
+    id: d.id, open: d.open, shown: d.querySelector('.body').checkVisibility()}));
+  const breaks = [...document.querySelectorAll('#graphs td[data-label="split at"]')].map((td) => {
+    const box = td.getBoundingClientRect();
+    return {text: td.textContent, seen: td.checkVisibility() && box.left >= -0.5 && box.right <= width + 0.5};
+  });
+  return {outside, split, cutNames, axis, findings, breaks};
+})()
+"""
+
+
+def test_on_a_phone_every_table_cell_is_in_sight_and_the_axis_is_readable(browser, pages):
+    for name, page in pages.items():
+        browser.open(page, 420)
+        seen = browser.evaluate(PARTS)
+        assert isinstance(seen, dict)
+        assert seen["outside"] == [], (name, seen["outside"])  # a stacked row, not a column off screen
+        assert seen["split"] == [] and seen["cutNames"] == [], (name, seen["split"], seen["cutNames"])
+        assert all(size >= 11 for size in seen["axis"]), (name, seen["axis"])
+        assert all(cell["seen"] for cell in seen["breaks"]), (name, seen["breaks"])  # the column naming the break
+        assert seen["axis"] or not REPORTS[name].compile_time
+        assert any(not f["open"] and not f["shown"] for f in seen["findings"]) or all(
+            f["open"] for f in seen["findings"]
+        )  # on screen a fold stays folded
+
+
+def test_printed_every_finding_is_open_and_no_code_is_cut(browser, pages):
+    folded = 0
+    for name, page in pages.items():
+        browser.open(page, print_width_px(), media="print")
+        seen = browser.evaluate(PARTS)
+        assert isinstance(seen, dict)
+        assert all(f["shown"] for f in seen["findings"]), (name, seen["findings"])
+        folded += sum(not f["open"] for f in seen["findings"])
+        assert seen["split"] == [] and seen["outside"] == [], (name, seen["split"], seen["outside"])
+        assert seen["cutNames"] == [], (name, seen["cutNames"])  # a short name is never cut mid-word
+    assert folded  # some page has a finding folded on screen (low and info start folded), and it printed open

@@ -17,8 +17,8 @@ from support.paths import DATA
 from support.report_schema import SCHEMA, check_report_json
 
 from torchcompile_doctor import pipeline
+from torchcompile_doctor.events.model import ExplainResult
 from torchcompile_doctor.model.gate import BaselineSummary, BaselineUpdate, GateCriteria
-from torchcompile_doctor.model.report import ExplainSummary
 from torchcompile_doctor.renderers import render
 
 GPU = DATA / "gpu"
@@ -69,7 +69,7 @@ def test_what_no_recording_shows_has_the_schema_s_keys_too():
     finding = report.findings[0]
     assert finding.fix is not None
     findings = (replace(finding, fix=replace(finding.fix, verified=unmeasured)), *report.findings[1:])
-    explain = ExplainSummary(graph_count=1, graph_break_count=0, break_reasons=(), ops_per_graph=(3,))
+    explain = ExplainResult(graph_count=1, graph_break_count=0, break_reasons=(), ops_per_graph=(3,))
     report = replace(report, findings=findings, explain=explain)
     gated = pipeline.gate(pipeline.Run((report,)), STRICT_GATE).report
     assert gated.gate is not None

@@ -49,9 +49,10 @@ from torchcompile_doctor import pipeline
 from torchcompile_doctor import source_files as source_snapshot
 from torchcompile_doctor.capture_layout import SIDE_CHANNEL
 from torchcompile_doctor.capture_layout import SOURCE_SNAPSHOT as FILE_NAME
+from torchcompile_doctor.events.model import LogHealth
 from torchcompile_doctor.events.parsers import NOT_AN_EVENT, parser_table
 from torchcompile_doctor.events.reader import Record, record_kind
-from torchcompile_doctor.model.findings import EndsEarlyEvidence, LogHealthFigures
+from torchcompile_doctor.model.findings import EndsEarlyEvidence
 from torchcompile_doctor.model.report import Report
 from torchcompile_doctor.source_files import SourceSnapshot, read_snapshot, write_snapshot
 
@@ -124,7 +125,7 @@ def strip_trace(text: str) -> str:
     return "\n".join(kept)
 
 
-def _without_sizes(health: LogHealthFigures) -> LogHealthFigures:
+def _without_sizes(health: LogHealth) -> LogHealth:
     return dataclasses.replace(health, lines=0, records=0)
 
 

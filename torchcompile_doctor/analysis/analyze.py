@@ -4,11 +4,11 @@ suppressions), rank, summarize, and write the notes. What each finding says is t
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
 from torchcompile_doctor import __version__
 from torchcompile_doctor.analysis.compile_time_breakdown import compile_time_breakdown
+from torchcompile_doctor.analysis.cudagraph_coverage import cudagraph_coverage
 from torchcompile_doctor.analysis.detectors import rules_of, run_detectors
 from torchcompile_doctor.analysis.detectors.detector import Derived
 from torchcompile_doctor.analysis.detectors.outcome import target_outcome
@@ -19,9 +19,9 @@ from torchcompile_doctor.analysis.ranking import rank_findings
 from torchcompile_doctor.analysis.summary import Measured, summarize
 from torchcompile_doctor.analysis.suppressions import UNUSED_SUPPRESSION, suppress
 from torchcompile_doctor.analysis.training import training_run
-from torchcompile_doctor.events.model import EventLog, LogHealth, WarningKind
-from torchcompile_doctor.model.findings import LogHealthFigures
-from torchcompile_doctor.model.report import ExplainSummary, Finding, Kind, Report, RunEnvironment, Summary
+from torchcompile_doctor.events.model import EventLog, ExplainResult, WarningKind
+from torchcompile_doctor.model.paths import torch_path
+from torchcompile_doctor.model.report import Finding, Kind, Report, RunEnvironment, Summary
 from torchcompile_doctor.torch_releases import outside_range_note
 
 __all__ = ["AnalysisContext", "analyze", "recorded_torch_version", "registry_note", "report_of"]
@@ -39,33 +39,12 @@ def _backend(log: EventLog) -> str:
     return text
 
 
-def health_figures(health: LogHealth) -> LogHealthFigures:
-    """The log health as the report keeps it."""
-    return LogHealthFigures(
-        lines=health.lines,
-        records=health.records,
-        bad_lines=health.bad_lines,
-        bad_json=health.bad_json,
-        md5_mismatches=health.md5_mismatches,
-        unknown_kinds=health.unknown_kinds,
-        parse_errors=health.parse_errors,
-        truncated=health.truncated,
-    )
-
-
-def _explain_notes(log: EventLog, summary: Summary, findings: list[Finding]) -> tuple[ExplainSummary | None, list[str]]:
+def _explain_notes(log: EventLog, summary: Summary, findings: list[Finding]) -> tuple[ExplainResult | None, list[str]]:
     if not log.explain:
         return None, []
     result = log.explain[-1]
-    data = ExplainSummary(
-        graph_count=result.graph_count,
-        graph_break_count=result.graph_break_count,
-        break_reasons=result.break_reasons,
-        ops_per_graph=result.ops_per_graph,
-        error=result.error,
-    )
     if result.error:
-        return data, [f"torch._dynamo.explain failed ({result.error}); findings come from the trace."]
+        return result, [f"torch._dynamo.explain failed ({result.error}); findings come from the trace."]
     notes = []
     if result.graph_break_count != summary.graph_breaks or result.graph_count != summary.graphs:
         why = []
@@ -87,14 +66,14 @@ def _explain_notes(log: EventLog, summary: Summary, findings: list[Finding]) -> 
             + "; ".join(why)
             + "."
         )
-    return data, notes
+    return result, notes
 
 
 def registry_note(registry: GraphBreakRegistry) -> str:
     """Which graph-break registry gave GB ids and explanations: a re-read log may come from another torch."""
     label, _, where = registry.source.partition(" (")
     if label == "installed torch":
-        return f"graph-break registry: the installed torch's ({where.rstrip(')')})"
+        return f"graph-break registry: the installed torch's ({torch_path(where.rstrip(')'))})"
     if label.startswith("bundled torch "):
         release = label.removeprefix("bundled torch ")
         why = registry.chosen_because or "torch is not installed here"
@@ -144,7 +123,9 @@ def _notes(
     if suppressed:
         notes.append(f"{len(suppressed)} finding(s) suppressed by `# doctor: ignore[...]` comments.")
     if log.health.problems:
-        notes.append(f"log health: {log.health.problems} problem(s) in the trace were skipped ({asdict(log.health)}).")
+        notes.append(
+            f"log health: {log.health.in_words()} (counted and skipped; `doctor report --strict` makes them an error)."
+        )
     if index.context.offline:
         notes.append(registry_note(index.registry))
     outside = outside_range_note(recorded_torch_version(log))
@@ -191,6 +172,7 @@ def report_of(index: AnalysisIndex) -> Report:
         guard_frames=tuple(guard_frames(index)),
         compile_time=compile_time_breakdown(index),
         training=training_run(index),
+        cudagraphs=cudagraph_coverage(index),
     )
     findings, suppressed = suppress(index, run_detectors(index, derived), rules_of(UNUSED_SUPPRESSION))
     measured = Measured.of_log(log, findings)
@@ -210,9 +192,10 @@ def report_of(index: AnalysisIndex) -> Report:
         findings=tuple(ranked),
         notes=tuple(notes),
         explain=explain,
-        log_health=health_figures(log.health),
+        log_health=log.health.snapshot(),
         suppressed=tuple(suppressed),
         guards=derived.guard_frames,
         compile_time=derived.compile_time,
+        cudagraphs=derived.cudagraphs,
         environment=run_environment(log, context),
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 import re
 
-from torchcompile_doctor.rules.fixes import call_on_line, code_only, is_torch_function
+from torchcompile_doctor.transforms.line_code import call_on_line, code_only, is_torch_function
 
 
 def parameters_of(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from torchcompile_doctor.analysis.function_defs import RESUME, FunctionDefs, Outlines
 from torchcompile_doctor.events.model import StackFrame
+from torchcompile_doctor.model.paths import display_path, display_roots, display_text
 from torchcompile_doctor.model.report import Location
 from torchcompile_doctor.source_files import InstallDirCheck, SourceReader, has_dist_info
 
@@ -34,6 +35,7 @@ class CodeMap:
     ) -> None:
         self.root = root.rstrip(os.sep)
         self.library_roots = tuple(r.rstrip(os.sep) + os.sep for r in library_roots if r)
+        self._display_roots = display_roots(self.root, library_roots)
         self._read_source = read_source
         self._is_install_dir = is_install_dir or has_dist_info
         self._cache: dict[str, Sequence[str] | None] = {}
@@ -88,18 +90,21 @@ class CodeMap:
         return self.display(file).split("/")[0].removesuffix(".py")
 
     def display(self, file: str) -> str:
+        """A location's `display_file`: `model.paths.display_path` (the program's folder first, then the library
+        roots), with one thing only the analysis knows: a package installed outside site-packages (a dist-info
+        folder beside it) is shown relative to its install dir, as site-packages' are (transformers/models/...)."""
         if self.root and file.startswith(self.root + os.sep):
             return file[len(self.root) + 1 :]
-        for marker in _LIBRARY_MARKERS:
-            if marker in file:
-                return file.split(marker, 1)[1]
-        installed = self._installed_package_dir(file) if not file.startswith("<") else None
-        if installed:  # relative to its install dir, as for site-packages: transformers/models/...
-            return file[len(installed) + 1 :]
-        for root in sorted(self.library_roots, key=len, reverse=True):  # the stdlib: logging/__init__.py
-            if file.startswith(root):
-                return file[len(root) :]
-        return file
+        if not file.startswith("<") and not any(marker in file for marker in _LIBRARY_MARKERS):
+            installed = self._installed_package_dir(file)
+            if installed:
+                return file[len(installed) + 1 :]
+        return display_path(file, self._display_roots, self.root)
+
+    def display_text(self, text: str) -> str:
+        """Words that name files (torch's explanation of a break) with each absolute path shown as `display`'s
+        roots show it."""
+        return display_text(text, self._display_roots, self.root)
 
     def lines(self, file: str) -> Sequence[str] | None:
         if file not in self._cache:

@@ -1,16 +1,24 @@
 """Builds the report's `compile_time` (model/compile_time.py) from the index, once per report
-(`analyze`): each compile's phases from torch's own timers in `compilation_metrics`, the C++
-compile from the `chromium_event` spans of the kernels it compiled, the caches from their
+(`analyze`): each compile's phases from torch's own timers in `compilation_metrics` (the Triton kernels'
+compile from `triton_compile_time_us`, max-autotune's benchmarking from `compile_time_autotune_time_us`), the
+C++ compile from the `chromium_event` spans of the kernels it compiled, the caches from their
 hit/miss/bypass artifacts, and when each compile ran from its start time against the run's start
 in the side channel."""
 
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 
 from torchcompile_doctor.analysis.compiled_frames import frame_view
 from torchcompile_doctor.analysis.index import AnalysisIndex
-from torchcompile_doctor.events.model import CompilationMetrics, CompileId, CompileSpan, EventLog
+from torchcompile_doctor.events.model import (
+    BackwardCompilationMetrics,
+    CompilationMetrics,
+    CompileId,
+    CompileSpan,
+    EventLog,
+)
 from torchcompile_doctor.model.compile_time import (
     CACHES,
     CacheCounts,
@@ -23,15 +31,17 @@ from torchcompile_doctor.model.compile_time import (
 )
 
 CPP_SPANS = frozenset({"compile_file", "async_compile.wait"})  # a C++ kernel compiled here; the wait for workers
+# on a GPU the wait for workers is the Triton compile (torch's triton_compile_time_us): a C++ kernel is compile_file
+CPP_ON_GPU_SPANS = frozenset({"compile_file"})
 
 
-def cpp_compile_seconds(spans: list[CompileSpan]) -> dict[CompileId, float]:
+def cpp_compile_seconds(spans: list[CompileSpan], names: frozenset[str] = CPP_SPANS) -> dict[CompileId, float]:
     """Per compile: the C++ kernel compiles it ran itself and its waits for worker processes (spans of one
     name paired in order; a span left open by a crash counts nothing)."""
     open_spans: dict[tuple[CompileId, str], list[float]] = defaultdict(list)
     seconds: dict[CompileId, float] = defaultdict(float)
     for span in spans:
-        if span.compile_id is None or span.name not in CPP_SPANS:  # a worker's compile: its time is in the wait
+        if span.compile_id is None or span.name not in names:  # a worker's compile: its time is in the wait
             continue
         key = (span.compile_id, span.name)
         if span.phase == "B":
@@ -70,22 +80,29 @@ def _latest_open(stack: list[tuple[str, float]], name: str) -> int | None:
     return next((i for i in range(len(stack) - 1, -1, -1) if stack[i][0] == name), None)
 
 
-def phases_of(metrics: CompilationMetrics, cpp_s: float | None) -> dict[str, float]:
-    """The compile's seconds by phase, summing to its entire_frame_compile_time_s."""
+def phases_of(metrics: CompilationMetrics, cpp_s: float | None, run_compiler: str | None = None) -> dict[str, float]:
+    """The compile's seconds by phase, summing to its entire_frame_compile_time_s. torch's
+    `triton_compile_time_us` is the Triton kernels' compile where Triton compiled the run's kernels (a GPU), and
+    the C++ kernels' asynchronous compile on a CPU (torch 2.13 fills it there too)."""
     total = metrics.compile_time_s
     backend = min(metrics.backend_compile_s or 0.0, total)
     inductor = min(metrics.inductor_compile_s or 0.0, backend)
-    cpp = cpp_s if cpp_s is not None else (metrics.async_compile_s or 0.0)
-    cpp = min(cpp, inductor or backend)
+    within = inductor or backend  # what the kernels' compile and autotuning are part of
+    triton_run = "triton" in (metrics.kernel_compiler, run_compiler)
+    autotune = min(metrics.autotune_s or 0.0, within)
+    triton = min(metrics.async_compile_s or 0.0, within - autotune) if triton_run else 0.0
+    cpp = cpp_s if cpp_s is not None else (0.0 if triton_run else (metrics.async_compile_s or 0.0))
+    cpp = min(cpp, within - autotune - triton)
+    kernels = {"triton_compile": triton, "cpp_compile": cpp, "autotune": autotune}
+    spent = triton + cpp + autotune
     if inductor:
-        return {"dynamo": total - backend, "aot_autograd": backend - inductor, "inductor": inductor - cpp,
-                "cpp_compile": cpp}  # fmt: skip
-    return {"dynamo": total - backend, "aot_autograd": backend - cpp, "inductor": 0.0, "cpp_compile": cpp}
+        return {"dynamo": total - backend, "aot_autograd": backend - inductor, "inductor": inductor - spent, **kernels}
+    return {"dynamo": total - backend, "aot_autograd": backend - spent, "inductor": 0.0, **kernels}
 
 
 def kernel_compiler(log: EventLog) -> str | None:
-    """What compiled the generated kernels: Triton when torch timed a Triton compile (a GPU), C++ when the trace
-    has C++ compile spans or a CPU-only torch wrote it; None when the trace does not say."""
+    """What compiled the generated kernels: Triton when torch listed the Triton kernels it compiled (a GPU), C++
+    when the trace has C++ compile spans or a CPU-only torch wrote it; None when the trace does not say."""
     if any(m.kernel_compiler == "triton" for m in log.metrics):
         return "triton"
     cpu_build = any((m.torch_version or "").endswith("+cpu") for m in log.metrics)
@@ -123,10 +140,11 @@ def _cache_counts(log: EventLog) -> tuple[dict[CompileId, FrameCache], float, tu
 def compile_time_breakdown(index: AnalysisIndex) -> CompileTime | None:
     """Where the run's compile time went; None when the log has no compile."""
     log = index.log
-    compiles = [m for m in log.metrics if m.compile_id is not None]
+    # a graph's backward, compiled by inductor at its first backward call, belongs to its frame's compile time too
+    compiles = [m for m in (*log.metrics, *log.backward_metrics) if m.compile_id is not None]
     if not compiles:
         return None
-    cpp = cpp_compile_seconds(log.compile_spans)
+    kernels = _Kernels.of(log)
     cache, saved, reasons = _cache_counts(log)
     run_start, run_end = _run_span(log)
     origin = run_start if run_start is not None else min((m.start_time_us or 0) / 1e6 for m in compiles) or None
@@ -134,7 +152,7 @@ def compile_time_breakdown(index: AnalysisIndex) -> CompileTime | None:
     for metrics in compiles:
         by_frame[index.frame_key(metrics.compile_id)].append(metrics)
     spans = nested_spans(log.compile_spans, origin) if origin is not None else {}
-    frames = [_frame(index, key, items, cpp, cache, origin, spans) for key, items in by_frame.items()]
+    frames = [_frame(index, key, items, kernels, cache, origin, spans) for key, items in by_frame.items()]
     frames.sort(key=lambda f: (-f.seconds, f.file, f.line))
     ends = [c.start_s + c.seconds for f in frames for c in f.compiles if c.start_s is not None]
     late = sum(m.compile_time_s for m in compiles if m.compile_id and m.compile_id.frame_compile_id > 0)
@@ -145,7 +163,47 @@ def compile_time_breakdown(index: AnalysisIndex) -> CompileTime | None:
         last_compile_end_s=max(ends) if ends else None,
         saved_s=saved,
         miss_reasons=reasons,
-        kernel_compiler=kernel_compiler(log),
+        kernel_compiler=kernels.compiler,
+    )
+
+
+@dataclass(frozen=True)
+class _Kernels:
+    """The run's C++ compile seconds per compile, and what compiled its kernels."""
+
+    cpp: dict[CompileId, float]
+    compiler: str | None
+
+    @classmethod
+    def of(cls, log: EventLog) -> _Kernels:
+        compiler = kernel_compiler(log)
+        names = CPP_ON_GPU_SPANS if compiler == "triton" else CPP_SPANS
+        return cls(cpp_compile_seconds(log.compile_spans, names), compiler)
+
+
+def _is_backward(metrics: CompilationMetrics) -> bool:
+    return isinstance(metrics, BackwardCompilationMetrics)
+
+
+def _record(
+    metrics: CompilationMetrics,
+    kernels: _Kernels,
+    origin: float | None,
+    spans: dict[CompileId, tuple[TraceSpan, ...]],
+) -> CompileRecord:
+    """One compile (or a graph's backward compile) with its phases; the trace's spans and C++ compiles are the
+    frame compile's, not its backward's."""
+    backward = _is_backward(metrics)
+    own = metrics.compile_id if metrics.compile_id is not None and not backward else None
+    start = metrics.start_time_us / 1e6 - origin if metrics.start_time_us and origin is not None else None
+    return CompileRecord(
+        compile_id=f"{metrics.compile_id} backward" if backward else str(metrics.compile_id),
+        start_s=start,
+        seconds=metrics.compile_time_s,
+        phases=phases_of(metrics, kernels.cpp.get(own) if own in kernels.cpp else None, kernels.compiler),
+        failed=metrics.fail_type is not None,
+        backward=backward,
+        spans=spans.get(own, ()) if own is not None else (),
     )
 
 
@@ -153,25 +211,14 @@ def _frame(
     index: AnalysisIndex,
     key: tuple[str, int, str],
     items: list[CompilationMetrics],
-    cpp: dict[CompileId, float],
+    kernels: _Kernels,
     cache: dict[CompileId, FrameCache],
     origin: float | None,
     spans: dict[CompileId, tuple[TraceSpan, ...]],
 ) -> FrameCompileTime:
     file, line, co_name = key
-    records = []
-    for metrics in sorted(items, key=lambda m: m.compile_id or CompileId(0, 0)):
-        start = metrics.start_time_us / 1e6 - origin if metrics.start_time_us and origin is not None else None
-        records.append(
-            CompileRecord(
-                compile_id=str(metrics.compile_id),
-                start_s=start,
-                seconds=metrics.compile_time_s,
-                phases=phases_of(metrics, cpp.get(metrics.compile_id) if metrics.compile_id in cpp else None),
-                failed=metrics.fail_type is not None,
-                spans=spans.get(metrics.compile_id, ()) if metrics.compile_id is not None else (),
-            )
-        )
+    ordered = sorted(items, key=lambda m: (m.compile_id or CompileId(0, 0), _is_backward(m)))
+    records = [_record(metrics, kernels, origin, spans) for metrics in ordered]
     guarded = [m for m in items if m.guard_count is not None]
     heaviest = max(guarded, key=lambda m: m.guard_count or 0) if guarded else None
     counted = next((c for c in index.log.call_counts if (c.function_file, c.function_line) == (file, line)), None)

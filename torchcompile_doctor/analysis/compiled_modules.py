@@ -9,16 +9,15 @@ it and the name it was called by."""
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import replace
 
 from torchcompile_doctor.analysis.code import CodeMap
+from torchcompile_doctor.events.guard_failures import passed_name
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId, EventLog, Recompile
 
 _WRAPPER_FILE = "/torch/_dynamo/external_utils.py"
 _WRAPPER_NAME = "inner"  # wrap_inline.<locals>.inner
 
-_ARGS = re.compile(r"^args\[(?P<index>\d+)\]")  # the wrapper's `*args`, as a guard names them
 _Frame = tuple[str, int, str]  # (file, first line, name), as a compiled frame is keyed
 
 
@@ -52,13 +51,6 @@ def _inputs_named(record: Recompile, owner: _Frame, call_line: str | None) -> Re
         for f in record.guard_failures
     )
     return replace(record, frame=owner if record.frame else None, guard_failures=failures)
-
-
-def passed_name(variable: str, passed: list[str]) -> str:
-    match = _ARGS.match(variable)
-    if match is None or int(match["index"]) >= len(passed):
-        return variable
-    return passed[int(match["index"])] + variable[match.end() :]
 
 
 def _call_line(log: EventLog, code: CodeMap, compile_id: CompileId | None) -> str | None:

@@ -141,18 +141,33 @@ def bundled_registry(release: str, chosen_because: str = "") -> GraphBreakRegist
 
 @lru_cache(maxsize=8)
 def registry_for_capture(torch_version: str | None) -> GraphBreakRegistry:
-    """The registry of the torch that made a capture: the installed one when it is the same release, else the
-    bundled copy of that release, else of the nearest supported release. A capture that names no torch gets the
-    registry of a live run."""
+    """The registry of the torch that made a capture: the installed one when it is the same release, or when both
+    are newer than every bundled release (a 2.16 capture read beside a 2.16 or 2.17 torch: its GB ids are nearer
+    the installed registry than the bundle's newest), else the bundled copy of that release, else of the nearest
+    supported release. A capture that names no torch gets the registry of a live run."""
     recorded = release_of(torch_version)
     if recorded is None:
         return load_registry()
     path = installed_registry_path()  # a torch without one (or a stand-in module) counts as none installed
     installed = installed_torch_version() if path else None
-    data = _read_json(path) if path and release_of(installed) == recorded else None
+    data = _read_json(path) if path and _installed_serves(recorded, release_of(installed)) else None
     if isinstance(data, dict):
-        return _parse(data, f"installed torch ({path})")
+        newer = f"the capture's torch {torch_version} and the installed {installed} are newer than the bundle's newest"
+        because = "" if release_of(installed) == recorded else f"{newer}, {SUPPORTED_RELEASES[-1]}"
+        return _parse(data, f"installed torch ({path})", because)
     nearest = nearest_supported(recorded)
     whose = "the capture's torch is" if nearest == recorded else "the nearest supported release to the capture's torch"
     here = f"the installed one is {installed}" if installed else "torch is not installed here"
     return bundled_registry(nearest, f"{whose} {torch_version}; {here}")
+
+
+def _installed_serves(recorded: str, installed: str | None) -> bool:
+    """The installed torch's registry reads the capture: the same release, or both past the bundle's newest."""
+    if installed is None:
+        return False
+    return installed == recorded or (_newer_than_bundle(recorded) and _newer_than_bundle(installed))
+
+
+def _newer_than_bundle(release: str) -> bool:
+    newest = SUPPORTED_RELEASES[-1]
+    return tuple(map(int, release.split("."))) > tuple(map(int, newest.split(".")))

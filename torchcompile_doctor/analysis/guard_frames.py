@@ -4,27 +4,18 @@ TORCH_TRACE (`dynamo_cpp_guards_str`); torch's own `guard_count` is reported bes
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 from itertools import chain, islice
 from typing import Any
 
+from torchcompile_doctor.analysis.function_defs import RESUME
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId, Guard, GuardOverhead, GuardTree
 from torchcompile_doctor.model.findings import GuardOverheadFigures
 from torchcompile_doctor.model.report import CompiledFunctionGuards, GuardEntry
 
-_MODULES = re.compile(r"\._modules\['([^']+)'\]")
-_LOCAL = re.compile(r"\b[LG]\['([^']+)'\]")
-# torch 2.11 reads a float input made dynamic as `___as_tensor(L['x']).item()`: the user's `x`
-_AS_TENSOR = re.compile(r"___as_tensor\((?P<name>[^()]+)\)\.item\(\)")
-_TENSOR = re.compile(
-    r"check_tensor\((?P<name>[^,]+), \w+, DispatchKeySet\([^)]*\), torch\.(?P<dtype>\w+), device=(?P<device>[^,]+), "
-    r"requires_grad=(?P<rg>\w+), size=\[(?P<size>[^\]]*)\], stride=\[(?P<stride>[^\]]*)\]"
-)
 _TORCH_INTERNAL = ("_dynamo/", "_functorch/", "torch/")
 _VALUE_KINDS = {
     "EQUALS_MATCH",
@@ -40,64 +31,28 @@ _VALUE_KINDS = {
 }
 
 
-@lru_cache(maxsize=1 << 14)  # guard texts repeat across cache entries and frames
-def readable(expression: str) -> str:
-    """L['self']._modules['blocks']._modules['3'].c -> self.blocks[3].c"""
-    text = _MODULES.sub(lambda m: f"[{m.group(1)}]" if m.group(1).isdigit() else f".{m.group(1)}", expression)
-    return _LOCAL.sub(r"\1", _AS_TENSOR.sub(r"\g<name>", text))
-
-
-def _contiguous(size: list[int], stride: list[int]) -> bool:
-    expected = 1
-    for dim, step in zip(reversed(size), reversed(stride), strict=False):
-        if dim != 1 and step != expected:
-            return False
-        expected *= dim
-    return True
-
-
-def tensor_facts(expression: str) -> dict[str, Any] | None:
-    match = _TENSOR.search(expression)
-    if match is None:
-        return None
-    size = [int(v) for v in match["size"].split(",") if v.strip().lstrip("-").isdigit()]
-    stride = [int(v) for v in match["stride"].split(",") if v.strip().lstrip("-").isdigit()]
-    return {
-        "name": readable(match["name"]),
-        "dtype": match["dtype"],
-        "size": size,
-        "stride": stride,
-        "contiguous": _contiguous(size, stride),
-        "requires_grad": match["rg"],
-        "device": match["device"],
-    }
-
-
 def pins(guard: Guard) -> str:
     """What one guard pins, in plain words."""
-    expression = readable(guard.expression)
-    if guard.kind == "TENSOR_MATCH":
-        facts = tensor_facts(guard.expression)
-        if facts:
-            layout = "contiguous" if facts["contiguous"] else f"stride {facts['stride']}"
-            return f"{facts['name']}: {facts['dtype']} {facts['size']} {layout}, requires_grad={facts['requires_grad']}"
+    term = guard.term
+    if guard.kind == "TENSOR_MATCH" and term.tensor is not None:
+        tensor = term.tensor
+        layout = "contiguous" if tensor.contiguous else f"stride {list(tensor.stride)}"
+        return f"{tensor.name}: {tensor.dtype} {list(tensor.size)} {layout}, requires_grad={tensor.requires_grad}"
     if guard.kind == "ID_MATCH":
-        subject = re.search(r"___check_obj_id\((.+?), \d+\)", expression)
-        return f"{subject.group(1) if subject else expression} is the very object seen at compile time"
-    if guard.kind == "TYPE_MATCH":
-        subject = re.search(r"___check_type_id\((.+?), \d+\)(?:, type=<class '([^']+)'>)?", expression)
-        if subject:
-            return f"type({subject.group(1)}) is {subject.group(2) or 'unchanged'}"
+        return f"{term.object_id_of or term.readable} is the very object seen at compile time"
+    if guard.kind == "TYPE_MATCH" and term.type_id_of is not None:
+        return f"type({term.type_id_of}) is {term.type_name or 'unchanged'}"
     if guard.kind == "GLOBAL_STATE":
         return "global torch state (grad mode, autocast, default dtype, deterministic algorithms) is unchanged"
     if guard.kind == "LAMBDA_GUARD":
-        return f"Python check: {expression}"
+        return f"Python check: {term.readable}"
     if guard.kind == "DIMENSION_DYNAMIC_MARKING_GUARD":
-        subject = re.search(r"hasattr\((.+?), '(_dynamo_\w+)'\)", expression)
-        return f"{subject.group(1)} has no {subject.group(2)} marking" if subject else expression
+        return f"{term.marking[0]} has no {term.marking[1]} marking" if term.marking else term.readable
+    if term.dict_key is not None:
+        return term.dict_key.words
     if guard.kind in ("DICT_CONTAINS", "DICT_KEYS", "DICT_KEYS_MATCH", "DICT_VERSION"):
-        return f"keys of a dict: {expression}"
-    return expression
+        return f"keys of a dict: {term.readable}"
+    return term.readable
 
 
 @dataclass
@@ -123,37 +78,19 @@ def _is_user_guard(guard: Guard, index: _SourceIndex | None = None) -> bool:
     return index is None or index.resolve(guard.where) is not None
 
 
-_EQUALS = re.compile(r"^(?P<lhs>.+?) == (?P<rhs>.+)$")
-
-
 def _subject(guard: Guard) -> tuple[str, str] | None:
     """(what is pinned, its value) for guards that pin a value, to diff cache entries."""
-    if guard.kind not in ("TENSOR_MATCH", "EQUALS_MATCH"):
-        return None
-    return _pinned(guard.kind, guard.expression)
-
-
-@lru_cache(maxsize=1 << 14)
-def _pinned(kind: str, expression: str) -> tuple[str, str] | None:
-    if kind == "TENSOR_MATCH":
-        facts = tensor_facts(expression)
-        return (facts["name"], f"{facts['dtype']} {facts['size']}") if facts else None
-    equals = _EQUALS.match(expression)
-    return (readable(equals["lhs"]), equals["rhs"]) if equals else None
-
-
-_RENUMBERED = re.compile(r"(__\w+?___)\d+|(?<=, )\d{6,}(?=\))")
-
-
-@lru_cache(maxsize=1 << 14)
-def _comparable(expression: str) -> str:
-    """Names torch renumbers per cache entry (__builtins_dict___2) and object ids are not changes."""
-    return _RENUMBERED.sub(lambda m: f"{m.group(1)}N" if m.group(1) else "<id>", expression)
+    term = guard.term
+    if guard.kind == "TENSOR_MATCH":
+        return (term.tensor.name, f"{term.tensor.dtype} {list(term.tensor.size)}") if term.tensor else None
+    if guard.kind == "EQUALS_MATCH" and term.comparison is not None:
+        return term.comparison.shown, term.comparison.value
+    return None
 
 
 def module_value(guard: Guard) -> tuple[str, str] | None:
     """(attribute, value) for an EQUALS_MATCH on an nn.Module attribute: `self.blocks[3].offset`, `3`."""
-    if guard.kind != "EQUALS_MATCH" or not guard.expression.startswith("L['self']"):
+    if guard.kind != "EQUALS_MATCH" or not guard.term.on_self:
         return None
     return _subject(guard)
 
@@ -169,6 +106,8 @@ class _GuardFacts:
     pin: str | None  # what it pins, for a user's TENSOR_MATCH or EQUALS_MATCH
     subject: tuple[str, str] | None  # (what is pinned, its value), to diff cache entries
     comparable: tuple[str, str]  # (kind, expression without torch's renumbering), to diff cache entries
+    carried_names: tuple[str, ...]  # the values carried across a graph break it names (`___stack0`)
+    worded: str  # the guard in words, for a guard only one of two entries has
 
 
 class _GuardFactsMemo:
@@ -191,7 +130,9 @@ class _GuardFactsMemo:
             user=user,
             pin=pins(guard) if user and guard.kind in ("TENSOR_MATCH", "EQUALS_MATCH") else None,
             subject=_subject(guard),
-            comparable=(guard.kind, _comparable(guard.expression)),
+            comparable=(guard.kind, guard.term.comparable),
+            carried_names=guard.term.carried_names,
+            worded=pins(guard),
         )
         return facts
 
@@ -219,26 +160,37 @@ def steady_module_values(
     )
 
 
-def diff_entries(previous: tuple[Guard, ...], current: tuple[Guard, ...]) -> tuple[str, ...]:
-    """`step: 1 → 2`, `x: float32 [4] → float64 [4]`, then guards only one entry has."""
-    return _diff(_EntryKeys.of(previous), _EntryKeys.of(current))
+CARRIED_ACROSS_A_BREAK = "a value carried across a graph break"
+
+
+def diff_entries(
+    previous: tuple[Guard, ...], current: tuple[Guard, ...], carried: str = CARRIED_ACROSS_A_BREAK
+) -> tuple[str, ...]:
+    """`step: 1 → 2`, `x: float32 [4] → float64 [4]`, then guards only one entry has, in words (a value carried
+    across a graph break named by `carried`)."""
+    names = tuple(name for guard in current + previous for name in guard.term.carried_names)
+    return _carried_named(_diff(_EntryKeys.of(previous), _EntryKeys.of(current)), names, carried)
 
 
 @dataclass(frozen=True, slots=True)
 class _EntryKeys:
-    """What a cache entry is compared on: its pinned values and its guards without torch's renumbering."""
+    """What a cache entry is compared on: its pinned values and its guards without torch's renumbering (with
+    each guard's words, for the guards only one of two entries has)."""
 
     subjects: dict[str, str]
     comparable: frozenset[tuple[str, str]]
+    worded: Mapping[tuple[str, str], str]
 
     @classmethod
     def of(cls, guards: tuple[Guard, ...]) -> _EntryKeys:
         subjects = dict(s for s in map(_subject, guards) if s)
-        return cls(subjects, frozenset((g.kind, _comparable(g.expression)) for g in guards))
+        worded = {(g.kind, g.term.comparable): pins(g) for g in guards}
+        return cls(subjects, frozenset(worded), worded)
 
     @classmethod
     def of_facts(cls, facts: list[_GuardFacts]) -> _EntryKeys:
-        return cls(dict(f.subject for f in facts if f.subject), frozenset(f.comparable for f in facts))
+        worded = {f.comparable: f.worded for f in facts}
+        return cls(dict(f.subject for f in facts if f.subject), frozenset(worded), worded)
 
 
 def _diff(previous: _EntryKeys, current: _EntryKeys) -> tuple[str, ...]:
@@ -246,14 +198,13 @@ def _diff(previous: _EntryKeys, current: _EntryKeys) -> tuple[str, ...]:
     changes = [f"{name}: {before[name]} → {value}" for name, value in after.items() if before.get(name, value) != value]
     old, new = previous.comparable, current.comparable
     changed_names = {line.split(":")[0] for line in changes}
-    extra = (f"+ {kind}: {readable(e)}" for kind, e in sorted(new - old) if not _names_in(e, changed_names))
-    gone = (f"- {kind}: {readable(e)}" for kind, e in sorted(old - new) if not _names_in(e, changed_names))
+    extra = (f"+ {k[0]}: {current.worded[k]}" for k in sorted(new - old) if not _names_in(k[1], changed_names))
+    gone = (f"- {k[0]}: {previous.worded[k]}" for k in sorted(old - new) if not _names_in(k[1], changed_names))
     return tuple(changes) + tuple(islice(chain(extra, gone), 8))  # the first eight only are worded
 
 
 def _names_in(expression: str, names: set[str]) -> bool:
-    text = readable(expression)
-    return any(name and name in text for name in names)
+    return any(name and name in expression for name in names)
 
 
 def guard_frames(index: AnalysisIndex) -> list[CompiledFunctionGuards]:
@@ -269,7 +220,7 @@ def guard_frames(index: AnalysisIndex) -> list[CompiledFunctionGuards]:
     memo = _GuardFactsMemo(sources, code.display)
     frames = []
     for (file, line, co_name), frame_trees in by_frame.items():
-        entries = _entries(frame_trees, index.metrics_by_id, memo)
+        entries = _entries(frame_trees, index.metrics_by_id, memo, carried_words(index, file, co_name))
         overhead = overheads.get((file, line or 0))
         frames.append(
             CompiledFunctionGuards(
@@ -282,9 +233,29 @@ def guard_frames(index: AnalysisIndex) -> list[CompiledFunctionGuards]:
                 steady_module_values=steady_module_values(frame_trees, [e.changed for e in entries], sources),
             )
         )
-    for lru in (readable, _comparable, _pinned):  # what a big log's guards cost, not kept past the report
-        lru.cache_clear()
     return frames
+
+
+def carried_words(index: AnalysisIndex, file: str, co_name: str) -> str:
+    """How a value a resume function was handed reads: the break it crossed, with that line's code."""
+    resume = RESUME.match(co_name)
+    if resume is None or file == "?":
+        return CARRIED_ACROSS_A_BREAK
+    line = int(resume["line"])
+    source = index.code.source_line(file, line)
+    code = f" (`{source.strip()}`)" if source else ""
+    return f"the value carried across the graph break at {index.code.display(file)}:{line}{code}"
+
+
+def _carried_named(changes: tuple[str, ...], carried: tuple[str, ...], words: str) -> tuple[str, ...]:
+    """The change lines with each carried value (`___stack0`) in words; several are told apart by their order."""
+    names = sorted(set(carried), key=lambda n: (len(n), n))
+    said = {name: f"{words} (value {n + 1} of {len(names)})" for n, name in enumerate(names)}
+    if len(names) == 1:
+        said = {names[0]: words}
+    for name in sorted(said, key=len, reverse=True):  # ___stack10 before ___stack1
+        changes = tuple(change.replace(name, said[name]) for change in changes)
+    return changes
 
 
 def _figures(overhead: GuardOverhead) -> GuardOverheadFigures:
@@ -294,6 +265,9 @@ def _figures(overhead: GuardOverhead) -> GuardOverheadFigures:
         skip_guards_us=overhead.skip_guards_us,
         eager_us=overhead.eager_us,
         error=overhead.error,
+        compiled_spread_us=overhead.compiled_spread_us,
+        skip_guards_spread_us=overhead.skip_guards_spread_us,
+        rounds=overhead.rounds,
     )
 
 
@@ -301,14 +275,19 @@ def _entries(
     frame_trees: list[GuardTree],
     metrics_by_id: Mapping[CompileId, CompilationMetrics],
     memo: _GuardFactsMemo,
+    carried: str,
 ) -> tuple[GuardEntry, ...]:
-    """A frame's cache entries in compile order, each with what changed since the one before."""
+    """A frame's cache entries in compile order, each with what changed since the one before (a value carried
+    across a graph break named by `carried`, never by torch's `___stack0`)."""
     entries = []
     previous: _EntryKeys | None = None
+    carried_before: tuple[str, ...] = ()
     for tree in sorted(frame_trees, key=lambda t: t.compile_id or CompileId(-1, -1)):
         metrics = metrics_by_id.get(tree.compile_id) if tree.compile_id else None
         facts = memo.of(tree.guards)
         keys = _EntryKeys.of_facts(facts)
+        names = tuple(name for f in facts for name in f.carried_names) + carried_before
+        carried_before = tuple(name for f in facts for name in f.carried_names)
         pinned = [f.pin for f in facts if f.pin is not None]
         entries.append(
             GuardEntry(
@@ -320,7 +299,7 @@ def _entries(
                 by_source_line=dict(Counter(f.place for f in facts if f.place is not None).most_common()),
                 user_value_guards=sum(1 for f in facts if f.user and f.kind in _VALUE_KINDS),
                 pins=tuple(pinned[:6]) + ((f"… and {len(pinned) - 6} more",) if len(pinned) > 6 else ()),
-                changed=_diff(previous, keys) if previous is not None else (),
+                changed=_carried_named(_diff(previous, keys), names, carried) if previous is not None else (),
             )
         )
         previous = keys

@@ -15,6 +15,7 @@ from torchcompile_doctor.analysis.compiled_modules import with_modules_named
 from torchcompile_doctor.analysis.function_defs import Outlines
 from torchcompile_doctor.analysis.graph_break_registry import GraphBreakRegistry, load_registry
 from torchcompile_doctor.analysis.source_check import CheckedSources, recorded_lines
+from torchcompile_doctor.events.guard_terms import GuardTerm
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId, EventLog, RunOutcome, StackFrame
 from torchcompile_doctor.model.report import Location, SourceLine
 from torchcompile_doctor.source_files import InstallDirCheck, SourceReader, has_dist_info, read_source_file
@@ -92,11 +93,11 @@ class AnalysisIndex:
         )
 
     @cached_property
-    def _guards_by_id(self) -> dict[CompileId, tuple[str, ...]]:
-        return {t.compile_id: tuple(g.expression for g in t.guards) for t in self.log.guard_trees if t.compile_id}
+    def _guards_by_id(self) -> dict[CompileId, tuple[GuardTerm, ...]]:
+        return {t.compile_id: tuple(g.term for g in t.guards) for t in self.log.guard_trees if t.compile_id}
 
-    def guard_expressions(self, compile_id: CompileId) -> tuple[str, ...]:
-        """The guard expressions of one cache entry (its `dynamo_cpp_guards_str` tree), () when not logged."""
+    def guard_terms(self, compile_id: CompileId) -> tuple[GuardTerm, ...]:
+        """The guards of one cache entry (its `dynamo_cpp_guards_str` tree), read; () when not logged."""
         return self._guards_by_id.get(compile_id, ())
 
     @cached_property
@@ -130,7 +131,8 @@ class AnalysisIndex:
     def source_line(self, file: str, line: int) -> SourceLine | None:
         """A line with its file and number: where a fix's rewrite stands."""
         text = self.raw_line(file, line)
-        return SourceLine(text, file, line) if text is not None else None
+        lines = self.code.lines(file)
+        return SourceLine(text, file, line, "".join(lines or ())) if text is not None else None
 
     # -- compiles
     def function_of(self, compile_id: CompileId | None) -> CompilationMetrics | None:

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from torchcompile_doctor.analysis.analyze import AnalysisContext, analyze, health_figures, report_of
+from torchcompile_doctor.analysis.analyze import AnalysisContext, analyze, report_of
 from torchcompile_doctor.analysis.detectors import rules_of
 from torchcompile_doctor.analysis.detectors.outcome import TARGET_FAILED, TargetFailedFacts, killed, stopped
 from torchcompile_doctor.analysis.index import AnalysisIndex
@@ -66,11 +66,7 @@ def _rank_context(context: AnalysisContext, log: EventLog) -> AnalysisContext:
     """The launcher's outcome (timeout, Ctrl-C) speaks for a rank only when the rank left no exit record."""
     if log.target_exits:
         return replace(context, outcome=RunOutcome())
-    outcome = context.outcome
-    return replace(
-        context,
-        outcome=RunOutcome(timed_out=outcome.timed_out, interrupted=outcome.interrupted, timeout_s=outcome.timeout_s),
-    )
+    return replace(context, outcome=replace(context.outcome, returncode=None, signal=None))
 
 
 def _is_number(value: object) -> bool:
@@ -197,7 +193,8 @@ def _sequence_findings(job: _Job) -> list[Finding]:
     they part. A rank that ends early and compiled a prefix of what the others did is TCD505's, not a divergence
     of its own."""
     logs, reports, early = job.logs, job.reports, job.early
-    signatures = {rank: (reports[rank].summary.graphs, _compile_sequence(log)) for rank, log in logs.items()}
+    # a rank's own report counts its graphs (only the merged report of text logs says it cannot)
+    signatures = {rank: (reports[rank].summary.graphs or 0, _compile_sequence(log)) for rank, log in logs.items()}
     complete = {rank: sig for rank, sig in signatures.items() if rank not in early}
     longest = max((sig[1] for sig in complete.values()), key=len, default=())
     compared = dict(complete)
@@ -324,7 +321,7 @@ def _row(rank: int, report: Report, early: Mapping[int, str]) -> RankRow:
         graph_breaks=s.graph_breaks,
         recompiles=s.recompiles,
         compile_failures=s.compile_failures,
-        compile_time_s=round(s.compile_time_s, 3),
+        compile_time_s=round(s.compile_time_s, 3) if s.compile_time_s is not None else None,
         ddp_splits=sum(1 for f in report.findings if f.kind == Kind.DDP_SPLIT),
         target_status=report.target_status,
         log="ends early" if rank in early else "complete",
@@ -458,7 +455,7 @@ def _ends_early_findings(job: _Job) -> list[Finding]:
                 (rank,),
                 location,
                 identity=f"rank {rank}",
-                evidence=EndsEarlyEvidence(rank=rank, how=how, log_health=health_figures(job.logs[rank].health)),
+                evidence=EndsEarlyEvidence(rank=rank, how=how, log_health=job.logs[rank].health.snapshot()),
             )
         )
     return findings
@@ -518,7 +515,7 @@ def _merged_report(
         findings=tuple(ranked),
         notes=tuple(notes),
         explain=first.explain,
-        log_health=health_figures(_health(logs)),
+        log_health=_health(logs),
         suppressed=tuple(suppressed),
         guards=first.guards,
         rank_table=tuple(_row(rank, reports[rank], job.early) for rank in job.ranks),

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from torchcompile_doctor.events.guard_failures import GuardFailure
+from torchcompile_doctor.events.guard_failures import GuardFailure, is_fresh_value
 
 # values with a few states: they multiply the entries by a small factor, never without bound
 BOUNDED_CLASSES = frozenset({"requires_grad", "grad_mode", "dtype", "device", "global_state", "module_structure"})
@@ -23,11 +23,6 @@ VALUE_CLASSES = frozenset({"module_attribute", "int_specialization", "float_spec
 # the value the next entry was compiled for, when its guards only check the type (torch made it dynamic)
 DYNAMIC_FROM_THEN_ON = "any value (dynamic from then on)"
 _INTEGER = re.compile(r"^-?\d+$")
-# a guarded value that is made anew on every call: a tensor's value or repr formatted into a string (a float
-# with the digits of a computed number), an object's address or id (`id(x)`: 12 digits and more)
-_FRESH = re.compile(
-    r"^['\"].*(?:tensor\(|\d\.\d{7,})|\b0x[0-9a-fA-F]{6,}\b|object at |(?<![\d.])\d{12,}(?![\d.])", re.S
-)
 
 
 @dataclass(frozen=True)
@@ -45,7 +40,7 @@ class Cause:
     def fresh(self) -> bool:
         """A value new on every call (a tensor's value formatted into a string, an address): no entry is ever
         reused, so each call compiles again until the recompile limit, even where only one call was seen."""
-        return self.reason_class not in BOUNDED_CLASSES and any(_FRESH.search(value) for value in self.values)
+        return self.reason_class not in BOUNDED_CLASSES and any(map(is_fresh_value, self.values))
 
     @property
     def unbounded(self) -> bool:
@@ -192,4 +187,4 @@ def _without_values(failure: GuardFailure) -> str:
         return "freed after the call, so torch dropped the code compiled for it"
     if failure.reason_class == "thread_race":
         return "failed, then passed when torch re-checked them (another thread changed state in between)"
-    return f"torch says `{failure.guard[:160]}`"
+    return f"torch says `{failure.worded_guard[:160]}`"

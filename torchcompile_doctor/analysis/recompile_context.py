@@ -8,7 +8,6 @@ finding belongs to."""
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import replace
@@ -17,15 +16,13 @@ from torchcompile_doctor.analysis.call_arguments import passed_for
 from torchcompile_doctor.analysis.code import THIRD_PARTY, called_name
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.recompile_causes import DYNAMIC_FROM_THEN_ON, Cause, several_causes
-from torchcompile_doctor.events.guard_failures import GuardFailure, is_carried_value, user_variable
+from torchcompile_doctor.events.guard_failures import GuardFailure, is_carried_value
+from torchcompile_doctor.events.guard_terms import GuardTerm
 from torchcompile_doctor.events.model import CallCount, CompileId, Recompile, StackFrame
 from torchcompile_doctor.model.report import SourceLine
 
-_EQUALS = re.compile(r"^(?P<lhs>.+?) == (?P<rhs>.+)$")
-_GLOBAL_STATE = re.compile(r"___check_global_state\(\) against (?P<state>\{.*\})")
 # names transformers and hand-written decoders give the key/value cache tensors
 _KV_CACHE = re.compile(r"(?i)(k_cache|v_cache|kv_cache|key_cache|value_cache|past_key_values|\.keys\b|\.values\b)")
-_READ_BACK = re.compile(r"^___as_tensor\(.+\)\.item\(\)$")  # torch 2.11's read of a float input made dynamic
 _TORCH_FRAMES = ("/torch/nn/modules/", "/torch/_dynamo/")
 
 
@@ -45,57 +42,46 @@ def enrich_failures(
     compiled for it pin it (`self.calls == 1`, `___stack0 == 9.24`, grad mode from the global state)."""
     if record.compile_id is None:
         return failures
-    new_guards = index.guard_expressions(record.compile_id)
+    new_guards = index.guard_terms(record.compile_id)
     enriched = []
     for failure in failures:
         if failure.reason_class == "grad_mode":
             failure = _grad_mode_values(index, record.compile_id, failure, new_guards)
         elif failure.old is not None and failure.new is None:
             new = _pinned_value(new_guards, failure.variable) or _unpinned(new_guards, failure.variable)
-            if new is None and failure.old in ("True", "False") and failure.guard.endswith(f"== {failure.old}"):
+            if new is None and failure.old in ("True", "False") and failure.pinned_by_equality:
                 new = "False" if failure.old == "True" else "True"  # a flag that failed `== False` is now True
             failure = replace(failure, new=new) if new is not None and new != failure.old else failure
         enriched.append(failure)
     return tuple(enriched)
 
 
-def _pinned_value(expressions: Sequence[str], variable: str) -> str | None:
-    for expression in expressions:
-        match = _EQUALS.match(expression)
-        if match and user_variable(match["lhs"]) == variable:
-            if _READ_BACK.match(match["rhs"].strip()):  # 2.11: `x == ___as_tensor(x).item()`, x made dynamic
-                return DYNAMIC_FROM_THEN_ON
-            return match["rhs"].strip()
+def _pinned_value(terms: Sequence[GuardTerm], variable: str) -> str | None:
+    for term in terms:
+        compared = term.comparison
+        if compared is not None and compared.variable == variable:
+            # 2.11: `x == ___as_tensor(x).item()`, x made dynamic
+            return DYNAMIC_FROM_THEN_ON if compared.read_back else compared.value
     return None
 
 
-def _unpinned(expressions: Sequence[str], variable: str) -> str | None:
+def _unpinned(terms: Sequence[GuardTerm], variable: str) -> str | None:
     """The new entry checks only the value's type: Dynamo made the number dynamic after this recompile."""
-    for expression in expressions:
-        match = re.search(r"(?:isnan|___check_type_id)\((?P<name>[^,)]+)", expression)
-        if match and user_variable(match["name"]) == variable:
-            return DYNAMIC_FROM_THEN_ON
-    return None
+    return DYNAMIC_FROM_THEN_ON if any(term.type_only_of == variable for term in terms) else None
 
 
-def _grad_mode(expressions: Sequence[str]) -> str | None:
-    for expression in expressions:
-        match = _GLOBAL_STATE.search(expression)
-        if match:
-            try:
-                state = json.loads(match["state"])
-            except json.JSONDecodeError:
-                return None
-            flag = state.get("grad_mode") if isinstance(state, dict) else None
-            return None if flag is None else ("enabled" if flag else "disabled")
-    return None
+def _grad_mode(terms: Sequence[GuardTerm]) -> str | None:
+    state = next((term for term in terms if term.global_state), None)
+    if state is None or state.grad_mode is None:
+        return None
+    return "enabled" if state.grad_mode else "disabled"
 
 
 def _grad_mode_values(
-    index: AnalysisIndex, compile_id: CompileId, failure: GuardFailure, new_guards: Sequence[str]
+    index: AnalysisIndex, compile_id: CompileId, failure: GuardFailure, new_guards: Sequence[GuardTerm]
 ) -> GuardFailure:
     entry = CompileId.parse(failure.entry)
-    old_guards = index.guard_expressions(replace(entry, session=compile_id.session)) if entry else ()
+    old_guards = index.guard_terms(replace(entry, session=compile_id.session)) if entry else ()
     old, new = _grad_mode(old_guards), _grad_mode(new_guards)
     return replace(failure, old=old, new=new) if old and new and old != new else failure
 
@@ -411,9 +397,6 @@ def passed_at_call(
     return None
 
 
-_TIED = re.compile(r"^(?P<lhs>\S+)\.size\(\)\[(?P<li>\d+)\] == (?P<rhs>\S+)\.size\(\)\[(?P<ri>\d+)\]")
-
-
 def tied_inputs(index: AnalysisIndex, compile_ids: set[CompileId], variable: str, dim: int) -> list[tuple[str, int]]:
     """The other inputs whose dimension the recompiled entries tie to `variable`'s (`returns.size()[0] ==
     values.size()[0]`, once torch made the length dynamic): `mark_dynamic` on one of them alone raises
@@ -422,13 +405,9 @@ def tied_inputs(index: AnalysisIndex, compile_ids: set[CompileId], variable: str
     linked: dict[tuple[str, int], set[tuple[str, int]]] = {}
     entries = {replace(c, frame_compile_id=n) for c in compile_ids for n in range(c.frame_compile_id + 1)}
     for compile_id in sorted(entries):  # every entry of the function: the first one too
-        for expression in index.guard_expressions(compile_id):
-            match = _TIED.match(expression)
-            if match:
-                one, other = (
-                    (user_variable(match["lhs"]), int(match["li"])),
-                    (user_variable(match["rhs"]), int(match["ri"])),
-                )
+        for term in index.guard_terms(compile_id):
+            if term.tied is not None:
+                one, other = term.tied.one, term.tied.other
                 linked.setdefault(one, set()).add(other)
                 linked.setdefault(other, set()).add(one)
     seen, todo = {(variable, dim)}, [(variable, dim)]

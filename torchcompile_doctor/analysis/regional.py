@@ -14,7 +14,7 @@ from torchcompile_doctor.analysis.code import THIRD_PARTY, USER, CodeMap
 from torchcompile_doctor.analysis.function_defs import wraps_target
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.events.model import GraphBreak, StackFrame
-from torchcompile_doctor.rules.fixes import is_torch_function
+from torchcompile_doctor.transforms.line_code import is_torch_function, python_path
 
 _LOOPS = (ast.For, ast.AsyncFor)
 
@@ -32,11 +32,6 @@ class RepeatedBlocks:
         return f"for block in {python_path(self.path)}: block.compile()"
 
 
-def python_path(path: str, root: str = "model") -> str:
-    """`1.layers` -> `model[1].layers`: a module path as Python code (numbered children are indexed)."""
-    return root + "".join(f"[{part}]" if part.isdecimal() else f".{part}" for part in path.split(".") if part)
-
-
 def repeated_blocks_on(code: CodeMap, stack: Sequence[StackFrame]) -> RepeatedBlocks | None:
     """The innermost loop over a module list of `self` on the stack whose body calls each element, with the
     path to it from the compiled module; None where the stack passes through no such loop, or the path to it
@@ -49,7 +44,7 @@ def repeated_blocks_on(code: CodeMap, stack: Sequence[StackFrame]) -> RepeatedBl
             continue
         attribute, variable = found
         prefix = _path_to(code, frames[: position + 1])
-        if prefix is None:
+        if prefix is None or not _blocks_of_users_class(code, frame, attribute):
             return None
         statement = _statement_tree(code, frame)
         inside = position + 1 < len(frames) and statement is not None and _calls_name(statement, variable)
@@ -87,6 +82,42 @@ def _block_loop(code: CodeMap, frame: StackFrame) -> tuple[str, str] | None:
         if attribute is not None and called is not None:
             return attribute, called
     return None
+
+
+# torch's containers: the blocks are what they are made of
+_CONTAINERS = frozenset({"ModuleList", "Sequential", "ModuleDict", "list", "tuple", "range", "enumerate", "zip"})
+
+
+def _blocks_of_users_class(code: CodeMap, frame: StackFrame, attribute: str) -> bool:
+    """`self.ATTRIBUTE` is made in `__init__` of blocks of a class of the user's (`nn.ModuleList([Block(d) for _
+    in range(n)])`), not of torch.nn's own (`nn.Conv1d`): Dynamo does not trace a built-in module's forward
+    compiled on its own, so compiling those one by one compiles nothing. Unknown: no."""
+    node = code.defs.function_node(frame.file, frame.function, frame.line)
+    init = code.defs.sibling_method(frame.file, node.lineno, "__init__") if node is not None else None
+    made = [
+        n.value
+        for n in (ast.walk(init) if init is not None else ())
+        if isinstance(n, ast.Assign)
+        and any(isinstance(t, ast.Attribute) and ast.unparse(t) == f"self.{attribute}" for t in n.targets)
+    ]
+    calls = [c.func for value in made for c in ast.walk(value) if isinstance(c, ast.Call)]
+    blocks = [f for f in calls if _last_name(f) not in _CONTAINERS]
+    torch_names = _names_from_torch(code.defs.tree(frame.file))
+    return bool(blocks) and not any(is_torch_function(f) or _last_name(f) in torch_names for f in blocks)
+
+
+def _last_name(func: ast.expr) -> str:
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+
+
+def _names_from_torch(tree: ast.Module | None) -> set[str]:
+    """The names a file imports from torch (`from torch.nn import Conv1d`)."""
+    return {
+        alias.asname or alias.name
+        for node in (ast.walk(tree) if tree is not None else ())
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "torch"
+        for alias in node.names
+    }
 
 
 def _path_to(code: CodeMap, frames: list[StackFrame]) -> list[str] | None:

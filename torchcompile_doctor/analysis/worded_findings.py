@@ -4,14 +4,18 @@ and the fingerprint that identifies the finding across runs and ranks."""
 from __future__ import annotations
 
 import hashlib
+import textwrap
+from pathlib import Path
 
+from torchcompile_doctor.model.edits import FileEdit
 from torchcompile_doctor.model.findings import Evidence, Impact, NoEvidence, NoImpact, SkippedFrame
-from torchcompile_doctor.model.report import Finding, Fix, Location, SourceLine
+from torchcompile_doctor.model.report import Finding, Fix, Location, Rewrite, SourceLine
 from torchcompile_doctor.rules.catalogue import Rule
-from torchcompile_doctor.rules.facts import Facts, fill
-from torchcompile_doctor.rules.fixes import apply as apply_transform
-from torchcompile_doctor.rules.fixes import code_only
+from torchcompile_doctor.rules.facts import Facts, worded
 from torchcompile_doctor.rules.rule_page import rule_help
+from torchcompile_doctor.transforms.line_code import code_only
+from torchcompile_doctor.transforms.registry import every_built
+from torchcompile_doctor.transforms.site import Site, SiteFacts
 
 
 def _fingerprint(code: str, display_file: str, function: str, source: str | None) -> str:
@@ -45,7 +49,7 @@ def finding_from_rule(
     of a finding with no location (e.g. "launcher")."""
     if location is not None:  # prose quotes code, not its comment
         facts = facts.at(location.where, code_only(location.source or ""), location.function)
-    before, after = apply_transform(rule.transform, fix_line.text if fix_line else None, facts)
+    rewrites = _rewrites(rule.transforms, fix_line, facts)
     display = location.display_file if location else ""
     function = location.function if location else identity
     return Finding(
@@ -53,7 +57,7 @@ def finding_from_rule(
         rule_name=rule.name,
         kind=rule.kind,
         severity=rule.severity,
-        title=fill(rule.title, facts),
+        title=worded(rule.title, facts),
         location=location,
         user_frame=user_frame,
         gb_id=gb_id,
@@ -63,17 +67,54 @@ def finding_from_rule(
         reason_class=reason_class,
         count=count,
         call_sites=call_sites,
-        why=fill(rule.why, facts),
+        why=worded(rule.why, facts),
         torch_says=torch_says,
         changes=changes,
         impact=impact if impact is not None else NoImpact(),
         evidence=evidence if evidence is not None else NoEvidence(),
-        fix=Fix(fill(rule.fix, facts), before, after, rule.experiment, rewrite_at=fix_line if before else None),
+        fix=_fix(worded(rule.fix, facts), rule, fix_line, rewrites),
         docs_url=rule.docs_url,
         fingerprint=_fingerprint(rule.code, display, function, location.source if location else None),
         ranks=ranks,
         skipped_frames=skipped_frames,
         rule_help=rule_help(rule.code),
+    )
+
+
+def _rewrites(transforms: tuple[str, ...], fix_line: SourceLine | None, facts: Facts) -> tuple[Rewrite, ...]:
+    """Each of the rule's transforms that builds at the fix's line (the first is the one the report shows): on the
+    whole file where the run read it, else on the line alone (then the report prints it and `doctor fix` has
+    nothing to write: no edits)."""
+    if not transforms or fix_line is None or not code_only(fix_line.text).strip():
+        return ()
+    site_facts = facts if isinstance(facts, SiteFacts) else SiteFacts()
+    whole = fix_line.file_text is not None and fix_line.file is not None and fix_line.line is not None
+    if whole:
+        site = Site(fix_line.file or "", fix_line.file_text or "", fix_line.line or 0, site_facts)
+    else:
+        site = Site(fix_line.file or "", textwrap.dedent(fix_line.text).strip() + "\n", 1, site_facts)
+    built, _ = every_built(transforms, site)
+    path = Path(site.path) if whole else None
+    return tuple(
+        Rewrite(b.transform, b.hunk.before, b.hunk.after, tuple(FileEdit(path, e) for e in b.edits) if path else ())
+        for b in built
+    )
+
+
+def _fix(summary: str, rule: Rule, fix_line: SourceLine | None, rewrites: tuple[Rewrite, ...]) -> Fix:
+    """The finding's fix; its before/after is the hunk of the first transform's edit, which `doctor fix` writes."""
+    if not rewrites or fix_line is None:
+        return Fix(summary, None, None, rule.experiment, transforms=rule.transforms)
+    shown = rewrites[0]
+    return Fix(
+        summary,
+        shown.before,
+        shown.after,
+        rule.experiment,
+        rewrite_at=fix_line,
+        edits=shown.edits,
+        transforms=rule.transforms,
+        rewrites=tuple(r for r in rewrites if r.edits),
     )
 
 

@@ -38,6 +38,8 @@ from torchcompile_doctor.capture_layout import process_side_channel, rank_side_c
 from torchcompile_doctor.events.sidechannel import EventName, SideChannel
 
 USAGE_ERROR_EXIT = 2
+# the doctor's package as this process loaded it: its frames are cut from the top of the user's traceback
+_DOCTOR_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 class UsageError(Exception):
@@ -57,6 +59,29 @@ def _stack_of(error: BaseException) -> list[dict[str, Any]]:
         {"file": f.filename, "line": f.lineno or 0, "function": f.name, "code": (f.line or "").strip()}
         for f in traceback.extract_tb(error.__traceback__)
     ]
+
+
+def users_traceback(tb: types.TracebackType | None) -> types.TracebackType | None:
+    """The traceback from the first frame that is not the doctor's (its entry, bootstrap and runner frames sit
+    above the user's code): what a plain run prints starts at the program. `python -m`'s own runpy frames stay,
+    as a plain `python -m` shows them."""
+    while tb is not None and tb.tb_frame.f_code.co_filename.startswith(_DOCTOR_PACKAGE):
+        tb = tb.tb_next
+    return tb
+
+
+def print_users_traceback(error: BaseException) -> None:
+    """The uncaught error as the interpreter would print it at the program's top (through `sys.excepthook`, the
+    program's own if it set one), without the doctor's frames (the error carries the cut traceback: the
+    interpreter's own hook prints the error's, whatever it is given)."""
+    error = error.with_traceback(users_traceback(error.__traceback__))
+    try:
+        sys.excepthook(type(error), error, error.__traceback__)
+    except Exception as hook_error:  # as the interpreter does when the program's hook fails: both errors shown
+        print("Error in sys.excepthook:", file=sys.stderr)
+        sys.__excepthook__(type(hook_error), hook_error, hook_error.__traceback__)
+        print("\nOriginal exception was:", file=sys.stderr)
+        sys.__excepthook__(type(error), error, error.__traceback__)
 
 
 def _load_file_as_module(path: str, name: str) -> types.ModuleType:
@@ -246,7 +271,7 @@ def _record_end(error: BaseException, channel: SideChannel, hooks: CaptureHooks)
     if error is hooks.torch_import_error and isinstance(error, ImportError):
         _torch_missing(channel, error)
         return USAGE_ERROR_EXIT
-    traceback.print_exc()
+    print_users_traceback(error)
     channel.write(
         EventName.TARGET_EXIT,
         status="exception",

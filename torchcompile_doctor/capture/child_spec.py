@@ -9,7 +9,7 @@ import json
 from dataclasses import asdict, dataclass, field, replace
 
 from torchcompile_doctor.capture.target import TargetSpec
-from torchcompile_doctor.experiments.experiment import Experiment, as_json, parse_experiment
+from torchcompile_doctor.model.experiment import Experiment, as_json, parse_experiment
 
 TARGET = "target"  # the process that runs the target
 SPAWNED = "spawned"  # a process it started through multiprocessing's spawn method

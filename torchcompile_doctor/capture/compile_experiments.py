@@ -1,4 +1,4 @@
-"""The child's side of the compile-time fixes --try-fixes measures (experiments/experiment.py names them):
+"""The child's side of the compile-time fixes --try-fixes measures (model/experiment.py names them):
 regional compilation (compile each block of a module list instead of the whole model) and a compile cache
 that outlives the run (one directory for the inductor cache, kept from one run to the next)."""
 
@@ -8,7 +8,7 @@ import contextlib
 import os
 from collections.abc import Iterator
 
-from torchcompile_doctor.experiments.experiment import Regional
+from torchcompile_doctor.model.experiment import Regional
 
 
 def compile_blocks(model: object, regional: Regional | None, kwargs: dict[str, object]) -> bool:

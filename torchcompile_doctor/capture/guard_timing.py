@@ -3,11 +3,15 @@ compiled function or module, then after the target has run, time that call as co
 with guard evaluation skipped (`torch.compiler.set_stance(skip_guard_eval_unsafe=True)`), and eagerly.
 
 Re-running the last call can change the program's state (a counter in forward); the measurement runs
-after the target has finished, with the trace paused, and its figures are per call (best of rounds).
+after the target has finished, with the trace paused, and its figures are per call: the median of rounds and
+their spread (max - min), the compiled and the guards-skipped rounds taken in turn so a machine's drift touches
+both alike. A difference within the spreads is noise, and the report says so rather than claim guards cost
+something (or that skipping them made a call slower).
 """
 
 from __future__ import annotations
 
+import statistics
 import time
 import types
 from collections.abc import Callable
@@ -17,7 +21,7 @@ from typing import Any
 from torchcompile_doctor.capture.hooks import trace_paused
 from torchcompile_doctor.events.sidechannel import EventName, SideChannel
 
-ROUNDS = 5
+ROUNDS = 7
 ROUND_BUDGET_S = 0.05  # calls per round are chosen so a round takes about this long
 MAX_CALLS = 2000
 
@@ -52,18 +56,45 @@ class CallRecorder:
         record.grad_enabled = torch.is_grad_enabled()
 
 
-def _per_call_us(function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[float, int]:
+def _calls_per_round(function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
     calls, started = 0, time.perf_counter()
     while time.perf_counter() - started < ROUND_BUDGET_S and calls < MAX_CALLS:
         function(*args, **kwargs)
         calls += 1
-    best = float("inf")
+    return calls
+
+
+def _round_us(function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], calls: int) -> float:
+    started = time.perf_counter()
+    for _ in range(calls):
+        function(*args, **kwargs)
+    return (time.perf_counter() - started) / calls * 1e6
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Per-call microseconds over rounds: their median and spread (max - min)."""
+
+    median_us: float
+    spread_us: float
+
+    @classmethod
+    def of(cls, rounds: list[float]) -> Timing:
+        return cls(statistics.median(rounds), max(rounds) - min(rounds))
+
+
+def _timings(record: RecordedCall, kwargs: dict[str, Any]) -> tuple[Timing, Timing, Timing, int]:
+    """Compiled, guards skipped, eager: the first two in turn, round by round."""
+    import torch
+
+    calls = _calls_per_round(record.compiled, record.args, kwargs)
+    compiled, skipped = [], []
     for _ in range(ROUNDS):
-        started = time.perf_counter()
-        for _ in range(calls):
-            function(*args, **kwargs)
-        best = min(best, (time.perf_counter() - started) / calls)
-    return best * 1e6, calls
+        compiled.append(_round_us(record.compiled, record.args, kwargs, calls))
+        with torch.compiler.set_stance("default", skip_guard_eval_unsafe=True):
+            skipped.append(_round_us(record.compiled, record.args, kwargs, calls))
+    eager = [_round_us(record.eager, record.args, kwargs, calls) for _ in range(ROUNDS)]
+    return Timing.of(compiled), Timing.of(skipped), Timing.of(eager), calls
 
 
 def measure(recorder: CallRecorder, channel: SideChannel) -> None:
@@ -83,16 +114,16 @@ def measure(recorder: CallRecorder, channel: SideChannel) -> None:
                 kwargs = record.kwargs or {}
                 for _ in range(3):  # warm: any recompile happens here, not in the timing
                     record.compiled(*record.args, **kwargs)
-                compiled_us, calls = _per_call_us(record.compiled, record.args, kwargs)
-                with torch.compiler.set_stance("default", skip_guard_eval_unsafe=True):
-                    skip_us, _ = _per_call_us(record.compiled, record.args, kwargs)
-                eager_us, _ = _per_call_us(record.eager, record.args, kwargs)
+                compiled, skipped, eager, calls = _timings(record, kwargs)
             channel.write(
                 EventName.GUARD_OVERHEAD,
                 calls=calls,
-                compiled_us=round(compiled_us, 3),
-                skip_guards_us=round(skip_us, 3),
-                eager_us=round(eager_us, 3),
+                compiled_us=round(compiled.median_us, 3),
+                skip_guards_us=round(skipped.median_us, 3),
+                eager_us=round(eager.median_us, 3),
+                compiled_spread_us=round(compiled.spread_us, 3),
+                skip_guards_spread_us=round(skipped.spread_us, 3),
+                rounds=ROUNDS,
                 **fields,
             )
         except Exception as error:  # measuring is optional; the report says why it is missing

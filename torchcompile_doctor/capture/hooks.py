@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from torchcompile_doctor.capture.call_counts import CallCounts
 from torchcompile_doctor.capture.compile_experiments import compile_blocks
 from torchcompile_doctor.events.sidechannel import EventName, SideChannel
-from torchcompile_doctor.experiments.experiment import FUNCTION_SETS, ConfigValue, KwargValue, MarkDynamic, Regional
+from torchcompile_doctor.model.experiment import FUNCTION_SETS, ConfigValue, KwargValue, MarkDynamic, Regional
 
 # Modules of torch 2.13 that log the `perf_hints` artifact (grep 'getArtifactLogger(__name__, "perf_hints")').
 PERF_HINT_MODULES = (

@@ -12,6 +12,7 @@ import contextlib
 import os
 from types import ModuleType
 
+from torchcompile_doctor.capture.canary import canary_settings
 from torchcompile_doctor.capture.child_spec import ChildSpec
 from torchcompile_doctor.capture.compile_experiments import persistent_cache
 from torchcompile_doctor.capture.guard_timing import CallRecorder
@@ -19,7 +20,7 @@ from torchcompile_doctor.capture.hooks import compile_hook, dynamo_config, perf_
 from torchcompile_doctor.capture.torch_import import TorchImportWatcher, on_torch_import, stop_watching
 from torchcompile_doctor.capture.torch_messages import torch_log_capture, warning_capture
 from torchcompile_doctor.events.sidechannel import EventName, SideChannel
-from torchcompile_doctor.experiments.experiment import (
+from torchcompile_doctor.model.experiment import (
     cache_dir,
     compile_kwargs,
     config_settings,
@@ -98,6 +99,10 @@ class CaptureHooks:
         self.installed = True
         if config_settings(experiment):  # a --try-fixes experiment: its failure is the experiment's result
             self._stack.enter_context(dynamo_config(config_settings(experiment)))
+        try:
+            self._stack.enter_context(dynamo_config(canary_settings()))  # a canary lane's torch settings
+        except ValueError as error:
+            channel.write(EventName.WARNING, message=f"canary settings not used: {error}")
         try:
             self._stack.enter_context(
                 compile_hook(

@@ -25,8 +25,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 
+from torchcompile_doctor.capture.capture_options import CaptureOptions
 from torchcompile_doctor.capture.child_spec import ChildSpec, write_spec
-from torchcompile_doctor.capture.options import CaptureOptions
 from torchcompile_doctor.capture.stuck_stack import STACK_SIGNAL, main_thread_stack
 from torchcompile_doctor.capture.target import TargetSpec
 from torchcompile_doctor.capture_layout import CaptureFolder
@@ -71,8 +71,16 @@ def _descendant_groups(pid: int) -> set[int]:
     return found - {pid}
 
 
+class _Stopped(KeyboardInterrupt):
+    """SIGINT or SIGTERM reached the doctor while it waited on the target: which one (the report names it)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
 def _interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
+    raise _Stopped(signum)
 
 
 def _signal_groups(groups: set[int], sig: int) -> None:
@@ -152,9 +160,12 @@ def _dump_stack(process: subprocess.Popen[bytes], stack_file: Path | None) -> No
             return
 
 
-def _wait(process: subprocess.Popen[bytes], timeout_s: float | None, stack_file: Path | None) -> tuple[bool, bool]:
-    """Wait for the child; (timed out, interrupted), the child's process groups stopped in either case."""
-    timed_out = interrupted = False
+def _wait(
+    process: subprocess.Popen[bytes], timeout_s: float | None, stack_file: Path | None
+) -> tuple[bool, int | None]:
+    """Wait for the child; (timed out, the signal that stopped the doctor), the child's process groups stopped in
+    either case."""
+    timed_out, stopped_by = False, None
     # A CI job being cancelled sends SIGTERM: stop the target and report what was captured, as for Ctrl-C.
     # SIGINT is handled here too: a process started with SIGINT ignored (by a job runner, a test worker)
     # would otherwise never see a KeyboardInterrupt, and `kill -INT` would leave it waiting on the target.
@@ -167,27 +178,38 @@ def _wait(process: subprocess.Popen[bytes], timeout_s: float | None, stack_file:
         timed_out = True
         _dump_stack(process, stack_file)
         _stop_group(process)
-    except KeyboardInterrupt:
-        interrupted = True
+    except KeyboardInterrupt as stop:
+        stopped_by = stop.signum if isinstance(stop, _Stopped) else int(signal.SIGINT)
         _stop_group(process)
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    return timed_out, interrupted
+    return timed_out, stopped_by
 
 
-def _record_stuck_stack(artifacts: Path, stack_file: Path, timeout_s: float | None) -> None:
-    """After a timeout: the target's exit record, with the main thread's stack where it was stopped."""
+def _stuck_stack(stack_file: Path | None) -> list[dict[str, object]]:
+    """After a timeout: the main thread's stack where the target was stopped (empty when it was not dumped)."""
+    if stack_file is None:
+        return []
     try:
-        stack = main_thread_stack(stack_file.read_text(encoding="utf-8", errors="replace"))
+        return main_thread_stack(stack_file.read_text(encoding="utf-8", errors="replace"))
     except OSError:
+        return []
+
+
+def _record_end(artifacts: Path, outcome: RunOutcome, stack_file: Path | None) -> None:
+    """The parent's word on a run that did not end by itself (stopped by the --timeout, Ctrl-C, SIGTERM or a
+    killing signal; crashed with a signal), as the target's last exit record: a re-read of the kept capture
+    (`doctor report`, `check --from-capture`) then says how it ended, as the live run did. After a timeout, with
+    the stack where the target was stopped."""
+    how = outcome.how_it_died
+    if how is None:
         return
-    if not stack:
-        return
-    where = stack[-1]
-    message = f"stopped by --timeout {timeout_s:g} s in {where['function']} at {where['file']}:{where['line']}"
+    stack = _stuck_stack(stack_file) if outcome.timed_out else []  # the finding is placed at its last user frame
+    status = "timeout" if outcome.timed_out else "interrupted" if outcome.interrupted else "signal"
+    code = -outcome.signal if outcome.signal is not None else 1
     channel = SideChannel(str(CaptureFolder(artifacts).side_channel))
-    channel.write(EventName.TARGET_EXIT, status="timeout", exit_code=1, message=message, stack=stack)
+    channel.write(EventName.TARGET_EXIT, status=status, exit_code=code, message=how, stack=stack)
     channel.close()
 
 
@@ -209,6 +231,7 @@ def run_capture(target: TargetSpec, artifacts: Path, options: CaptureOptions) ->
     with contextlib.ExitStack() as stack:
         stdout = stack.enter_context(folder.target_output.open("wb")) if options.keep_output else None
         stderr = stack.enter_context(folder.target_errors.open("wb")) if options.keep_output else None
+        started = time.monotonic()
         process = subprocess.Popen(
             command,
             cwd=target.cwd or None,
@@ -218,10 +241,12 @@ def run_capture(target: TargetSpec, artifacts: Path, options: CaptureOptions) ->
             stderr=stderr.fileno() if stderr is not None else sys.stderr.fileno(),
             start_new_session=True,
         )
-        timed_out, interrupted = _wait(process, timeout_s, stack_file)
-    if timed_out and stack_file is not None:
-        _record_stuck_stack(artifacts, stack_file, timeout_s)
-    return _outcome(process.returncode, timed_out, interrupted, timeout_s)
+        timed_out, stopped_by = _wait(process, timeout_s, stack_file)
+        elapsed_s = time.monotonic() - started
+    outcome = _outcome(process.returncode, timed_out, stopped_by, timeout_s, elapsed_s)
+    if nproc_per_node is None:  # torchrun's ranks keep their own side channels, and it reports each rank's end
+        _record_end(artifacts, outcome, stack_file)
+    return outcome
 
 
 def _child_spec(
@@ -245,15 +270,19 @@ def _child_spec(
     )
 
 
-def _outcome(returncode: int | None, timed_out: bool, interrupted: bool, timeout_s: float | None) -> RunOutcome:
+def _outcome(
+    returncode: int | None, timed_out: bool, stopped_by: int | None, timeout_s: float | None, elapsed_s: float
+) -> RunOutcome:
     """How the target ended: its exit code or signal, unless the doctor stopped it."""
-    stopped = timed_out or interrupted
+    stopped = timed_out or stopped_by is not None
     return RunOutcome(
         returncode=None if stopped or returncode is None else (returncode if returncode >= 0 else None),
         signal=-returncode if returncode is not None and returncode < 0 and not stopped else None,
         timed_out=timed_out,
-        interrupted=interrupted,
+        interrupted=stopped_by is not None,
         timeout_s=timeout_s,
+        stopped_by=stopped_by,
+        elapsed_s=round(elapsed_s, 1),
     )
 
 

@@ -44,6 +44,8 @@ _SIZE_EQUALS_SIZE = re.compile(
     re.S,
 )
 _DICT_CONTAINS = re.compile(r"^(?P<negated>not )?___dict_contains\('(?P<key>[^']+)', (?P<mapping>.+)\)$")
+# 2.15's set membership guard: `set.__contains__(L['seen'], 3)` (negated: `not set.__contains__(...)`)
+_SET_CONTAINS = re.compile(r"^(?P<negated>not )?set\.__contains__\((?P<set>[^,]+), (?P<item>.+)\)$")
 _MODULE_DICT = re.compile(r"\._(?:modules|parameters|buffers)$")
 THREAD_RACE = "Unexpected recompilation: runtime guards failed"
 _EXPECTED_ACTUAL = re.compile(r"expected (?P<old>\w+\([^)]*\)|[^,]+), actual (?P<new>.+?)\.?$")
@@ -87,20 +89,109 @@ class GuardFailure:
     dim: int | None = None  # the dimension, for a variable that is one (`x.shape[1]`: 1)
 
     @property
+    def worded_guard(self) -> str:
+        """The failed guard in the user's words, without torch's trailing comment: `self.step == 3` (a value carried
+        across a graph break, a builtin, a loop's range iterator in words)."""
+        return worded_internals(user_variable(self.guard.split("  # ")[0]))
+
+    @property
+    def worded_variable(self) -> str:
+        """The variable with no Dynamo internal left in it: a value carried across a graph break (`___stack0`,
+        `___normalize_range_iter(___stack0)`) in words, a builtin by its name."""
+        return worded_internals(self.variable)
+
+    @property
+    def pinned_by_equality(self) -> bool:
+        """The guard was `variable == old` (a flag failing `== False` is now True)."""
+        return self.old is not None and self.guard.endswith(f"== {self.old}")
+
+    @property
     def carried(self) -> bool:
         """The value crossed a graph break (`___stack0`): it reached the resume function as an argument."""
         return is_carried_value(self.variable)
 
 
+_LOCAL_NAME = re.compile(r"\bL\['([^']+)'\]")
+_GLOBAL_NAME = re.compile(r"\bG\['([^']+)'\]")
+_KWARG = re.compile(r"^kwargs\['([A-Za-z_]\w*)'\]")
+_CHILD_INDEX = re.compile(r"\._(?:modules|buffers|parameters)\['(\d+)'\]")
+_CHILD_NAME = re.compile(r"\._(?:modules|buffers|parameters)\['([A-Za-z_]\w*)'\]")
+
+
 def user_variable(source: str) -> str:
     """L['x'] -> x, L['self'].step -> self.step, ___stack0 -> a value produced before a graph break."""
-    text = re.sub(r"\bL\['([^']+)'\]", r"\1", source.strip())
-    text = re.sub(r"\bG\['([^']+)'\]", r"\1", text)
+    text = source.strip()
+    if "['" not in text:  # every rewrite below is of a subscript torch wrote
+        return text
+    text = _GLOBAL_NAME.sub(_first, _LOCAL_NAME.sub(_first, text)) if "L['" in text or "G['" in text else text
     # a keyword argument of a `(*args, **kwargs)` wrapper by the name its caller passed it as
-    text = re.sub(r"^kwargs\['([A-Za-z_]\w*)'\]", r"\1", text)
+    text = _KWARG.sub(_first, text) if text.startswith("kwargs[") else text
     # a submodule, buffer or parameter as the user writes it: self._modules['layers']._modules['0'] -> self.layers[0]
-    text = re.sub(r"\._(?:modules|buffers|parameters)\['(\d+)'\]", r"[\1]", text)
-    return re.sub(r"\._(?:modules|buffers|parameters)\['([A-Za-z_]\w*)'\]", r".\1", text)
+    if "._" not in text:
+        return text
+    return _CHILD_NAME.sub(lambda m: f".{m[1]}", _CHILD_INDEX.sub(lambda m: f"[{m[1]}]", text))
+
+
+def _first(match: re.Match[str]) -> str:
+    return match[1]
+
+
+# a guarded value that is made anew on every call: a tensor's value or repr formatted into a string (a float
+# with the digits of a computed number), an object's address or id (`id(x)`: 12 digits and more)
+_FRESH = re.compile(
+    r"^['\"].*(?:tensor\(|\d\.\d{7,})|\b0x[0-9a-fA-F]{6,}\b|object at |(?<![\d.])\d{12,}(?![\d.])", re.S
+)
+_ARGS = re.compile(r"^args\[(?P<index>\d+)\]")  # a wrapper's `*args`, as a guard names them
+
+
+def is_fresh_value(value: str) -> bool:
+    """A value torch printed that is made anew on every call (a tensor formatted into a string, an address)."""
+    return bool(_FRESH.search(value))
+
+
+def passed_name(variable: str, passed: list[str]) -> str:
+    """`args[0].shape[1]` named by what the call passed first (`tokens.shape[1]`), where it passed that many."""
+    match = _ARGS.match(variable)
+    if match is None or int(match["index"]) >= len(passed):
+        return variable
+    return passed[int(match["index"])] + variable[match.end() :]
+
+
+_RANGE_ITERATOR = re.compile(r"___normalize_range_iter\((?P<of>[^()]+)\)")
+_CARRIED_ATTRIBUTE = re.compile(r"\b___stack\d+(?P<attribute>(?:\.\w+|\[\d+\])+)")
+_CARRIED = re.compile(r"\b___stack\d+\b")
+_BUILTIN = re.compile(r"__builtins_dict___(?:\d+|N)\['(?P<name>[^']+)'\]")
+# Dynamo's checks by what they check: the object's identity or type (its id is no user's value), an item
+_OBJECT_CHECK = re.compile(r"___check_(?P<what>obj|type)_id\((?P<of>[^,()]+(?:\([^()]*\))?), (?:\d+|<id>)\)")
+_CONTAINS_CHECK = re.compile(r"___dict_contains\((?P<key>'[^']*'), (?P<of>[^()]+(?:\([^()]*\))?)\)")
+_SET_MEMBER_CHECK = re.compile(r"set\.__contains__\((?P<of>[^,()]+), (?P<item>[^()]+)\)")
+_HELPER = re.compile(r"\b___(?P<name>[a-z]\w*)\(")  # any other helper of Dynamo's, by its plain name
+CARRIED_VALUE = "the value carried across the break"
+
+
+def worded_internals(text: str, carried: bool = True) -> str:
+    """Dynamo's internals in a guard's words said as the user knows them: a loop's range iterator or a value carried
+    across a graph break (the resume function's `___stack0`), a builtin (`__builtins_dict___3['len']`: len), an
+    identity or type check (`___check_type_id(x, 94…)`: type(x)), any other helper by its plain name. `carried=False`
+    words only builtins and range iterators: a guard tree's reader names carried values by their break."""
+    if "___normalize_range_iter(" in text:
+        text = _RANGE_ITERATOR.sub(_range_words, text)
+    if "__builtins_dict___" in text:
+        text = _BUILTIN.sub(lambda m: m["name"], text)
+    if "set.__contains__(" in text:
+        text = _SET_MEMBER_CHECK.sub(r"\g<item> in \g<of>", text)
+    if not carried or "___" not in text:  # the rest are Dynamo's `___` names
+        return text
+    text = _OBJECT_CHECK.sub(lambda m: f"{'id' if m['what'] == 'obj' else 'type'}({m['of']})", text)
+    text = _CONTAINS_CHECK.sub(r"\g<key> in \g<of>", text)
+    text = _HELPER.sub(r"\g<name>(", text)
+    text = _CARRIED_ATTRIBUTE.sub(lambda m: f"{m['attribute'].lstrip('.')} of {CARRIED_VALUE}", text)
+    return _CARRIED.sub(CARRIED_VALUE, text)
+
+
+def _range_words(match: re.Match[str]) -> str:
+    where = "carried across the break" if _CARRIED.fullmatch(match["of"]) else f"of {match['of']}"
+    return f"the loop's range (start, stop, step) {where}"
 
 
 def is_carried_value(variable: str) -> bool:
@@ -240,6 +331,18 @@ def _classify_contains(contains: re.Match[str]) -> _Classified:
     return "dict_or_list_length", f"{user_variable(mapping)}['{contains['key']}']", was, now
 
 
+def _classify_membership(text: str) -> _Classified | None:
+    """A dict's key or (2.15) a set's item the entry was compiled with (or, negated, without)."""
+    contains = _DICT_CONTAINS.match(text)
+    if contains:
+        return _classify_contains(contains)
+    member = _SET_CONTAINS.match(text)
+    if member:
+        was, now = ("missing", "present") if member["negated"] else ("present", "missing")
+        return "dict_or_list_length", user_variable(member["set"]), was, now
+    return None
+
+
 def _classify_value(text: str) -> _Classified:
     """A guard on a Python value: an object's identity or type, a container's length, a compared value."""
     obj = re.search(r"___check_obj_id\((?P<name>[^,]+),", text)
@@ -254,9 +357,9 @@ def _classify_value(text: str) -> _Classified:
     length = re.search(r"len\((?P<name>.+?)\) (?P<op>==|!=|<|>) (?P<value>\d+)", text)
     if length:
         return "dict_or_list_length", f"len({user_variable(length['name'])})", length["value"], None
-    contains = _DICT_CONTAINS.match(text)
-    if contains:
-        return _classify_contains(contains)
+    membership = _classify_membership(text)
+    if membership is not None:
+        return membership
     if "dict keys" in text or "___dict_contains" in text or "dict_version" in text:
         return "dict_or_list_length", "dict keys", None, None
     compare = _COMPARE.match(text)
@@ -269,6 +372,8 @@ def _classify_value(text: str) -> _Classified:
         if reason_class != "other" or compare["op"] == "==":
             old = compare["rhs"].strip() if compare["op"] == "==" else None
             return reason_class, user_variable(compare["lhs"]), old, None
+    if compare:  # `a is b`, `a != b`: the value compared, whole (its first word may be half a call)
+        return "other", user_variable(compare["lhs"]), None, None
     return "other", user_variable(text.split(" ")[0]) if text else "?", None, None
 
 
@@ -297,7 +402,7 @@ def parse_guard_failure(text: str) -> GuardFailure | None:
         source=(match["source"] or "").strip() or None,
         file=file,
         line=line,
-        hint=match["hint"],
+        hint=user_variable(match["hint"]) if match["hint"] else None,  # 2.15's hint names the guard's `L['d']`
         reason_class=reason_class,
         variable=variable,
         old=old,

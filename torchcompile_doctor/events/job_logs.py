@@ -53,15 +53,11 @@ def _runs_of(processes: list[LoggedProcess], file_rank: int) -> dict[int, dict[i
     ranked = any(process.rank is not None for process in processes)
     runs: dict[int, dict[int, LoggedProcess]] = {}
     for process in processes:
-        if process.rank is None and (ranked or _empty(process.log)):
+        if process.rank is None and (ranked or not process.log.has_events):
             continue
         rank = process.rank if process.rank is not None else file_rank
         runs.setdefault(process.run, {})[rank] = process
     return runs
-
-
-def _empty(log: EventLog) -> bool:
-    return not any(getattr(log, f.name) for f in fields(log) if f.name != "health")
 
 
 def load_text_logs(paths: Sequence[Path]) -> list[LoggedRun]:
@@ -124,8 +120,11 @@ def add_described_once(base: EventLog, extra: EventLog) -> None:
 
 
 def run_for_pids(runs: list[LoggedRun], pids: set[int]) -> LoggedRun | None:
-    """The run of the logs made by the processes `pids` (the trace's), or the only run."""
+    """The run of the logs made by the processes `pids` (the trace's), or the only run when either side names no
+    process (then they cannot be told apart); None when no run is theirs (a log of another run)."""
     matching = [run for run in runs if run.pids & pids]
     if matching:
         return matching[-1]
-    return runs[0] if len(runs) == 1 else None
+    if len(runs) != 1:
+        return None
+    return runs[0] if not runs[0].pids or not pids else None

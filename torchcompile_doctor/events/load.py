@@ -7,7 +7,8 @@ otherwise the rank comes from the records' envelopes (`"rank": N`), else from th
 channel (`doctor_events_rank_N.jsonl`, matched by process id). `load_artifacts` is its special case of one
 process: everything read as one log, which is what `load_ranks` gives (as rank 0) when no rank is named.
 `read_trace_files`, `read_side_channel_file` and `envelope_pid` are the pieces events/processes.py builds a
-program's processes from. Nothing read is run or imported.
+program's processes from. `refuse_nothing_read` is the one place that decides that what was given holds nothing
+to read (report, check and guards alike). Nothing read is run or imported.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import BinaryIO
@@ -27,6 +28,7 @@ from torchcompile_doctor.capture_layout import (
     SIDE_CHANNEL,
     TRACE_FILE_PATTERNS,
 )
+from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.events.model import CompileId, EventLog
 from torchcompile_doctor.events.parsers import IGNORED_KINDS, NOT_AN_EVENT, Parser, parser_table
 from torchcompile_doctor.events.reader import Record, read_records
@@ -232,3 +234,15 @@ def load_ranks(path: Path) -> RankLogs:
             if index == 0:
                 log.health.add(plain_side.health)
     return RankLogs(logs, unranked)
+
+
+def refuse_nothing_read(logs: Iterable[EventLog], paths: Sequence[Path]) -> None:
+    """Nothing read is never a pass: when no log holds a record torch (or the capture) wrote (an empty folder, a
+    file of random bytes, an empty log, a log of only other programs' lines), a DoctorError in one line."""
+    if all(log.holds_nothing for log in logs):
+        raise DoctorError(nothing_to_read(paths))
+
+
+def nothing_to_read(paths: Sequence[Path]) -> str:
+    """The one line that refuses what holds nothing to read, naming what was given."""
+    return f"nothing to read in {', '.join(map(str, paths))}: no trace, no capture, no log records"

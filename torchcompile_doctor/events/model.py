@@ -5,11 +5,13 @@ Every event is a frozen dataclass; analysis only ever sees these, never raw log 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import signal as signals
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import lru_cache
 
 from torchcompile_doctor.events.guard_failures import GuardFailure, parse_guard_failures
+from torchcompile_doctor.events.guard_terms import GuardTerm, guard_term
 
 
 # The two events a big log holds tens of thousands of (a compile id per record, a span end per chromium record)
@@ -145,6 +147,12 @@ class CompilationMetrics:
 
 
 @dataclass(frozen=True)
+class BackwardCompilationMetrics(CompilationMetrics):
+    """`bwd_compilation_metrics`: inductor's compile of a graph's backward, made lazily at its first backward call
+    (outside the frame's compile, so in no `compilation_metrics`); its `compile_time_s` is inductor's time."""
+
+
+@dataclass(frozen=True)
 class Guard:
     """One leaf guard of the C++ guard tree (`dynamo_cpp_guards_str`)."""
 
@@ -153,6 +161,11 @@ class Guard:
     depth: int  # 1: directly under the root manager
     source: str | None = None  # the user's line that introduced it (torch's trailing comment)
     where: str | None = None  # "path/suffix.py:11" as torch wrote it (a shortened path)
+    # the expression read (events/guard_terms.py): what the analysis reads of it, never the text
+    term: GuardTerm = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "term", guard_term(self.expression))  # frozen: set once, at construction
 
 
 @dataclass(frozen=True)
@@ -270,6 +283,8 @@ class CallCount:
     function: str
     calls: int
     last_compile_call: int | None
+    steady_calls: int = 0  # calls timed that compiled nothing (the latest ones, a bounded sample)
+    steady_median_s: float | None = None  # their median duration
 
 
 @dataclass(frozen=True)
@@ -280,10 +295,13 @@ class GuardOverhead:
     function_line: int
     function: str
     calls: int
-    compiled_us: float
+    compiled_us: float  # the median of rounds
     skip_guards_us: float | None
     eager_us: float | None
     error: str | None = None
+    compiled_spread_us: float | None = None  # max - min over the rounds (None: a capture before they were kept)
+    skip_guards_spread_us: float | None = None
+    rounds: int | None = None
 
 
 @dataclass(frozen=True)
@@ -299,6 +317,7 @@ class PerfHint:
     logger: str
     compile_id: CompileId | None
     fallback_op: str | None = None  # `Using FallbackKernel: <op>`: the op inductor has no lowering for
+    worded: str | None = None  # the hint in words, where torch's text is made of its internals (guard sources)
 
 
 @dataclass(frozen=True)
@@ -322,6 +341,52 @@ class RunOutcome:
     timed_out: bool = False
     interrupted: bool = False
     timeout_s: float | None = None
+    stopped_by: int | None = None  # the signal that made the doctor stop the run: SIGINT (Ctrl-C) or SIGTERM
+    elapsed_s: float | None = None  # how long the target ran, as the parent timed it
+
+    @property
+    def how_stopped(self) -> str | None:
+        """How the run was stopped from outside, in words ("stopped at the --timeout of 30 s", "stopped by SIGINT
+        (Ctrl-C) after 12.3 s", "stopped by SIGKILL after 4.0 s"); None when it was not (a crash is no stop)."""
+        if self.timed_out:
+            return f"stopped at the --timeout of {self.timeout_s:g} s" if self.timeout_s else "stopped at its --timeout"
+        if self.interrupted:
+            return f"stopped by {signal_name(self.stopped_by or _SIGINT)}{self._after}"
+        if self.signal is not None and is_stopping_signal(self.signal):
+            return f"stopped by {signal_name(self.signal)}{self._after}"
+        return None
+
+    @property
+    def how_it_died(self) -> str | None:
+        """How a run that did not end by itself ended, in words: stopped (how_stopped), or crashed with a signal
+        ("crashed with SIGSEGV"); None when it ended by itself."""
+        if self.how_stopped is not None:
+            return self.how_stopped
+        return f"crashed with {signal_name(self.signal)}" if self.signal is not None else None
+
+    @property
+    def _after(self) -> str:
+        return f" after {self.elapsed_s:.1f} s" if self.elapsed_s is not None else ""
+
+
+_SIGINT = int(signals.SIGINT)
+# what another process (a user, a job runner, the kernel's OOM killer) sends to stop a program; the others
+# (SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL) are the program crashing
+_STOPPING_SIGNALS = frozenset(int(s) for s in (signals.SIGINT, signals.SIGTERM, signals.SIGKILL, signals.SIGHUP))
+
+
+def is_stopping_signal(number: int) -> bool:
+    """A signal another process sends to stop a program (not the program crashing)."""
+    return number in _STOPPING_SIGNALS
+
+
+def signal_name(number: int) -> str:
+    """`SIGINT (Ctrl-C)`, `SIGKILL`, or `signal 99` for a number no signal has here."""
+    try:
+        name = signals.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+    return f"{name} (Ctrl-C)" if number == _SIGINT else name
 
 
 @dataclass(frozen=True)
@@ -365,6 +430,7 @@ class CudagraphSkip:
     detail: str
     user_stack: tuple[StackFrame, ...] = ()
     count: int = 1
+    rerecord_limit: int | None = None  # the re-record limit (or 2.15's threshold) a function went over
 
 
 @dataclass(frozen=True)
@@ -419,6 +485,9 @@ class CudagraphRun:
     function: str  # torch's name for it, e.g. partition_0
     mode: str  # a CudagraphRunMode
     count: int = 1
+    reason: str | None = None  # a re-recording's cause, as torch words it (`reason=...`; 2.13+), first line
+    changed_input: str | None = None  # the graph input whose address changed (`input name: primals_2`)
+    user_stack: tuple[StackFrame, ...] = ()  # where that input was made (`input stack trace:`)
 
 
 @dataclass(frozen=True)
@@ -443,6 +512,7 @@ class CudagraphOverwritten:
 class WarningKind(StrEnum):
     TF32_DISABLED = "tf32_disabled"  # fp32 matmuls on an Ampere+ GPU without TensorFloat32
     CUDAGRAPH_PENDING_BACKWARD = "cudagraph_pending_backward"  # the CUDA-graph fast path missed
+    CUDAGRAPH_RERECORD_LIMIT = "cudagraph_rerecord_limit"  # a function re-recorded up to the limit (2.15)
     OTHER = "other"
 
 
@@ -460,7 +530,8 @@ class TorchWarning:
 
 @dataclass
 class LogHealth:
-    """What the reader could not use. Counted, never fatal unless --strict."""
+    """What the reader could not use. Counted, never fatal unless --strict. The one record of it: the readers
+    count into it, and a report keeps a snapshot (its figures in the JSON, its words in the notes)."""
 
     lines: int = 0
     records: int = 0
@@ -480,6 +551,17 @@ class LogHealth:
         for name in ("lines", "records", "bad_lines", "bad_json", "md5_mismatches", "unknown_kinds", "parse_errors"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.truncated = self.truncated or other.truncated
+
+    def snapshot(self) -> LogHealth:
+        """A copy of the counts as they are now, for a report to keep (a reader may go on counting)."""
+        return replace(self)
+
+    def in_words(self) -> str:
+        """The whole health as people read it: `1 bad line(s), 2 record(s) of unknown kind in 74 lines; 12
+        records read` (never the record's fields)."""
+        lines = f"{self.lines} line{'s' if self.lines != 1 else ''}"
+        records = f"{self.records} record{'s' if self.records != 1 else ''} read"
+        return f"{self.describe() or 'nothing unreadable'} in {lines}; {records}"
 
     def describe(self) -> str:
         """What went wrong, in words ("" when nothing did); unknown kinds included."""
@@ -504,6 +586,7 @@ class EventLog:
     graph_breaks: list[GraphBreak] = field(default_factory=list)
     recompiles: list[Recompile] = field(default_factory=list)
     metrics: list[CompilationMetrics] = field(default_factory=list)
+    backward_metrics: list[BackwardCompilationMetrics] = field(default_factory=list)
     output_graphs: list[OutputGraph] = field(default_factory=list)
     guard_trees: list[GuardTree] = field(default_factory=list)
     inductor_cache: list[InductorCacheEvent] = field(default_factory=list)
@@ -538,12 +621,24 @@ class EventLog:
             getattr(self, name).extend(getattr(other, name))
         self.health.add(other.health)
 
+    @property
+    def has_events(self) -> bool:
+        """It holds at least one event (its health counts aside)."""
+        return any(getattr(self, name) for name in _LIST_FOR.values())
+
+    @property
+    def holds_nothing(self) -> bool:
+        """No record was read into it, of a kind known or not: what was read holds nothing torch (or the
+        capture) wrote. A log of only unknown kinds is still torch's (a newer release's records)."""
+        return not self.has_events and self.health.records == 0 and self.health.unknown_kinds == 0
+
 
 _LIST_FOR = {
     DynamoStart: "dynamo_starts",
     GraphBreak: "graph_breaks",
     Recompile: "recompiles",
     CompilationMetrics: "metrics",
+    BackwardCompilationMetrics: "backward_metrics",
     OutputGraph: "output_graphs",
     GuardTree: "guard_trees",
     InductorCacheEvent: "inductor_cache",

@@ -152,6 +152,8 @@ _PARSERS: dict[str, Callable[[dict[str, Any]], object]] = {  # keyed by EventNam
         function=str(d["function"]),
         calls=int(d["calls"]),
         last_compile_call=_opt_int(d.get("last_compile_call")),
+        steady_calls=int(d.get("steady_calls") or 0),
+        steady_median_s=_opt_float(d.get("steady_median_s")),
     ),
     EventName.GUARD_OVERHEAD: lambda d: GuardOverhead(
         function_file=str(d["function_file"]),
@@ -162,6 +164,9 @@ _PARSERS: dict[str, Callable[[dict[str, Any]], object]] = {  # keyed by EventNam
         skip_guards_us=None if d.get("skip_guards_us") is None else float(d["skip_guards_us"]),
         eager_us=None if d.get("eager_us") is None else float(d["eager_us"]),
         error=_opt_str(d.get("error")),
+        compiled_spread_us=_opt_float(d.get("compiled_spread_us")),
+        skip_guards_spread_us=_opt_float(d.get("skip_guards_spread_us")),
+        rounds=_opt_int(d.get("rounds")),
     ),
     EventName.WARNING: lambda d: Warning_(str(d["message"])),
     EventName.PERF_HINT: lambda d: perf_hint(

@@ -3,7 +3,7 @@ finding first (the report's rank order)."""
 
 from __future__ import annotations
 
-from torchcompile_doctor.experiments.experiment import Experiment, key
+from torchcompile_doctor.model.experiment import Experiment, key
 from torchcompile_doctor.model.report import Report
 
 

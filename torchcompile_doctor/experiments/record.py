@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from torchcompile_doctor.experiments.experiment import Experiment, as_json, parse_experiment
+from torchcompile_doctor.model.experiment import Experiment, as_json, parse_experiment
 
 
 @dataclass(frozen=True)

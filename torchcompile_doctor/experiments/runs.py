@@ -6,18 +6,19 @@ folder, return its report) and `reread` (the report of a kept capture folder).""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 from torchcompile_doctor.capture.runner import capture_folder
 from torchcompile_doctor.capture_layout import CARRIED_RUNS, CaptureFolder, ExperimentFolder
 from torchcompile_doctor.errors import DoctorError
-from torchcompile_doctor.experiments.experiment import CacheDir, Experiment, carries_cache, key
 from torchcompile_doctor.experiments.plan import plan
 from torchcompile_doctor.experiments.record import ExperimentRecord, read_record, write_record
 from torchcompile_doctor.experiments.verify import Measured, attach
+from torchcompile_doctor.fix.trials import Job, QuietProgress, TrialProgress, TrialRunner
+from torchcompile_doctor.model.experiment import CacheDir, Experiment, carries_cache, describe, key
 from torchcompile_doctor.model.report import Report
 
 Measure = Callable[[Experiment, Path], Report]  # capture and analyse the target with the experiment, in the folder
@@ -55,19 +56,36 @@ def _run_one(measure: Measure, kept: CaptureFolder | None, number: int, experime
     return result
 
 
-def try_fixes(report: Report, measure: Measure, kept: Path | None, jobs: int, progress: Progress) -> Report:
-    """The report with each planned experiment's measured effect on the fixes that suggested it."""
+def _measured_line(result: Measured, took: float) -> str:
+    after = result[1] if isinstance(result, tuple) else result
+    if isinstance(after, str):
+        return f"not measured: {after}"
+    told = after.summary
+    figures = f"breaks {told.graph_breaks}, recompiles {told.recompiles}, compile {told.compile_time_s:.2f} s"
+    return f"measured in {took:.1f} s: {figures}"
+
+
+def try_fixes(
+    report: Report,
+    measure: Measure,
+    kept: Path | None,
+    jobs: int,
+    progress: Progress,
+    trial_progress: TrialProgress | None = None,
+) -> Report:
+    """The report with each planned experiment's measured effect on the fixes that suggested it: run by the trial
+    engine that runs `doctor fix`'s trials (fix/trials.py's TrialRunner, no budget but the capture's --timeout)
+    and judged as it judges them (experiments/verify.py). `trial_progress` hears of each run as it ends."""
     planned = plan(report)
     folder = CaptureFolder(kept) if kept is not None else None
+    runner = TrialRunner[Measured](math.inf, trial_progress or QuietProgress(), _measured_line)
 
-    def run_one(numbered: tuple[int, Experiment]) -> tuple[str, Measured]:
-        number, experiment = numbered
-        return key(experiment), _run_one(measure, folder, number, experiment)
+    def job(number: int, experiment: Experiment) -> Job[Measured]:
+        return Job(describe(experiment), lambda seconds: _run_one(measure, folder, number, experiment))
 
-    with progress(f"trying {len(planned)} fix(es), {jobs} at a time"):
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            results = dict(pool.map(run_one, enumerate(planned)))
-    return attach(report, results)
+    with progress(f"trying {len(planned)} fix(es), {jobs} at a time") if trial_progress is None else nullcontext():
+        measured = runner.run_all([job(number, experiment) for number, experiment in enumerate(planned)], jobs)
+    return attach(report, {key(experiment): result for experiment, result in zip(planned, measured, strict=True)})
 
 
 def with_kept_experiments(path: Path, report: Report, reread: Reread) -> Report:

@@ -1,17 +1,19 @@
-"""What each experiment measured, put on the fixes that asked for it. Nothing here is assumed: a fix shown as
-verified was measured in this run, and one that made things worse says so. Breaks and recompiles judge most
-fixes; compile time judges those about compile time (regional compilation, a carried cache)."""
+"""What each experiment measured, put on the fixes that asked for it, judged as `doctor fix` judges its trials (one
+verdict, fix/judge.py; one vocabulary, model/trial.py's Outcome). Nothing here is assumed: a fix shown as verified
+was measured in this run, and one that made things worse says so. A fix is `fixed` when its finding is gone and
+the run is better; breaks and recompiles judge most fixes, compile time (beyond its noise) those about compile
+time (regional compilation, a carried cache). What the program printed is not compared here: `explain` does not
+keep the plain run's output (`doctor fix` does)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from torchcompile_doctor.experiments.experiment import Experiment, describe, is_compile_time, key
+from torchcompile_doctor.fix.judge import judge, problems_by_finding
+from torchcompile_doctor.model.experiment import Experiment, describe, is_compile_time, key
 from torchcompile_doctor.model.findings import RunFigures, Verification
 from torchcompile_doctor.model.report import Finding, Report
-
-IMPROVED = 0.9  # compile time after / before at most this: the fix helped
-WORSE = 1.1
+from torchcompile_doctor.model.trial import Outcome, RunResult
 
 # what a measured run gave: its report, the reports of its two runs (before, after), or why it could not run
 Measured = Report | tuple[Report, Report] | str
@@ -19,6 +21,8 @@ Measured = Report | tuple[Report, Report] | str
 
 def figures(report: Report) -> RunFigures:
     summary = report.summary
+    if summary.graphs is None or summary.compile_time_s is None:
+        raise ValueError("a fix is measured on a capture: a text log holds no graph count or compile time")
     return RunFigures(
         graph_breaks=summary.graph_breaks,
         recompiles=summary.recompiles,
@@ -29,56 +33,46 @@ def figures(report: Report) -> RunFigures:
     )
 
 
-def _problems(figures: RunFigures) -> tuple[int, ...]:
-    return (figures.graph_breaks, figures.recompiles, figures.recompile_limit_hits, figures.compile_failures)
+def result_of(report: Report) -> RunResult:
+    """A report's run as the judge reads it (its printed output not kept)."""
+    return RunResult(
+        figures=figures(report),
+        fallbacks=report.summary.fallbacks_to_eager,
+        succeeded=report.target_succeeded,
+        exit_code=report.target_exit_code,
+        output="",
+        errors="",
+        wall_s=0.0,
+        problems=problems_by_finding(report),
+    )
 
 
-def _effect(finding: Finding, before: RunFigures, after: RunFigures, after_report: Report, ok: bool) -> str:
-    if not ok:
-        return "broke the run"
-    gone = all(f.fingerprint != finding.fingerprint for f in after_report.findings)
-    pairs = list(zip(_problems(after), _problems(before), strict=True))
-    worse = any(now > was for now, was in pairs)
-    better = any(now < was for now, was in pairs)
-    if gone and not worse:
-        return "fixed"
-    if worse and not better:
-        return "worse"
-    if better or gone:
-        return "mixed" if worse else "improved"
-    return "no effect"
-
-
-def compile_time_effect(before: RunFigures, after: RunFigures, ok: bool) -> str:
-    """improved / no effect / worse, by compile seconds."""
-    if not ok:
-        return "broke the run"
-    was, now = before.compile_time_s or 0.0, after.compile_time_s or 0.0
-    if was and now <= was * IMPROVED:
-        return "improved"
-    if was and now >= was * WORSE:
-        return "worse"
-    return "no effect"
-
-
-def _verification(finding: Finding, experiment: Experiment, result: Measured, before: RunFigures) -> Verification:
+def _verification(finding: Finding, experiment: Experiment, result: Measured, plain: Report) -> Verification:
     if isinstance(result, str):
-        return Verification(describe(experiment), before, None, ok=False, effect="not measured", error=result)
-    baseline, after_report = result if isinstance(result, tuple) else (None, result)  # (first run, second run)
-    start = figures(baseline) if baseline is not None else before
-    ok = after_report.target_succeeded
-    after = figures(after_report)
-    if is_compile_time(experiment):
-        effect = compile_time_effect(start, after, ok)
-    else:
-        effect = _effect(finding, start, after, after_report, ok)
-    return Verification(describe(experiment), start, after, ok=ok, effect=effect)
+        not_measured = str(Outcome.NOT_MEASURED)
+        return Verification(describe(experiment), figures(plain), None, ok=False, effect=not_measured, error=result)
+    baseline, after_report = result if isinstance(result, tuple) else (plain, result)  # (first run, second run)
+    before, after = result_of(baseline), result_of(after_report)
+    verdict = judge(
+        before, after, by_compile_time=is_compile_time(experiment), compare_output_too=False, aimed_at=(finding.code,)
+    )
+    outcome = verdict.outcome
+    if verdict.helps and not is_compile_time(experiment):
+        gone = all(f.fingerprint != finding.fingerprint for f in after_report.findings)
+        outcome = Outcome.FIXED if gone else Outcome.IMPROVED
+    return Verification(
+        describe(experiment),
+        before.figures,
+        after.figures,
+        ok=after_report.target_succeeded,
+        effect=str(outcome),
+        detail=verdict.detail,
+    )
 
 
 def attach(report: Report, results: dict[str, Measured]) -> Report:
     """Put each experiment's measured effect on the fixes that suggested it. `results` maps an experiment's key
-    (experiment.key) to what its run gave."""
-    before = figures(report)
+    (model/experiment.key) to what its run gave."""
     findings = []
     for finding in report.findings:
         experiment = finding.fix.experiment if finding.fix else None
@@ -86,6 +80,6 @@ def attach(report: Report, results: dict[str, Measured]) -> Report:
         if result is None or experiment is None or finding.fix is None:
             findings.append(finding)
             continue
-        verified = _verification(finding, experiment, result, before)
+        verified = _verification(finding, experiment, result, report)
         findings.append(replace(finding, fix=replace(finding.fix, verified=verified)))
     return replace(report, findings=tuple(findings))

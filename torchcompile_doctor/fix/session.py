@@ -5,19 +5,19 @@ project (`--apply`) only where no work of the user's can be lost."""
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
-from contextlib import AbstractContextManager
-from dataclasses import replace
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.events.model import EventLog
-from torchcompile_doctor.fix.candidates import Program, candidates, edited_files
+from torchcompile_doctor.fix.candidates import Candidate, Program, candidates, edited_files
 from torchcompile_doctor.fix.result import fix_report
-from torchcompile_doctor.fix.trials import BUDGET_SPENT, Measure, best, measure_candidates
-from torchcompile_doctor.fix.verdict import NOT_MEASURED, RunResult
+from torchcompile_doctor.fix.trials import BUDGET_SPENT, Measure, Measured, TrialProgress, measure_candidates
 from torchcompile_doctor.model.fix import FixReport
 from torchcompile_doctor.model.report import Report
+from torchcompile_doctor.model.trial import Outcome, RunResult
 from torchcompile_doctor.patches.project import uncommitted, write_change
 
 Progress = Callable[[str], AbstractContextManager[object]]
@@ -42,41 +42,77 @@ def find_fix(
     jobs: int,
     budget_s: float,
     progress: Progress,
+    trial_progress: TrialProgress | None = None,
     will_apply: bool = False,
+    given: GivenPatch | None = None,
 ) -> FixReport:
     """Measure every candidate fix of the run and choose the patch (nothing is written here). With `will_apply`,
-    a file the patch may change that holds uncommitted work stops it before anything is measured."""
+    a file the patch may change that holds uncommitted work stops it before anything is measured. With `given`
+    (`--candidate PATCH`), that patch is the one candidate, measured as ours are."""
     program = Program.of(log, root, _read)
-    built, refused = candidates(report, program)
-    touched = edited_files([e for c in built for e in c.edits])
+    built, refused = candidates(report, program) if given is None else ([], [])
+    touched = edited_files([e for c in built for e in c.edits]) + sorted(given.changed if given else ())
     if will_apply:
         _refuse_uncommitted(root, touched)
     originals = {path: text for path in touched if (text := _read(path)) is not None}
     built = [c for c in built if all(e.path in originals for e in c.edits)]
+    prepared = [(given.candidate, given.changed)] if given is not None else []
+    if not before.succeeded:
+        built, prepared = [], []
+    measured = None
+    if built or prepared:
+        told = f"measuring {len(built)} candidate fix(es), {jobs} at a time"
+        with progress(told) if trial_progress is None else nullcontext():  # a progress bar says it better
+            measured = measure_candidates(
+                built,
+                root,
+                originals,
+                before,
+                measure,
+                jobs=jobs,
+                budget_s=budget_s,
+                progress=trial_progress,
+                prepared=prepared,
+            )
+    notes = _notes(before, measured, budget_s, nothing_to_do=not built and not refused and not prepared)
+    result = fix_report(target, root, before, measured, refused, notes)
+    return replace(result, originals={p: originals[p] for p in result.changed})
+
+
+@dataclass(frozen=True)
+class GivenPatch:
+    """A patch of a person's or an agent's (`--candidate PATCH`), applied in memory: each file's new text."""
+
+    name: str  # the patch file's name, as the report shows it
+    changed: Mapping[Path, str]
+
+    @property
+    def candidate(self) -> Candidate:
+        return Candidate(f"the patch {self.name}", (), (), (), False)
+
+
+def _notes(before: RunResult, measured: Measured | None, budget_s: float, *, nothing_to_do: bool) -> list[str]:
     notes = []
     if not before.succeeded:
         notes.append("the program did not run to its end without the doctor's changes: its fixes were not measured")
-        built = []
-    with progress(f"measuring {len(built)} candidate fix(es), {jobs} at a time"):
-        measured = measure_candidates(built, root, originals, before, measure, jobs=jobs, budget_s=budget_s)
-    trials, combined = measured.trials, measured.combined
-    chosen = best(trials, combined)
-    if combined is not None:
-        trials = [*trials, combined]
+    elif nothing_to_do:
+        notes.append(
+            "nothing to fix: no finding of this run asks for a change doctor fix can make (see doctor explain)"
+        )
+    if measured is None:
+        return notes
     if measured.output_varies is not None:
         notes.append(
             f"the program prints other results on every run ({measured.output_varies} in a plain run again): the "
             "changes were judged by exit status and figures, not by what it printed"
         )
-    unmeasured = sum(1 for t in trials if t.verdict.status == NOT_MEASURED and t.verdict.detail == BUDGET_SPENT)
+    trials = measured.trials
+    unmeasured = sum(
+        1 for t in trials if t.verdict.outcome == Outcome.NOT_MEASURED and t.verdict.detail == BUDGET_SPENT
+    )
     if unmeasured:
         notes.append(f"the budget ({budget_s:g} s) was spent: {unmeasured} change(s) not measured; --budget gives more")
-    if not built and not refused and before.succeeded:
-        notes.append(
-            "nothing to fix: no finding of this run asks for a change doctor fix can make (see doctor explain)"
-        )
-    result = fix_report(target, root, before, trials, refused, chosen, notes)
-    return replace(result, originals={p: originals[p] for p in result.changed})
+    return notes
 
 
 def _refuse_uncommitted(root: Path, files: list[Path]) -> None:

@@ -1,37 +1,59 @@
-"""Measuring candidate fixes: each candidate's edits written into a trial copy of the project and the program run
-there under the doctor (side by side, `jobs` at a time, within the budget), then the ones that helped written
-together and measured once more. Only what was measured here ever reaches the patch. How the program is run is
-the pipeline's: it hands `measure` (run the target inside a copy of the project, with the time it may take)."""
+"""The trial engine: each change written into a trial copy of the project and the program run there under the doctor
+(side by side, `jobs` at a time, within the budget), the plain run repeated beside them to measure its noise, every
+trial judged against the plain run (fix/judge.py), then the helpful ones written together and measured once more.
+Only what was measured here ever reaches the patch.
+
+Measured alike: the plain run and every trial compile into an empty inductor cache of their own (all cold; the
+pipeline's `measure` sees to it). A trial may run until the budget is spent (no multiple of the plain run cuts off
+a trial that is still improving); one cut short is reported with its partial figures. The same edit (the same
+resulting file texts) is measured once. The most promising change goes first: the one whose findings count the
+most problems. Every helpful change left out of the patch carries its reason (model/trial.py's LeftOut). How the
+program is run is the pipeline's: it hands `measure` (run the target inside a copy of the project, with the
+seconds it may take)."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Generic, Protocol, TypeVar
 
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.fix.candidates import Candidate, FileEdit
-from torchcompile_doctor.fix.verdict import (
-    HELPS,
-    NOT_BUILDABLE,
-    NOT_MEASURED,
-    OUTPUT_CHANGED,
-    RunResult,
-    Verdict,
-    changed_output,
-    judge,
-    problem_count,
-    removed,
-)
+from torchcompile_doctor.fix.judge import compare_output, judge, problem_count, removed
+from torchcompile_doctor.model.trial import LeftOut, Noise, Outcome, RunResult, Verdict
 from torchcompile_doctor.patches.edits import EditError, edit_source
 from torchcompile_doctor.patches.project import trial_copy
 
 Measure = Callable[[Path, float], RunResult]  # run the target in this copy of the project, within these seconds
-MIN_TRIAL_S = 60.0  # a trial may take this long at least, or this many times the plain run
-TRIAL_WALL_FACTOR = 4.0
+PLAIN_REPEATS = 1  # the plain run once more beside the trials: two samples give its median and spread
 BUDGET_SPENT = "the budget was spent"
+PLAIN_AGAIN = "the plain run again (its noise)"
+T = TypeVar("T")
+
+
+class TrialProgress(Protocol):
+    """What the engine tells while it measures (the CLI: a progress bar on a TTY, a line per trial otherwise)."""
+
+    def started(self, total: int) -> None: ...
+
+    def running(self, title: str) -> None: ...
+
+    def finished(self, done: int, total: int, line: str) -> None: ...
+
+
+class QuietProgress:
+    def started(self, total: int) -> None:
+        pass
+
+    def running(self, title: str) -> None:
+        pass
+
+    def finished(self, done: int, total: int, line: str) -> None:
+        pass
 
 
 @dataclass(frozen=True)
@@ -46,7 +68,7 @@ class Trial:
 
     @property
     def helps(self) -> bool:
-        return self.verdict.status == HELPS
+        return self.verdict.helps and self.result is not None
 
 
 def changed_texts(edits: Sequence[FileEdit], originals: Mapping[Path, str]) -> dict[Path, str]:
@@ -57,62 +79,155 @@ def changed_texts(edits: Sequence[FileEdit], originals: Mapping[Path, str]) -> d
     return {path: edit_source(originals[path], [e.edit for e in made]) for path, made in by_file.items()}
 
 
-class _Clock:
-    def __init__(self, budget_s: float, plain_run_s: float) -> None:
-        self.deadline = time.monotonic() + budget_s
-        self.per_trial_s = max(MIN_TRIAL_S, TRIAL_WALL_FACTOR * plain_run_s)
+def edit_key(changed: Mapping[Path, str]) -> tuple[tuple[str, str], ...]:
+    """One key per resulting project: two candidates that write the same texts are one trial."""
+    return tuple(sorted((str(path), text) for path, text in changed.items()))
 
-    def allowance(self) -> float:
-        return min(self.per_trial_s, self.deadline - time.monotonic())
+
+@dataclass(frozen=True)
+class Job(Generic[T]):
+    """One run the engine makes: its title, and the run itself given the seconds it may take (DoctorError: why
+    it could not be made)."""
+
+    title: str
+    run: Callable[[float], T]
+
+
+class TrialRunner(Generic[T]):
+    """The one engine's scheduler, for `doctor fix`'s trials and `--try-fixes`' experiments alike: runs jobs
+    `workers` at a time within the budget (a job that cannot start in time is not run: BUDGET_SPENT), and tells
+    the progress of each as it starts and ends (`describe`: the line of a finished run). Thread-safe."""
+
+    def __init__(self, budget_s: float, progress: TrialProgress, describe: Callable[[T, float], str]) -> None:
+        self.deadline = time.monotonic() + budget_s
+        self.progress, self.describe = progress, describe
+        self.total, self.done = 0, 0
+        self._lock = threading.Lock()
+
+    def add(self, more: int) -> None:
+        with self._lock:
+            self.total += more
+        self.progress.started(self.total)
+
+    def run(self, job: Job[T]) -> T | str:
+        """What the job gave, or why it was not run."""
+        allowance = self.deadline - time.monotonic()
+        result: T | str = BUDGET_SPENT
+        started = time.monotonic()
+        if allowance > 1.0:
+            self.progress.running(job.title)
+            try:
+                result = job.run(allowance)
+            except DoctorError as error:
+                result = str(error)
+        with self._lock:
+            self.done += 1
+            done = self.done
+        line = result if isinstance(result, str) else self.describe(result, time.monotonic() - started)
+        self.progress.finished(done, self.total, f"{job.title}: {line}")
+        return result
+
+    def run_all(self, jobs: Sequence[Job[T]], workers: int) -> list[T | str]:
+        self.add(len(jobs))
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            return list(pool.map(self.run, jobs))
+
+
+def _in_copy(root: Path, measure: Measure, changed: Mapping[Path, str]) -> Callable[[float], RunResult]:
+    """The program run in a trial copy of the project with the change written in it."""
+
+    def run(seconds: float) -> RunResult:
+        with trial_copy(root, changed) as copy:
+            return measure(copy, seconds)
+
+    return run
+
+
+def _figures_line(before: RunResult, after: RunResult, took: float) -> str:
+    was, now = before.figures, after.figures
+    cut = " (cut short: partial figures)" if after.timed_out else ""
+    return (
+        f"measured in {took:.1f} s{cut}: breaks {was.graph_breaks} → {now.graph_breaks}, recompiles "
+        f"{was.recompiles} → {now.recompiles}, compile {was.compile_time_s:.2f} s → {now.compile_time_s:.2f} s"
+    )
 
 
 @dataclass(frozen=True)
 class Measured:
-    """Every candidate's trial, the helpful ones' together (None: fewer than two helped), and, when a plain run
-    printed other results than the first, that line (the printed results then do not judge a change)."""
+    """Every candidate's trial, the helpful ones' together (None: fewer than two helped), the plain run's noise,
+    the printed line that differed when the plain run again printed other results (the printed results then do not
+    judge a change), the patch, and why each helpful change the patch leaves out stayed out."""
 
     trials: list[Trial]
     combined: Trial | None
+    noise: Noise
     output_varies: str | None = None
+    patch: Trial | None = None
+    left_out: tuple[LeftOut, ...] = ()
 
 
-def _measure_one(
-    title: str,
-    chosen: tuple[Candidate, ...],
-    root: Path,
+def _promise(candidate: Candidate, before: RunResult) -> int:
+    """How many of the plain run's problems the findings it answers count."""
+    return sum(count for key, count in before.problems.items() if key.split(" ")[0] in candidate.codes)
+
+
+def _judged(
+    candidate_group: tuple[Candidate, ...], changed: Mapping[Path, str], measured: RunResult | str, context: _Judging
+) -> Trial:
+    title = " + ".join(c.title for c in candidate_group)
+    if isinstance(measured, str):
+        return Trial(title, candidate_group, changed, Verdict(Outcome.NOT_MEASURED, measured))
+    verdict = judge(
+        context.before,
+        measured,
+        noise=context.noise,
+        by_compile_time=all(c.by_compile_time for c in candidate_group),
+        compare_output_too=context.output_varies is None,
+        aimed_at={code for c in candidate_group for code in c.codes},
+    )
+    return Trial(title, candidate_group, changed, verdict, measured)
+
+
+@dataclass(frozen=True)
+class _Judging:
+    before: RunResult
+    noise: Noise
+    output_varies: str | None
+
+
+def _plain_again(before: RunResult, repeats: Sequence[RunResult | str]) -> tuple[Noise, str | None]:
+    """The noise of the plain run's timings, and the printed line a plain run again changed (None: the same)."""
+    alike = [r for r in repeats if isinstance(r, RunResult) and r.exit_code == before.exit_code and not r.timed_out]
+    varies = next((d for r in alike if (d := compare_output(before.output, r.output).differs) is not None), None)
+    return Noise.of([before, *alike]), varies
+
+
+def _built(
+    candidates: Sequence[Candidate],
     originals: Mapping[Path, str],
     before: RunResult,
-    measure: Measure,
-    clock: _Clock,
-    compare_output: bool = True,
-) -> Trial:
-    try:
-        changed = changed_texts([e for c in chosen for e in c.edits], originals)
-    except EditError as error:
-        return Trial(title, chosen, {}, Verdict(NOT_BUILDABLE, str(error)))
-    allowance = clock.allowance()
-    if allowance <= 1.0:
-        return Trial(title, chosen, changed, Verdict(NOT_MEASURED, BUDGET_SPENT))
-    try:
-        with trial_copy(root, changed) as copy:
-            result = measure(copy, allowance)
-    except DoctorError as error:
-        return Trial(title, chosen, changed, Verdict(NOT_MEASURED, str(error)))
-    by_compile_time = all(c.by_compile_time for c in chosen)
-    return Trial(title, chosen, changed, judge(before, result, by_compile_time, compare_output), result)
-
-
-def _output_varies(root: Path, before: RunResult, measure: Measure, clock: _Clock) -> str | None:
-    """Run the program once more without any change: the printed line that differs from the first run, if any."""
-    allowance = clock.allowance()
-    if allowance <= 1.0:
-        return None
-    try:
-        with trial_copy(root, {}) as copy:
-            again = measure(copy, allowance)
-    except DoctorError:
-        return None
-    return changed_output(before.output, again.output) if again.exit_code == before.exit_code else None
+    prepared: Sequence[tuple[Candidate, Mapping[Path, str]]],
+) -> tuple[list[tuple[Candidate, Mapping[Path, str]]], list[Trial]]:
+    """The candidates whose edits make a project (and the changes given as made), most promising first, each
+    distinct project once; and the trials of those that make none or repeat one."""
+    ordered = sorted(candidates, key=lambda c: (-_promise(c, before), len(c.edits), c.title))
+    unique: dict[tuple[tuple[str, str], ...], Candidate] = {}
+    runnable: list[tuple[Candidate, Mapping[Path, str]]] = []
+    settled = []
+    made = [(c, {p: t for p, t in given.items()}) for c, given in prepared]
+    for candidate in ordered:
+        try:
+            made.append((candidate, changed_texts(candidate.edits, originals)))
+        except EditError as error:
+            settled.append(Trial(candidate.title, (candidate,), {}, Verdict(Outcome.NOT_BUILDABLE, str(error))))
+    for candidate, changed in made:
+        twin = unique.setdefault(edit_key(changed), candidate)
+        if twin is not candidate:
+            same = Verdict(Outcome.NOT_MEASURED, f"the same edit as {twin.title}: measured once, there")
+            settled.append(Trial(candidate.title, (candidate,), changed, same))
+            continue
+        runnable.append((candidate, changed))
+    return runnable, settled
 
 
 def measure_candidates(
@@ -124,83 +239,127 @@ def measure_candidates(
     *,
     jobs: int,
     budget_s: float,
+    progress: TrialProgress | None = None,
+    repeats: int = PLAIN_REPEATS,
+    prepared: Sequence[tuple[Candidate, Mapping[Path, str]]] = (),
 ) -> Measured:
-    """Each candidate alone, then the helpful ones together (one that helped alone is its own patch). When a
-    change printed other results, the program runs once more unchanged: if that run differs too, its printed
-    results vary by themselves and no longer judge the changes (exit status and figures still do)."""
-    clock = _Clock(budget_s, before.wall_s)
-
-    def one(candidate: Candidate) -> Trial:
-        return _measure_one(candidate.title, (candidate,), root, originals, before, measure, clock)
-
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        trials = list(pool.map(one, candidates))
-    varies = None
-    if any(t.verdict.status == OUTPUT_CHANGED for t in trials):  # the change, or a program that varies by itself?
-        varies = _output_varies(root, before, measure, clock)
-    if varies is not None:
-        trials = [
-            replace(t, verdict=judge(before, t.result, all(c.by_compile_time for c in t.candidates), False))
-            if t.verdict.status == OUTPUT_CHANGED and t.result is not None
-            else t
-            for t in trials
-        ]
-    helpful = tuple(t.candidates[0] for t in _removing_more(trials, before))
-    chosen = _combinable(helpful, originals) if len(helpful) >= 2 else ()
-    if len(chosen) < 2:
-        return Measured(trials, None, varies)
-    title = " + ".join(c.title for c in chosen)
-    combined = _measure_one(title, chosen, root, originals, before, measure, clock, compare_output=varies is None)
-    return Measured(trials, combined, varies)
-
-
-def _score(trial: Trial) -> tuple[int, float]:
-    """Fewer problems left first, then less compile time."""
-    assert trial.result is not None
-    return problem_count(trial.result), trial.result.figures.compile_time_s or 0.0
-
-
-def _removing_more(trials: Sequence[Trial], before: RunResult) -> list[Trial]:
-    """The helpful trials, best first, without a change whose removed problems the better ones remove already
-    (`mark_dynamic` at the call beside `dynamic=True` on the compile, or the `.item()` rewrite beside
-    `capture_scalar_outputs`): the patch would carry both for nothing. Of equals, the smaller change goes first;
-    a change judged by compile time alone (regional compilation) removes no problem and stays."""
-    ranked = sorted(
-        (t for t in trials if t.helps and t.result is not None),
-        key=lambda t: (_score(t), len(t.candidates[0].edits)),
+    """Each candidate alone (and the plain run again, for its noise), then the helpful ones together; the patch
+    is the best measured change. When the plain run again printed other results, the program's printed results
+    vary by themselves and no longer judge the changes (exit status and figures still do). `prepared`: changes
+    given as made (a patch of the user's: fix/given_patch.py), each with its files' new texts, measured first."""
+    runnable, settled = _built(candidates, originals, before, prepared)
+    plain_runs = repeats if runnable else 0
+    runner = TrialRunner[RunResult](
+        budget_s, progress or QuietProgress(), lambda r, took: _figures_line(before, r, took)
     )
-    covered: dict[str, int] = {}
-    kept = []
+    work = [Job(PLAIN_AGAIN, _in_copy(root, measure, {})) for _ in range(plain_runs)]
+    work += [Job(candidate.title, _in_copy(root, measure, changed)) for candidate, changed in runnable]
+    results = runner.run_all(work, jobs)
+    noise, varies = _plain_again(before, results[:plain_runs])
+    context = _Judging(before, noise, varies)
+    trials = [
+        _judged((c,), changed, r, context) for (c, changed), r in zip(runnable, results[plain_runs:], strict=True)
+    ]
+    trials += settled
+    return _with_patch(trials, originals, runner, context, _Place(root, measure))
+
+
+@dataclass(frozen=True)
+class _Place:
+    """Where and how the combination is run: the project and the pipeline's measure."""
+
+    root: Path
+    measure: Measure
+
+
+def _rank(trial: Trial) -> tuple[int, int, str]:
+    """Fewer problems left first, then the smaller change, then by name: the same problems give the same order on
+    every run. Timings never rank: each is judged against the plain run's noise already (a trial slower beyond it
+    is no help), and two helpful changes whose times differ within a busy machine's noise would swap places."""
+    assert trial.result is not None
+    return (problem_count(trial.result), sum(len(c.edits) for c in trial.candidates), trial.title)
+
+
+def _without_duplicates(ranked: Sequence[Trial], before: RunResult) -> tuple[list[Trial], list[LeftOut]]:
+    """The helpful trials, best first, without a change whose removed problems the better ones remove already
+    (`mark_dynamic` at the call beside `dynamic=True` on the compile): the patch would carry both for nothing. A
+    change judged by time alone (regional compilation) removes no problem and stays."""
+    covered: dict[str, tuple[int, str]] = {}
+    kept, left = [], []
     for trial in ranked:
         assert trial.result is not None
         gone = removed(before, trial.result)
-        if gone and all(count <= covered.get(key, 0) for key, count in gone.items()):
+        if gone and all(count <= covered.get(key, (0, ""))[0] for key, count in gone.items()):
+            by = covered[next(iter(gone))][1]
+            left.append(LeftOut(trial.title, f"removes only what {by} removes already"))
             continue
         for key, count in gone.items():
-            covered[key] = max(count, covered.get(key, 0))
+            if count > covered.get(key, (0, ""))[0]:
+                covered[key] = (count, trial.title)
         kept.append(trial)
-    return kept
+    return kept, left
 
 
-def _combinable(helpful: Sequence[Candidate], originals: Mapping[Path, str]) -> tuple[Candidate, ...]:
-    """The helpful candidates whose edits can be made together, in the order given."""
-    chosen: list[Candidate] = []
-    for candidate in helpful:
-        try:
-            changed_texts([e for c in (*chosen, candidate) for e in c.edits], originals)
-        except EditError:
+def _combinable(helpful: Sequence[Trial], originals: Mapping[Path, str]) -> tuple[list[Trial], list[LeftOut]]:
+    """The helpful trials whose edits can be made together, in the order given."""
+    chosen: list[Trial] = []
+    left = []
+    for trial in helpful:
+        if not all(c.edits for c in trial.candidates):
+            left.append(LeftOut(trial.title, "a patch given as made is measured alone"))
             continue
-        chosen.append(candidate)
-    return tuple(chosen)
+        try:
+            changed_texts([e for t in (*chosen, trial) for c in t.candidates for e in c.edits], originals)
+        except EditError:
+            left.append(LeftOut(trial.title, "its edits collide with those of a better change"))
+            continue
+        chosen.append(trial)
+    return chosen, left
 
 
-def best(trials: Sequence[Trial], combined: Trial | None) -> Trial | None:
+def _with_patch(
+    trials: list[Trial],
+    originals: Mapping[Path, str],
+    runner: TrialRunner[RunResult],
+    context: _Judging,
+    place: _Place,
+) -> Measured:
+    ranked = sorted((t for t in trials if t.helps), key=_rank)
+    kept, left = _without_duplicates(ranked, context.before)
+    chosen, collided = _combinable(kept, originals) if len(kept) >= 2 else (kept, [])
+    left += collided
+    combined = None
+    if len(chosen) >= 2:
+        group = tuple(c for t in chosen for c in t.candidates)
+        changed = changed_texts([e for c in group for e in c.edits], originals)
+        runner.add(1)
+        job = Job(" + ".join(c.title for c in group), _in_copy(place.root, place.measure, changed))
+        combined = _judged(group, changed, runner.run(job), context)
+    patch, more = _choose(ranked, chosen, combined, context)
+    return Measured(trials, combined, context.noise, context.output_varies, patch, tuple(left + more))
+
+
+def _choose(
+    ranked: Sequence[Trial], chosen: Sequence[Trial], combined: Trial | None, context: _Judging
+) -> tuple[Trial | None, list[LeftOut]]:
     """The patch: the helpful ones together when they leave fewer problems than the best one alone, else the best
-    one (of equals, the smaller change)."""
-    helpful = [t for t in trials if t.helps and t.result is not None]
-    if not helpful:
-        return None
-    alone = min(helpful, key=lambda t: (_score(t), sum(len(c.edits) for c in t.candidates)))
-    if combined is not None and combined.helps and _score(combined)[0] < _score(alone)[0]:
-        return combined
-    return alone
+    one; and why the others stayed out."""
+    if not ranked:
+        return None, []
+    alone = ranked[0]
+    together_better = (
+        combined is not None
+        and combined.helps
+        and combined.result is not None
+        and alone.result is not None
+        and problem_count(combined.result) < problem_count(alone.result)
+    )
+    if together_better:
+        return combined, []
+    if combined is None:
+        reason = f"{alone.title} leaves fewer problems, or as few with a smaller change"
+    elif combined.helps:
+        reason = f"together with {alone.title} it left no fewer problems than {alone.title} alone"
+    else:
+        reason = f"together with {alone.title} it was {combined.verdict.outcome}: {combined.verdict.detail or ''}"
+    return alone, [LeftOut(t.title, reason.rstrip(": ")) for t in chosen if t is not alone]

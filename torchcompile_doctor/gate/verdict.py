@@ -12,7 +12,7 @@ from typing import Any
 
 from torchcompile_doctor.model.findings import compile_ids_of, impact_figures, torch_text_of
 from torchcompile_doctor.model.gate import BaselineSummary, GateCriteria, GateFailure, GateResult
-from torchcompile_doctor.model.report import SEVERITIES, Finding, Kind, Report
+from torchcompile_doctor.model.report import SEVERITIES, Finding, Kind, Report, TargetStatus, target_ending
 from torchcompile_doctor.rules import rule
 
 # what --fullgraph fails on: what torch.compile(fullgraph=True) would raise for
@@ -104,6 +104,19 @@ def _failing(new: list[Finding], criteria: GateCriteria) -> tuple[dict[str, list
     return reasons, violations
 
 
+def _unfinished_run(report: Report) -> list[str]:
+    """A run that failed or was stopped fails the gate, whatever its findings: what it did not reach was never
+    checked (the exit code is still 3, the target's failure). A log that does not say how the run ended does not
+    fail it."""
+    if report.target_status == TargetStatus.UNKNOWN or report.target_succeeded:
+        return []
+    code = report.target_exit_code
+    how = target_ending(report.target_status, code) or (
+        f"{report.target_status}, exit code {code}" if code is not None else report.target_status
+    )
+    return [f"the run did not finish ({how}): what it did not reach was never checked"]
+
+
 def _against_baseline(report: Report, known: dict[str, dict[str, Any]], baseline: BaselineSummary) -> BaselineSummary:
     """The baseline's summary completed with how many findings it knows, how many are new, which got worse."""
     worse = [f for f in report.findings if f.fingerprint in known and f.count > known[f.fingerprint]["count"]]
@@ -137,6 +150,7 @@ def apply_gate(
     ordered = [f for f in report.findings if f.fingerprint in failing] + [
         f for f in report.findings if f.fingerprint not in failing
     ]
+    violations += _unfinished_run(report)
     notes = list(report.notes)
     if criteria.fullgraph and (said := _fullgraph_says(list(report.findings))):
         notes.append(said)

@@ -2,11 +2,13 @@
 
 Phases (seconds, summing to torch's `entire_frame_compile_time_s` of each compile):
 `dynamo` (bytecode tracing, guards), `aot_autograd` (AOT autograd and the backend's own overhead,
-loading cached graphs included), `inductor` (lowering, scheduling, code generation), `cpp_compile`
-(the compile of the generated kernels: compiled here or waited for from worker processes). The kernels are
-C++ on a CPU and Triton on a GPU; `kernel_compiler` says which the trace shows, and the phase is named for it
-(the JSON key stays `cpp_compile`). Totals are fields, summed once when a CompileTime or a frame is made
-(`of`), so the JSON is the fields (model/json.py).
+loading cached graphs included), `inductor` (lowering, scheduling, code generation), and the kernels'
+compile by what compiled them: `triton_compile` (Triton kernels, a GPU: torch's `triton_compile_time_us`),
+`cpp_compile` (C++ kernels, a CPU: the `compile_file` spans, or the wait for worker processes), and
+`autotune` (max-autotune's benchmarking of kernel choices: torch's `compile_time_autotune_time_us`). Every
+phase is a key of the JSON, with its label in `phase_labels`; `shown_phases` are those a reader is told about
+(no C++ phase where no C++ kernel was built). Totals are fields, summed once when a CompileTime or a frame is
+made (`of`), so the JSON is the fields (model/json.py).
 """
 
 from __future__ import annotations
@@ -15,21 +17,28 @@ from dataclasses import dataclass, field
 
 from torchcompile_doctor.model.json import json_field
 
-PHASES = ("dynamo", "aot_autograd", "inductor", "cpp_compile")
+PHASES = ("dynamo", "aot_autograd", "inductor", "triton_compile", "cpp_compile", "autotune")
 PHASE_LABELS = {
     "dynamo": "Dynamo tracing",
     "aot_autograd": "AOT autograd",
     "inductor": "Inductor lowering and codegen",
+    "triton_compile": "Triton kernel compile",
     "cpp_compile": "C++ compile",
+    "autotune": "max-autotune benchmarking",
 }
-KERNEL_COMPILE_LABELS = {"triton": "Triton kernel compile", "cpp": "C++ compile", None: "kernel compile"}
+# the kernel compile of each kind of kernel (a run's `kernel_compiler`)
+KERNEL_PHASES = {"triton": "triton_compile", "cpp": "cpp_compile"}
 CACHES = ("fx_graph", "aot_autograd")
 _MS = json_field(round_to=3)
 
 
-def phase_labels(kernel_compiler: str | None) -> dict[str, str]:
-    """The phases' names, the kernel compile named for what compiled the kernels (None: the trace does not say)."""
-    return {**PHASE_LABELS, "cpp_compile": KERNEL_COMPILE_LABELS.get(kernel_compiler, "kernel compile")}
+def shown_phases(phases: dict[str, float], kernel_compiler: str | None) -> tuple[str, ...]:
+    """The phases a reader is told about: the three stages always, a kernel compile where kernels of that kind were
+    built (or the run's kernels are of that kind), autotuning where it ran."""
+    own = KERNEL_PHASES.get(kernel_compiler or "")
+    return tuple(
+        p for p in PHASES if p in ("dynamo", "aot_autograd", "inductor") or phases.get(p, 0.0) > 0.0 or p == own
+    )
 
 
 def _summed(parts: list[dict[str, float]]) -> dict[str, float]:
@@ -95,6 +104,7 @@ class CompileRecord:
     seconds: float = field(metadata=_MS)
     phases: dict[str, float] = field(metadata=_MS)
     failed: bool = False
+    backward: bool = False  # inductor's compile of the graph's backward, at its first backward call
     # torch's own spans of this compile, nested (empty when the trace has none); the HTML page's timeline and its
     # Perfetto file draw them; not in the JSON (the JSON schema has the phases)
     spans: tuple[TraceSpan, ...] = field(default=(), metadata=json_field(skip=True))
@@ -138,8 +148,9 @@ class CompileTime:
     cache: RunCache = field(default_factory=RunCache)
     frames: tuple[FrameCompileTime, ...]
     notes: tuple[str, ...] = ()
-    # "triton" (a GPU), "cpp" (a CPU) or None: what compiled the kernels
-    kernel_compiler: str | None = field(default=None, metadata=json_field(skip=True))
+    # "triton" (a GPU), "cpp" (a CPU) or None (nothing compiled kernels): what compiled the kernels
+    kernel_compiler: str | None = None
+    phase_labels: dict[str, str] = field(default_factory=lambda: dict(PHASE_LABELS))
 
     @classmethod
     def of(
@@ -170,7 +181,18 @@ class CompileTime:
 
     @property
     def labels(self) -> dict[str, str]:
-        return phase_labels(self.kernel_compiler)
+        return self.phase_labels
+
+    @property
+    def backward_s(self) -> float:
+        """The seconds of backward graphs compiled at their first backward call (in total_s, not in torch's frame
+        compile time)."""
+        return sum(c.seconds for frame in self.frames for c in frame.compiles if c.backward)
+
+    @property
+    def shown(self) -> tuple[str, ...]:
+        """The run's phases a reader is told about (shown_phases)."""
+        return shown_phases(self.phases, self.kernel_compiler)
 
     def cache_totals(self) -> dict[str, CacheCounts]:
         """The run's counts by cache name."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from torchcompile_doctor.events.model import LogHealth
 from torchcompile_doctor.model.compile_time import CacheCounts
 from torchcompile_doctor.model.json import json_field
 
@@ -197,6 +198,12 @@ class RunFigures:
     recompile_limit_hits: int
     compile_failures: int
     compile_time_s: float  # rounded to ms
+    # ops run in compiled graphs (each compiled frame's largest graph times its calls, summed): a change that
+    # lowers it far compiles less
+    compiled_ops: int | None = field(default=None, metadata=json_field(omit_none=True))
+    # the compiled calls' steady-state time: each compiled function's median call without a compile, times its
+    # calls, summed (None: no call ran without compiling)
+    steady_state_s: float | None = field(default=None, metadata=json_field(omit_none=True))
 
 
 @dataclass(frozen=True)
@@ -208,8 +215,9 @@ class Verification:
     before: RunFigures  # graph breaks, recompiles, graphs, ... of the run as it is
     after: RunFigures | None  # the same figures with the change
     ok: bool  # the target still ran to a successful end
-    effect: str  # fixed, improved, mixed, no effect, worse, broke the run, not measured
+    effect: str  # an Outcome of model/trial.py: fixed, improved, trade-off, no effect, worse, crashed, ...
     error: str | None = field(default=None, metadata=json_field(omit_none=True))
+    detail: str | None = field(default=None, metadata=json_field(omit_none=True))  # what got worse, what differs
 
 
 # -- evidence: what the finding was made from
@@ -315,10 +323,30 @@ class GuardOverheadFigures:
     skipped, and eager."""
 
     calls: int
-    compiled_us: float
+    compiled_us: float  # the median of rounds
     skip_guards_us: float | None
     eager_us: float | None
     error: str | None = None
+    # how far the rounds lay apart (max - min): a difference within them is noise (None: not recorded)
+    compiled_spread_us: float | None = field(default=None, metadata=json_field(omit_none=True))
+    skip_guards_spread_us: float | None = field(default=None, metadata=json_field(omit_none=True))
+    rounds: int | None = field(default=None, metadata=json_field(omit_none=True))
+
+    @property
+    def guard_us(self) -> float:
+        """What checking the guards adds to a call: compiled minus guards skipped (0 when not measured)."""
+        return self.compiled_us - self.skip_guards_us if self.skip_guards_us is not None else 0.0
+
+    @property
+    def noise_us(self) -> float:
+        """How far apart the two timings may lie by chance: half their spreads together."""
+        return ((self.compiled_spread_us or 0.0) + (self.skip_guards_spread_us or 0.0)) / 2
+
+    @property
+    def within_noise(self) -> bool:
+        """Guards skipped and with guards differ by no more than the rounds' spread: no guard cost measured (nor
+        a faster call with guards, which would be a contradiction)."""
+        return self.skip_guards_us is not None and abs(self.guard_us) <= self.noise_us
 
 
 @dataclass(frozen=True)
@@ -370,24 +398,10 @@ class GraphDivergenceEvidence(EvidenceBase):
 
 
 @dataclass(frozen=True)
-class LogHealthFigures:
-    """What the reader of the logs could not use, counted (events.model.LogHealth, as a report keeps it)."""
-
-    lines: int = 0
-    records: int = 0
-    bad_lines: int = 0
-    bad_json: int = 0
-    md5_mismatches: int = 0
-    unknown_kinds: int = 0
-    parse_errors: int = 0
-    truncated: bool = False
-
-
-@dataclass(frozen=True)
 class EndsEarlyEvidence(EvidenceBase):
     rank: int
     how: str
-    log_health: LogHealthFigures
+    log_health: LogHealth  # the rank's log, as it was read (a snapshot)
 
 
 @dataclass(frozen=True)
@@ -448,6 +462,18 @@ class CudagraphSizesEvidence(EvidenceBase, NamesCompiles, QuotesTorch):
 
 
 @dataclass(frozen=True)
+class CudagraphCoverageEvidence(EvidenceBase, NamesCompiles):
+    """The graphs CUDA graphs were asked for and how each ran (model/cudagraphs.py: the report's `cudagraphs`)."""
+
+    compile_ids: list[str]
+    covered: int  # graphs that ran as CUDA graphs
+    coverage: dict[str, str]  # compile id -> how it ran (a GraphCoverage)
+    calls: dict[str, int]  # logged calls by mode
+    rerecordings: int
+    rerecord_limit: int | None
+
+
+@dataclass(frozen=True)
 class OverwrittenEvidence(EvidenceBase, QuotesTorch):
     torch_text: str
     produced_at: str | None  # "file:line" of the line that made the output
@@ -485,6 +511,7 @@ Evidence = (
     | CudagraphSkipEvidence
     | CudagraphCallsEvidence
     | CudagraphSizesEvidence
+    | CudagraphCoverageEvidence
     | OverwrittenEvidence
     | Tf32Evidence
 )

@@ -3,18 +3,19 @@ formats: `model/json.py` serialises it (field order is the JSON's key order; `js
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
-from torchcompile_doctor.experiments.experiment import Experiment
+from torchcompile_doctor.events.model import ExplainResult, LogHealth, signal_name
 from torchcompile_doctor.model.compile_time import CompileTime
+from torchcompile_doctor.model.cudagraphs import CudagraphCoverage
+from torchcompile_doctor.model.edits import FileEdit
+from torchcompile_doctor.model.experiment import Experiment
 from torchcompile_doctor.model.findings import (
     Evidence,
     GuardOverheadFigures,
     Impact,
-    LogHealthFigures,
     NoEvidence,
     NoImpact,
     SkippedFrame,
@@ -22,9 +23,12 @@ from torchcompile_doctor.model.findings import (
 )
 from torchcompile_doctor.model.gate import GateResult
 from torchcompile_doctor.model.json import json_field
+from torchcompile_doctor.model.paths import display_path, display_roots, display_text
 from torchcompile_doctor.model.severity import SEVERITIES as SEVERITIES  # the report model names its severities
 
 SCHEMA_VERSION = 1
+# said in place of a line's text when its file is not on this machine (a log or trace recorded elsewhere)
+SOURCE_NOT_AVAILABLE = "source not available here"
 
 
 class Kind(StrEnum):
@@ -87,6 +91,18 @@ def target_succeeded(status: str, exit_code: int | None) -> bool:
     return TargetStatus(status).finished and exit_code == 0
 
 
+def target_ending(status: str, exit_code: int | None) -> str | None:
+    """How a target that did not end by itself was stopped, in words (None: it ended by itself, or the logs do
+    not say); never `exit code None`."""
+    if status == TargetStatus.TIMEOUT:
+        return "stopped at its --timeout"
+    if status == TargetStatus.INTERRUPTED:
+        return "stopped from outside (Ctrl-C or SIGTERM)"
+    if status == TargetStatus.SIGNAL:
+        return f"ended by {signal_name(-exit_code)}" if exit_code is not None else "ended by a signal"
+    return None
+
+
 def rank_list(ranks: Iterable[int]) -> str:
     """Ranks as people write them: `0`, `0, 2`, `0-3, 5` (runs of consecutive ranks collapsed)."""
     runs: list[list[int]] = []
@@ -100,18 +116,23 @@ def rank_list(ranks: Iterable[int]) -> str:
 
 @dataclass(frozen=True)
 class Location:
-    file: str  # absolute path as torch saw it
+    file: str  # absolute path as torch saw it: for programs (an editor, `doctor fix`), never shown to people
     line: int
     function: str
     source: str | None = None  # the text of `line`, stripped
-    # relative to the target's directory (or site-packages) for humans
-    display_file: str = field(default="", metadata=json_field(skip=True))
+    # the path people read (model/paths.py): relative to the program's folder, or to site-packages for a library
+    display_file: str = ""
     # (line number, text) of the lines around `line`, read at analysis time so that renderers read no files
     context: tuple[tuple[int, str], ...] = field(default=(), metadata=json_field(skip=True))
 
     @property
     def where(self) -> str:
         return f"{self.display_file or self.file}:{self.line}"
+
+    @property
+    def shown_source(self) -> str:
+        """The line's text, or a note that this machine does not have the file (a log from another machine)."""
+        return (self.source or "").strip() or SOURCE_NOT_AVAILABLE
 
 
 @dataclass(frozen=True)
@@ -122,6 +143,8 @@ class SourceLine:
     text: str  # unstripped: a rewrite keeps its indentation
     file: str | None = None
     line: int | None = None
+    # the whole file as the run read it: a fix's edit is made on it and its hunk printed (None: only the line)
+    file_text: str | None = field(default=None, compare=False, repr=False, metadata=json_field(skip=True))
 
 
 @dataclass(frozen=True)
@@ -151,6 +174,22 @@ class Fix:
     # where `before` stands, so that `doctor fix` can make the rewrite there (and nowhere else)
     # (the JSON's {file, line}, or null: what `_rewrite_place` shows of it)
     rewrite_at: SourceLine | None = field(default=None, metadata=json_field(view=_rewrite_place))
+    # the edits `before` -> `after` was rendered from (the transform's, made on the file at `rewrite_at`): what
+    # `doctor fix` writes for this fix; none where only the line was known
+    edits: tuple[FileEdit, ...] = field(default=(), metadata=json_field(skip=True))
+    transforms: tuple[str, ...] = field(default=(), metadata=json_field(skip=True))  # the ones its rule names
+    # every transform of its rule that built at the line (the first is before/after): `doctor fix` measures each
+    rewrites: tuple[Rewrite, ...] = field(default=(), metadata=json_field(skip=True))
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """A change of the user's code a transform built at a finding's line: its hunk and its edits."""
+
+    transform: str
+    before: str
+    after: str
+    edits: tuple[FileEdit, ...]
 
 
 @dataclass(frozen=True)
@@ -161,7 +200,7 @@ class RuleHelp:
     name: str
     kind: str
     severity: str
-    title: str  # the title template, `{placeholders}` and all
+    title: str  # the title as a rule's help shows it (no finding's facts in it)
     why: str
     fix: str
     what_it_does: str | None = None  # the explanation's sections
@@ -203,16 +242,24 @@ class Finding:
     rule_help: RuleHelp | None = field(default=None, compare=False, repr=False, metadata=json_field(skip=True))
 
 
+# what the summary says of a figure that what was read cannot hold (a text log alone: no graphs, no compile time)
+NOT_IN_THE_LOG = "not in the log"
+
+
 @dataclass(frozen=True)
 class Summary:
-    graphs: int = 0
+    graphs: int | None = 0  # None: what was read cannot hold it (a text log alone), never a measured 0
     graph_breaks: int = 0  # unique breaks by (file, line, type)
     graph_break_records: int = 0
     recompiles: int = 0  # every recompilation torch attempted, including one refused at the limit
     recompile_limit_hits: int = 0
     compile_failures: int = 0
     fallbacks_to_eager: int = 0  # frames skipped + functions over the recompile limit
-    compile_time_s: float = field(default=0.0, metadata=json_field(round_to=3))
+    compile_time_s: float | None = field(default=0.0, metadata=json_field(round_to=3))  # None: as graphs
+
+    def without_what_a_text_log_cannot_hold(self) -> Summary:
+        """The summary of a report read from text logs alone: graphs and compile time unknown, not 0."""
+        return replace(self, graphs=None, compile_time_s=None)
 
 
 @dataclass(frozen=True)
@@ -220,11 +267,11 @@ class RankRow:
     """One distributed rank's figures, a row of the multi-rank table."""
 
     rank: int
-    graphs: int
+    graphs: int | None  # None: not in what was read (a text log)
     graph_breaks: int
     recompiles: int
     compile_failures: int
-    compile_time_s: float  # rounded to ms
+    compile_time_s: float | None  # rounded to ms; None: as graphs
     ddp_splits: int
     target_status: str  # a TargetStatus value
     log: str  # "complete" or "ends early"
@@ -276,37 +323,6 @@ class RunEnvironment:
 
 
 @dataclass(frozen=True)
-class ExplainSummary:
-    """`torch._dynamo.explain` on a function target: what it counted (information, not the source of truth)."""
-
-    graph_count: int
-    graph_break_count: int
-    break_reasons: tuple[str, ...]
-    ops_per_graph: tuple[int, ...]
-    error: str | None = None
-
-
-@dataclass(frozen=True)
-class RuleDoc:
-    """What the catalogue says of one rule the report names, for formats that carry rule descriptions (SARIF):
-    renderers read this, not the catalogue. Not in the JSON schema."""
-
-    code: str
-    name: str
-    kind: str
-    severity: str
-    title: str  # the title template, placeholders included
-    why: str
-    fix: str
-    what_it_does: str | None
-    why_is_this_bad: str | None
-    references: tuple[str, ...]
-    gb_ids: tuple[str, ...]
-    docs_url: str | None
-    page: str  # `doctor rule CODE`'s page, without how the doctor finds it (markdown)
-
-
-@dataclass(frozen=True)
 class SuppressedRef:
     """A suppressed finding, as the JSON names it."""
 
@@ -331,37 +347,49 @@ class Report:
     summary: Summary
     findings: tuple[Finding, ...]
     notes: tuple[str, ...] = ()
-    explain: ExplainSummary | None = None
-    log_health: LogHealthFigures = field(default_factory=LogHealthFigures)
+    explain: ExplainResult | None = None  # what the child recorded of torch._dynamo.explain (function targets)
+    log_health: LogHealth = field(default_factory=LogHealth)  # a snapshot of what the reader could not use
     guards: tuple[CompiledFunctionGuards, ...] = ()  # per compiled function (`doctor guards`)
     # one row per distributed rank (empty for one process)
     rank_table: tuple[RankRow, ...] = field(default=(), metadata=json_field(name="ranks"))
     gate: GateResult | None = None  # set by `doctor check`
     compile_time: CompileTime | None = None  # where the compile time went (None: no compile was logged)
+    cudagraphs: CudagraphCoverage | None = None  # the graphs under CUDA graphs (None: CUDA graphs not asked for)
     # dropped by `# doctor: ignore[CODE]` comments; the JSON names each by its code and location
     suppressed: tuple[Finding, ...] = field(default=(), metadata=json_field(view=_suppressed_refs))
     # each rank's compile time in a multi-rank report (the HTML page's timeline lanes)
     rank_compile_times: tuple[tuple[int, CompileTime], ...] = field(default=(), metadata=json_field(skip=True))
     environment: RunEnvironment = field(default_factory=RunEnvironment, metadata=json_field(skip=True))
-    # the catalogue's words on every rule the findings name (SARIF's rule descriptors)
-    rule_docs: tuple[RuleDoc, ...] = field(default=(), metadata=json_field(skip=True))
 
     @property
     def target_succeeded(self) -> bool:
         return target_succeeded(self.target_status, self.target_exit_code)
 
-    def display_file(self, file: str) -> str:
-        """`file` as the report shows it: as a finding's location (or the user's frame) that names the same file
-        shows it, else relative to the program's folder, else as the run read it (Location.display_file's way,
-        for a file no location names, e.g. the line a fix rewrites)."""
+    def display_file(self, file: str, base_dir: str | None = None) -> str:
+        """`file` as the report shows it to people: as a finding's location (or the user's frame) that names the
+        same file shows it, else as `model.paths.display_path` shows it (relative to the program's folder, the
+        library roots or the current directory `base_dir`; never a machine's absolute path)."""
         for finding in self.findings:
             for place in (finding.location, finding.user_frame):
                 if place is not None and place.file == file and place.display_file:
                     return place.display_file
-        root = self.environment.program_dir.rstrip(os.sep)
-        if root and file.startswith(root + os.sep):
-            return file[len(root) + 1 :]
-        return file
+        return display_path(file, self.display_roots(base_dir), self.environment.program_dir)
 
-    def rule_doc(self, code: str) -> RuleDoc | None:
-        return next((doc for doc in self.rule_docs if doc.code == code), None)
+    def display_target(self, base_dir: str | None = None) -> str:
+        """The target as people read it: its script relative to the current directory (`base_dir`) when under it,
+        else to the program's folder (`-m pkg.train` as it is)."""
+        return display_text(
+            self.target, self.display_roots(base_dir, checkout_first=True), self.environment.program_dir
+        )
+
+    def display_notes(self, base_dir: str | None = None) -> tuple[str, ...]:
+        """The notes with any path in them shown as people read it."""
+        roots = self.display_roots(base_dir)
+        return tuple(display_text(note, roots, self.environment.program_dir) for note in self.notes)
+
+    def display_roots(self, base_dir: str | None = None, *, checkout_first: bool = False) -> tuple[str, ...]:
+        """The folders the report's paths are shown relative to (`model.paths.display_roots`)."""
+        environment = self.environment
+        return display_roots(
+            environment.program_dir, environment.library_roots, base_dir, checkout_first=checkout_first
+        )

@@ -4,108 +4,90 @@ doctor named: the innermost statement that holds that line. Nothing here runs th
 
 from __future__ import annotations
 
+import ast
+import functools
+import typing
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
+
+from torchcompile_doctor.model.edits import (
+    AddKeyword,
+    AfterTorchImport,
+    BranchToWhere,
+    Edit,
+    FileEdit,
+    InsertAfter,
+    InsertBefore,
+    RemoveStatement,
+    ReplaceExpression,
+    ReplaceStatement,
+    WrapArgument,
+    WrapStatement,
+)
+
+__all__ = [  # the edit kinds live with the records (model/edits.py); made here
+    "AddKeyword",
+    "AfterTorchImport",
+    "BranchToWhere",
+    "Edit",
+    "EditError",
+    "FileEdit",
+    "InsertAfter",
+    "InsertBefore",
+    "RemoveStatement",
+    "ReplaceExpression",
+    "ReplaceStatement",
+    "WrapArgument",
+    "WrapStatement",
+    "edit_source",
+]
 
 
 class EditError(ValueError):
     """An edit that cannot be made where it is anchored (no statement there, or two edits of one statement)."""
 
 
-@dataclass(frozen=True)
-class InsertBefore:
-    """New statements before the statement at `line`, at its indentation (`torch._dynamo.mark_dynamic(x, 0)`)."""
-
-    line: int
-    code: str
-
-
-@dataclass(frozen=True)
-class ReplaceStatement:
-    """The statement at `line` replaced by `code` (one or more statements)."""
-
-    line: int
-    code: str
-
-
-@dataclass(frozen=True)
-class WrapStatement:
-    """The statement at `line` put under `if CONDITION:` (`not torch.compiler.is_compiling()`)."""
-
-    line: int
-    condition: str
-
-
-@dataclass(frozen=True)
-class AddKeyword:
-    """`keyword=value` added to the call at `line` (the outermost call of that statement whose callee is
-    `callee`, or the outermost call when `callee` is None); left alone when the call passes it already."""
-
-    line: int
-    keyword: str
-    value: str
-    callee: str | None = None
-
-
-@dataclass(frozen=True)
-class AfterTorchImport:
-    """A module-level statement after the file's first `import torch` (a `torch._dynamo.config` setting made
-    before anything is compiled)."""
-
-    code: str
-
-
-@dataclass(frozen=True)
-class InsertAfter:
-    """New statements after the statement at `line`, at its indentation (`loss.backward()` after the call)."""
-
-    line: int
-    code: str
-
-
-@dataclass(frozen=True)
-class RemoveStatement:
-    """The statement at `line` taken out (it moved elsewhere)."""
-
-    line: int
-
-
-@dataclass(frozen=True)
-class BranchToWhere:
-    """The `if` at `line` made branchless with `torch.where` (its condition a tensor): `if c: return a` and the
-    `return b` after it (or its `else: return b`) become `return torch.where(c, a, b)`; `if c: x = a` with
-    `else: x = b` becomes `x = torch.where(c, a, b)`, and without an else `x = torch.where(c, a, x)`."""
-
-    line: int
-
-
-Edit = (
-    InsertBefore
-    | InsertAfter
-    | ReplaceStatement
-    | RemoveStatement
-    | WrapStatement
-    | AddKeyword
-    | AfterTorchImport
-    | BranchToWhere
+_ANCHORED = (
+    InsertBefore,
+    InsertAfter,
+    ReplaceStatement,
+    RemoveStatement,
+    WrapStatement,
+    AddKeyword,
+    BranchToWhere,
+    WrapArgument,
+    ReplaceExpression,
 )
-_ANCHORED = (InsertBefore, InsertAfter, ReplaceStatement, RemoveStatement, WrapStatement, AddKeyword, BranchToWhere)
 
 
 def edit_source(source: str, edits: Sequence[Edit]) -> str:
     """`source` with every edit made; raises EditError when an edit has no statement to stand at, or two edits
-    change one statement in ways that do not combine."""
-    module = cst.parse_module(source)
-    anchored = [edit for edit in edits if isinstance(edit, _ANCHORED)]
-    if anchored:
-        module = _edit_statements(module, anchored)
-    for edit in edits:
-        if isinstance(edit, AfterTorchImport):
-            module = _after_torch_import(module, edit.code)
+    change one statement in ways that do not combine, and when the file, an edit's code or the edited file does
+    not parse (a candidate that would write code that does not run is dropped, never written)."""
+    try:
+        module = _parsed(source)
+        anchored = [edit for edit in edits if isinstance(edit, _ANCHORED)]
+        if anchored:
+            module = _edit_statements(module, anchored)
+        for edit in edits:
+            if isinstance(edit, AfterTorchImport):
+                module = _after_torch_import(module, edit.code)
+    except cst.ParserSyntaxError as error:
+        raise EditError(f"code that does not parse: {str(error).splitlines()[0]}") from error
+    try:
+        ast.parse(module.code)
+    except SyntaxError as error:
+        raise EditError(f"the edited file does not parse (line {error.lineno})") from error
     return module.code
+
+
+@functools.lru_cache(maxsize=16)
+def _parsed(source: str) -> cst.Module:
+    """A file's tree, parsed once for the many edits tried on it (the report builds each transform on the file;
+    libcst trees are immutable, so one tree serves them all)."""
+    return cst.parse_module(source)
 
 
 def _statements(code: str) -> list[cst.BaseStatement]:
@@ -190,18 +172,43 @@ def _changed(
         raise EditError(f"two changes of the statement at line {replacing[0].line}")
     if replacing and isinstance(replacing[0], RemoveStatement):
         return cst.RemovalSentinel.REMOVE
-    for edit in edits:
-        if isinstance(edit, AddKeyword):
-            statement = _with_keyword(statement, edit)
+    statement = _within(statement, edits)
     leading = _leading_lines(statement)
     result = _replaced(statement, replacing, leading)
     inserted = [s for e in edits if isinstance(e, InsertBefore) for s in _statements(e.code)]
-    if inserted:  # the new lines go after the statement's own leading comments, just before it
-        result[0] = result[0].with_changes(leading_lines=())
-        inserted[0] = inserted[0].with_changes(leading_lines=leading)
+    if inserted:
+        _place_inserted(statement, inserted, result, leading)
     appended = [s for e in edits if isinstance(e, InsertAfter) for s in _statements(e.code)]
     statements = [*inserted, *result, *appended]
     return statements[0] if len(statements) == 1 else cst.FlattenSentinel(statements)
+
+
+def _within(statement: cst.BaseStatement, edits: Sequence[Edit]) -> cst.BaseStatement:
+    """The statement with the edits made inside it: a keyword added, an argument wrapped, an expression replaced."""
+    for edit in edits:
+        if isinstance(edit, AddKeyword):
+            statement = _with_keyword(statement, edit)
+        elif isinstance(edit, WrapArgument):
+            statement = _with_wrapped_argument(statement, edit)
+        elif isinstance(edit, ReplaceExpression):
+            statement = _with_expression_replaced(statement, edit)
+    return statement
+
+
+def _place_inserted(
+    statement: cst.BaseStatement,
+    inserted: list[cst.BaseStatement],
+    result: list[cst.BaseStatement],
+    leading: Sequence[cst.EmptyLine],
+) -> None:
+    """The blank lines and comments above the statement shared out (in place) with the statements put before it."""
+    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):  # module code before a definition:
+        blank = [line for line in leading if line.comment is None]  # the blank lines above it, above both
+        inserted[0] = inserted[0].with_changes(leading_lines=blank or [cst.EmptyLine()] * 2)
+        result[0] = result[0].with_changes(leading_lines=leading or [cst.EmptyLine()] * 2)
+    else:  # the new lines go after the statement's own leading comments, just before it
+        result[0] = result[0].with_changes(leading_lines=())
+        inserted[0] = inserted[0].with_changes(leading_lines=leading)
 
 
 def _replaced(
@@ -212,6 +219,9 @@ def _replaced(
     for edit in replacing:
         if isinstance(edit, ReplaceStatement):
             result = _statements(edit.code)
+            comment = statement.trailing_whitespace if isinstance(statement, cst.SimpleStatementLine) else None
+            if comment is not None and comment.comment is not None and isinstance(result[-1], cst.SimpleStatementLine):
+                result[-1] = result[-1].with_changes(trailing_whitespace=comment)  # the user's comment stays theirs
         elif isinstance(edit, WrapStatement):
             body = statement.with_changes(leading_lines=())
             result = [cst.If(test=cst.parse_expression(edit.condition), body=cst.IndentedBlock(body=[body]))]
@@ -289,6 +299,69 @@ def _with_keyword(statement: cst.BaseStatement, edit: AddKeyword) -> cst.BaseSta
     return changed
 
 
+class _ArgumentWrapper(cst.CSTTransformer):
+    """The first argument (outermost call first) passed by the keyword, else by the code, `edit.argument`."""
+
+    def __init__(self, edit: WrapArgument) -> None:
+        super().__init__()
+        self.edit = edit
+        self.target: cst.Arg | None = None
+
+    def visit_Call(self, node: cst.Call) -> bool:  # noqa: N802 - libcst's visitor naming
+        if self.target is None:
+            by_keyword = [a for a in node.args if a.keyword is not None and a.keyword.value == self.edit.argument]
+            by_code = [a for a in node.args if _code(a.value) == self.edit.argument]
+            self.target = next(iter(by_keyword or by_code), None)
+        return True
+
+    def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:  # noqa: N802
+        if original_node is not self.target:
+            return updated_node
+        wrapped = self.edit.template.replace("{value}", _code(updated_node.value))
+        return updated_node.with_changes(value=cst.parse_expression(wrapped))
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module(body=[]).code_for_node(node)
+
+
+def _with_wrapped_argument(statement: cst.BaseStatement, edit: WrapArgument) -> cst.BaseStatement:
+    wrapper = _ArgumentWrapper(edit)
+    changed = statement.visit(wrapper)
+    if wrapper.target is None or not isinstance(changed, cst.BaseStatement):
+        raise EditError(f"no call at line {edit.line} passes `{edit.argument}`")
+    return changed
+
+
+class _ExpressionReplacer(cst.CSTTransformer):
+    def __init__(self, edit: ReplaceExpression) -> None:
+        super().__init__()
+        self.edit = edit
+        self.done = False
+
+    def on_leave(  # type: ignore[override]
+        self, original_node: cst.CSTNode, updated_node: cst.CSTNode
+    ) -> cst.CSTNode:
+        if self.done or not isinstance(updated_node, cst.BaseExpression) or _code(original_node) != self.edit.old:
+            return updated_node
+        self.done = True
+        return cst.parse_expression(self.edit.new).with_changes(
+            lpar=getattr(updated_node, "lpar", ()), rpar=getattr(updated_node, "rpar", ())
+        )
+
+
+def _with_expression_replaced(statement: cst.BaseStatement, edit: ReplaceExpression) -> cst.BaseStatement:
+    replacer = _ExpressionReplacer(edit)
+    if isinstance(statement, cst.BaseCompoundStatement) and hasattr(statement, "test"):  # its header only
+        header = statement.test.visit(replacer)
+        changed: cst.CSTNode = statement.with_changes(test=header)
+    else:
+        changed = typing.cast(cst.CSTNode, statement.visit(replacer))
+    if not replacer.done or not isinstance(changed, cst.BaseStatement):
+        raise EditError(f"no `{edit.old}` at line {edit.line}")
+    return changed
+
+
 def _imports_torch(statement: cst.BaseStatement) -> bool:
     if not isinstance(statement, cst.SimpleStatementLine):
         return False
@@ -331,8 +404,19 @@ def _small(statement: cst.BaseStatement | None) -> cst.BaseSmallStatement | None
     return statement.body[0]
 
 
+class _ItemDropper(cst.CSTTransformer):
+    """`h.mean().item() > 10` -> `h.mean() > 10`: the condition stays a tensor (`.item()` would break the graph)."""
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:  # noqa: N802
+        func = updated_node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "item" and not updated_node.args:
+            return func.value
+        return updated_node
+
+
 def _where(condition: cst.BaseExpression, then: cst.BaseExpression, otherwise: cst.BaseExpression) -> cst.Call:
     comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    condition = typing.cast(cst.BaseExpression, condition.visit(_ItemDropper()))
     return cst.Call(
         func=cst.parse_expression("torch.where"),
         args=[cst.Arg(condition, comma=comma), cst.Arg(then, comma=comma), cst.Arg(otherwise)],

@@ -6,8 +6,9 @@ from __future__ import annotations
 import os
 from pathlib import PurePath
 
+from torchcompile_doctor.model.paths import display_text
 from torchcompile_doctor.model.report import Finding, Location, Report
-from torchcompile_doctor.renderers._text import plural
+from torchcompile_doctor.renderers._text import compile_phrase, graphs_phrase, plural
 
 # A finding's severity as a CI level when no gate decides: critical and high fail a plain `doctor explain`.
 SEVERITY_LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "warning", "info": "note"}
@@ -37,9 +38,10 @@ def relative_path(file: str, base_dir: str | None) -> str | None:
     return path.relative_to(base).as_posix()
 
 
-def display_path(file: str, base_dir: str | None) -> str:
-    """The path CI tools match against the checkout: relative to `base_dir` when under it, else as torch saw it."""
-    return relative_path(file, base_dir) or file
+def ci_path(report: Report, file: str, base_dir: str | None) -> str:
+    """The path CI tools match against the checkout: relative to `base_dir` when under it, else as people read it
+    (`model.paths.display_path`: never a machine's absolute path)."""
+    return relative_path(file, base_dir) or display_text(file, report.display_roots(base_dir, checkout_first=True))
 
 
 def gate_reason(report: Report, finding: Finding) -> str | None:
@@ -84,8 +86,9 @@ def findings_summary(report: Report) -> str:
     ]
     s = report.summary
     figures = (
-        f"{plural(s.graphs, 'graph')}, {plural(s.graph_breaks, 'graph break')}, {plural(s.recompiles, 'recompile')}, "
-        f"{plural(s.recompile_limit_hits, 'recompile-limit hit')}, compile {s.compile_time_s:.2f} s"
+        f"{plural(s.graphs, 'graph') if s.graphs is not None else graphs_phrase(None)}, "
+        f"{plural(s.graph_breaks, 'graph break')}, {plural(s.recompiles, 'recompile')}, "
+        f"{plural(s.recompile_limit_hits, 'recompile-limit hit')}, {compile_phrase(s.compile_time_s)}"
     )
     head = plural(len(report.findings), "finding") + (f" ({', '.join(counts)})" if counts else "")
     return f"{head}: {figures}"

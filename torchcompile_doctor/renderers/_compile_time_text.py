@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from torchcompile_doctor.model.compile_time import PHASES, CompileTime
+from torchcompile_doctor.model.compile_time import CompileTime
 
 SHOWN_FROM_S = 1.0  # a run that compiled for less than this gets no compile-time lines
 
@@ -21,8 +21,11 @@ def compile_time_lines(data: CompileTime | None) -> list[str]:
     if data.total_s < SHOWN_FROM_S:  # a short compile: only a warm-up that lasted beyond the first call
         return [f"warm-up: {late_calls}"] if late_calls else []
     share = f" ({data.share_of_run:.0%} of the {data.run_s:.1f} s run)" if data.share_of_run is not None else ""
-    phases = " · ".join(f"{data.labels[p]}: {data.phases[p]:.2f} s" for p in PHASES)
-    lines = [f"compile time: {data.total_s:.2f} s{share}; {phases}"]
+    phases = " · ".join(f"{data.labels[p]}: {data.phases[p]:.2f} s" for p in data.shown)
+    backward = data.backward_s
+    # torch's frame compile time (the summary's) leaves out the backward graphs inductor compiled at their first call
+    lazy = f" ({backward:.2f} s of it compiling backward graphs at their first backward)" if backward >= 0.005 else ""
+    lines = [f"compile time: {data.total_s:.2f} s{share}{lazy}; {phases}"]
     warm_up = f"warm-up: {data.late_s:.2f} s compiling after each function's first compile (recompiles)"
     if data.last_compile_end_s is not None:
         warm_up += f"; the last compile ended {data.last_compile_end_s:.2f} s into the run"

@@ -4,6 +4,7 @@ be empty (or all zero, as the caches and later phases of an eager run) is left o
 
 from __future__ import annotations
 
+import heapq
 import re
 from dataclasses import dataclass
 
@@ -12,6 +13,9 @@ from torchcompile_doctor.model.report import Finding, Kind, Report
 
 BAR_WIDTH = 1000  # viewBox units of a phase bar
 BAR_ROWS = 20  # frames drawn; the rest are summed in one line
+IDS_SHOWN = 12  # compile ids listed in a row of "where the graphs are"; the rest counted
+GRAPH_ROWS = 60  # compiled functions in "where the graphs are": those split by a break first, then the most compiled
+GUARD_ROWS = 40  # frames in the guard table, most guards first; the rest counted
 SHOWN_S = 0.005  # a phase shorter than this reads as 0.00 s: left out
 _RESUME = re.compile(r"\(after line (\d+)\)$|^torch_dynamo_resume_in_\w+?_at_(\d+)$")  # how the index names one
 
@@ -38,7 +42,8 @@ class GraphRow:
     function: str
     where: str
     graphs: int  # compiles that gave a graph
-    compile_ids: tuple[str, ...]  # every compile's, "0/8 no graph" for one torch gave up on
+    compile_ids: tuple[str, ...]  # the first IDS_SHOWN compiles', "0/8 no graph" for one torch gave up on
+    more_ids: int  # compiles not listed
     splits: tuple[Split, ...]
     span: str  # the code its graphs hold, in words
     resume: bool
@@ -96,13 +101,25 @@ def graph_rows(report: Report) -> tuple[GraphRow, ...]:
                 function=frame.function,
                 where=frame.where,
                 graphs=sum(not c.failed for c in frame.compiles),
-                compile_ids=tuple(c.compile_id + (" no graph" if c.failed else "") for c in frame.compiles),
+                compile_ids=tuple(c.compile_id + (" no graph" if c.failed else "") for c in frame.compiles[:IDS_SHOWN]),
+                more_ids=max(len(frame.compiles) - IDS_SHOWN, 0),
                 splits=splits,
                 span=_span(frame.function, frame.line, splits),
                 resume=resume is not None,
             )
         )
     return tuple(rows)
+
+
+def shown_graph_rows(rows: tuple[GraphRow, ...]) -> tuple[tuple[GraphRow, ...], int]:
+    """(the rows listed, in their order, and how many are not): every row up to GRAPH_ROWS, else the functions a
+    break splits first, then those compiled most."""
+    if len(rows) <= GRAPH_ROWS:
+        return rows, 0
+    kept = heapq.nsmallest(
+        GRAPH_ROWS, range(len(rows)), key=lambda i: (not rows[i].splits, -len(rows[i].compile_ids) - rows[i].more_ids)
+    )
+    return tuple(rows[i] for i in sorted(kept)), len(rows) - GRAPH_ROWS
 
 
 # -- compile time per frame, by phase
@@ -197,7 +214,8 @@ class GuardRow:
 
 @dataclass(frozen=True)
 class GuardTable:
-    rows: tuple[GuardRow, ...]
+    rows: tuple[GuardRow, ...]  # at most GUARD_ROWS, most guards first
+    rest: int  # frames not listed
     latency: bool  # the column has a value in some row
     per_call: bool
 
@@ -222,8 +240,12 @@ def guard_table(report: Report) -> GuardTable | None:
         )
     if not rows:
         return None
+    if len(rows) > GUARD_ROWS:  # a long job's many frames: the costliest listed, in the report's order
+        kept = set(heapq.nlargest(GUARD_ROWS, range(len(rows)), key=lambda i: (rows[i].guards, rows[i].entries)))
+        rows = [row for i, row in enumerate(rows) if i in kept]
     return GuardTable(
         rows=tuple(rows),
+        rest=len(report.guards) - len(rows),
         latency=any(r.latency_us is not None for r in rows),
         per_call=any(r.compiled_us is not None for r in rows),
     )

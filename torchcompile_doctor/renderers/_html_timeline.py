@@ -5,6 +5,8 @@ finding. Geometry in viewBox units (the drawing scales with the page); pure: not
 
 from __future__ import annotations
 
+import heapq
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +30,9 @@ LANE_HEIGHT = 15  # one lane of markers
 MARK_GAP = 3  # between two markers in one lane
 MIN_SPAN_WIDTH = 0.5  # narrower spans are not drawn (the Perfetto file has them all)
 MIN_COMPILE_WIDTH = 2.0  # a compile is drawn at least this wide
+TIMELINE_ROWS = 40  # compiled functions drawn per lane; the rest counted under it (all of them: the Perfetto file)
+COMPILE_ROWS = 60  # rows of the every-compile table; the rest are counted under it (all of them: the Perfetto file)
+BAND_GAP = 1.0  # boxes of one level and phase closer than this (about a pixel) are drawn as one band
 CHAR_WIDTH = 6.2  # of the markers' 10-unit label font
 MARK_KINDS = ("break", "recompile", "fallback", "failure")
 MARK_LABELS = {
@@ -107,15 +112,59 @@ class CompileLine:
 
 
 @dataclass(frozen=True)
+class CompileTable:
+    """The table under the timeline: its totals first, then at most COMPILE_ROWS compiles in run order (those
+    with a finding first, then the slowest); the rest counted, not listed."""
+
+    rows: tuple[CompileLine, ...]
+    count: int  # every compile
+    seconds: float
+    no_graph: int  # compiles torch gave up on
+    with_findings: int
+    rest: int  # compiles not listed
+    rest_s: float
+
+    @property
+    def findings_column(self) -> bool:
+        return any(line.findings for line in self.rows)
+
+
+def compile_table(lines: Sequence[CompileLine], most: int = COMPILE_ROWS) -> CompileTable:
+    """The compiles worth a row (a finding's first, then the slowest), in run order; one pass and one partial
+    sort, whatever the number of compiles."""
+    order = range(len(lines))
+    kept = sorted(heapq.nsmallest(most, order, key=lambda i: (not lines[i].findings, -lines[i].seconds)))
+    rows = tuple(lines[i] for i in kept)
+    total = sum(line.seconds for line in lines)
+    return CompileTable(
+        rows=rows,
+        count=len(lines),
+        seconds=total,
+        no_graph=sum(not line.graph for line in lines),
+        with_findings=sum(bool(line.findings) for line in lines),
+        rest=len(lines) - len(rows),
+        rest_s=total - sum(line.seconds for line in rows),
+    )
+
+
+@dataclass(frozen=True)
 class Tick:
     x: float
     label: str
+
+    @property
+    def percent(self) -> float:
+        """Where the label sits across the axis: the axis is text laid out by the page, so its labels keep their
+        size on a phone (an SVG's text shrinks with the drawing)."""
+        return round(self.x / VIEW_WIDTH * 100, 2)
 
 
 @dataclass(frozen=True)
 class Lane:
     label: str  # "rank 1"; empty for one process
-    rows: tuple[TimelineRow, ...]
+    rows: tuple[TimelineRow, ...]  # at most TIMELINE_ROWS: the functions with a finding marked, then the costliest
+    rest: int = 0  # compiled functions not drawn
+    rest_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -127,7 +176,7 @@ class Timeline:
     failed: bool  # a compile that gave no graph is drawn
     run_end: bool  # the run's end is drawn
     nested: bool  # torch's spans are drawn (not only each compile's phases)
-    compiles: tuple[CompileLine, ...]
+    compiles: CompileTable
     labels: Labels  # the phases' names (the kernel compile named for what ran: C++ or Triton)
 
     @property
@@ -167,13 +216,15 @@ def compile_ids(finding: Finding, rank: int | None) -> list[str]:
     return list(ids)
 
 
-def span_phase(name: str, inside: Sequence[str]) -> str:
+def span_phase(name: str, inside: Sequence[str], wait_phase: str = "cpp_compile") -> str:
     """The phase a span belongs to, by where it lies (`inside`: the names of the spans around it), as
     compile_time's phases split a compile: the C++ kernel compiles, inductor's compile, the rest of the backend
     (AOT autograd), and Dynamo around it."""
     names = {name, *inside}
-    if name in CPP_SPANS:
+    if name == "compile_file":
         return "cpp_compile"
+    if name in CPP_SPANS:  # the wait for worker processes: C++ kernels on a CPU, Triton kernels on a GPU
+        return wait_phase
     if "inductor_compile" in names:
         return "inductor"
     if "backend_compile" in names:
@@ -202,25 +253,31 @@ def _span_title(span: TraceSpan, record: CompileRecord) -> str:
 
 
 def _span_boxes(record: CompileRecord, scale: float, top: float) -> list[Box]:
+    """The compile's spans, each at its nesting level, coloured by the spans around it: one pass over the spans
+    in start order with the enclosing ones on a stack (a compile of thousands of spans costs no more per span)."""
     boxes = []
-    spans = sorted(record.spans, key=lambda s: (s.start_s, s.depth))
-    for span in spans:
+    wait_phase = "triton_compile" if record.phases.get("triton_compile", 0.0) > 0 else "cpp_compile"
+    enclosing: list[TraceSpan] = []
+    names: Counter[str] = Counter()  # the names on the stack, for span_phase
+    for span in sorted(record.spans, key=lambda s: (s.start_s, s.depth)):
+        while enclosing and not _inside(span, enclosing[-1]):
+            names[enclosing.pop().name] -= 1
         width = span.seconds * scale
-        if width < MIN_SPAN_WIDTH and span.depth > 0:
-            continue
-        enclosing = [o.name for o in spans if o.depth < span.depth and _inside(span, o)]
-        level = min(span.depth, MAX_LEVELS - 1)
-        boxes.append(
-            _box(
-                span.start_s * scale,
-                width,
-                MIN_COMPILE_WIDTH if span.depth == 0 else MIN_SPAN_WIDTH,
-                y=top + level * LEVEL_HEIGHT,
-                height=LEVEL_HEIGHT - 1,
-                phase=span_phase(span.name, enclosing),
-                title=_span_title(span, record),
+        if width >= MIN_SPAN_WIDTH or span.depth == 0:
+            level = min(span.depth, MAX_LEVELS - 1)
+            boxes.append(
+                _box(
+                    span.start_s * scale,
+                    width,
+                    MIN_COMPILE_WIDTH if span.depth == 0 else MIN_SPAN_WIDTH,
+                    y=top + level * LEVEL_HEIGHT,
+                    height=LEVEL_HEIGHT - 1,
+                    phase=span_phase(span.name, [name for name, count in names.items() if count > 0], wait_phase),
+                    title=_span_title(span, record),
+                )
             )
-        )
+        enclosing.append(span)
+        names[span.name] += 1
     return boxes
 
 
@@ -284,6 +341,43 @@ def _compile_boxes(frame: FrameCompileTime, scale: float, top: float, levels: in
                 )
             )
     return boxes
+
+
+def _band_title(run: list[Box], end: float, scale: float) -> str:
+    what = "compiles torch gave up on (no graph)" if run[0].phase == "failed" else "spans"
+    start_s, end_s = run[0].x / scale, end / scale
+    return f"{len(run)} {what} from +{start_s:.2f} s to +{end_s:.2f} s (each one: the Perfetto file)"
+
+
+def banded(boxes: list[Box], scale: float) -> list[Box]:
+    """Boxes of one level and phase that touch on the axis drawn as one band: what a reader cannot tell apart is
+    drawn once, so a row's drawing grows with the axis's width, not with its compiles (thousands of compiles of
+    a long job). Outlines of failed compiles last, over the spans."""
+    out: list[Box] = []
+    run: list[Box] = []
+    end = 0.0
+    for box in sorted(boxes, key=lambda b: (b.phase == "failed", b.y, b.height, b.phase, b.x)):
+        if (
+            run
+            and (box.y, box.height, box.phase) == (run[0].y, run[0].height, run[0].phase)
+            and box.x <= end + BAND_GAP
+        ):
+            run.append(box)
+            end = max(end, box.x + box.width)
+            continue
+        if run:
+            out.append(_band(run, end, scale))
+        run, end = [box], box.x + box.width
+    if run:
+        out.append(_band(run, end, scale))
+    return out
+
+
+def _band(run: list[Box], end: float, scale: float) -> Box:
+    first = run[0]
+    if len(run) == 1:
+        return first
+    return Box(first.x, first.y, round(end - first.x, 1), first.height, first.phase, _band_title(run, end, scale))
 
 
 @dataclass(frozen=True)
@@ -356,7 +450,7 @@ def _row(
         where=frame.where,
         compiles=len(frame.compiles),
         seconds=frame.seconds,
-        boxes=tuple(_compile_boxes(frame, scale, top, levels, labels)),
+        boxes=tuple(banded(_compile_boxes(frame, scale, top, levels, labels), scale)),
         markers=tuple(markers),
         lanes=lanes,
         levels=levels,
@@ -377,12 +471,23 @@ def _first_start(frame: FrameCompileTime) -> float:
     return min((c.start_s for c in frame.compiles if c.start_s is not None), default=float("inf"))
 
 
+def _drawn(frames: list[FrameCompileTime], marked: set[str]) -> list[FrameCompileTime]:
+    """The frames that get a row, in run order: all of them up to TIMELINE_ROWS, else those with a finding
+    marked at one of their compiles first, then the costliest."""
+    if len(frames) <= TIMELINE_ROWS:
+        return frames
+    has_mark = [any(c.compile_id in marked for c in frame.compiles) for frame in frames]
+    kept = heapq.nsmallest(TIMELINE_ROWS, range(len(frames)), key=lambda i: (not has_mark[i], -frames[i].seconds))
+    return [frames[i] for i in sorted(kept)]
+
+
 def _lane(report: Report, label: str, rank: int | None, data: CompileTime, scale: float) -> tuple[Lane, list[Any]]:
     at_compile = _marks_by_compile(report, rank)
+    frames = [
+        f for f in sorted(data.frames, key=lambda f: (_first_start(f), f.where)) if _first_start(f) != float("inf")
+    ]
     rows, lines = [], []
-    for frame in sorted(data.frames, key=lambda f: (_first_start(f), f.where)):
-        if _first_start(frame) == float("inf"):
-            continue
+    for frame in _drawn(frames, set(at_compile)):
         marks = [
             _Mark(kind, finding, round(c.start_s * scale, 1), c.compile_id)
             for c in frame.compiles
@@ -390,9 +495,11 @@ def _lane(report: Report, label: str, rank: int | None, data: CompileTime, scale
             for kind, finding in at_compile.get(c.compile_id, [])
         ]
         rows.append(_row(frame, marks, scale, data.run_s, data.labels))
+    for frame in frames:
         marked = [(c, at_compile.get(c.compile_id, [])) for c in frame.compiles]
         lines += [_compile_line(frame, c, marks_at, rank, data.labels) for c, marks_at in marked]
-    return Lane(label, tuple(rows)), lines
+    rest_s = sum(f.seconds for f in frames) - sum(row.seconds for row in rows)
+    return Lane(label, tuple(rows), rest=len(frames) - len(rows), rest_s=rest_s), lines
 
 
 def _compile_line(
@@ -434,9 +541,7 @@ def _span_s(lanes: list[tuple[str, int | None, CompileTime]]) -> float:
     return max(ends + [data.run_s or 0.0 for _, _, data in lanes], default=0.0)
 
 
-def _timeline(
-    lanes: tuple[Lane, ...], span: float, nested: bool, compiles: tuple[CompileLine, ...], labels: Labels
-) -> Timeline:
+def _timeline(lanes: tuple[Lane, ...], span: float, nested: bool, compiles: CompileTable, labels: Labels) -> Timeline:
     rows = [row for lane in lanes for row in lane.rows]
     drawn = {box.phase for row in rows for box in row.boxes}
     marked = {marker.kind for row in rows for marker in row.markers}
@@ -461,6 +566,6 @@ def timeline(report: Report) -> Timeline | None:
         return None
     built = [_lane(report, label, rank, data, VIEW_WIDTH / span) for label, rank, data in lanes]
     nested = any(spans_cover(c) for _, _, data in lanes for f in data.frames for c in f.compiles)
-    compiles = tuple(line for _, lines in built for line in lines)
+    compiles = compile_table([line for _, lines in built for line in lines])
     labels = lanes[0][2].labels
     return _timeline(tuple(lane for lane, _ in built if lane.rows), span, nested, compiles, labels)

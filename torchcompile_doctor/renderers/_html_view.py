@@ -121,7 +121,7 @@ def _reached(finding: Finding, shown: Shown) -> tuple[str | None, Markup | None,
     """(the user's line a library break was reached from, its text, or the call sites when there are several)."""
     frame = finding.user_frame
     if frame is not None:
-        return frame.where, verbatim(frame.source) if frame.source else None, None
+        return frame.where, verbatim(frame.shown_source), None
     if len(finding.call_sites) > 1:
         return None, None, f"{len(finding.call_sites)} sites: " + ", ".join(shown(s) for s in finding.call_sites)
     return None, None, None

@@ -7,7 +7,8 @@ import re
 from dataclasses import dataclass
 
 from torchcompile_doctor.model.findings import Verification, impact_figures
-from torchcompile_doctor.model.report import Finding, Fix, Report
+from torchcompile_doctor.model.report import NOT_IN_THE_LOG as NOT_IN_THE_LOG  # the renderers say it from here
+from torchcompile_doctor.model.report import Finding, Fix, Report, target_ending
 
 # Terminal escape sequences (CSI and OSC), then the control characters XML 1.0 forbids (and DEL): none belong in
 # any output, whether a terminal would obey them or a CI reader would reject them.
@@ -16,12 +17,31 @@ _ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]
 
 NO_FINDINGS = "No findings: one graph per compiled function, no recompiles."
 NO_COMPILE = "No findings: what was read records no compiled graph."
+NO_FINDINGS_IN_LOG = "No findings in what the log records (it holds no graphs: the run's TORCH_TRACE does)."
 NOT_RECORDED = "not recorded"
 
 
-def no_findings(graphs: int, compiled: bool) -> str:
-    """What a report without findings says: nothing compiled is not "one graph per function"."""
+def no_findings(graphs: int | None, compiled: bool) -> str:
+    """What a report without findings says: nothing compiled is not "one graph per function", and a text log
+    that holds no graphs says neither."""
+    if graphs is None:
+        return NO_FINDINGS_IN_LOG
     return NO_FINDINGS if graphs or compiled else NO_COMPILE
+
+
+def graphs_phrase(graphs: int | None) -> str:
+    """`3 graphs`, or that what was read cannot hold them (a text log), never a measured-looking 0."""
+    return f"{graphs} graphs" if graphs is not None else f"graphs {NOT_IN_THE_LOG}"
+
+
+def compile_phrase(seconds: float | None) -> str:
+    """`compile 1.22 s`, or that what was read cannot hold it (a text log)."""
+    return f"compile {seconds:.2f} s" if seconds is not None else f"compile time {NOT_IN_THE_LOG}"
+
+
+def seconds_or_not(seconds: float | None) -> str:
+    """`1.22 s` for a table cell, or `not in the log`."""
+    return f"{seconds:.2f} s" if seconds is not None else NOT_IN_THE_LOG
 
 
 def torch_label(version: str | None) -> str:
@@ -32,7 +52,10 @@ def target_line(status: str, exit_code: int | None) -> str:
     """How the target ended, or that the logs read do not say (a bare trace, a text log that ends normally)."""
     if status == "unknown":
         return f"target: how it ended is {NOT_RECORDED} in what was read"
-    return f"target: {status}, exit code {exit_code}"
+    stopped = target_ending(status, exit_code)
+    if stopped is not None:
+        return f"target: {stopped}"
+    return f"target: {status}, exit code {exit_code}" if exit_code is not None else f"target: {status}"
 
 
 def clean(text: str) -> str:
@@ -54,7 +77,7 @@ def _percent(share: float) -> str:
     return "<1%" if 0 < share < 0.005 else f"{share:.0%}"
 
 
-def finding_figures(finding: Finding, total_compile_seconds: float) -> str:
+def finding_figures(finding: Finding, total_compile_seconds: float | None) -> str:
     """The figures that ranked a finding, as the terminal's `figures:` line says them."""
     figures = impact_figures(finding.impact)
     parts = []
@@ -144,16 +167,18 @@ def at_your_code(report: Report) -> list[Rewrite]:
             continue
         code_after, moved_to = _change(fix.before, fix.after)
         where = f"{report.display_file(at.file)}:{at.line}"
-        found.append(Rewrite(rank, finding.code, where, fix.before, code_after, moved_to))
+        found.append(Rewrite(rank, finding.code, where, at.text.strip(), code_after, moved_to))
     return found if 0 < len(found) < len(report.findings) else []
 
 
 def _change(before: str, after: str) -> tuple[str | None, str | None]:
     """(the rewrite's first line of code, None), or (None, where it moves the line to: its comment) when that
     line stays as it is."""
-    lines = [line.strip() for line in after.splitlines() if line.strip()]
-    code = next((line for line in lines if not line.startswith("#")), "")
-    if code and code != before.strip():
+    lines = [line.strip() for line in after.splitlines() if line.strip() and line.strip() != "..."]
+    kept = {line.strip() for line in before.splitlines()}  # a hunk's lines the edit leaves as they are
+    code = next((line for line in lines if not line.startswith("#") and line not in kept), "")
+    if code:
         return code, None
+    code = next((line for line in lines if not line.startswith("#")), "")
     moved_to = next((line.lstrip("# ").rstrip(":") for line in lines if line.startswith("#")), None)
     return (None, moved_to) if moved_to is not None else (code, None)

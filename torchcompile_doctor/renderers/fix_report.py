@@ -1,5 +1,6 @@
-"""`doctor fix`'s output: on the terminal, the patch with the measured effect of each change it holds and what
-every other candidate did; as JSON, all of it (`fix_to_json`); as a diff, only the patch (for `git apply`)."""
+"""`doctor fix`'s output: on the terminal, the patch with its measured before → after (breaks, recompiles, compile
+time, steady-state time), the effect of each change it holds, why each helpful change it leaves out stayed out, and
+what every other candidate did; as JSON, all of it (`fix_to_json`); as a diff, only the patch (for `git apply`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import json
 from torchcompile_doctor.model.findings import RunFigures
 from torchcompile_doctor.model.fix import FixReport, TrialRecord
 from torchcompile_doctor.model.json import to_json
+from torchcompile_doctor.model.paths import display_text
+from torchcompile_doctor.model.trial import HELPFUL, Noise
 
 _FIGURES = (
     ("graph_breaks", "graph breaks"),
@@ -18,15 +21,50 @@ _FIGURES = (
 )
 
 
+def _seconds(value: float) -> str:
+    """Seconds as people read them: `1.20 s`, `0.120 s`, `4.2 ms`, `85 µs` (a compiled call is often short)."""
+    if value >= 0.1:
+        return f"{value:.2f} s" if value >= 1 else f"{value:.3f} s"
+    return f"{value * 1e3:.1f} ms" if value >= 1e-3 else f"{value * 1e6:.0f} µs"
+
+
 def effect(before: RunFigures, after: RunFigures) -> str:
-    """`graph breaks 3 → 0, graphs 4 → 1, compile 2.10 s → 0.80 s`: what changed, measured."""
+    """`graph breaks 3 → 0, graphs 4 → 1, compile 2.10 s → 0.80 s, steady state 0.120 s → 0.100 s`: what changed,
+    measured."""
     parts = [
         f"{label} {getattr(before, name)} → {getattr(after, name)}"
         for name, label in _FIGURES
         if getattr(before, name) != getattr(after, name)
     ]
     parts.append(f"compile {before.compile_time_s:.2f} s → {after.compile_time_s:.2f} s")
+    if before.steady_state_s is not None and after.steady_state_s is not None:
+        parts.append(f"steady state {_seconds(before.steady_state_s)} → {_seconds(after.steady_state_s)}")
     return ", ".join(parts)
+
+
+def patch_effect(before: RunFigures, after: RunFigures) -> str:
+    """The patch's four figures, before → after, whether they changed or not."""
+    parts = [
+        f"graph breaks {before.graph_breaks} → {after.graph_breaks}",
+        f"recompiles {before.recompiles} → {after.recompiles}",
+        f"compile {before.compile_time_s:.2f} s → {after.compile_time_s:.2f} s",
+    ]
+    if before.steady_state_s is not None and after.steady_state_s is not None:
+        parts.append(f"steady state {_seconds(before.steady_state_s)} → {_seconds(after.steady_state_s)}")
+    return ", ".join(parts)
+
+
+def noise_line(noise: Noise | None) -> str | None:
+    """What a timing had to exceed to count, from the plain run's repeats."""
+    if noise is None or noise.compile_s.runs < 2:
+        return None
+    line = (
+        f"the plain run, {noise.compile_s.runs} times: compile {noise.compile_s.median:.2f} s "
+        f"± {noise.compile_s.spread / 2:.2f} s"
+    )
+    if noise.steady_s is not None:
+        line += f", steady state {_seconds(noise.steady_s.median)} ± {_seconds(noise.steady_s.spread / 2)}"
+    return line + "; a timing counts only beyond its spread"
 
 
 def _trial_line(trial: TrialRecord, before: RunFigures) -> str:
@@ -36,21 +74,24 @@ def _trial_line(trial: TrialRecord, before: RunFigures) -> str:
         line += f"\n                 measured: {effect(before, trial.after)}"
     if trial.detail:
         line += f"\n                 {trial.detail}"
-    if trial.caution and trial.status != "helps":
+    if trial.label:
+        line += f"\n                 kept: {trial.label}"
+    if trial.caution and trial.status not in HELPFUL:
         line += f"\n                 note: {trial.caution}"
     return line
 
 
 def render_terminal(report: FixReport) -> str:
-    lines = [f"doctor fix {report.target}", ""]
-    lines += [f"note: {note}" for note in report.notes]
+    lines = [f"doctor fix {display_text(report.target, (report.project,))}", ""]
+    lines += [f"note: {display_text(note, (report.project,))}" for note in report.notes]
     patch = report.patch
     if patch is None:
         tried = any(trial.after is not None for trial in report.trials)
         lines.append("No measured change made this program better; nothing to apply." if tried else "Nothing to apply.")
     else:
         lines.append(
-            f"The patch ({', '.join(patch.files)}), measured on this program: {effect(report.before, patch.after)}"
+            f"The patch ({', '.join(patch.files)}), measured on this program: "
+            + patch_effect(report.before, patch.after)
         )
         for trial in report.trials:
             if trial.change in patch.changes:
@@ -64,6 +105,9 @@ def render_terminal(report: FixReport) -> str:
                 lines.append(f"The files as they were: {', '.join(report.backups)}")
         else:
             lines.append("Nothing was written: `doctor fix --apply` writes this patch.")
+    lines += [f"Left out: {left.change}: {left.reason}" for left in report.left_out]
+    if (noise := noise_line(report.noise)) is not None:
+        lines.append(f"note: {noise}")
     others = [t for t in report.trials if patch is None or t.change not in patch.changes]
     if others:
         lines += ["", "Every candidate, measured one at a time against the plain run:"]

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from torchcompile_doctor.model.paths import ELLIPSIS
 from torchcompile_doctor.model.report import Finding, Report
 from torchcompile_doctor.renderers._annotations import (
     annotation_site,
-    display_path,
+    ci_path,
     fails,
     findings_summary,
     gate_reason,
@@ -40,17 +41,20 @@ def _command_name(report: Report, finding: Finding) -> str:
 
 def _annotation(report: Report, finding: Finding, base_dir: str | None) -> str:
     site = annotation_site(finding)
+    file = ci_path(report, site.file, base_dir) if site else None
+    if file is not None and file.startswith(ELLIPSIS):
+        site = file = None  # a file on no root: GitHub could not place it, and its path would name the machine
     return command(
         _command_name(report, finding),
         "\n".join(message_parts(finding, gate_reason(report, finding))),
-        file=display_path(site.file, base_dir) if site else None,
+        file=file,
         line=site.line if site and site.line >= 1 else None,
         title=f"{finding.code} {finding.title}",
     )
 
 
 def _summary(report: Report, base_dir: str | None) -> str:
-    target = display_path(report.target, base_dir)
+    target = ci_path(report, report.target, base_dir)
     gate = report.gate
     if gate is None:
         return command("notice", f"{target}: {findings_summary(report)}", title=TOOL)

@@ -15,6 +15,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from torchcompile_doctor.model.report import Report, rank_list
+from torchcompile_doctor.renderers._html_cudagraphs import CudagraphSection, cudagraph_section
 from torchcompile_doctor.renderers._html_tables import (
     GraphRow,
     GuardTable,
@@ -24,6 +25,7 @@ from torchcompile_doctor.renderers._html_tables import (
     guard_table,
     phase_bars,
     primary_compile_time,
+    shown_graph_rows,
 )
 from torchcompile_doctor.renderers._html_timeline import Timeline, timeline
 from torchcompile_doctor.renderers._html_view import (
@@ -35,7 +37,13 @@ from torchcompile_doctor.renderers._html_view import (
     tally,
 )
 from torchcompile_doctor.renderers._shareable import Shareable
-from torchcompile_doctor.renderers._text import AT_YOUR_CODE, NO_FINDINGS, finding_figures
+from torchcompile_doctor.renderers._text import (
+    AT_YOUR_CODE,
+    NO_FINDINGS,
+    NOT_IN_THE_LOG,
+    finding_figures,
+    seconds_or_not,
+)
 from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
 
 
@@ -49,10 +57,10 @@ def _finalize(context: jinja2.runtime.Context, value: object) -> object:
 
 @jinja2.pass_context
 def _breakable(context: jinja2.runtime.Context, value: str) -> Markup:
-    """A long name (`a.<locals>.b`, `pkg/models/x.py:12`) that may wrap after its dots and slashes, so a narrow
-    column or screen wraps it instead of scrolling."""
+    """A long name (`a.<locals>.b`, `pkg/models/x.py:12`, `warmup_sgd_update`) that may wrap after its dots,
+    slashes and underscores, so a narrow column or screen wraps it at a joint instead of mid-word or scrolling."""
     text = str(escape(context["shareable"].text(value)))  # a str: Markup.replace would escape the <wbr>
-    return Markup(text.replace(".", ".<wbr>").replace("/", "/<wbr>"))
+    return Markup(text.replace(".", ".<wbr>").replace("/", "/<wbr>").replace("_", "_<wbr>"))
 
 
 @functools.cache
@@ -97,10 +105,12 @@ class Page:
     at_your_code_title: str
     timeline: Timeline | None
     graphs: tuple[GraphRow, ...]
+    graphs_rest: int  # compiled functions not listed there
     bars: PhaseBars | None
     bars_of: str  # whose compile time the per-frame pictures show, in a multi-rank report
     compile_facts: tuple[str, ...]
     guards: GuardTable | None
+    cudagraphs: CudagraphSection | None  # how much ran under CUDA graphs (None: not asked for)
     all_ranks: str
     perfetto_file: str | None
     perfetto_href: str | None  # the file's name as a relative URL
@@ -111,12 +121,12 @@ def _cards(report: Report) -> tuple[Card, ...]:
     s = report.summary
     data = report.compile_time
     cards = [
-        Card(str(s.graphs), "graphs"),
+        Card(str(s.graphs) if s.graphs is not None else NOT_IN_THE_LOG, "graphs"),
         Card(f"{s.graph_breaks} ({s.graph_break_records} records)", "graph breaks"),
         Card(str(s.recompiles), "recompiles"),
         Card(str(s.fallbacks_to_eager), "fallbacks to eager"),
         Card(str(s.compile_failures), "compile failures"),
-        Card(f"{s.compile_time_s:.2f} s", "compile time"),
+        Card(seconds_or_not(s.compile_time_s), "compile time"),
     ]
     if s.recompile_limit_hits:
         cards.insert(3, Card(str(s.recompile_limit_hits), "recompile-limit hits"))
@@ -147,6 +157,7 @@ def _footer(report: Report) -> str:
 def page(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> Page:
     shareable = Shareable(report.environment)
     findings = finding_views(report, shareable.text)
+    graphs, graphs_rest = shown_graph_rows(graph_rows(report))
     return Page(
         report=report,
         target=shareable.text(report.target),
@@ -157,13 +168,15 @@ def page(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> Page:
         at_your_code=rewrite_views(report, shareable.text),
         at_your_code_title=AT_YOUR_CODE,
         timeline=timeline(report),
-        graphs=graph_rows(report),
+        graphs=graphs,
+        graphs_rest=graphs_rest,
         bars=phase_bars(primary_compile_time(report)),
         bars_of=f"rank {report.rank_compile_times[0][0]}"
         if report.compile_time is None and report.rank_compile_times
         else "",
         compile_facts=compile_facts(report.compile_time),
         guards=guard_table(report),
+        cudagraphs=cudagraph_section(report.cudagraphs, shareable.text),
         all_ranks=rank_list(row.rank for row in report.rank_table),
         perfetto_file=options.perfetto_file,
         perfetto_href=urllib.parse.quote(options.perfetto_file) if options.perfetto_file else None,

@@ -9,7 +9,7 @@ from torchcompile_doctor.model.gate import GateResult
 from torchcompile_doctor.model.report import Finding, Report
 from torchcompile_doctor.renderers._annotations import (
     annotation_site,
-    display_path,
+    ci_path,
     fails,
     findings_summary,
     gate_reason,
@@ -31,12 +31,12 @@ def _element(parent: ET.Element, tag: str, text: str | None = None, **attributes
     return element
 
 
-def _details(finding: Finding, base_dir: str | None) -> str:
+def _details(report: Report, finding: Finding, base_dir: str | None) -> str:
     """Why, fix and where, as the body of a failure or a passing case's output."""
     lines = [f"{finding.severity.upper()} {finding.code} ({finding.rule_name or finding.kind}): {finding.title}"]
     site = annotation_site(finding)
     if site is not None:
-        lines.append(f"Where: {display_path(site.file, base_dir)}:{site.line} in {site.function}")
+        lines.append(f"Where: {ci_path(report, site.file, base_dir)}:{site.line} in {site.function}")
         if site.source:
             lines.append(f"Line: {site.source}")
     note = library_note(finding)
@@ -60,12 +60,12 @@ def _finding_case(suite: ET.Element, report: Report, finding: Finding, base_dir:
     site = annotation_site(finding)
     attributes = {"classname": f"{CLASS_PREFIX}.{finding.code}", "name": f"{finding.code} {finding.title}"}
     if site is not None:
-        path = display_path(site.file, base_dir)
+        path = ci_path(report, site.file, base_dir)
         attributes["name"] = f"{finding.code} {path}:{site.line} {finding.title}"
         attributes["file"] = path
         attributes["line"] = str(site.line)
     case = _element(suite, "testcase", **attributes)
-    details = _details(finding, base_dir)
+    details = _details(report, finding, base_dir)
     if not fails(report, finding):
         _element(case, "system-out", details)
         return False
@@ -88,12 +88,12 @@ def _suite(parent: ET.Element, report: Report, base_dir: str | None) -> tuple[in
     suite = _element(
         parent,
         "testsuite",
-        name=display_path(report.target, base_dir),
+        name=ci_path(report, report.target, base_dir),
         tests="0",
         failures="0",
         errors="0",
         skipped="0",
-        time=f"{report.summary.compile_time_s:.3f}",
+        time=f"{report.summary.compile_time_s or 0.0:.3f}",  # a number: 0 where a text log holds no compile time
     )
     properties = _element(suite, "properties")
     gate = report.gate
@@ -127,7 +127,7 @@ def _document(reports: Iterable[Report], base_dir: str | None) -> str:
     for report in reports:
         suite_tests, suite_failures = _suite(root, report, base_dir)
         tests, failures = tests + suite_tests, failures + suite_failures
-        time += report.summary.compile_time_s
+        time += report.summary.compile_time_s or 0.0
     root.attrib.update(tests=str(tests), failures=str(failures), errors="0", skipped="0", time=f"{time:.3f}")
     ET.indent(root, space="  ")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -7,15 +7,18 @@ import re
 from typing import Any
 
 from torchcompile_doctor.model.gate import GateResult
-from torchcompile_doctor.model.report import Finding, Report, rank_list
+from torchcompile_doctor.model.report import Finding, Report, rank_list, target_ending
 from torchcompile_doctor.renderers._compile_time_text import compile_time_lines
+from torchcompile_doctor.renderers._cudagraph_text import cudagraph_details, cudagraph_headline
 from torchcompile_doctor.renderers._text import (
     AT_YOUR_CODE,
+    NOT_IN_THE_LOG,
     NOT_RECORDED,
     at_your_code,
     clean_for_display,
     measurement_label,
     no_findings,
+    seconds_or_not,
     summary_line,
     torch_label,
 )
@@ -98,8 +101,20 @@ def _finding(finding: Finding, gate: GateResult | None = None, all_ranks: tuple[
 TOP_FINDINGS = 5  # shown in full; the rest fold into one <details> block to keep PR comments short
 
 
+def _target_exit(report: Report) -> str:
+    """`exit `3``, `exit not recorded`, or how a run that was stopped ended (no exit code to show)."""
+    if report.target_status == "unknown":
+        return f"exit {NOT_RECORDED}"
+    stopped = target_ending(report.target_status, report.target_exit_code)
+    return stopped if stopped is not None else f"exit `{report.target_exit_code}`"
+
+
 def _gate(gate: GateResult) -> list[str]:
-    verdict = "✅ passed" if gate.passed else f"❌ failed: {len(gate.failures)} finding(s) fail it"
+    verdict = (
+        "✅ passed"
+        if gate.passed
+        else "❌ failed" + (f": {len(gate.failures)} finding(s) fail it" if gate.failures else "")
+    )
     lines = [f"**Gate {verdict}** ({', '.join(_code(c) for c in gate.criteria) or 'no criteria'})", ""]
     lines += [f"- {_escape(violation)}" for violation in gate.violations]
     if gate.baseline:
@@ -117,8 +132,8 @@ def _rank_table(report: Report) -> list[str]:
     ]
     for row in report.rank_table:
         lines.append(
-            f"| {row.rank} | {row.graphs} | {row.graph_breaks} | {row.recompiles} "
-            f"| {row.compile_failures} | {row.compile_time_s:.2f} s | {row.ddp_splits} "
+            f"| {row.rank} | {row.graphs if row.graphs is not None else NOT_IN_THE_LOG} | {row.graph_breaks} "
+            f"| {row.recompiles} | {row.compile_failures} | {seconds_or_not(row.compile_time_s)} | {row.ddp_splits} "
             f"| {_escape(str(row.target_status))} | {_escape(str(row.log))} |"
         )
     return lines + [""]
@@ -140,21 +155,24 @@ def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
     """Markdown has no options of its own: a PR comment looks the same wherever it is rendered."""
     s = report.summary
     lines = [
-        f"## torchcompile-doctor: {_escape(report.target)}",
+        f"## torchcompile-doctor: {_escape(report.display_target(options.base_dir))}",
         "",
         "| graphs | graph breaks | recompiles | recompile-limit hits | fallbacks to eager | compile failures "
         "| compile time |",
         "| --- | --- | --- | --- | --- | --- | --- |",
-        f"| {s.graphs} | {s.graph_breaks} | {s.recompiles} | {s.recompile_limit_hits} | {s.fallbacks_to_eager} "
-        f"| {s.compile_failures} | {s.compile_time_s:.2f} s |",
+        f"| {s.graphs if s.graphs is not None else NOT_IN_THE_LOG} | {s.graph_breaks} | {s.recompiles} "
+        f"| {s.recompile_limit_hits} | {s.fallbacks_to_eager} | {s.compile_failures} "
+        f"| {seconds_or_not(s.compile_time_s)} |",
         "",
-        f"backend `{report.backend}`, torch `{torch_label(report.torch_version)}`, target exit "
-        + (f"`{report.target_exit_code}`" if report.target_status != "unknown" else NOT_RECORDED),
+        f"backend `{report.backend}`, torch `{torch_label(report.torch_version)}`, target " + _target_exit(report),
         "",
     ]
     compile_time = compile_time_lines(report.compile_time)
     if compile_time:
         lines += [f"- {_escape(line)}" for line in compile_time] + [""]
+    if report.cudagraphs is not None:
+        lines += [f"**{_escape(cudagraph_headline(report.cudagraphs))}**", ""]
+        lines += [f"- {_escape(line)}" for line in cudagraph_details(report.cudagraphs)] + [""]
     all_ranks = tuple(row.rank for row in report.rank_table)
     if len(all_ranks) > 1:
         lines += _rank_table(report)
@@ -171,6 +189,6 @@ def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
         for finding in rest:
             lines += _finding(finding, report.gate, all_ranks)
         lines += ["</details>", ""]
-    for note in report.notes:
+    for note in report.display_notes(options.base_dir):
         lines.append(f"> {_escape(note)}")
     return "\n".join(lines).rstrip() + "\n"

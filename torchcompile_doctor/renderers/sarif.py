@@ -4,18 +4,18 @@ catalogue describes it (the findings carry that: `Finding.rule_help`)."""
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from pathlib import PurePath
 from typing import Any
 from urllib.parse import quote
 
 from torchcompile_doctor.model.json import to_json
+from torchcompile_doctor.model.paths import ELLIPSIS, display_path
 from torchcompile_doctor.model.report import Finding, Location, Report, RuleHelp
 from torchcompile_doctor.renderers._annotations import (
     SEVERITY_LEVEL,
     annotation_site,
-    display_path,
+    ci_path,
     gate_reason,
     is_pseudo_file,
     message_parts,
@@ -27,27 +27,16 @@ from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://pypi.org/project/torchcompile-doctor/"
 FINGERPRINT_KEY = "torchcompileDoctor/v1"
+# Where an artifact's relative URI starts: the checkout the doctor ran in, the program's folder when it is outside
+# it, the Python library folders (site-packages, the standard library). No base's machine path is written: the
+# viewer knows its checkout, and no other machine has the others.
 SRCROOT = "SRCROOT"
+PROGRAM_ROOT = "PROGRAMROOT"
+LIBRARY_ROOT = "PYTHONLIBROOT"
 GATE_RULE = "doctor-gate"
 
 # How GitHub code scanning sorts non-security alerts.
 _PROBLEM_SEVERITY = {"error": "error", "warning": "warning", "note": "recommendation"}
-
-# Catalogue titles are templates ("`{function}` recompiles"); a rule's description names no one function.
-_TRAILING_PLACEHOLDER = re.compile(r":\s*`?\{\w+\}`?\s*$")
-_PLACEHOLDER = re.compile(r"(\b(?:each|every|the|a|an)\s+)?`?\{(\w+)\}`?")
-_GENERIC = {"function": "a function", "guards": "many", "count": "several", "share": "a large share"}
-
-
-def _generic_title(title: str) -> str:
-    def word(match: re.Match[str]) -> str:
-        determiner, name = match.group(1), match.group(2)
-        if determiner and name == "function":
-            return determiner + "function"
-        return (determiner or "") + _GENERIC.get(name, name.replace("_", " "))
-
-    text = _PLACEHOLDER.sub(word, _TRAILING_PLACEHOLDER.sub("", title))
-    return text[:1].upper() + text[1:]
 
 
 def _sentence(text: str) -> str:
@@ -69,7 +58,7 @@ def _rule_descriptor(code: str, rule: RuleHelp | None, finding: Finding) -> dict
     descriptor: dict[str, Any] = {
         "id": code,
         "name": rule.name if rule else (finding.rule_name or code),
-        "shortDescription": {"text": _generic_title(rule.title) if rule else clean(finding.title)},
+        "shortDescription": {"text": rule.title if rule else clean(finding.title)},
     }
     if rule:
         parts = (rule.what_it_does, rule.why_is_this_bad)
@@ -108,20 +97,28 @@ def _gate_descriptor() -> dict[str, Any]:
     }
 
 
-def _artifact(file: str, base_dir: str | None) -> dict[str, Any] | None:
+def _artifact(report: Report, file: str, base_dir: str | None) -> dict[str, Any] | None:
+    """An artifact's URI relative to one of the bases above; None for a file on none of them (its path would name
+    the machine) or a pseudo-file."""
     if is_pseudo_file(file):
         return None
-    relative = relative_path(file, base_dir)
-    if relative is not None:
-        return {"uri": quote(relative), "uriBaseId": SRCROOT}
     path = PurePath(file)
-    if path.is_absolute():
-        return {"uri": path.as_uri()}
-    return {"uri": quote(path.as_posix())}
+    if not path.is_absolute():
+        return {"uri": quote(path.as_posix())}
+    for base, root in ((SRCROOT, base_dir), (PROGRAM_ROOT, report.environment.program_dir)):
+        relative = relative_path(file, root)
+        if relative is not None:
+            return {"uri": quote(relative), "uriBaseId": base}
+    shown = display_path(file, report.display_roots())
+    if shown.startswith(ELLIPSIS):
+        return None
+    return {"uri": quote(shown), "uriBaseId": LIBRARY_ROOT}
 
 
-def _location(site: Location, base_dir: str | None, message: str | None = None) -> dict[str, Any] | None:
-    artifact = _artifact(site.file, base_dir)
+def _location(
+    report: Report, site: Location, base_dir: str | None, message: str | None = None
+) -> dict[str, Any] | None:
+    artifact = _artifact(report, site.file, base_dir)
     if artifact is None:
         return None
     physical: dict[str, Any] = {"artifactLocation": artifact}
@@ -152,11 +149,11 @@ def _result(report: Report, finding: Finding, rule_index: int, base_dir: str | N
         "message": {"text": _message(finding, reason)},
     }
     site = annotation_site(finding)
-    location = _location(site, base_dir) if site else None
+    location = _location(report, site, base_dir) if site else None
     if location:
         result["locations"] = [location]
     if finding.user_frame is not None and finding.location is not None:
-        related = _location(finding.location, base_dir, "the break inside library code")
+        related = _location(report, finding.location, base_dir, "the break inside library code")
         if related:
             result["relatedLocations"] = [{"id": 1, **related}]
     result["partialFingerprints"] = {FINGERPRINT_KEY: finding.fingerprint}
@@ -197,7 +194,7 @@ def _run(report: Report, base_dir: str | None) -> dict[str, Any]:
             }
             for violation in violations
         ]
-    target = display_path(report.target, base_dir)
+    target = ci_path(report, report.target, base_dir)
     run: dict[str, Any] = {
         "tool": {
             "driver": {
@@ -210,9 +207,6 @@ def _run(report: Report, base_dir: str | None) -> dict[str, Any]:
         # Distinct per target: code scanning keeps one analysis per category, and several runs share one upload.
         "automationDetails": {"id": f"torchcompile-doctor/{target}/"},
     }
-    if base_dir and PurePath(base_dir).is_absolute():
-        base_uri = PurePath(base_dir).as_uri()
-        run["originalUriBaseIds"] = {SRCROOT: {"uri": base_uri if base_uri.endswith("/") else base_uri + "/"}}
     run["results"] = results
     properties: dict[str, Any] = {
         "target": target,

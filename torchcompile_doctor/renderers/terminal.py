@@ -7,14 +7,18 @@ import io
 from rich.console import Console
 from rich.text import Text as _RichText
 
+from torchcompile_doctor.model.findings import GuardOverheadFigures
 from torchcompile_doctor.model.gate import GateResult
 from torchcompile_doctor.model.report import Finding, Fix, Location, Report, rank_list
 from torchcompile_doctor.renderers._compile_time_text import compile_time_lines
+from torchcompile_doctor.renderers._cudagraph_text import cudagraph_lines
 from torchcompile_doctor.renderers._text import (
     AT_YOUR_CODE,
     at_your_code,
     clean_for_display,
+    compile_phrase,
     finding_figures,
+    graphs_phrase,
     measurement_label,
     no_findings,
     summary_line,
@@ -86,7 +90,7 @@ def _finding(console: Console, finding: Finding, report: Report) -> None:
         console.print(line)
     if finding.user_frame is not None:
         console.print(
-            Text(f"   reached from your code at {finding.user_frame.where}: {finding.user_frame.source or ''}")
+            Text(f"   reached from your code at {finding.user_frame.where}: {finding.user_frame.shown_source}")
         )
     elif len(finding.call_sites) > 1:
         console.print(Text(f"   called from {len(finding.call_sites)} sites: {', '.join(finding.call_sites)}"))
@@ -104,7 +108,9 @@ def _finding(console: Console, finding: Finding, report: Report) -> None:
 
 
 def _gate(console: Console, gate: GateResult) -> None:
-    verdict = "passed" if gate.passed else f"FAILED: {len(gate.failures)} finding(s) fail it"
+    verdict = (
+        "passed" if gate.passed else "FAILED" + (f": {len(gate.failures)} finding(s) fail it" if gate.failures else "")
+    )
     console.print(
         Text(f"gate {verdict}", style="bold green" if gate.passed else "bold red").append(
             Text(f"   ({' '.join(gate.criteria)})", style="dim")
@@ -130,7 +136,12 @@ def _guards(console: Console, report: Report) -> None:
     if not report.guards:
         console.print(Text("  no guard trees in this capture"))
     for frame in report.guards:
-        console.print(Text(f"  {frame.function}  ({frame.display_file or frame.file}:{frame.line})", style="cyan"))
+        console.print(
+            Text(
+                f"  {frame.function}  ({frame.display_file or report.display_file(frame.file)}:{frame.line})",
+                style="cyan",
+            )
+        )
         for entry in frame.entries:
             kinds = ", ".join(f"{k} {n}" for k, n in entry.by_kind.items())
             latency = f", torch's cold estimate {entry.latency_us:g} µs" if entry.latency_us is not None else ""
@@ -148,17 +159,34 @@ def _guards(console: Console, report: Report) -> None:
             if o.error:
                 console.print(Text(f"    per call: not measured ({o.error})", style="dim"))
             else:
-                skip = o.skip_guards_us or 0.0  # measured whenever there is no error
-                share = max(0.0, o.compiled_us - skip) / o.compiled_us if o.compiled_us else 0.0
-                console.print(
-                    Text(
-                        f"    per call: compiled {o.compiled_us:.1f} µs · guards skipped "
-                        f"{o.skip_guards_us:.1f} µs · eager {o.eager_us:.1f} µs · "
-                        f"guards ≈ {share:.0%} of the call",
-                        style="bold",
-                    )
-                )
+                console.print(Text(_overhead_line(o), style="bold"))
     console.print()
+
+
+def _us(value: float | None, spread: float | None) -> str:
+    shown = f"{value or 0.0:.1f} µs"
+    return f"{shown} ± {spread / 2:.1f}" if spread is not None else shown
+
+
+def _overhead_line(o: GuardOverheadFigures) -> str:
+    """Per call, median ± half the rounds' spread; guards' share, or that the two timings differ within noise."""
+    timed = (
+        f"    per call: compiled {_us(o.compiled_us, o.compiled_spread_us)} · guards skipped "
+        f"{_us(o.skip_guards_us, o.skip_guards_spread_us)} · eager {o.eager_us or 0.0:.1f} µs"
+    )
+    if o.within_noise:
+        rounds = f"{o.rounds} rounds" if o.rounds else "the rounds"
+        return f"{timed} · guards skipped and with guards differ within the noise of {rounds}: no guard cost measured"
+    share = max(0.0, o.guard_us) / o.compiled_us if o.compiled_us else 0.0
+    return f"{timed} · guards ≈ {share:.0%} of the call"
+
+
+def _or_dash(count: int | None) -> str:
+    return str(count) if count is not None else "-"  # not in the log (the summary line says so)
+
+
+def _seconds_or_dash(seconds: float | None) -> str:
+    return f"{seconds:.2f} s" if seconds is not None else "-"
 
 
 def _rank_table(console: Console, report: Report) -> None:
@@ -167,9 +195,9 @@ def _rank_table(console: Console, report: Report) -> None:
     console.print(Text(head + f"{'ddp splits':>10}  {'target':<11}  log", style="bold"))
     for row in report.rank_table:
         line = (
-            f"  {row.rank:>5}  {row.graphs:>6}  {row.graph_breaks:>6}  "
+            f"  {row.rank:>5}  {_or_dash(row.graphs):>6}  {row.graph_breaks:>6}  "
             f"{row.recompiles:>10}  {row.compile_failures:>8}  "
-            f"{row.compile_time_s:>7.2f} s  {row.ddp_splits:>10}  "
+            f"{_seconds_or_dash(row.compile_time_s):>9}  {row.ddp_splits:>10}  "
             f"{row.target_status:<11}  {row.log}"
         )
         console.print(Text(line, style="yellow" if row.log != "complete" else ""))
@@ -211,16 +239,19 @@ def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
     buffer = io.StringIO()
     console = _console(buffer, options)
     s = report.summary
-    console.print(Text(f"torchcompile-doctor {report.tool_version} · {report.target}", style="bold"))
+    target = report.display_target(options.base_dir)
+    console.print(Text(f"torchcompile-doctor {report.tool_version} · {target}", style="bold"))
     console.print(
         Text(
-            f"{s.graphs} graphs · {s.graph_breaks} graph breaks ({s.graph_break_records} records) · "
+            f"{graphs_phrase(s.graphs)} · {s.graph_breaks} graph breaks ({s.graph_break_records} records) · "
             f"{s.recompiles} recompiles · {s.recompile_limit_hits} recompile-limit hits · "
             f"{s.fallbacks_to_eager} fallbacks to eager · {s.compile_failures} compile failures · "
-            f"compile {s.compile_time_s:.2f} s · backend {report.backend} · torch {torch_label(report.torch_version)}"
+            f"{compile_phrase(s.compile_time_s)} · backend {report.backend} · torch {torch_label(report.torch_version)}"
         )
     )
     for line in compile_time_lines(report.compile_time):
+        console.print(Text(line, style="dim"))
+    for line in cudagraph_lines(report.cudagraphs):
         console.print(Text(line, style="dim"))
     console.print()
     all_ranks = tuple(row.rank for row in report.rank_table)
@@ -235,7 +266,7 @@ def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
     _lead(console, report)
     for finding in report.findings:
         _finding(console, finding, report)
-    for note in report.notes:
+    for note in report.display_notes(options.base_dir):
         console.print(Text(f"note: {note}", style="dim"))
     console.print(Text(target_line(report.target_status, report.target_exit_code), style="dim"))
     return buffer.getvalue()

@@ -17,11 +17,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import MISSING, dataclass, fields
 from typing import Generic, TypeVar
 
-from torchcompile_doctor.experiments.experiment import placeholders as experiment_placeholders
+from torchcompile_doctor.model.experiment import placeholders as experiment_placeholders
 from torchcompile_doctor.model.report import Kind
 from torchcompile_doctor.rules.catalogue import BreakSignature, CatalogueError, Rule
 from torchcompile_doctor.rules.facts import Facts, placeholders
-from torchcompile_doctor.rules.fixes import TRANSFORMS, RewriteFacts
+from torchcompile_doctor.rules.fixes import RewriteFacts
+from torchcompile_doctor.transforms.registry import TRANSFORMS
 
 
 @dataclass(frozen=True)
@@ -162,7 +163,7 @@ def _texts(rule: Rule) -> list[str]:
     """Every text of the rule that facts fill, and the facts its wordings need."""
     texts = [rule.title, rule.why, rule.fix]
     for wording in rule.wordings:
-        texts += [wording.why, wording.fix, *(f"{{{need}}}" for need in wording.needs)]
+        texts += [wording.title or "", wording.why, wording.fix, *(f"{{{need}}}" for need in wording.needs)]
     return texts
 
 
@@ -177,9 +178,9 @@ def _check_facts(rule: Rule, binding: Binding[Params], where: str) -> None:
             f"{where}: {', '.join(f'{{{name}}}' for name in unknown)} is no fact of detector {binding.detector} "
             f"({binding.facts.__name__})"
         )
-    transform = TRANSFORMS.get(rule.transform) if rule.transform is not None else None
-    if transform is not None and transform.reads_facts and not issubclass(binding.facts, RewriteFacts):
-        raise CatalogueError(f"{where}: transform {rule.transform} reads facts detector {binding.detector} lacks")
+    for name in (*rule.transforms, *rule.transforms_in_library):
+        if TRANSFORMS[name].reads_facts and not issubclass(binding.facts, RewriteFacts):
+            raise CatalogueError(f"{where}: transform {name} reads facts detector {binding.detector} lacks")
 
 
 def _rule_count(binding: Binding[Params], found: int) -> None:

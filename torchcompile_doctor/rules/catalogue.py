@@ -17,10 +17,10 @@ from typing import Any
 import yaml
 
 from torchcompile_doctor.events.model import CudagraphSkipReason
-from torchcompile_doctor.experiments.experiment import Experiment, ExperimentError, filled, parse_experiment
+from torchcompile_doctor.model.experiment import Experiment, ExperimentError, filled, parse_experiment
 from torchcompile_doctor.model.report import KINDS, SEVERITIES
 from torchcompile_doctor.rules.facts import Facts
-from torchcompile_doctor.rules.fixes import TRANSFORMS
+from torchcompile_doctor.transforms.registry import TRANSFORMS
 
 CATALOGUE = Path(__file__).resolve().parent / "catalogue.yaml"
 _CODE = re.compile(r"^TCD[1-6]\d\d$")
@@ -106,9 +106,10 @@ class Wording:
     fix: str
     needs: tuple[str, ...] = ()
     origins: tuple[str, ...] = ("third_party", "torch")
+    title: str | None = None  # a title of its own (None: the rule's)
     experiment: Experiment | None = None
     rewrite: bool = True  # keep the rule's rewrite of the user's line (on the user's own line only)
-    transform: str | None = None  # a rewrite of its own instead (the situation needs another change of the line)
+    transforms: tuple[str, ...] = ()  # rewrites of its own instead (the situation needs another change of the line)
 
 
 @dataclass(frozen=True)
@@ -124,10 +125,14 @@ class Rule:
     match: Match
     category: str | None = None
     reason_class: str | None = None
-    transform: str | None = None
+    # the transforms its findings may try (transforms/registry.py), the report's rewrite the first that builds
+    transforms: tuple[str, ...] = ()
+    # those tried at the user's line that calls into a package's or torch's code where the break is (a config
+    # read the user's line makes through pathlib and json: moved to import time)
+    transforms_in_library: tuple[str, ...] = ()
     docs_url: str | None = None
     explanation: tuple[tuple[str, object], ...] = ()
-    experiment: Experiment | None = None  # a change --try-fixes measures (experiments/experiment.py)
+    experiment: Experiment | None = None  # a change --try-fixes measures (model/experiment.py)
     detector: str = ""  # the detector that reports it (its binding: rules/binding.py)
     # that detector's parameters for this rule, as the catalogue gives them (the detector reads them typed)
     params: Mapping[str, object] = field(default_factory=dict)
@@ -164,13 +169,16 @@ class Rule:
         """The rule as it speaks about this break: the first wording for its origin whose facts are known
         replaces why/fix; on a line that is not the user's no rewrite of the user's line applies; experiments
         get their facts (one whose facts are unknown is dropped)."""
-        rule = self if origin == "user" else replace(self, transform=None)
+        rule = self if origin == "user" else replace(self, transforms=self.transforms_in_library)
         fits = (w for w in self.wordings if origin in w.origins and all(facts.get(need) for need in w.needs))
         wording = next(fits, None)
         if wording is not None:
             experiment = wording.experiment if wording.experiment is not None else self.experiment
-            transform = wording.transform or (rule.transform if wording.rewrite else None)
-            rule = replace(rule, why=wording.why, fix=wording.fix, experiment=experiment, transform=transform)
+            transforms = wording.transforms or (rule.transforms if wording.rewrite else ())
+            title = wording.title or rule.title
+            rule = replace(
+                rule, title=title, why=wording.why, fix=wording.fix, experiment=experiment, transforms=transforms
+            )
         if rule.experiment is not None:
             rule = replace(rule, experiment=filled(rule.experiment, facts.get))
         return rule
@@ -186,7 +194,7 @@ def _tuple(value: object, where: str) -> tuple[Any, ...]:
 
 ENTRY_KEYS = frozenset(
     ("code", "name", "kind", "severity", "status", "detector", "category", "reason_class", "match", "params")
-    + ("title", "why", "fix", "wordings", "transform", "docs_url", "experiment", "explanation")
+    + ("title", "why", "fix", "wordings", "transform", "transform_in_library", "docs_url", "experiment", "explanation")
 )
 
 
@@ -253,7 +261,7 @@ def _experiment(raw: object, where: str) -> Experiment | None:
         raise CatalogueError(str(error)) from None
 
 
-_WORDING_KEYS = frozenset({"why", "fix", "needs", "origins", "experiment", "rewrite", "transform"})
+_WORDING_KEYS = frozenset({"title", "why", "fix", "needs", "origins", "experiment", "rewrite", "transform"})
 
 
 def _wordings(entry: dict[str, Any], where: str) -> tuple[Wording, ...]:
@@ -274,10 +282,19 @@ def _wordings(entry: dict[str, Any], where: str) -> tuple[Wording, ...]:
                 origins=origins,
                 experiment=_experiment(raw.get("experiment"), where),
                 rewrite=bool(raw.get("rewrite", True)),
-                transform=raw.get("transform"),
+                transforms=_names(raw.get("transform"), where),
+                title=" ".join(raw["title"].split()) if raw.get("title") else None,
             )
         )
     return tuple(wordings)
+
+
+def _names(value: object, where: str) -> tuple[str, ...]:
+    """`transform: NAME` or `transform: [NAME, ...]`: the transforms a rule's findings may try, in order."""
+    names = (value,) if isinstance(value, str) else _tuple(value, where)
+    if not all(isinstance(name, str) for name in names):
+        raise CatalogueError(f"{where}: transform must be a name or a list of names")
+    return names
 
 
 def _rule(entry: object, index: int) -> Rule:
@@ -310,7 +327,8 @@ def _rule(entry: object, index: int) -> Rule:
         match=match,
         category=entry.get("category"),
         reason_class=entry.get("reason_class"),
-        transform=entry.get("transform"),
+        transforms=_names(entry.get("transform"), where),
+        transforms_in_library=_names(entry.get("transform_in_library"), where),
         docs_url=entry.get("docs_url"),
         explanation=tuple((s, explanation[s]) for s in SECTIONS if s in explanation),
         experiment=experiment,
@@ -353,8 +371,9 @@ def _rules_of(data: object) -> tuple[Rule, ...]:
                 raise CatalogueError(f"duplicate rule code or name: {key}")
             seen.add(key)
     for rule in rules:
-        for transform in (rule.transform, *(w.transform for w in rule.wordings)):
-            if transform is not None and transform not in TRANSFORMS:
+        named = (*rule.transforms, *rule.transforms_in_library, *(t for w in rule.wordings for t in w.transforms))
+        for transform in named:
+            if transform not in TRANSFORMS:
                 raise CatalogueError(f"rule {rule.code}: unknown transform {transform}")
     return rules
 

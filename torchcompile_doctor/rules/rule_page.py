@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import re
 from functools import cache
 
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.model.report import Kind, RuleHelp
 from torchcompile_doctor.rules.catalogue import Rule, ranking_params, rule_by_code
+from torchcompile_doctor.rules.facts import worded
+
+# a title's trailing `: {fact}` names one finding's subject; a rule's own title leaves it out
+_TRAILING_PLACEHOLDER = re.compile(r":\s*`?\{\w+\}`?\s*$")
 
 GB_SITE = "https://meta-pytorch.github.io/compile-graph-break-site/"
 GB_PAGE = GB_SITE + "gb/{}.html"
@@ -57,6 +63,24 @@ def detector_line(rule: Rule) -> str:
     return line
 
 
+def generic_title(title: str) -> str:
+    """A rule's title as its help shows it, with no finding to fill it: `{function}` -> "the function"."""
+    text = worded(_TRAILING_PLACEHOLDER.sub("", title))
+    return text[:1].upper() + text[1:]
+
+
+def rules_listing(catalogue: tuple[Rule, ...], fmt: str) -> str:
+    """`doctor rules`: one line per rule (terminal), or their code, name, kind, severity, status and title (json);
+    titles as a rule's help words them."""
+    if fmt == "json":
+        fields = ("code", "name", "kind", "severity", "status")
+        rows = [{**{key: getattr(r, key) for key in fields}, "title": generic_title(r.title)} for r in catalogue]
+        return json.dumps(rows, indent=2)
+    if fmt != "terminal":
+        raise DoctorError(f"unknown --format {fmt!r} for rules (terminal or json)")
+    return "\n".join(f"{r.code}  {r.name:32} {r.severity:9} {r.status:8} {generic_title(r.title)}" for r in catalogue)
+
+
 def rule_page(code: str, catalogue: tuple[Rule, ...], *, with_detector: bool = False) -> str:
     """The rule's page. `with_detector` adds how the doctor finds it (`doctor rule`; SARIF help leaves it out)."""
     rule = find_rule(code, catalogue)
@@ -83,10 +107,10 @@ def rule_page(code: str, catalogue: tuple[Rule, ...], *, with_detector: bool = F
             lines += ["```python", str(body).rstrip(), "```"]
         else:
             lines.append(str(body).strip())
-    lines += ["", "## Fix", rule.fix]
+    lines += ["", "## Fix", worded(rule.fix)]
     for wording in rule.wordings:  # how the rule speaks about a line of another origin (a library's, torch's)
         needs = f", when {', '.join(wording.needs)} is known" if wording.needs else ""
-        lines += ["", f"## Fix for {' or '.join(wording.origins)} code{needs}", wording.fix]
+        lines += ["", f"## Fix for {' or '.join(wording.origins)} code{needs}", worded(wording.fix)]
     return "\n".join(lines)
 
 
@@ -104,9 +128,9 @@ def rule_help(code: str) -> RuleHelp | None:
         name=rule.name,
         kind=rule.kind,
         severity=rule.severity,
-        title=rule.title,
-        why=rule.why,
-        fix=rule.fix,
+        title=generic_title(rule.title),
+        why=worded(rule.why),
+        fix=worded(rule.fix),
         what_it_does=str(what) if what else None,
         why_is_this_bad=str(why) if why else None,
         references=tuple(str(r) for r in references) if isinstance(references, list) else (),

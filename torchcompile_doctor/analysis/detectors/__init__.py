@@ -62,6 +62,7 @@ DETECTORS: tuple[RunsDetector, ...] = (
     cudagraph_use.PENDING_BACKWARD_DETECTOR,
     cudagraph_use.OVERWRITTEN_DETECTOR,
     cudagraph_use.SIZES_DETECTOR,
+    cudagraph_use.COVERAGE_DETECTOR,  # the report's `cudagraphs`: how much ran under CUDA graphs, and why not
     precision.DETECTOR,
     outcome.TARGET_FAILED_DETECTOR,  # and, in a multi-rank run, the launcher's failure
     outcome.NOTHING_COMPILED_DETECTOR,

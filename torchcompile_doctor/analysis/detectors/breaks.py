@@ -18,16 +18,17 @@ from torchcompile_doctor.analysis.code import THIRD_PARTY, USER, CodeMap, withou
 from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
 from torchcompile_doctor.analysis.graph_break_registry import RegistryEntry
 from torchcompile_doctor.analysis.index import AnalysisIndex
-from torchcompile_doctor.analysis.regional import RepeatedBlocks, lists_around_break, python_path
+from torchcompile_doctor.analysis.regional import RepeatedBlocks, lists_around_break
 from torchcompile_doctor.analysis.worded_findings import finding_from_rule
 from torchcompile_doctor.events.model import GraphBreak, StackFrame
-from torchcompile_doctor.experiments.experiment import Combined, Regional
+from torchcompile_doctor.model.experiment import Combined, Regional
 from torchcompile_doctor.model.findings import BreakEvidence, BreakImpact, Impact, SkippedFrame
 from torchcompile_doctor.model.report import Finding, Location
 from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
 from torchcompile_doctor.rules.catalogue import BreakSignature, Rule
-from torchcompile_doctor.rules.fixes import RewriteFacts, code_only
+from torchcompile_doctor.rules.fixes import RewriteFacts
 from torchcompile_doctor.rules.rule_page import gb_page
+from torchcompile_doctor.transforms.line_code import code_only, python_path
 
 _POLYFILLS = "/torch/_dynamo/polyfills/"
 _LOGGING_MODULE = "/logging/__init__.py"
@@ -474,7 +475,7 @@ class BreakSite:
             count=len(records),
             call_sites=self.call_sites,
             user_frame=self.user_frame,
-            torch_says=facts.torch_explanation or None,
+            torch_says=self.index.code.display_text(facts.torch_explanation) if facts.torch_explanation else None,
             impact=impact if impact is not None else self.impact,
             evidence=BreakEvidence(
                 compile_ids=sorted(str(c) for c in compile_ids),

@@ -9,14 +9,14 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
+from torchcompile_doctor.analysis.code import USER
 from torchcompile_doctor.analysis.compiled_frames import frame_view
 from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
 from torchcompile_doctor.analysis.index import AnalysisIndex
-from torchcompile_doctor.analysis.regional import python_path
 from torchcompile_doctor.analysis.worded_findings import finding_from_rule, unique
 from torchcompile_doctor.events.model import CompileId, OutputGraph
-from torchcompile_doctor.experiments.experiment import CarriedCache, Regional
 from torchcompile_doctor.model.compile_time import CompileRecord, CompileTime, FrameCompileTime
+from torchcompile_doctor.model.experiment import CarriedCache, Regional
 from torchcompile_doctor.model.findings import (
     CacheEvidence,
     CacheSavedImpact,
@@ -28,6 +28,7 @@ from torchcompile_doctor.model.report import Finding, Location
 from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
 from torchcompile_doctor.rules.catalogue import Rule
 from torchcompile_doctor.rules.facts import Facts, fill
+from torchcompile_doctor.transforms.line_code import python_path
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -38,6 +39,7 @@ class RepeatedBlockFacts(Facts):
     frame_where: str | None = None
     seconds: str | None = None
     module_list: str | None = None
+    torch_blocks: str | None = None  # the blocks are torch.nn's own: its class path, where the graph names it
 
 
 @dataclass(frozen=True)
@@ -187,17 +189,19 @@ def _repeated_block_finding(
         block_name = f"{python_path(module_list)}[i]"
         location = frame_view(index, _key(frame))[0]
     frame_location, frame_name = frame_view(index, _key(frame))
+    facts = RepeatedBlockFacts(
+        block=block_name,
+        repeats=repeats,
+        frame=frame_name,
+        frame_where=frame_location.where,
+        seconds=f"{compile_.seconds:.1f}",
+        module_list=python_path(module_list),
+        torch_blocks=None if functions else "torch.nn",
+    )
     finding = finding_from_rule(
-        rule,
+        rule.worded_for(USER, facts),  # torch.nn's own blocks have a wording of their own
         location=location,
-        facts=RepeatedBlockFacts(
-            block=block_name,
-            repeats=repeats,
-            frame=frame_name,
-            frame_where=frame_location.where,
-            seconds=f"{compile_.seconds:.1f}",
-            module_list=python_path(module_list),
-        ),
+        facts=facts,
         count=repeats,
         impact=CompileTimeImpact(compile_seconds=round(compile_.seconds, 3), share=1.0),
         evidence=RepeatedBlockEvidence(
@@ -209,17 +213,13 @@ def _repeated_block_finding(
             phases={k: round(v, 3) for k, v in compile_.phases.items()},
         ),
     )
-    if finding.fix is None:
+    if finding.fix is None or not functions:
+        # torch.nn's own blocks compiled one by one compile nothing (Dynamo does not trace a built-in module's
+        # forward on its own: measured on a speech model, graphs 8 -> 0): regional compilation is for the user's
         return finding
     # measured by --try-fixes: each block compiled on its own instead of the whole model
     experiment = Regional(module_list=module_list, block=block_name)
     return replace(finding, fix=replace(finding.fix, experiment=experiment))
-
-
-_KERNEL_ADVICE: dict[str | None, str] = {
-    "triton": "triton_compile",
-    "cpp": "cpp_compile",
-}  # which advice of TCD602 for the kernel compile
 
 
 def dominant_phase(index: AnalysisIndex, derived: Derived, rules: RuleSet[PhaseParams]) -> list[Finding]:
@@ -238,9 +238,8 @@ def dominant_phase(index: AnalysisIndex, derived: Derived, rules: RuleSet[PhaseP
             continue
         phase, seconds = max(frame.phases.items(), key=lambda item: item[1])
         share = seconds / frame.seconds
-        # the kernel compile's levers differ: Triton kernels (and their autotuning) on a GPU, C++ on a CPU
-        advised = _KERNEL_ADVICE.get(data.kernel_compiler, "kernel_compile") if phase == "cpp_compile" else phase
-        if share < params.min_share or advised not in advice:
+        # the kernel compile's levers differ: Triton kernels on a GPU, C++ on a CPU; autotuning is TCD605's
+        if share < params.min_share or phase not in advice:
             continue
         findings.append(
             finding_from_rule(
@@ -252,7 +251,7 @@ def dominant_phase(index: AnalysisIndex, derived: Derived, rules: RuleSet[PhaseP
                     seconds=f"{seconds:.1f}",
                     total=f"{frame.seconds:.1f}",
                     frame=frame.function,
-                    advice=fill(advice[advised], PhaseFacts(training=training)),
+                    advice=fill(advice[phase], PhaseFacts(training=training)),
                 ),
                 count=len(frame.compiles),
                 impact=CompileTimeImpact(compile_seconds=round(seconds, 3), share=round(share, 3)),

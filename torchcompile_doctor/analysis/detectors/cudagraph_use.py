@@ -1,4 +1,5 @@
-"""CUDA graphs (`mode="reduce-overhead"`), as torch's `cudagraphs` logger and warnings tell them (TCD410-TCD417):
+"""CUDA graphs (`mode="reduce-overhead"`), as torch's `cudagraphs` logger and warnings tell them (TCD410-TCD417,
+TCD421: the coverage of the compiled graphs, from the report's `cudagraphs`, as one finding):
 graphs torch ran without CUDA graphs and why (each reason its rule), calls that missed the fast path because a
 backward was pending, an output read after a later replay overwrote it, and one CUDA graph recorded per input
 size. Each finding stands at the user's line when torch gives one (its `Found from` stack, the traceback),
@@ -7,8 +8,8 @@ else at the compiled function (the user's line that called it, when the function
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from torchcompile_doctor.analysis.code import USER
@@ -21,12 +22,15 @@ from torchcompile_doctor.events.model import (
     CudagraphRun,
     CudagraphRunMode,
     CudagraphSkip,
+    CudagraphSkipReason,
     NonCudagraphableOp,
     StackFrame,
     WarningKind,
 )
+from torchcompile_doctor.model.cudagraphs import COVERAGE_WORDS, CudagraphCoverage, GraphCoverage
 from torchcompile_doctor.model.findings import (
     CudagraphCallsEvidence,
+    CudagraphCoverageEvidence,
     CudagraphSizesEvidence,
     CudagraphSkipEvidence,
     OccurrencesImpact,
@@ -104,6 +108,8 @@ def cudagraph_skips(index: AnalysisIndex, derived: Derived, rules: RuleSet[Param
     of a graph left out of CUDA graphs for a reason of the same kind (a CPU op), one finding per reason and line."""
     groups: dict[tuple[Any, ...], list[CudagraphSkip | NonCudagraphableOp]] = defaultdict(list)
     for skip in index.log.cudagraph_skips:
+        if skip.reason == CudagraphSkipReason.RERECORD_LIMIT:  # TCD421's, with the re-recordings that led to it
+            continue
         frame = index.code.last_user_frame(skip.user_stack)
         groups[(skip.reason, frame and (frame.file, frame.line), skip.detail)].append(skip)
     for op in index.log.non_cudagraphable_ops:
@@ -236,3 +242,97 @@ SKIP_DETECTOR = Detector(CUDAGRAPH_SKIP, cudagraph_skips)  # and partitions left
 PENDING_BACKWARD_DETECTOR = Detector(CUDAGRAPH_PENDING_BACKWARD, cudagraph_pending_backward)
 OVERWRITTEN_DETECTOR = Detector(CUDAGRAPH_OVERWRITTEN, cudagraph_overwritten)
 SIZES_DETECTOR = Detector(CUDAGRAPH_SIZES, cudagraph_sizes)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CoverageFacts(Facts):
+    covered: int | None = None
+    graphs: int | None = None
+    in_function: str | None = None
+    coverage_lines: str | None = None  # each graph and how it ran; each skip, re-recording and the limit
+    fixes: str | None = None  # the fixes of the causes found, from the rule's params
+
+
+@dataclass(frozen=True)
+class CoverageParams(Params):
+    # the fix for each cause (a skip reason, or how a graph ran), in the order they are offered
+    fixes: Mapping[str, str] = field(default_factory=dict)
+
+
+CUDAGRAPH_COVERAGE = Binding("cudagraph_coverage", CoverageParams, CoverageFacts)
+
+
+def _causes(data: CudagraphCoverage) -> list[str]:
+    """What kept graphs out of CUDA graphs, each once: skip reasons, then how graphs ran, then re-recording."""
+    causes = [site.reason for site in data.skips]
+    causes += [graph.coverage for graph in data.graphs if not graph.covered]
+    if data.rerecordings or data.limit_hits:
+        causes.append("rerecord")
+    return list(dict.fromkeys(causes))
+
+
+def _coverage_lines(data: CudagraphCoverage) -> str:
+    lines = [
+        f"graph {g.compile_id}{_in(g.function)}: {COVERAGE_WORDS[GraphCoverage(g.coverage)]}"
+        + (f" ({_calls_said(g.calls)})" if g.calls else "")
+        for g in data.graphs
+    ]
+    for site in data.skips:
+        op = f" at op `{site.op}`" if site.op else ""
+        at = f" at {site.where}" + (f" (`{site.source}`)" if site.source else "") if site.where else ""
+        lines.append(f"torch: `{site.detail}`{op}{at}")
+    for rerecord in data.rerecordings:
+        changed = f" (input `{rerecord.changed_input}`" + (f", made at {rerecord.where})" if rerecord.where else ")")
+        lines.append(
+            f"re-recorded {rerecord.count} time(s): {rerecord.cause}{changed if rerecord.changed_input else ''}"
+        )
+    if data.limit_hits:
+        limit = f" (={data.rerecord_limit})" if data.rerecord_limit is not None else ""
+        lines.append(
+            f"the re-record limit{limit} was reached {data.limit_hits} time(s): those calls run without CUDA graphs"
+        )
+    return "; ".join(lines)
+
+
+def _calls_said(calls: dict[str, int]) -> str:
+    return ", ".join(f"{count} {mode}" for mode, count in calls.items())
+
+
+def cudagraph_coverage_finding(index: AnalysisIndex, derived: Derived, rules: RuleSet[CoverageParams]) -> list[Finding]:
+    """TCD421: how much of the compiled work ran under CUDA graphs, per graph, and why the rest did not, as one
+    finding: at the first skip's user line, else the first graph's compiled function."""
+    data = derived.cudagraphs
+    if data is None or data.fully_covered:
+        return []
+    rule, params = rules.only, rules.params
+    stack = next((s.user_stack for s in index.log.cudagraph_skips if s.user_stack), ())
+    compile_ids = [c for g in data.graphs if (c := CompileId.parse(g.compile_id)) is not None]
+    location, function = _place(index, stack, compile_ids)
+    fixes = [params.fixes[cause] for cause in _causes(data) if cause in params.fixes]
+    return [
+        finding_from_rule(
+            rule,
+            location=location,
+            facts=CoverageFacts(
+                covered=data.covered,
+                graphs=len(data.graphs),
+                in_function=_in(function),
+                coverage_lines=_coverage_lines(data),
+                fixes="; ".join(fixes) if fixes else params.fixes.get("other", ""),
+            ),
+            identity="cudagraph_coverage",
+            count=len(data.graphs) - data.covered,
+            impact=OccurrencesImpact(occurrences=max(len(data.graphs) - data.covered, 1)),
+            evidence=CudagraphCoverageEvidence(
+                compile_ids=[g.compile_id for g in data.graphs],
+                covered=data.covered,
+                coverage={g.compile_id: g.coverage for g in data.graphs},
+                calls=data.calls,
+                rerecordings=sum(r.count for r in data.rerecordings),
+                rerecord_limit=data.rerecord_limit,
+            ),
+        )
+    ]
+
+
+COVERAGE_DETECTOR = Detector(CUDAGRAPH_COVERAGE, cudagraph_coverage_finding)

@@ -12,6 +12,7 @@ from typing import Generic, TypeVar, cast
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.training import TrainingRun
 from torchcompile_doctor.model.compile_time import CompileTime
+from torchcompile_doctor.model.cudagraphs import CudagraphCoverage
 from torchcompile_doctor.model.report import CompiledFunctionGuards, Finding
 from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
 
@@ -25,6 +26,7 @@ class Derived:
     guard_frames: tuple[CompiledFunctionGuards, ...] = ()  # what each compiled function is guarded on
     compile_time: CompileTime | None = None  # where the compile time went (None: nothing compiled)
     training: TrainingRun | None = None  # what says the run trains (None: nothing does): no `no_grad` advice then
+    cudagraphs: CudagraphCoverage | None = None  # the graphs under CUDA graphs (None: CUDA graphs not asked for)
 
 
 Detect = Callable[[AnalysisIndex, Derived, RuleSet[P]], list[Finding]]

@@ -122,7 +122,7 @@ def _failure_finding(
         category=as_break.category,
         origin=origin,
         count=len(items),
-        torch_says=metrics.fail_explanation,
+        torch_says=code.display_text(metrics.fail_explanation) if metrics.fail_explanation else None,
         impact=CompilesImpact(compiles=len(items)),
         evidence=FailureEvidence(
             compile_ids=sorted(str(m.compile_id) for m in items),

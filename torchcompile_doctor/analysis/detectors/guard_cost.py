@@ -6,11 +6,9 @@ on their own lines (not Dynamo's internal identity checks, which the user cannot
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
-from torchcompile_doctor.analysis.guard_frames import readable
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.worded_findings import finding_from_rule, unique
 from torchcompile_doctor.events.model import Guard
@@ -26,14 +24,6 @@ from torchcompile_doctor.model.findings import (
 from torchcompile_doctor.model.report import Finding
 from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
 from torchcompile_doctor.rules.facts import Facts
-
-_SHAPE_TERM = re.compile(r"\.(size|stride)\(\)\[\d+\]|\.storage_offset\(\)")
-# An identity check (`A is B`): Dynamo's own aliasing guards (two modules' `torch`/`F`, `self.__dict__[...] is ...`).
-_IDENTITY = re.compile(r"\sis\s")
-# A value the user passes or reads by name: an argument `L['alpha']`, a global `G['CONFIG']` (not Dynamo's
-# `___stack0`, `self`, or the `__import_...` aliases it makes for modules).
-_USER_VALUE = re.compile(r"\b[LG]\['(?!___|__import_|self'\])\w+'\]")
-_SELF_CHECK = re.compile(r"^(?P<value>\S+) == (?P=value)$")  # a value compared with itself: no value pinned
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -139,14 +129,16 @@ def steady_module_values(index: AnalysisIndex, derived: Derived, rules: RuleSet[
 
 
 def guard_overhead(index: AnalysisIndex, derived: Derived, rules: RuleSet[OverheadParams]) -> list[Finding]:
-    """Guards measured to take at least `min_share` of a compiled call's time."""
+    """Guards measured to take at least `min_share` of a compiled call's time, beyond the spread of the rounds."""
     rule = rules.only
     findings = []
     for frame in derived.guard_frames:
         overhead = frame.overhead
         if not overhead or not overhead.compiled_us or overhead.skip_guards_us is None:
             continue
-        guard_us = max(0.0, overhead.compiled_us - overhead.skip_guards_us)
+        if overhead.within_noise:  # the rounds' spread covers the difference: no cost measured
+            continue
+        guard_us = max(0.0, overhead.guard_us)
         share = guard_us / overhead.compiled_us
         if share < rules.params.min_share:
             continue
@@ -172,7 +164,7 @@ def guard_overhead(index: AnalysisIndex, derived: Derived, rules: RuleSet[Overhe
 
 def _is_shape_guard(guard: Guard) -> bool:
     """`2 <= x.size()[0]`: a dynamic-shape relation, the price of a dynamic dim, not a Python-value guard."""
-    return bool(_SHAPE_TERM.search(guard.expression))
+    return guard.term.shape_relation
 
 
 def _from_user(guard: Guard, user_files: set[str]) -> bool:
@@ -180,16 +172,17 @@ def _from_user(guard: Guard, user_files: set[str]) -> bool:
     where_path = (guard.where or "").rpartition(":")[0]
     if where_path:
         return any(f.endswith(where_path) for f in user_files)
-    return "L['" in guard.expression
+    return guard.term.on_local
 
 
 def _user_can_act(guard: Guard) -> bool:
     """A guard on a value the user passes or reads (a float argument, a global), which they can turn into
     a tensor; not Dynamo's identity checks between modules, nor a value carried across a graph break
     (`not math.isnan(___stack0)`, whose cause is the break)."""
-    if _SELF_CHECK.match(readable(guard.expression)):  # 2.11's `x == ___as_tensor(x).item()`: x made dynamic
+    term = guard.term
+    if term.self_check:  # 2.11's `x == ___as_tensor(x).item()`: x made dynamic
         return False
-    return not _IDENTITY.search(guard.expression) and bool(_USER_VALUE.search(guard.expression))
+    return not term.identity and term.on_user_value
 
 
 def python_lambda_guards(index: AnalysisIndex, derived: Derived, rules: RuleSet[Params]) -> list[Finding]:
@@ -217,7 +210,7 @@ def python_lambda_guards(index: AnalysisIndex, derived: Derived, rules: RuleSet[
                     location=location,
                     facts=LambdaGuardFacts(
                         function=name,
-                        expression=readable(guard.expression),
+                        expression=guard.term.readable,
                         where=guard.where or location.where,  # implicit guards name no line
                     ),
                     evidence=CompileIdsEvidence(compile_ids=[str(tree.compile_id)]),

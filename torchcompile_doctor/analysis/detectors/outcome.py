@@ -5,7 +5,6 @@ TCD407 when torch.compile was called but nothing was compiled."""
 from __future__ import annotations
 
 import ast
-import signal as signals
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
@@ -13,7 +12,7 @@ from torchcompile_doctor.analysis.code import USER, without_doctor_frames
 from torchcompile_doctor.analysis.detectors.detector import Derived, Detector
 from torchcompile_doctor.analysis.index import AnalysisIndex
 from torchcompile_doctor.analysis.worded_findings import finding_from_rule
-from torchcompile_doctor.events.model import BackendUse, RunOutcome, StackFrame, TargetExit
+from torchcompile_doctor.events.model import BackendUse, RunOutcome, StackFrame, TargetExit, is_stopping_signal
 from torchcompile_doctor.model.findings import CompileCallsEvidence, TargetEvidence
 from torchcompile_doctor.model.report import Finding, TargetStatus
 from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
@@ -23,6 +22,7 @@ from torchcompile_doctor.rules.facts import Facts, fill
 @dataclass(frozen=True, kw_only=True)
 class TargetFailedFacts(Facts):
     message: str | None = None  # how the target failed, in words
+    stopped: str | None = None  # how the run was stopped from outside, in words (None: it failed by itself)
     cudagraph_overwritten: str | None = None  # the error is torch's CUDA-graph overwrite (TCD416 explains it)
 
 
@@ -52,26 +52,39 @@ class TargetOutcome:
     status: TargetStatus
     exit_code: int | None
     message: str | None = None  # what went wrong, in words (None: nothing did)
+    stopped: bool = False  # stopped from outside (a timeout, Ctrl-C, SIGTERM, SIGKILL), not failed by itself
 
 
 def stopped(outcome: RunOutcome) -> TargetOutcome | None:
     """The run was stopped from outside (--timeout, Ctrl-C): that says how it ended, whatever the logs say."""
+    how = outcome.how_stopped
     if outcome.timed_out:
-        return TargetOutcome(TargetStatus.TIMEOUT, None, f"timed out after {outcome.timeout_s:g} s and was stopped")
+        return TargetOutcome(TargetStatus.TIMEOUT, None, how, stopped=True)
     if outcome.interrupted:
-        return TargetOutcome(TargetStatus.INTERRUPTED, None, "interrupted (Ctrl-C); the run was stopped")
+        return TargetOutcome(TargetStatus.INTERRUPTED, None, how, stopped=True)
     return None
 
 
 def killed(outcome: RunOutcome) -> TargetOutcome | None:
-    """The process died of a signal."""
+    """The process died of a signal: stopped by one another process sends to stop it, else crashed."""
     if outcome.signal is None:
         return None
-    try:
-        name = signals.Signals(outcome.signal).name
-    except ValueError:
-        name = f"signal {outcome.signal}"
-    return TargetOutcome(TargetStatus.SIGNAL, -outcome.signal, f"crashed with {name}")
+    stopped = is_stopping_signal(outcome.signal)
+    return TargetOutcome(TargetStatus.SIGNAL, -outcome.signal, outcome.how_it_died, stopped=stopped)
+
+
+# the statuses of the exit record the parent writes for a run that did not end by itself (capture/runner.py)
+_PARENTS_RECORDS = (TargetStatus.TIMEOUT, TargetStatus.INTERRUPTED, TargetStatus.SIGNAL)
+
+
+def _from_parents_record(exit_event: TargetExit) -> TargetOutcome:
+    """A re-read capture of a run that did not end by itself: the parent's record says how."""
+    status = TargetStatus(exit_event.status)
+    if status != TargetStatus.SIGNAL:
+        return TargetOutcome(status, None, exit_event.message or f"stopped ({status})", stopped=True)
+    code = exit_event.exit_code
+    stopped = is_stopping_signal(-code)
+    return TargetOutcome(status, code, exit_event.message or f"ended by signal {-code}", stopped=stopped)
 
 
 def _from_exit_record(exit_event: TargetExit, returncode: int | None) -> TargetOutcome:
@@ -91,6 +104,8 @@ def target_outcome_of(outcome: RunOutcome, exit_event: TargetExit | None) -> Tar
         return found
     if exit_event is not None and exit_event.status in (TargetStatus.EXCEPTION, TargetStatus.OK, TargetStatus.SYS_EXIT):
         return _from_exit_record(exit_event, outcome.returncode)
+    if exit_event is not None and exit_event.status in _PARENTS_RECORDS:
+        return _from_parents_record(exit_event)
     if outcome.returncode is not None:
         code = outcome.returncode
         if code == 0:
@@ -121,6 +136,7 @@ def target_failed(index: AnalysisIndex, derived: Derived, rules: RuleSet[Params]
     # the error is torch's CUDA-graph overwrite (TCD416 explains it): worded for that
     facts = TargetFailedFacts(
         message=outcome.message,
+        stopped=outcome.message if outcome.stopped else None,
         where=location.where if location else "the target",
         cudagraph_overwritten="yes" if index.log.cudagraph_overwrites else None,
     )

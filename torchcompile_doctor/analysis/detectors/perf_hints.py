@@ -52,7 +52,8 @@ def perf_hints(index: AnalysisIndex, derived: Derived, rules: RuleSet[Params]) -
         compiled = compiled_frame(index, compile_ids)
         at_call = _operator_line(index, _operator(hints[0].fallback_op), compile_ids)
         location = at_call or (compiled[0] if compiled else None)
-        short = message if len(message) <= _SHORT else message[: _SHORT - 3] + "..."
+        said = hints[0].worded or message  # never guard internals in a title
+        short = said if len(said) <= _SHORT else said[: _SHORT - 3] + "..."
         findings.append(
             finding_from_rule(
                 rules.for_text(message),

@@ -43,9 +43,9 @@ from torchcompile_doctor.analysis.recompile_context import (
     tied_inputs,
 )
 from torchcompile_doctor.analysis.worded_findings import finding_from_rule
-from torchcompile_doctor.events.guard_failures import GuardFailure, user_variable
+from torchcompile_doctor.events.guard_failures import GuardFailure
 from torchcompile_doctor.events.model import CompileId, Recompile, StackFrame
-from torchcompile_doctor.experiments.experiment import MarkDynamic
+from torchcompile_doctor.model.experiment import MarkDynamic
 from torchcompile_doctor.model.findings import (
     GuardSource,
     LimitEvidence,
@@ -57,9 +57,10 @@ from torchcompile_doctor.model.report import Finding, SourceLine
 from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
 from torchcompile_doctor.rules.catalogue import Rule
 from torchcompile_doctor.rules.facts import Facts
-from torchcompile_doctor.rules.fixes import MARK_UNBACKED, RewriteFacts, marked_name
+from torchcompile_doctor.rules.fixes import RewriteFacts
+from torchcompile_doctor.transforms.line_code import MARK_UNBACKED, marked_name
 
-_AT_CALL = ("tensor_argument", "cast_at_call_site", "mark_dynamic")  # transforms whose fix edits the call
+_AT_CALL = ("tensor_argument", "cast_at_call_site", "mark_dynamic", "eager_call")  # transforms whose fix edits the call
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -154,9 +155,48 @@ def _root(group: RecompileGroup) -> Cause | None:
 
 
 def recompiles(index: AnalysisIndex, derived: Derived, rules: RuleSet[RecompileParams]) -> list[Finding]:
-    """One finding per compiled function (and session) that recompiled."""
+    """One finding per compiled function (and session) that recompiled; a resume function whose inputs changed as
+    its function's did, for a cause one cast at the call removes (a dtype), is counted in its function's finding."""
     training = derived.training.evidence if derived.training else None
-    return [_recompile_finding(index, group, rules, training) for group in recompile_groups(index)]
+    groups = recompile_groups(index)
+    folded = _folded_resumes(groups)
+    findings = {g.key: _recompile_finding(index, g, rules, training) for g in groups if g.key not in folded}
+    for resume, parent in folded.items():
+        group = next(g for g in groups if g.key == resume)
+        findings[parent] = _with_resume_counted(index, findings[parent], group)
+    return list(findings.values())
+
+
+# causes a change at the call removes from a function and its resume after a break alike: one finding
+_ONE_CAUSE_ACROSS_BREAKS = frozenset({"dtype"})
+
+
+def _folded_resumes(groups: list[RecompileGroup]) -> dict[_Key, _Key]:
+    """resume group -> its function's group, for a resume function that recompiled for its function's cause."""
+    folded = {}
+    for group in groups:
+        session, file, _, co_name = group.key
+        resume, root, parent_root = RESUME.match(co_name), _root(group), group.parent_root
+        if resume is None or root is None or parent_root is None:
+            continue
+        if root.reason_class == parent_root.reason_class and root.reason_class in _ONE_CAUSE_ACROSS_BREAKS:
+            parent = next((g.key for g in groups if g.key[:2] == (session, file) and g.key[3] == resume[1]), None)
+            if parent is not None:
+                folded[group.key] = parent
+    return folded
+
+
+def _with_resume_counted(index: AnalysisIndex, finding: Finding, resume: RecompileGroup) -> Finding:
+    impact = finding.impact
+    if not isinstance(impact, RecompileImpact):
+        return finding
+    ids = resume.compile_ids
+    counted = RecompileImpact(
+        recompiles=impact.recompiles + len(resume.records),
+        compiles=impact.compiles + len(ids),
+        compile_seconds=round(impact.compile_seconds + index.compile_seconds(ids), 3),
+    )
+    return replace(finding, impact=counted, count=finding.count + len(resume.records))
 
 
 RECOMPILE_DETECTOR = Detector(RECOMPILE, recompiles)
@@ -198,18 +238,39 @@ def _fix_line(
     """Fixes for inputs (dtype, shape, int arguments) belong at the call, when the user's line passes them
     (not when a package the line calls builds them); an optimizer's hyperparameter where the user creates the
     optimizer; the others where the guard came from, when that is the user's code."""
-    if rule.transform == "tensor_hyperparameter":
+    if "tensor_hyperparameter" in rule.transforms:
         found = optimizer_line(index)
         return found[0] if found else None
-    if rule.transform in _AT_CALL and through is not None:
+    if set(rule.transforms) & set(_AT_CALL) and through is not None:
         return None
     call_line = index.source_line(call_sites[0].file, call_sites[0].line) if call_sites else None
-    if rule.transform in _AT_CALL and call_line:
+    if set(rule.transforms) & set(_AT_CALL) and call_line:
         return call_line
     if main is None or (main.file and index.code.is_library(main.file)):
         return None
     guard_line = index.source_line(main.file, main.line) if main.file and main.line else None
     return guard_line or (SourceLine(main.source) if main.source else None)
+
+
+def _odd_call_first(
+    index: AnalysisIndex, group: RecompileGroup, rule: Rule, call_sites: list[StackFrame]
+) -> list[StackFrame]:
+    """The call sites with the odd call first where the fix is a cast at the call: the cast belongs at the call
+    that passed another dtype, and reads what that call passes."""
+    odd = _odd_call(index, group) if {"cast_at_call_site", "eager_call"} & set(rule.transforms) else None
+    if odd is None:
+        return call_sites
+    return [odd, *(c for c in call_sites if (c.file, c.line) != (odd.file, odd.line))]
+
+
+def _odd_call(index: AnalysisIndex, group: RecompileGroup) -> StackFrame | None:
+    """The user's line whose call recompiled (the first recompile's compile started under it): where an input
+    differs from what the first compile saw, so where a cast to the first dtype belongs, not the first call."""
+    for compile_id in sorted(group.compile_ids):
+        frame = index.code.last_user_frame(index.starts.get(compile_id, ())[:-1])
+        if frame is not None:
+            return frame
+    return None
 
 
 def _evidence(group: RecompileGroup, main: GuardFailure | None) -> RecompileEvidence:
@@ -263,7 +324,7 @@ def _choose_rule(
     if situation is not None:
         return situation
     rule = rules.for_recompile(root.reason_class if root else "other", main.guard if main else "")
-    if rule.transform == "tensor_hyperparameter" and main is not None:
+    if "tensor_hyperparameter" in rule.transforms and main is not None:
         site = optimizer_line(index)
         return _Situation(
             rule, hyperparameter=hyperparameter_of(main.variable), optimizer_site=site[1] if site else None
@@ -294,6 +355,7 @@ def _recompile_finding(
         user_frame = index.location(call_sites[0].file, call_sites[0].line, call_sites[0].function)
     situation = _choose_rule(index, group, root, rules)
     rule, carried = situation.rule, situation.carried is not None
+    call_sites = _odd_call_first(index, group, rule, call_sites)
     facts = replace(
         _facts(name, root, group, changes),
         inside=situation.inside,
@@ -310,8 +372,7 @@ def _recompile_finding(
         facts, switches = _library_facts(index, group, through, facts)
         changes = _switches_marked(changes, found, switches)
     rule = _worded(rule, index.code.origin(file) or THIRD_PARTY, facts, through is not None)
-    if carried and main is not None and (main.carried or main.reason_class == "guarded_object_freed"):
-        changes = _carried_changes(index, main, (file, line), changes)
+    changes = _changes_in_words(index, main if carried else None, (file, line), changes, found)
     finding = finding_from_rule(
         rule,
         location=index.location(file, line or 0, name),
@@ -518,7 +579,7 @@ def _facts(name: str, root: Cause | None, group: RecompileGroup, changes: list[s
         if main
         else variable,
         values="; ".join(changes) if changes else "a guard failed",
-        reason=user_variable(main.guard.split("  # ")[0]) if main else first_text,  # no trailing comment, no L['']
+        reason=main.worded_guard if main else first_text,  # no trailing comment, no L['']
         attribute=variable.removeprefix("self.") if root and root.reason_class == "module_attribute" else None,
         dim=str(main.dim) if main and main.dim is not None else 0,
         compiles=len({c.frame_compile_id for c in group.compile_ids} | {0}),  # the first entry too
@@ -538,6 +599,26 @@ def _carried_changes(index: AnalysisIndex, main: GuardFailure, at: tuple[str, in
     held = held_across_break(index.raw_line(*at)) if main.reason_class == "guarded_object_freed" else None
     words = f"{held} (held across the break)" if held else _carried_words(main.variable)
     return [c.replace(main.variable, words) for c in changes]
+
+
+def _changes_in_words(
+    index: AnalysisIndex, carried: GuardFailure | None, at: tuple[str, int], changes: list[str], found: list[Cause]
+) -> list[str]:
+    """The change lines with no guard internal: the value a resume function was handed (`carried`, when the rule is
+    the carried-value one) as the break's value or the object held across it, then every cause's name in words."""
+    if carried is not None and (carried.carried or carried.reason_class == "guarded_object_freed"):
+        changes = _carried_changes(index, carried, at, changes)
+    return _internals_worded(changes, found)
+
+
+def _internals_worded(changes: list[str], found: list[Cause]) -> list[str]:
+    """The change lines with no Dynamo internal left in a cause's name (a loop's range iterator or a value carried
+    across the break in words, a builtin by its name)."""
+    for cause in found:
+        worded = cause.failures[0].worded_variable if cause.failures else cause.variable
+        if worded != cause.variable:
+            changes = [change.replace(cause.variable, worded) for change in changes]
+    return changes
 
 
 def _carried_words(variable: str) -> str:
@@ -626,7 +707,7 @@ def _limit_reason(root: Cause | None) -> str:
         return "see the recompile finding"
     if root.unbounded:
         return f"`{root.variable}` takes a new value on every call ({' → '.join(root.values[:4])} …)"
-    return f"`{user_variable(root.failures[0].guard.split('  # ')[0])}`"
+    return f"`{root.failures[0].worded_guard}`"
 
 
 LIMIT_DETECTOR = Detector(RECOMPILE_LIMIT, recompile_limit)

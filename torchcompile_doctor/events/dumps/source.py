@@ -16,7 +16,7 @@ from pathlib import Path
 from torchcompile_doctor.capture_layout import CAPTURE_IN_DUMP
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.events.dumps.depyf_dump import DumpedEntry, DumpedFrame, DumpHealth, read_dump
-from torchcompile_doctor.events.load import load_artifacts
+from torchcompile_doctor.events.load import load_artifacts, nothing_to_read
 from torchcompile_doctor.events.model import CompilationMetrics, CompileId, EventLog, Guard, GuardTree, Warning_
 from torchcompile_doctor.events.parsers.guards_tree import parse_guard
 
@@ -119,6 +119,8 @@ def load_dump(path: Path) -> EventLog:
     except ValueError as error:
         raise DoctorError(str(error)) from None
     log = dump_events(frames, health)
+    if not health.files:  # an empty folder (a typo'd path made by a step before): as report and check say it
+        raise DoctorError(nothing_to_read([path]))
     if not log.guard_trees:
         raise DoctorError(
             f"no guards in depyf dump {path} ({health.files} files; a dump has full_code_for_*.py or "

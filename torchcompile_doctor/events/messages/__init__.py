@@ -19,7 +19,13 @@ from typing import Any
 
 from torchcompile_doctor.events.messages import cudagraphs, dynamo, hints, warnings
 from torchcompile_doctor.events.messages.base import KNOWN, LogMessage, MessageParser, ShownWarning
-from torchcompile_doctor.events.model import LogHealth, NonCudagraphableOp
+from torchcompile_doctor.events.model import (
+    CompileId,
+    CudagraphRecording,
+    CudagraphSkip,
+    LogHealth,
+    NonCudagraphableOp,
+)
 from torchcompile_doctor.events.parsers.graph_break_reason import parse_stack
 
 __all__ = ["KNOWN", "LogMessage", "MessageParser", "MessageReader", "ShownWarning", "starts_a_record"]
@@ -79,6 +85,7 @@ class MessageReader:
         self._counts: dict[object, int] = {}  # counted events (they have a `count`), first seen first
         # a record seen before whose event counts: its key, so a repeat costs a dict lookup, not a parse
         self._memo: dict[tuple[Any, ...], object] = {}
+        self._last_graph: CompileId | None = None  # the compile the last cudagraphs record named
 
     def log(self, message: LogMessage) -> list[object]:
         memo = (message.artifact, message.compile_id, message.text)
@@ -86,6 +93,7 @@ class MessageReader:
         if key is not None and self._op is None:
             self.health.records += 1
             self._counts[key] += 1
+            self._with_graph(message, key)  # the repeat still names the graph run last
             return []
         done: list[object] = []
         if self._op is not None:
@@ -93,14 +101,28 @@ class MessageReader:
                 self._op_stack.extend(message.text.split("\n"))
                 return done
             done.append(self._finish_op())
-        event = self._parse(message)
+        parsed = self._parse(message)
+        event = self._with_graph(message, parsed)
         if isinstance(event, NonCudagraphableOp):
             self._op, self._op_stack = event, []
         elif event is not None and event is not KNOWN:
             done.extend(self.emit(event))
-            if _counts(type(event)) and len(self._memo) < _MEMO_SIZE:
+            # a record whose compile was inferred is the same text for another graph: parsed each time
+            if _counts(type(event)) and len(self._memo) < _MEMO_SIZE and event is parsed:
                 self._memo[memo] = _counted_key(event)
         return done
+
+    def _with_graph(self, message: LogMessage, event: object | None) -> object | None:
+        """A CUDA-graph skip or recording torch logged without its compile (at the graph's first call, 2.11-2.15)
+        belongs to the compile whose cudagraphs records came last: torch runs a graph right after compiling it."""
+        if message.artifact != "cudagraphs":
+            return event
+        if isinstance(event, (CudagraphSkip, CudagraphRecording)) and event.compile_id is None:
+            return replace(event, compile_id=self._last_graph) if self._last_graph is not None else event
+        compile_id = message.compile_id or getattr(event, "compile_id", None)
+        if isinstance(compile_id, CompileId):
+            self._last_graph = compile_id
+        return event
 
     def _parse(self, message: LogMessage) -> object | None:
         for parser in _PARSERS:

@@ -1,6 +1,6 @@
 """Warnings torch raises from its compile stack (the `warnings` module, not a logger), classified: the TF32
 warning of torch/_inductor/compile_fx.py and the CUDA-graph fast-path warning of cudagraph_trees.py, in the
-wordings of torch 2.11 and 2.13; any other warning from the compile stack is kept as torch said it. Warnings
+wordings of torch 2.11 to 2.15; any other warning from the compile stack is kept as torch said it. Warnings
 from elsewhere (the user's code, other libraries) are not the doctor's business: None."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from torchcompile_doctor.events.messages.base import ShownWarning
+from torchcompile_doctor.events.messages.cudagraphs import WARNING_KINDS
 from torchcompile_doctor.events.model import TorchWarning, WarningKind
 
 # torch's compile stack: where a warning about compiling comes from
@@ -18,8 +19,7 @@ COMPILE_STACK = re.compile(
 _KINDS = (
     (re.compile(r"TensorFloat32 tensor cores for float32 matrix multiplication available but not enabled"),
      WarningKind.TF32_DISABLED),
-    (re.compile(r"Unable to hit fast path of CUDAGraphs because (?:of pending, uninvoked backwards|outputs from a "
-                r"previous step still require backward)"), WarningKind.CUDAGRAPH_PENDING_BACKWARD),
+    *WARNING_KINDS,  # CUDA graphs' warnings: their words live with the cudagraphs messages
 )  # fmt: skip
 
 

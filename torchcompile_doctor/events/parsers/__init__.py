@@ -29,6 +29,7 @@ def default_parsers() -> list[Parser]:
     return [
         dynamo_start.PARSER,
         compilation_metrics.PARSER,
+        compilation_metrics.BACKWARD_PARSER,
         graph_break_reason.PARSER,
         recompile_reasons.PARSER,
         output_graph.PARSER,

@@ -36,7 +36,6 @@ IGNORED_KINDS = frozenset(
         "inductor_output_code",
         "inductor_post_grad_graph",
         "inductor_pre_grad_graph",
-        "bwd_compilation_metrics",
         "create_symbol",
         "create_unbacked_symbol",
         "propagate_real_tensors",

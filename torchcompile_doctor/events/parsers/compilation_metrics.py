@@ -1,11 +1,12 @@
-"""`compilation_metrics`: one per compile (including failed and refused ones)."""
+"""`compilation_metrics`: one per compile (including failed and refused ones); `bwd_compilation_metrics`: inductor's
+lazy compile of a graph's backward at its first backward call (its Triton kernels' time included)."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from torchcompile_doctor.events.model import CompilationMetrics, CompileId
+from torchcompile_doctor.events.model import BackwardCompilationMetrics, CompilationMetrics, CompileId
 from torchcompile_doctor.events.parsers.base import Parser
 from torchcompile_doctor.events.parsers.common import GB_LINK, as_float, as_int, as_str, compile_id_of
 from torchcompile_doctor.events.reader import Record
@@ -13,9 +14,11 @@ from torchcompile_doctor.events.reader import Record
 
 def parse(record: Record, strings: dict[int, str]) -> CompilationMetrics | None:
     body = record.meta.get("compilation_metrics")
-    if not isinstance(body, dict):
-        return None
-    compile_id = compile_id_of(record.meta)
+    return _metrics(body, record.meta) if isinstance(body, dict) else None
+
+
+def _metrics(body: dict[str, Any], meta: dict[str, Any]) -> CompilationMetrics:
+    compile_id = compile_id_of(meta)
     if compile_id is None and isinstance(body.get("compile_id"), str):
         compile_id = CompileId.parse(body["compile_id"])
     return CompilationMetrics(
@@ -115,4 +118,17 @@ def _compile_seconds(body: dict[str, Any]) -> float:
     return seconds or 0.0
 
 
+def parse_backward(record: Record, strings: dict[int, str]) -> BackwardCompilationMetrics | None:
+    """The backward's compile: inductor's timers, its kernels' compile and autotuning; its seconds are inductor's
+    (torch fills no frame time for it)."""
+    body = record.meta.get("bwd_compilation_metrics")
+    if not isinstance(body, dict):
+        return None
+    forward = _metrics(body, record.meta)
+    inductor = forward.inductor_compile_s or 0.0
+    fields_ = {**vars(forward), "compile_time_s": inductor, "backend_compile_s": inductor}
+    return BackwardCompilationMetrics(**fields_)
+
+
 PARSER = Parser(frozenset({"compilation_metrics"}), needs_payload=False, parse=parse)
+BACKWARD_PARSER = Parser(frozenset({"bwd_compilation_metrics"}), needs_payload=False, parse=parse_backward)

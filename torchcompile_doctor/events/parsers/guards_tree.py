@@ -25,6 +25,8 @@ _LEAF = re.compile(r"^(?P<indent>(?:\| )*)\+- (?P<kind>[A-Z][A-Z0-9_]+): (?P<res
 _STRUCTURE = re.compile(r"^(?:\| )*(?:\+- |\| )|^TREE_GUARD_MANAGER:|^Guard latency = ")
 # "  # source line  # path:11 in fn", or only "  # path:11 in fn" for torch's own guards
 _COMMENT = re.compile(r"\s{2,}# (?:(?P<source>.*?)\s+# )?(?P<where>\S+:\d+) in \S+(?: \(HINT: .*\))?\s*$")
+# torch's hint after a guard that names no line (dict and set guards on 2.15: `not ___dict_contains(...) (HINT: ...)`)
+_HINT = re.compile(r"\s+\(HINT: .*\)\s*$", re.S)
 
 
 def leaf_texts(text: str) -> list[str]:
@@ -63,7 +65,7 @@ def _guard(line: str) -> Guard:
     rest = leaf["rest"]
     comment = _COMMENT.search(rest)
     # a free-text note ("# implicit guard for float input ...") is not part of the expression
-    expression = rest[: comment.start()] if comment else rest.split("  # ", 1)[0]
+    expression = rest[: comment.start()] if comment else _HINT.sub("", rest.split("  # ", 1)[0])
     return Guard(
         kind=leaf["kind"],
         expression=expression.strip(),

@@ -240,3 +240,33 @@ def one_line_statement(source: str, line: int) -> bool:
         return False
     innermost = max(around, key=lambda node: node.lineno)
     return not isinstance(innermost, (*_COMPOUND, *_DEFINITIONS)) and innermost.lineno == innermost.end_lineno == line
+
+
+@dataclass(frozen=True)
+class EffectCall:
+    """A call made for its effect in a compiled function (`record("n", x.shape[0])`), one line, that reads only
+    the function's parameters (and module names): it can run after the call instead, on what the call passed."""
+
+    line: int
+    code: str
+    parameters: tuple[str, ...]  # the function's parameters it reads
+
+
+def effect_call(source: str, function_line: int, line: int) -> EffectCall | None:
+    tree = _parsed(source)
+    function = _function_at(tree, function_line) if tree is not None else None
+    if function is None:
+        return None
+    statement = next(
+        (s for s in ast.walk(function) if isinstance(s, ast.stmt) and s.lineno == line and s is not function), None
+    )
+    if not isinstance(statement, ast.Expr) or not isinstance(statement.value, ast.Call):
+        return None
+    if statement.lineno != statement.end_lineno or statement not in function.body:
+        return None
+    arguments = function.args
+    parameters = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
+    read = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name)}
+    if read & (_local_names(function) - parameters) or "self" in read:
+        return None  # it reads a value only the function computes
+    return EffectCall(line, ast.get_source_segment(source, statement) or "", tuple(sorted(read & parameters)))

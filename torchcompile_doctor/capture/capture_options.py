@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from torchcompile_doctor.experiments.experiment import Experiment
+from torchcompile_doctor.model.experiment import Experiment
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""An experiment: one change that needs no edit of the user's code, measured by re-running the target with it
+"""The experiment record: one change that needs no edit of the user's code, measured by re-running the target with it
 (`--try-fixes`, and `doctor fix`, which combines them). A frozen union of the kinds of change:
 
 - ConfigSwitch: `torch._dynamo.config` settings (`capture_scalar_outputs = True`; for the logging-function sets,
@@ -21,7 +21,7 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import TypeVar
+from typing import TypeVar, assert_never
 
 ConfigValue = bool | int | float | str | tuple[str, ...]
 KwargValue = bool | int | float | str | None
@@ -194,18 +194,22 @@ def parse_experiment(raw: object, where: str = "experiment") -> Experiment:
 
 
 def _change_json(change: Change) -> tuple[str, dict[str, object]]:
-    if isinstance(change, ConfigSwitch):
-        return "config", {key: list(value) if isinstance(value, tuple) else value for key, value in change.settings}
-    if isinstance(change, CompileKwargs):
-        return "compile", dict(change.kwargs)
-    if isinstance(change, MarkDynamic):
-        mark = {"file": change.file, "line": change.line, "function": change.function}
-        return "mark_dynamic", {**mark, "variable": change.variable, "dim": change.dim}
-    if isinstance(change, Regional):
-        return "regional", {"module_list": change.module_list, "block": change.block}
-    if isinstance(change, CarriedCache):
-        return "cache_artifacts", {"carry": True}
-    return "cache_artifacts", {"cache_dir": change.path}
+    match change:
+        case ConfigSwitch():
+            return "config", {k: list(v) if isinstance(v, tuple) else v for k, v in change.settings}
+        case CompileKwargs():
+            return "compile", dict(change.kwargs)
+        case MarkDynamic():
+            mark = {"file": change.file, "line": change.line, "function": change.function}
+            return "mark_dynamic", {**mark, "variable": change.variable, "dim": change.dim}
+        case Regional():
+            return "regional", {"module_list": change.module_list, "block": change.block}
+        case CarriedCache():
+            return "cache_artifacts", {"carry": True}
+        case CacheDir():
+            return "cache_artifacts", {"cache_dir": change.path}
+        case _:
+            assert_never(change)
 
 
 def as_json(experiment: Experiment) -> dict[str, object]:
@@ -229,16 +233,25 @@ def _fill_text(text: str, fact: Facts) -> str:
 
 
 def _fill(change: Change, fact: Facts) -> Change:
-    if isinstance(change, ConfigSwitch):
-        settings = tuple(
-            (key, tuple(_fill_text(v, fact) for v in value) if isinstance(value, tuple) else _filled_value(value, fact))
-            for key, value in change.settings
-        )
-        return replace(change, settings=settings)
-    if isinstance(change, CompileKwargs):
-        kwargs = tuple((key, _filled_value(value, fact) if value is not None else None) for key, value in change.kwargs)
-        return replace(change, kwargs=kwargs)
-    return change
+    match change:
+        case ConfigSwitch():
+            settings = tuple(
+                (
+                    key,
+                    tuple(_fill_text(v, fact) for v in value)
+                    if isinstance(value, tuple)
+                    else _filled_value(value, fact),
+                )
+                for key, value in change.settings
+            )
+            return replace(change, settings=settings)
+        case CompileKwargs():
+            kwargs = tuple((k, _filled_value(v, fact) if v is not None else None) for k, v in change.kwargs)
+            return replace(change, kwargs=kwargs)
+        case MarkDynamic() | Regional() | CarriedCache() | CacheDir():  # no placeholder in them
+            return change
+        case _:
+            assert_never(change)
 
 
 def _filled_value(value: bool | int | float | str, fact: Facts) -> bool | int | float | str:
@@ -257,26 +270,36 @@ def filled(experiment: Experiment, fact: Facts) -> Experiment | None:
 
 
 # -- in words ---------------------------------------------------------------------------------------------------
+def _describe_config(change: ConfigSwitch) -> list[str]:
+    parts = []
+    for key, value in change.settings:
+        if key in FUNCTION_SETS and isinstance(value, tuple):
+            names = ", ".join(name.rpartition(":")[2] for name in value)  # `pkg:` only says what to import first
+            parts.append(f"torch._dynamo.config.{key}.update({{{names}}})")
+        else:
+            shown = list(value) if isinstance(value, tuple) else value
+            parts.append(f"torch._dynamo.config.{key} = {shown!r}")
+    return parts
+
+
 def _describe(change: Change) -> list[str]:
-    if isinstance(change, ConfigSwitch):
-        parts = []
-        for key, value in change.settings:
-            if key in FUNCTION_SETS and isinstance(value, tuple):
-                names = ", ".join(name.rpartition(":")[2] for name in value)  # `pkg:` only says what to import first
-                parts.append(f"torch._dynamo.config.{key}.update({{{names}}})")
-            else:
-                shown = list(value) if isinstance(value, tuple) else value
-                parts.append(f"torch._dynamo.config.{key} = {shown!r}")
-        return parts
-    if isinstance(change, MarkDynamic):
-        return [f"torch._dynamo.mark_dynamic({change.variable}, {change.dim}) before each call of `{change.function}`"]
-    if isinstance(change, CompileKwargs):
-        return [f"torch.compile(..., {', '.join(f'{k}={v!r}' for k, v in change.kwargs)})"]
-    if isinstance(change, Regional):
-        return [f"`for block in model.{change.module_list}: block.compile()` instead of compiling the model"]
-    if isinstance(change, CarriedCache):
-        return ["TORCHINDUCTOR_CACHE_DIR kept from a first run on an empty cache to a second run"]
-    return []
+    match change:
+        case ConfigSwitch():
+            return _describe_config(change)
+        case MarkDynamic():
+            return [
+                f"torch._dynamo.mark_dynamic({change.variable}, {change.dim}) before each call of `{change.function}`"
+            ]
+        case CompileKwargs():
+            return [f"torch.compile(..., {', '.join(f'{k}={v!r}' for k, v in change.kwargs)})"]
+        case Regional():
+            return [f"`for block in model.{change.module_list}: block.compile()` instead of compiling the model"]
+        case CarriedCache():
+            return ["TORCHINDUCTOR_CACHE_DIR kept from a first run on an empty cache to a second run"]
+        case CacheDir():  # what a carried-cache run gets, not a change of its own
+            return []
+        case _:
+            assert_never(change)
 
 
 _ORDER = (ConfigSwitch, MarkDynamic, CompileKwargs, Regional, CarriedCache, CacheDir)

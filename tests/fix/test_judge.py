@@ -1,0 +1,170 @@
+"""Judging a trial of a change against the plain run (one verdict for `doctor fix` and `--try-fixes`): kept only when
+the program ends as before, prints the same numbers, still compiles what it compiled, and nothing users pay for got
+worse beyond the measured noise."""
+
+from __future__ import annotations
+
+from torchcompile_doctor.events.model import CallCount, CompilationMetrics, CompileId
+from torchcompile_doctor.fix.judge import (
+    changed_output,
+    compare_output,
+    compiled_ops,
+    crash_line,
+    judge,
+    steady_state_s,
+)
+from torchcompile_doctor.model.findings import RunFigures
+from torchcompile_doctor.model.trial import Noise, Outcome, RunResult
+
+
+def _run(
+    breaks=1,
+    recompiles=2,
+    graphs=3,
+    compile_s=1.0,
+    code=0,
+    output="loss 0.5000\n",
+    errors="",
+    fallbacks=0,
+    ops=None,
+    steady=None,
+    problems=None,
+) -> RunResult:
+    figures = RunFigures(breaks, recompiles, graphs, 0, 0, compile_s, compiled_ops=ops, steady_state_s=steady)
+    return RunResult(figures, fallbacks, code == 0, code, output, errors, 5.0, problems=problems or {})
+
+
+def test_fewer_breaks_and_nothing_worse_improves():
+    assert judge(_run(), _run(breaks=0, graphs=2)).outcome == Outcome.IMPROVED
+
+
+def test_a_change_that_leaves_none_of_the_problems_it_was_made_for_fixed_them():
+    before = _run(problems={"TCD104 train.py f": 1, "TCD202 train.py g": 2})
+    after = _run(breaks=0, problems={"TCD202 train.py g": 2})
+    assert judge(before, after, aimed_at={"TCD104"}).outcome == Outcome.FIXED
+    assert judge(before, after, aimed_at={"TCD202"}).outcome == Outcome.IMPROVED  # its own problems are still there
+
+
+def test_a_break_removed_but_a_recompile_added_is_worse():
+    verdict = judge(_run(), _run(breaks=0, recompiles=3))
+    assert verdict.outcome == Outcome.WORSE and verdict.detail == "recompiles 2 → 3"
+
+
+def test_a_frame_compiled_instead_of_run_eagerly_helps_though_it_adds_a_graph():
+    # a print in a loop: the frame was skipped (no graph); with the print reordered it compiles as one graph
+    before, after = _run(breaks=1, recompiles=0, graphs=0, fallbacks=1), _run(breaks=0, recompiles=0, graphs=1)
+    assert judge(before, after).helps
+
+
+def test_the_same_figures_are_no_effect():
+    assert judge(_run(), _run(compile_s=0.95)).outcome == Outcome.NO_EFFECT
+
+
+def test_a_crash_is_told_with_the_last_line_torch_wrote():
+    error = "Traceback ...\ntorch._dynamo.exc.InternalTorchDynamoError: PendingUnbackedSymbolNotFound: u0\n"
+    verdict = judge(_run(), _run(breaks=0, code=1, errors=error))
+    assert verdict.outcome == Outcome.CRASHED and "PendingUnbackedSymbolNotFound" in (verdict.detail or "")
+
+
+def test_different_printed_results_are_refused_and_the_line_is_named():
+    verdict = judge(_run(), _run(breaks=0, output="loss 0.7000\n"))
+    assert verdict.outcome == Outcome.OUTPUT_CHANGED and "loss 0.5000" in (verdict.detail or "")
+
+
+def test_printed_numbers_may_differ_in_their_last_digits_only():
+    assert changed_output("loss 0.500000\nstep 3\n", "loss 0.500001\nstep 3\n") is None
+    assert changed_output("loss 0.5\n", "loss 0.6\n") is not None
+    assert changed_output("a\nb\n", "a\n") == "printed 1 line(s) instead of 2"
+    assert changed_output("ok 1\n", "done 1\n") is not None
+
+
+def test_a_number_printed_as_a_tensor_is_the_same_number_and_the_verdict_says_so():
+    # the optimizer's lr made a tensor: the program printed `lr tensor(0.0064)` where it printed `lr 0.0064`
+    before, after = "step 1 lr 0.0064\n", "step 1 lr tensor(0.0064)\n"
+    compared = compare_output(before, after)
+    assert (
+        compared.differs is None
+        and compared.printed_otherwise == "prints `step 1 lr tensor(0.0064)` for `step 1 lr 0.0064`"
+    )
+    verdict = judge(_run(output=before), _run(breaks=0, output=after))
+    assert verdict.helps and verdict.label == compared.printed_otherwise
+    assert compare_output("x 0.5\n", "x tensor(0.5, grad_fn=<AddBackward0>)\n").differs is None
+    assert compare_output("x 0.5\n", "x np.float64(0.5)\n").differs is None
+    # another number inside the tensor is still another result
+    assert (
+        compare_output("lr 0.0064\n", "lr tensor(0.0070)\n").differs
+        == "printed line 1 was `lr 0.0064`, now `lr tensor(0.0070)`"
+    )
+
+
+def test_a_change_that_compiles_less_is_never_a_fix():
+    # regional compilation of torch.nn built-ins: nothing compiled at all, and so no break and no compile time
+    before, after = _run(breaks=2, graphs=8, compile_s=17.0), _run(breaks=0, recompiles=0, graphs=0, compile_s=0.0)
+    verdict = judge(before, after, by_compile_time=True)
+    assert verdict.outcome == Outcome.COMPILES_LESS and verdict.detail == "graphs 8 → 0: nothing compiles"
+    # a function left eager: fewer ops reach a graph though graphs remain
+    verdict = judge(_run(ops=120), _run(breaks=0, ops=40))
+    assert verdict.outcome == Outcome.COMPILES_LESS and verdict.detail == "ops run in compiled graphs 120 → 40"
+    assert judge(_run(ops=120), _run(breaks=0, ops=118)).helps  # a break removed: the same ops, one graph
+    assert judge(_run(ops=120), _run(breaks=0, ops=90)).helps  # a mask left out: its ops with it
+
+
+def test_a_fix_that_compiles_far_longer_is_a_trade_off_with_both_figures():
+    # dynamic=True removed one recompile and raised the compile time from 26.8 s to 149.7 s
+    verdict = judge(_run(compile_s=26.8), _run(recompiles=1, compile_s=149.7))
+    assert verdict.outcome == Outcome.TRADE_OFF and verdict.detail == "compile 26.80 s → 149.70 s"
+    assert not verdict.helps
+    slower = judge(_run(steady=0.1), _run(breaks=0, steady=0.2))
+    assert slower.outcome == Outcome.TRADE_OFF and "steady state 0.100 s → 0.200 s" in (slower.detail or "")
+    assert judge(_run(), _run(compile_s=3.0)).outcome == Outcome.WORSE  # slower, and nothing else
+
+
+def test_a_timing_within_the_plain_runs_spread_decides_nothing():
+    noisy = Noise.of([_run(compile_s=10.0), _run(compile_s=14.0)])  # a loaded machine: 4 s apart
+    assert noisy.compile_s.median == 12.0 and noisy.compile_s.spread == 4.0
+    assert judge(_run(compile_s=10.0), _run(breaks=0, compile_s=15.5), noise=noisy).outcome == Outcome.IMPROVED
+    assert judge(_run(compile_s=10.0), _run(breaks=0, compile_s=16.5), noise=noisy).outcome == Outcome.TRADE_OFF
+    regional = judge(_run(compile_s=10.0), _run(compile_s=9.0), noise=noisy, by_compile_time=True)
+    assert regional.outcome == Outcome.NO_EFFECT  # 3 s faster than the median, within the spread
+    assert judge(_run(compile_s=10.0), _run(compile_s=6.0), noise=noisy, by_compile_time=True).helps
+
+
+def test_a_trial_cut_short_says_so_with_its_partial_figures():
+    after = _run(breaks=0, recompiles=0)
+    after = RunResult(after.figures, 0, False, None, "", "", 67.0, timed_out=True)
+    verdict = judge(_run(breaks=2, recompiles=3), after)
+    assert verdict.outcome == Outcome.NOT_MEASURED
+    assert verdict.detail == "cut short after 67 s by the budget; partial figures: breaks 2 → 0, recompiles 3 → 0"
+
+
+def test_what_a_run_compiled_and_what_its_compiled_calls_cost():
+    def metrics(name: str, line: int, ops: int | None) -> CompilationMetrics:
+        fields = dict.fromkeys(("cache_size", "guard_count", "guard_latency_us", "fail_type", "fail_reason"))
+        fields |= dict.fromkeys(("fail_file", "fail_line"))
+        return CompilationMetrics(CompileId(0, 0), name, "m.py", line, graph_op_count=ops, compile_time_s=1.0, **fields)
+
+    # a recompile of `f` compiles the same code again: its largest graph counts once
+    records = [metrics("f", 1, 10), metrics("f", 1, 12), metrics("resume_in_f", 5, 5), metrics("g", 9, None)]
+    assert compiled_ops(records) == 17
+    assert compiled_ops([metrics("g", 9, None)]) is None
+    # regional compilation: one block's graph, run by each of 8 blocks, 3 steps; the whole model's once a step
+    block, model = metrics("forward", 20, 12), metrics("forward", 40, 100)
+    assert compiled_ops([block], [CallCount("m.py", 20, "forward", 24, 1)]) == 288
+    assert compiled_ops([model], [CallCount("m.py", 40, "forward", 3, 1)]) == 300
+    counts = [CallCount("m.py", 1, "f", 10, 1, 9, 0.002), CallCount("m.py", 9, "g", 1, 1, 0, None)]
+    assert steady_state_s(counts) == 0.02  # f's median call, 10 calls; g never ran without compiling
+    assert steady_state_s(counts[1:]) is None
+
+
+def test_a_crash_is_named_by_its_exception_not_by_the_advice_torch_prints_after_it():
+    # the end of a trial's stderr where capture_scalar_outputs stopped a vision model (transformers 5.5.4)
+    errors = (
+        '  File "/site-packages/torch/_dynamo/symbolic_convert.py", line 1502, in run\n'
+        "torch._dynamo.exc.InternalTorchDynamoError: PendingUnbackedSymbolNotFound: Pending unbacked symbols {u0}\n"
+        "\n"
+        "Set TORCHDYNAMO_VERBOSE=1 for the internal stack trace (please do this especially if you're reporting a bug"
+        ' to PyTorch). For even more developer context, set TORCH_LOGS="+dynamo"\n'
+    )
+    assert crash_line(errors, 1).startswith("torch._dynamo.exc.InternalTorchDynamoError: PendingUnbackedSymbol")
+    assert crash_line("killed\n", -9) == "killed"
+    assert crash_line("", 3) == "exit status 3"

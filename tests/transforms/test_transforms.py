@@ -1,0 +1,278 @@
+"""Each transform on a fixture source: the edited file as `doctor fix` writes it (golden), the hunk the report
+prints is that edit's, and the site where its precondition does not hold gives no candidate, with why."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from torchcompile_doctor.patches.edits import edit_source
+from torchcompile_doctor.transforms.engine import Built, Dropped
+from torchcompile_doctor.transforms.registry import TRANSFORMS, build_named
+from torchcompile_doctor.transforms.site import Site, SiteFacts
+
+
+@dataclass(frozen=True)
+class Case:
+    transform: str
+    source: str
+    line: int
+    edited: str | None  # None: the precondition does not hold, no candidate
+    facts: SiteFacts = SiteFacts()
+
+
+LOOP = "import torch\n\nfor step in range(3):\n    out = cmodel(x, scale=float(step + 1))  # the scale\n"
+PRINTS = "import torch\n\n\ndef f(x):\n    print('x', x.shape)\n    y = x.sin()\n    return y\n"
+ITEM = "import torch\n\n\ndef f(h):\n    n = int(h.norm().item())  # a count\n    return n\n"
+BRANCH = "import torch\n\n\ndef f(x):\n    if x.sum() > 0:\n        y = x\n    else:\n        y = -x\n    return y\n"
+NUMPY = "import numpy as np\nimport torch\n\n\ndef f(x):\n    return np.clip(x.numpy(), 0, 1)\n"
+COUNTER = (
+    "import torch\n\n\nclass M(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+    "        self.step = 0\n\n    def forward(self, x):\n        self.step += 1\n        return x * 2\n"
+)
+OPTIM = "import torch\n\nopt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)\n"
+DTYPE = "import torch\n\nf(torch.randn(4))\nf(torch.randn(4))\nf(x64)\n"
+MODEL_CALL = "import torch\n\nout = model(ids, attention_mask=mask)\n"
+DETECT = """\
+import torch
+
+
+@torch.compile
+def detect(x, thr=0.5):
+    scores = net(x).sigmoid()
+    keep = scores > thr
+    return scores[keep]
+"""
+DETECT_SPLIT = """\
+import torch
+
+
+@torch.compile
+def _detect_network(x, thr=0.5):
+    scores = net(x).sigmoid()
+    return scores
+
+
+def detect(x, thr=0.5):
+    scores = _detect_network(x, thr)
+    keep = scores > thr
+    return scores[keep]
+"""
+
+CONFIG_READ = """\
+import json
+
+import torch
+
+
+class Head(torch.nn.Module):
+    def forward(self, x):
+        config = json.loads(CONFIG.read_text())
+        return x * config["scale"]
+"""
+PROBE = "import torch\n\n\ndef f(x):\n    if torch.cuda.device_count() > 1:\n        return x * 2\n    return x\n"
+LOOP_TQDM = (
+    "from tqdm import tqdm\n\n\ndef f(self, x):\n    for block in tqdm(self.blocks, desc='b'):\n"
+    "        x = block(x)\n    return x\n"
+)
+EAGER = "import torch\n\nmodel = torch.compile(net, backend='eager')\nout = model(x)\nlow = model(x.half())\n"
+CASES = {
+    "eager_call: the odd call on the eager module": Case(
+        "eager_call", EAGER, 5, EAGER.replace("low = model(x.half())", "low = net(x.half())")
+    ),
+    "eager_call: a model not compiled by name here": Case("eager_call", EAGER, 3, None),
+    "unwrap_progress: the plain iterable": Case(
+        "unwrap_progress", LOOP_TQDM, 5, LOOP_TQDM.replace("tqdm(self.blocks, desc='b')", "self.blocks")
+    ),
+    "unwrap_progress: no progress bar": Case(
+        "unwrap_progress", LOOP_TQDM.replace("tqdm(self.blocks, desc='b')", "self.blocks"), 5, None
+    ),
+    "hoist_to_module: a config read moved to import time": Case(
+        "hoist_to_module",
+        CONFIG_READ,
+        8,
+        CONFIG_READ.replace("        config = json.loads(CONFIG.read_text())\n", "").replace(
+            "\n\n\nclass Head", "\n\n\nconfig = json.loads(CONFIG.read_text())\n\n\nclass Head"
+        ),
+    ),
+    "hoist_to_module: reads the function's input": Case(
+        "hoist_to_module", CONFIG_READ.replace("CONFIG.read_text()", "x.read_text()"), 8, None
+    ),
+    "hoist_probe: the device count read once": Case(
+        "hoist_probe",
+        PROBE,
+        5,
+        "import torch\n\n\nDEVICE_COUNT = torch.cuda.device_count()\n\n\ndef f(x):\n"
+        "    if DEVICE_COUNT > 1:\n        return x * 2\n    return x\n",
+    ),
+    "hoist_probe: no probe": Case("hoist_probe", PROBE.replace("torch.cuda.device_count()", "x.sum()"), 5, None),
+    "math_to_torch: the torch twin": Case(
+        "math_to_torch",
+        "import math\nimport torch\n\n\ndef f(x, t):\n    return x / math.exp(t)\n",
+        6,
+        "import math\nimport torch\n\n\ndef f(x, t):\n    return x / torch.exp(t)\n",
+    ),
+    "math_to_torch: no twin": Case(
+        "math_to_torch", "import math\n\n\ndef f(x, t):\n    return x / math.gamma(t)\n", 5, None
+    ),
+    "detach_out_of_place: the name rebound": Case(
+        "detach_out_of_place",
+        "def f(pred, target):\n    target.detach_()\n    return pred - target\n",
+        2,
+        "def f(pred, target):\n    target = target.detach()\n    return pred - target\n",
+    ),
+    "detach_out_of_place: no detach_": Case(
+        "detach_out_of_place", "def f(pred, target):\n    target.zero_()\n    return pred\n", 2, None
+    ),
+    "data_write_no_grad: the write under no_grad": Case(
+        "data_write_no_grad",
+        "import torch\n\n\ndef f(p):\n    p.data.mul_(0.9)\n    return p\n",
+        5,
+        "import torch\n\n\ndef f(p):\n    with torch.no_grad():\n        p.mul_(0.9)\n    return p\n",
+    ),
+    "data_write_no_grad: no .data": Case("data_write_no_grad", "def f(p):\n    p.mul_(0.9)\n    return p\n", 2, None),
+    "compile_network_only: the network compiled, the post-processing after it": Case(
+        "compile_network_only", DETECT, 7, DETECT_SPLIT
+    ),
+    "compile_network_only: not compiled by decorator": Case(
+        "compile_network_only", DETECT.replace("@torch.compile\n", ""), 6, None
+    ),
+    "tensor_argument: a keyword's value wrapped, its name kept (bug 3)": Case(
+        "tensor_argument",
+        LOOP,
+        4,
+        LOOP.replace("scale=float(step + 1)", "scale=torch.tensor(float(step + 1))"),
+        SiteFacts(variable="scale"),
+    ),
+    "tensor_argument: a positional argument": Case(
+        "tensor_argument",
+        "import torch\n\nout = f(x, step)\n",
+        3,
+        "import torch\n\nout = f(x, torch.tensor(step))\n",
+        SiteFacts(variable="step"),
+    ),
+    "tensor_argument: not passed at the line": Case(
+        "tensor_argument", "import torch\n\nout = f(x)\n", 3, None, SiteFacts(variable="step")
+    ),
+    "guard_is_compiling: a print": Case(
+        "guard_is_compiling",
+        PRINTS,
+        5,
+        PRINTS.replace(
+            "    print('x', x.shape)\n", "    if not torch.compiler.is_compiling():\n        print('x', x.shape)\n"
+        ),
+    ),
+    "guard_is_compiling: never an assignment": Case("guard_is_compiling", PRINTS, 6, None),
+    "drop_item: the tensor kept": Case("drop_item", ITEM, 5, ITEM.replace("int(h.norm().item())", "h.norm()")),
+    "drop_item: no .item()": Case("drop_item", ITEM, 6, None),
+    "drop_tolist: the tensor kept": Case(
+        "drop_tolist",
+        "import torch\n\n\ndef f(x):\n    ids = list(x.tolist())\n    return ids\n",
+        5,
+        "import torch\n\n\ndef f(x):\n    ids = x\n    return ids\n",
+    ),
+    "branchless_where: if/else assignment": Case(
+        "branchless_where",
+        BRANCH,
+        5,
+        "import torch\n\n\ndef f(x):\n    y = torch.where(x.sum() > 0, x, -x)\n    return y\n",
+    ),
+    "branchless_where: no if": Case("branchless_where", BRANCH, 9, None),
+    "numpy_to_torch: the twin from the table": Case(
+        "numpy_to_torch", NUMPY, 6, NUMPY.replace("np.clip(x.numpy(), 0, 1)", "torch.clamp(x, 0, 1)")
+    ),
+    "numpy_to_torch: no twin": Case("numpy_to_torch", NUMPY.replace("np.clip", "np.polyfit"), 6, None),
+    "module_counter_buffer: a buffer set in __init__, added to in forward": Case(
+        "module_counter_buffer",
+        COUNTER,
+        10,
+        COUNTER.replace("self.step = 0", 'self.register_buffer("step", torch.tensor(0))').replace(
+            "self.step += 1", "self.step.add_(1)"
+        ),
+        SiteFacts(attribute="step"),
+    ),
+    "module_counter_buffer: no number set in __init__": Case(
+        "module_counter_buffer", COUNTER.replace("self.step = 0", "pass"), 10, None, SiteFacts(attribute="step")
+    ),
+    "tensor_hyperparameter: the optimizer's lr": Case(
+        "tensor_hyperparameter",
+        OPTIM,
+        3,
+        OPTIM.replace("lr=0.01", "lr=torch.tensor(0.01)"),
+        SiteFacts(hyperparameter="lr"),
+    ),
+    "tensor_hyperparameter: a tensor already": Case(
+        "tensor_hyperparameter",
+        OPTIM.replace("lr=0.01", "lr=torch.tensor(0.01)"),
+        3,
+        None,
+        SiteFacts(hyperparameter="lr"),
+    ),
+    "cast_at_call_site: at the odd call": Case(
+        "cast_at_call_site",
+        DTYPE,
+        5,
+        DTYPE.replace("f(x64)", "f(x64.to(torch.float32))"),
+        SiteFacts(passed="x64", first_value="float32"),
+    ),
+    "mark_dynamic: before the call": Case(
+        "mark_dynamic",
+        "import torch\n\nout = f(k)\n",
+        3,
+        "import torch\n\ntorch._dynamo.mark_dynamic(k, 0)\nout = f(k)\n",
+        SiteFacts(variable="k", dim=0),
+    ),
+    "drop_passed_argument: the keyword the library branches on": Case(
+        "drop_passed_argument",
+        MODEL_CALL,
+        3,
+        "import torch\n\nout = model(ids)\n",
+        SiteFacts(branched_argument="attention_mask"),
+    ),
+    "pass_left_out_argument: the library's default passed": Case(
+        "pass_left_out_argument",
+        "import torch\n\nout = model(ids)\n",
+        3,
+        "import torch\n\nout = model(ids, attention_mask=torch.ones_like(ids))\n",
+        SiteFacts(none_argument="attention_mask", none_argument_value="torch.ones_like(ids)"),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_transform_edits_the_fixture_as_expected(name: str) -> None:
+    case = CASES[name]
+    made = build_named(case.transform, Site("prog.py", case.source, case.line, case.facts))
+    if case.edited is None:
+        assert isinstance(made, Dropped) and made.reason
+        return
+    assert isinstance(made, Built), made
+    assert edit_source(case.source, made.edits) == case.edited
+
+
+@pytest.mark.parametrize("name", [n for n, c in CASES.items() if c.edited is not None])
+def test_the_hunk_printed_is_the_edit_written(name: str) -> None:
+    """The report's before/after are the lines of the source the edit changes, as written (dedented alike; runs of
+    changes far apart joined by a `...` line)."""
+    case = CASES[name]
+    made = build_named(case.transform, Site("prog.py", case.source, case.line, case.facts))
+    assert isinstance(made, Built)
+    edited = edit_source(case.source, made.edits)
+    for shown, text in ((made.hunk.before, case.source), (made.hunk.after, edited)):
+        lines = [line.strip() for line in text.splitlines()]
+        for piece in shown.split("\n...\n"):
+            wanted = [line.strip() for line in piece.splitlines()]
+            assert any(lines[i : i + len(wanted)] == wanted for i in range(len(lines))), (piece, text)
+    assert made.hunk.after.strip() and made.hunk.before != made.hunk.after
+
+
+def test_a_site_whose_edit_does_not_parse_is_dropped_with_why() -> None:
+    """A source the edit cannot be made on (here: a file that does not parse) gives no candidate, and says why."""
+    made = build_named("guard_is_compiling", Site("prog.py", "import torch\nprint(x\n", 2))
+    assert isinstance(made, Dropped) and made.reason
+
+
+def test_every_transform_is_tested() -> None:
+    tested = {c.transform for c in CASES.values()}
+    assert set(TRANSFORMS) - tested <= {"move_outside", "move_after_call"}  # built by doctor fix (tests/fix)

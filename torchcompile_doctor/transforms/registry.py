@@ -1,0 +1,71 @@
+"""Every transform by the name the catalogue gives it, in one explicit table."""
+
+from __future__ import annotations
+
+from torchcompile_doctor.transforms import (
+    compile_scope,
+    data_dependent,
+    library_calls,
+    modes,
+    mutation,
+    numbers,
+    numpy_ops,
+    one_time,
+    side_effects,
+)
+from torchcompile_doctor.transforms.engine import Built, Dropped, Transform, build
+from torchcompile_doctor.transforms.site import Site
+
+TRANSFORMS: dict[str, Transform] = {
+    t.name: t
+    for t in (
+        Transform("guard_is_compiling", "side_effect", side_effects.guard_is_compiling),
+        Transform("drop_item", "data_dependent", data_dependent.drop_item),
+        Transform("drop_tolist", "data_dependent", data_dependent.drop_tolist),
+        Transform("branchless_where", "data_dependent", data_dependent.branchless_where),
+        Transform("numpy_to_torch", "numpy", numpy_ops.numpy_to_torch),
+        Transform(
+            "module_counter_buffer",
+            "number",
+            numbers.module_counter_buffer,
+            reads_facts=True,
+            words="the counter attribute made a buffer",
+        ),
+        Transform("cast_at_call_site", "mode", numbers.cast_at_call_site, reads_facts=True),
+        Transform("mark_dynamic", "number", numbers.mark_dynamic, reads_facts=True),
+        Transform("tensor_argument", "number", numbers.tensor_argument, reads_facts=True),
+        Transform("tensor_hyperparameter", "number", numbers.tensor_hyperparameter, reads_facts=True),
+        Transform("pass_left_out_argument", "library_call", library_calls.pass_left_out_argument, reads_facts=True),
+        Transform("drop_passed_argument", "library_call", library_calls.drop_passed_argument, reads_facts=True),
+        Transform(
+            "compile_network_only",
+            "compile_scope",
+            compile_scope.compile_network_only,
+            words="the network compiled, its post-processing left out of the compiled function",
+        ),
+        Transform("eager_call", "mode", modes.eager_call),
+        Transform("unwrap_progress", "side_effect", side_effects.unwrap_progress),
+        Transform("math_to_torch", "numpy", numpy_ops.math_to_torch),
+        Transform("hoist_to_module", "one_time", one_time.hoist_to_module, words="moved to import time"),
+        Transform("hoist_probe", "one_time", one_time.hoist_probe, words="the probe read once at import time"),
+        Transform("detach_out_of_place", "mutation", mutation.detach_out_of_place),
+        Transform("data_write_no_grad", "mutation", mutation.data_write_no_grad),
+        # built by `doctor fix` from the lines that call the compiled function (fix/candidates.py): at a site alone
+        # there is nowhere to move the code to
+        Transform("move_outside", "compile_scope", lambda site: "it needs the lines that call the compiled function"),
+        Transform("move_after_call", "side_effect", lambda site: "it needs the lines that call the compiled function"),
+    )
+}
+
+
+def build_named(name: str, site: Site) -> Built | Dropped:
+    """The named transform built at the site (a name the catalogue checked when it loaded)."""
+    return build(TRANSFORMS[name], site)
+
+
+def every_built(names: tuple[str, ...], site: Site) -> tuple[tuple[Built, ...], tuple[Dropped, ...]]:
+    """Each of the named transforms that builds at the site (in the catalogue's order: the first is the one the
+    report shows), and why the others did not."""
+    made = [build_named(name, site) for name in dict.fromkeys(names)]
+    built = tuple(m for m in made if isinstance(m, Built))
+    return built, tuple(m for m in made if isinstance(m, Dropped))
