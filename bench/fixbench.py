@@ -291,9 +291,9 @@ def run_case(case: Case, scratch: Path, budget: float, timeout: float) -> CaseRe
     try:
         done = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True, timeout=timeout)
         doctor_exit: int | None = done.returncode
-        stderr = done.stderr
+        stderr, stdout = done.stderr, done.stdout
     except subprocess.TimeoutExpired:
-        doctor_exit, stderr = None, ""
+        doctor_exit, stderr, stdout = None, "", ""
     doctor_seconds = time.perf_counter() - doctor_started
     crashed = "Traceback (most recent call last)" in stderr or "internal error" in stderr
     diff = _git(project, "diff")
@@ -308,6 +308,8 @@ def run_case(case: Case, scratch: Path, budget: float, timeout: float) -> CaseRe
     verdict, note = classify(outcome, case.by_hand)
     if verdict == "error" and stderr.strip():
         note += ": " + stderr.strip().splitlines()[-1][:200]
+    if verdict == "no edit" and stdout.strip():  # the doctor's own last word on why it wrote nothing
+        note = stdout.strip().splitlines()[-1].strip()[:160]
     return CaseResult(
         name=case.name,
         family=case.family,
@@ -391,10 +393,11 @@ def markdown(results: Sequence[CaseResult], when: str, torch_version: str, total
     lines = [
         SECTION,
         "",
-        f"Produced by `make fixbench FIXBENCH_SET=heldout` and `make fixbench` (bench/fixbench.py) on {when}, torch "
+        f"Produced by bench/fixbench.py (`make fixbench`, FIXBENCH_SET=heldout then dev) on {when}, torch "
         f"{torch_version}, 2 shared CPU cores, one program at a time, `doctor fix PROGRAM --apply --jobs 2 --backend "
-        "eager`. Counts are torch's own (bench/fixbench/measure.py): graph breaks/recompiles/graphs, +NL for "
-        "recompile-limit hits; **fixed** means the edited program reaches the by-hand fix's counts and prints the "
+        "eager --budget B` in a fresh git copy of each case (without its fixed.py and case.yaml). Counts are torch's "
+        "own (bench/fixbench/measure.py): graph breaks/recompiles/graphs, +NL for recompile-limit hits; **fixed** "
+        "means the edited program reaches the by-hand fix's counts and prints the "
         "same numbers.",
         "",
     ]
