@@ -283,21 +283,37 @@ def _rank(trial: Trial) -> tuple[int, int, str]:
 def _without_duplicates(ranked: Sequence[Trial], before: RunResult) -> tuple[list[Trial], list[LeftOut]]:
     """The helpful trials, best first, without a change whose removed problems the better ones remove already
     (`mark_dynamic` at the call beside `dynamic=True` on the compile): the patch would carry both for nothing. A
-    change judged by time alone (regional compilation) removes no problem and stays."""
-    covered: dict[str, tuple[int, str]] = {}
-    kept, left = [], []
+    change that removes part of a finding's problems stays when the better ones leave some of that finding's
+    problems (two logging calls in one function, each guarded: each removes one of its two breaks), unless it
+    answers the same finding as a better change and removes no more than it (two forms of one fix). A change judged
+    by time alone (regional compilation) removes no problem and stays."""
+    covered: dict[str, int] = {}  # by finding key: how many of its problems the kept trials remove together
+    first: dict[str, str] = {}  # by finding key: the first kept trial that removes some of it
+    kept: list[tuple[Trial, dict[str, int]]] = []
+    left = []
     for trial in ranked:
         assert trial.result is not None
         gone = removed(before, trial.result)
-        if gone and all(count <= covered.get(key, (0, ""))[0] for key, count in gone.items()):
-            by = covered[next(iter(gone))][1]
-            left.append(LeftOut(trial.title, f"removes only what {by} removes already"))
+        twin = _same_fix(trial, gone, kept)
+        if gone and (twin is not None or all(covered.get(k, 0) >= before.problems[k] for k in gone)):
+            left.append(LeftOut(trial.title, f"removes only what {twin or first[next(iter(gone))]} removes already"))
             continue
         for key, count in gone.items():
-            if count > covered.get(key, (0, ""))[0]:
-                covered[key] = (count, trial.title)
-        kept.append(trial)
-    return kept, left
+            covered[key] = covered.get(key, 0) + count
+            first.setdefault(key, trial.title)
+        kept.append((trial, gone))
+    return [trial for trial, _ in kept], left
+
+
+def _same_fix(trial: Trial, gone: Mapping[str, int], kept: Sequence[tuple[Trial, dict[str, int]]]) -> str | None:
+    """The title of a kept trial that answers one of the same findings and removes at least as much of each
+    problem as `trial` (None: none does)."""
+    aims = {title for c in trial.candidates for title in c.findings}
+    for other, other_gone in kept:
+        shares = aims & {title for c in other.candidates for title in c.findings}
+        if shares and all(count <= other_gone.get(key, 0) for key, count in gone.items()):
+            return other.title
+    return None
 
 
 def _combinable(helpful: Sequence[Trial], originals: Mapping[Path, str]) -> tuple[list[Trial], list[LeftOut]]:
