@@ -28,6 +28,7 @@ from torchcompile_doctor.patches.edits import (
     EditError,
     InsertAfter,
     RemoveStatement,
+    WrapStatement,
     edit_source,
 )
 from torchcompile_doctor.patches.project import inside
@@ -38,6 +39,7 @@ from torchcompile_doctor.transforms.call_source import (
     assigned_name,
     effect_call,
     function_lines,
+    helper_call_line,
     is_plain_reference,
     parameter_position,
     renamed,
@@ -53,6 +55,7 @@ from torchcompile_doctor.transforms.experiment_edits import (
 )
 from torchcompile_doctor.transforms.line_code import code_only
 from torchcompile_doctor.transforms.registry import TRANSFORMS
+from torchcompile_doctor.transforms.side_effects import NOT_COMPILING
 
 
 @dataclass(frozen=True)
@@ -104,14 +107,15 @@ def _step_outside(finding: Finding, program: Program) -> Candidate | None:
 
 
 def _effect_after_call(finding: Finding, program: Program) -> Candidate | None:
-    """A call made only for its effect in a compiled function (a metrics recorder, a print of its inputs) moved
-    after each line that calls the function, on what that line passes for the parameters it reads."""
+    """A call made only for its effect in a compiled function (a metrics recorder, a print of its inputs), or the
+    call there of the user's helper that holds the finding's line, moved after each line that calls the function,
+    on what that line passes for the parameters it reads."""
     where = _users_place(finding, program)
     held = _compiled_function(finding, program)
     if where is None or held is None:
         return None
-    path, source, function = held
-    effect = effect_call(source, function, where.line)
+    path, source, function, line = held
+    effect = effect_call(source, function, line)
     sites = [s for s in program.call_sites if (s.function_file, s.function_line) == (where.file, function)]
     if effect is None or not sites:
         return None
@@ -128,6 +132,25 @@ def _effect_after_call(finding: Finding, program: Program) -> Candidate | None:
     )
 
 
+def _helper_call_guarded(finding: Finding, program: Program) -> Candidate | None:
+    """The call, in a compiled function, of the user's helper that holds the finding's line (`record(...)`, whose
+    `json.dumps` breaks) put under `if not torch.compiler.is_compiling():`: the helper runs in eager calls only.
+    (A finding whose line is in the compiled function itself is guarded by `guard_is_compiling` at its site.)"""
+    where = _users_place(finding, program)
+    held = _compiled_function(finding, program)
+    if where is None or held is None or held[3] == where.line:
+        return None
+    path, source, _, line = held
+    code = code_only(source.splitlines()[line - 1]).strip()
+    return Candidate(
+        title=f"`{code}` under `if {NOT_COMPILING}:` in `{where.function}`'s caller",
+        codes=(finding.code,),
+        findings=(finding.title,),
+        edits=(FileEdit(path, WrapStatement(line, NOT_COMPILING)),),
+        by_compile_time=False,
+    )
+
+
 def _users_place(finding: Finding, program: Program) -> Location | None:
     """The finding's line in the user's project: its own, or, for a break in a package's code, the user's line
     that called into it."""
@@ -137,16 +160,23 @@ def _users_place(finding: Finding, program: Program) -> Location | None:
     return None
 
 
-def _compiled_function(finding: Finding, program: Program) -> tuple[Path, str, int] | None:
-    """(its file, the file's text, the function's first line) of the compiled function of the user's holding the
-    finding's line."""
+def _compiled_function(finding: Finding, program: Program) -> tuple[Path, str, int, int] | None:
+    """(its file, the file's text, the function's first line, the line in it) of the compiled function of the
+    user's that holds the finding's line, or that calls, for its effect, the helper of the same file holding it
+    (the line of that call)."""
     where = _users_place(finding, program)
     if where is None:
         return None
     source = program.read(Path(where.file)) or ""
     starts = [c.function_line for c in program.compile_calls if c.function_file == where.file and c.function_line]
     function = next((s for s in starts if where.line in (function_lines(source, s) or ())), None)
-    return (Path(where.file), source, function) if function is not None else None
+    if function is not None:
+        return Path(where.file), source, function, where.line
+    for start in starts:
+        line = helper_call_line(source, start, where.line)
+        if line is not None:
+            return Path(where.file), source, start, line
+    return None
 
 
 def _effect_at(effect: EffectCall, source: str, function: int, site: CallSite, program: Program) -> FileEdit | None:
@@ -228,6 +258,7 @@ def _rewrite_words(before: str, after: str) -> str:
 _PROGRAM_TRANSFORMS: dict[str, Callable[[Finding, Program], Candidate | None]] = {
     "move_outside": _step_outside,
     "move_after_call": _effect_after_call,
+    "guard_helper_call": _helper_call_guarded,
 }
 
 

@@ -270,3 +270,40 @@ def effect_call(source: str, function_line: int, line: int) -> EffectCall | None
     if read & (_local_names(function) - parameters) or "self" in read:
         return None  # it reads a value only the function computes
     return EffectCall(line, ast.get_source_segment(source, statement) or "", tuple(sorted(read & parameters)))
+
+
+def _called_name(call: ast.Call) -> str | None:
+    """`record` for `record(...)`, `self.record(...)` or `self.log.record(...)`: the name a call reaches."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id
+    return func.attr if isinstance(func, ast.Attribute) else None
+
+
+def helper_call_line(source: str, function_line: int, line: int, depth: int = 3) -> int | None:
+    """The line, among the statements of the function that starts at `function_line`, of a one-line call made
+    for its effect (`record("n", x.shape[0])`) that reaches `line` in a helper defined in the same file (the
+    helper itself, or a helper it calls, up to `depth` calls deep); None when no such call is there. The helpers
+    are found by name, as Python would look them up in this file: a module function or a method."""
+    tree = _parsed(source)
+    function = _function_at(tree, function_line) if tree is not None else None
+    if tree is None or function is None:
+        return None
+    helpers = {
+        node.name: node
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node is not function
+    }
+    reaching = {name for name, node in helpers.items() if node.lineno <= line <= (node.end_lineno or node.lineno)}
+    for _ in range(depth - 1):  # the helpers that call a helper reaching the line reach it too
+        reaching |= {
+            name
+            for name, node in helpers.items()
+            if any(isinstance(n, ast.Call) and _called_name(n) in reaching for n in ast.walk(node))
+        }
+    for statement in function.body:
+        if not isinstance(statement, ast.Expr) or not isinstance(statement.value, ast.Call):
+            continue
+        if statement.lineno == statement.end_lineno and _called_name(statement.value) in reaching:
+            return statement.lineno
+    return None
