@@ -77,6 +77,37 @@ LOOP_TQDM = (
     "        x = block(x)\n    return x\n"
 )
 EAGER = "import torch\n\nmodel = torch.compile(net, backend='eager')\nout = model(x)\nlow = model(x.half())\n"
+PLUGIN = """\
+import importlib
+
+import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self, activation="torch.nn.functional:silu"):
+        super().__init__()
+        self.activation = activation
+        self.fc = nn.Linear(12, 12)
+
+    def forward(self, x):
+        module_name, func_name = self.activation.split(":")
+        act = getattr(importlib.import_module(module_name), func_name)
+        return act(self.fc(x))
+"""
+PLUGIN_HOISTED = PLUGIN.replace(
+    """        module_name, func_name = self.activation.split(":")
+        act = getattr(importlib.import_module(module_name), func_name)
+        return act(self.fc(x))
+""",
+    "        return self.act(self.fc(x))\n",
+).replace(
+    "        self.fc = nn.Linear(12, 12)\n",
+    "        self.fc = nn.Linear(12, 12)\n"
+    "        self.module_name, self.func_name = self.activation.split(':')\n"
+    "        self.act = getattr(importlib.import_module(self.module_name), self.func_name)\n",
+)
+
 CASES = {
     "eager_call: the odd call on the eager module": Case(
         "eager_call", EAGER, 5, EAGER.replace("low = model(x.half())", "low = net(x.half())")
@@ -98,6 +129,16 @@ CASES = {
     ),
     "hoist_to_module: reads the function's input": Case(
         "hoist_to_module", CONFIG_READ.replace("CONFIG.read_text()", "x.read_text()"), 8, None
+    ),
+    "hoist_to_init: an import in forward done once in __init__": Case("hoist_to_init", PLUGIN, 15, PLUGIN_HOISTED),
+    "hoist_to_init: reads the call's input": Case(
+        "hoist_to_init", PLUGIN.replace("self.activation.split", "x.name.split"), 15, None
+    ),
+    "hoist_to_init: the attribute it reads is set in forward too": Case(
+        "hoist_to_init",
+        PLUGIN.replace("        return act(", "        self.activation = 'x:y'\n        return act("),
+        15,
+        None,
     ),
     "hoist_probe: the device count read once": Case(
         "hoist_probe",

@@ -47,6 +47,12 @@ TRANSFORMS: dict[str, Transform] = {
         Transform("unwrap_progress", "side_effect", side_effects.unwrap_progress),
         Transform("math_to_torch", "numpy", numpy_ops.math_to_torch),
         Transform("hoist_to_module", "one_time", one_time.hoist_to_module, words="moved to import time"),
+        Transform(
+            "hoist_to_init",
+            "one_time",
+            one_time.hoist_to_init,
+            words="computed once in `__init__`, kept as attributes of the module",
+        ),
         Transform("hoist_probe", "one_time", one_time.hoist_probe, words="the probe read once at import time"),
         Transform("detach_out_of_place", "mutation", mutation.detach_out_of_place),
         Transform("data_write_no_grad", "mutation", mutation.data_write_no_grad),
