@@ -28,6 +28,7 @@ from torchcompile_doctor.patches.edits import (
     EditError,
     InsertAfter,
     RemoveStatement,
+    ReplaceStatement,
     WrapStatement,
     edit_source,
 )
@@ -36,12 +37,15 @@ from torchcompile_doctor.transforms.call_source import (
     EffectCall,
     StepTail,
     argument_expression,
+    assigned_call,
     assigned_name,
     effect_call,
+    free_name,
     function_lines,
     helper_call_line,
     is_plain_reference,
     parameter_position,
+    printed_return,
     renamed,
     step_tail,
 )
@@ -147,6 +151,42 @@ def _helper_call_guarded(finding: Finding, program: Program) -> Candidate | None
         codes=(finding.code,),
         findings=(finding.title,),
         edits=(FileEdit(path, WrapStatement(line, NOT_COMPILING)),),
+        by_compile_time=False,
+    )
+
+
+def _print_returned(finding: Finding, program: Program) -> Candidate | None:
+    """A print in a compiled function whose values are returned beside its result and printed by each caller
+    after the call (`y = model(x)` -> `y, printed = model(x)` and `print(*printed)`): the program prints the same
+    lines, and the compiled function no longer breaks on the print. Only where every recorded call assigns the
+    result to one name (the other callers would get a pair)."""
+    where = _users_place(finding, program)
+    held = _compiled_function(finding, program)
+    if where is None or held is None or held[3] != where.line:
+        return None
+    path, source, function, line = held
+    printed = printed_return(source, function, line)
+    sites = [s for s in program.call_sites if (s.function_file, s.function_line) == (where.file, function)]
+    if printed is None or not sites:
+        return None
+    name = free_name(source, "printed")
+    keywords = f", {printed.keywords}" if printed.keywords else ""
+    edits = [
+        FileEdit(path, ReplaceStatement(printed.print_line, f"{name} = ({printed.values},)")),
+        FileEdit(path, ReplaceStatement(printed.return_line, f"return {printed.result}, {name}")),
+    ]
+    for site in sorted({(s.file, s.line) for s in sites}):
+        assigned = assigned_call(program.read(Path(site[0])) or "", site[1])
+        if assigned is None:
+            return None
+        target, call = assigned
+        code = f"{target}, {name} = {call}\nprint(*{name}{keywords})"
+        edits.append(FileEdit(Path(site[0]), ReplaceStatement(site[1], code)))
+    return Candidate(
+        title=f"`print({printed.values})` returned by `{where.function}` and printed after its call",
+        codes=(finding.code,),
+        findings=(finding.title,),
+        edits=tuple(edits),
         by_compile_time=False,
     )
 
@@ -259,6 +299,7 @@ _PROGRAM_TRANSFORMS: dict[str, Callable[[Finding, Program], Candidate | None]] =
     "move_outside": _step_outside,
     "move_after_call": _effect_after_call,
     "guard_helper_call": _helper_call_guarded,
+    "return_printed": _print_returned,
 }
 
 

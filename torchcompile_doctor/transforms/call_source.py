@@ -307,3 +307,62 @@ def helper_call_line(source: str, function_line: int, line: int, depth: int = 3)
         if statement.lineno == statement.end_lineno and _called_name(statement.value) in reaching:
             return statement.lineno
     return None
+
+
+@dataclass(frozen=True)
+class PrintedReturn:
+    """A `print(...)` in a compiled function's own body, before its one `return`: what it prints can be returned
+    beside the result and printed by the caller after the call, in the same order of lines."""
+
+    print_line: int
+    return_line: int
+    values: str  # the printed arguments, as written: `"debug: hidden", tuple(h.shape)`
+    keywords: str  # print's keywords as written (`sep=", "`), or ""
+    result: str  # what the function returns, as written
+
+
+def printed_return(source: str, function_line: int, line: int) -> PrintedReturn | None:
+    """The print at `line` of the function that starts at `function_line`, if its values can be returned: a
+    statement of the function's own body, with no `*args`, constant keywords, and the function's only `return`
+    (with a value) its last statement."""
+    tree = _parsed(source)
+    function = _function_at(tree, function_line) if tree is not None else None
+    if function is None:
+        return None
+    body = function.body
+    statement = next((s for s in body if s.lineno == line), None)
+    last = body[-1]
+    returns = [n for n in ast.walk(function) if isinstance(n, (ast.Return, ast.Yield, ast.YieldFrom))]
+    if statement is None or not isinstance(last, ast.Return) or last.value is None or returns != [last]:
+        return None
+    call = statement.value if isinstance(statement, ast.Expr) else None
+    if not isinstance(call, ast.Call) or not (isinstance(call.func, ast.Name) and call.func.id == "print"):
+        return None
+    if not call.args or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    if any(k.arg is None or not isinstance(k.value, ast.Constant) for k in call.keywords):
+        return None
+    values = ", ".join(ast.get_source_segment(source, a) or "" for a in call.args)
+    keywords = ", ".join(ast.get_source_segment(source, k) or "" for k in call.keywords)
+    return PrintedReturn(line, last.lineno, values, keywords, ast.get_source_segment(source, last.value) or "")
+
+
+def assigned_call(source: str, line: int) -> tuple[str, str] | None:
+    """(`y`, `model(torch.randn(4, 16))`) for the one-line statement `y = model(torch.randn(4, 16))` at `line`."""
+    tree = _parsed(source)
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Assign) and node.lineno == line == node.end_lineno and isinstance(node.value, ast.Call):
+            if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                return node.targets[0].id, ast.get_source_segment(source, node.value) or ""
+    return None
+
+
+def free_name(source: str, wanted: str) -> str:
+    """`wanted`, or `wanted_2`, ...: a name the file does not use yet."""
+    tree = _parsed(source)
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} if tree is not None else set()
+    name, number = wanted, 1
+    while name in used:
+        number += 1
+        name = f"{wanted}_{number}"
+    return name

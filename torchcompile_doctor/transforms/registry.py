@@ -60,6 +60,7 @@ TRANSFORMS: dict[str, Transform] = {
         # there is nowhere to move the code to
         Transform("move_outside", "compile_scope", lambda site: "it needs the lines that call the compiled function"),
         Transform("move_after_call", "side_effect", lambda site: "it needs the lines that call the compiled function"),
+        Transform("return_printed", "side_effect", lambda site: "it needs the lines that call the compiled function"),
         Transform(
             "guard_helper_call", "side_effect", lambda site: "it needs the compiled function that calls the helper"
         ),
