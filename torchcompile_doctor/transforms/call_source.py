@@ -336,15 +336,20 @@ def printed_return(source: str, function_line: int, line: int) -> PrintedReturn 
     if statement is None or not isinstance(last, ast.Return) or last.value is None or returns != [last]:
         return None
     call = statement.value if isinstance(statement, ast.Expr) else None
-    if not isinstance(call, ast.Call) or not (isinstance(call.func, ast.Name) and call.func.id == "print"):
-        return None
-    if not call.args or any(isinstance(a, ast.Starred) for a in call.args):
-        return None
-    if any(k.arg is None or not isinstance(k.value, ast.Constant) for k in call.keywords):
+    if not isinstance(call, ast.Call) or not _plain_print(call):
         return None
     values = ", ".join(ast.get_source_segment(source, a) or "" for a in call.args)
     keywords = ", ".join(ast.get_source_segment(source, k) or "" for k in call.keywords)
     return PrintedReturn(line, last.lineno, values, keywords, ast.get_source_segment(source, last.value) or "")
+
+
+def _plain_print(call: ast.Call) -> bool:
+    """`print(a, b, sep=" ")`: values, no `*args`, only constant keywords."""
+    if not (isinstance(call.func, ast.Name) and call.func.id == "print") or not call.args:
+        return False
+    if any(isinstance(a, ast.Starred) for a in call.args):
+        return False
+    return all(k.arg is not None and isinstance(k.value, ast.Constant) for k in call.keywords)
 
 
 def assigned_call(source: str, line: int) -> tuple[str, str] | None:

@@ -240,18 +240,23 @@ def _why_not_in_init(
     if names & attributes:
         return f"`self.{sorted(names & attributes)[0]}` is an attribute of the class already"
     read = {n.attr for s in moved for n in ast.walk(s) if isinstance(n, ast.Attribute) and _of_self(n)}
-    set_elsewhere = {
-        n.attr
-        for method in owner.body
-        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method is not init
-        for n in ast.walk(method)
-        if isinstance(n, ast.Attribute) and _of_self(n) and isinstance(n.ctx, ast.Store)
-    }
+    set_elsewhere = _set_outside(owner, init)
     if read & set_elsewhere:
         return f"`self.{sorted(read & set_elsewhere)[0]}` is set outside `__init__`"
     if isinstance(init.body[-1], ast.Return):
         return "`__init__` ends with a `return`"
     return None
+
+
+def _set_outside(owner: ast.ClassDef, init: ast.FunctionDef) -> set[str]:
+    """The attributes of `self` the class's methods other than `__init__` set."""
+    methods = [m for m in owner.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m is not init]
+    return {
+        n.attr
+        for method in methods
+        for n in ast.walk(method)
+        if isinstance(n, ast.Attribute) and _of_self(n) and isinstance(n.ctx, ast.Store)
+    }
 
 
 def _of_self(node: ast.Attribute) -> bool:
