@@ -221,6 +221,7 @@ SHAPED = {
     "hoist_to_init",
     "guard_helper_call",
     "return_printed",
+    "guard_timer",
 }
 
 
@@ -247,6 +248,7 @@ TRANSFORM_CHECKS = {
     "math_to_torch": lambda b, a, c: "math." in b and "torch." in a,
     "hoist_to_module": lambda b, a, c: a.splitlines()[0].strip() in b,  # the statement, now at module level
     "hoist_probe": lambda b, a, c: a.splitlines()[0].split(" = ")[1] in b,  # the probe, now at module level
+    "guard_timer": lambda b, a, c: "time" in b and "if not torch.compiler.is_compiling():" in a,
     "hoist_to_init": lambda b, a, c: a.lstrip().startswith("self."),  # now in `__init__`, bound to attributes
     "detach_out_of_place": lambda b, a, c: ".detach_()" in b and ".detach()" in a,
     "data_write_no_grad": lambda b, a, c: ".data" in b and "torch.no_grad()" in a,

@@ -108,6 +108,21 @@ PLUGIN_HOISTED = PLUGIN.replace(
     "        self.act = getattr(importlib.import_module(self.module_name), self.func_name)\n",
 )
 
+TIMER = """\
+import time
+
+import torch
+
+
+class Net(torch.nn.Module):
+    def forward(self, x):
+        y = self.body(x)
+        t0 = time.perf_counter()
+        y = y.relu()
+        self.spent += time.perf_counter() - t0
+        return y
+"""
+
 CASES = {
     "eager_call: the odd call on the eager module": Case(
         "eager_call", EAGER, 5, EAGER.replace("low = model(x.half())", "low = net(x.half())")
@@ -140,6 +155,15 @@ CASES = {
         15,
         None,
     ),
+    "guard_timer: the clock reads and what uses them, for eager calls only": Case(
+        "guard_timer",
+        TIMER,
+        9,
+        TIMER.replace(
+            "        t0 = time", "        if not torch.compiler.is_compiling():\n            t0 = time"
+        ).replace("        self.spent", "        if not torch.compiler.is_compiling():\n            self.spent"),
+    ),
+    "guard_timer: the time is returned": Case("guard_timer", TIMER.replace("return y", "return y, t0"), 9, None),
     "hoist_probe: the device count read once": Case(
         "hoist_probe",
         PROBE,

@@ -45,6 +45,7 @@ TRANSFORMS: dict[str, Transform] = {
         ),
         Transform("eager_call", "mode", modes.eager_call),
         Transform("unwrap_progress", "side_effect", side_effects.unwrap_progress),
+        Transform("guard_timer", "side_effect", side_effects.guard_timer, words="the timing kept for eager calls only"),
         Transform("math_to_torch", "numpy", numpy_ops.math_to_torch),
         Transform("hoist_to_module", "one_time", one_time.hoist_to_module, words="moved to import time"),
         Transform(
