@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -242,15 +243,21 @@ def _two_breaks_in_one_function(copy: Path, seconds: float) -> RunResult:
 def test_changes_that_each_remove_part_of_one_finding_key_are_combined(tmp_path):
     root = _project(tmp_path, "import torch\nprint('ok')\n")
     originals = {root / "train.py": (root / "train.py").read_text()}
-    first, second = _flags(root, "first", "second")
-    again = Candidate("first_again", first.codes, first.findings, _flags(root, "first_again")[0].edits, False)
+    first, second, again = (
+        replace(flag, sites=(site,))
+        for flag, site in zip(
+            _flags(root, "first", "second", "first_again"), ("train.py:16", "train.py:18", "train.py:16"), strict=True
+        )
+    )
     before = _two_breaks_in_one_function(root, 30)
     measured = measure_candidates(
         [first, second, again], root, originals, before, _two_breaks_in_one_function, jobs=1, budget_s=60
     )
-    # each guard alone leaves one break of the two; together none: the patch holds both, and the other form of
-    # the first one's fix (the same finding, no more removed) stays out
+    # each guard alone leaves one break of the two; together none: the patch holds both, and the other fix of the
+    # first one's line stays out
     assert measured.combined is not None and measured.patch is measured.combined
     assert sorted(c.title for c in measured.patch.candidates) == ["first", "second"]
     assert measured.patch.result is not None and measured.patch.result.problems == {}
-    assert measured.left_out == (LeftOut("first_again", "removes only what first removes already"),)
+    assert measured.left_out == (
+        LeftOut("first_again", "another fix of the same line as first, which leaves no more problems"),
+    )

@@ -72,6 +72,8 @@ class Candidate:
     edits: tuple[FileEdit, ...]
     by_compile_time: bool  # judged by compile time (regional compilation), not by breaks and recompiles
     caution: str | None = None  # what the change is known to do to some programs
+    # where the findings it answers are (`file:line`): two changes answering one place are alternatives
+    sites: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,7 @@ def _step_outside(finding: Finding, program: Program) -> Candidate | None:
         title=f"{', '.join(f'`{c}`' for c in tail.code)} moved out of `{where.function}`, after its call",
         codes=(finding.code,),
         findings=(finding.title,),
+        sites=_sites((finding,)),
         edits=tuple(edits),
         by_compile_time=False,
     )
@@ -131,6 +134,7 @@ def _effect_after_call(finding: Finding, program: Program) -> Candidate | None:
         title=f"`{effect.code}` moved out of `{where.function}`, after its call",
         codes=(finding.code,),
         findings=(finding.title,),
+        sites=_sites((finding,)),
         edits=tuple(edits),
         by_compile_time=False,
     )
@@ -150,6 +154,7 @@ def _helper_call_guarded(finding: Finding, program: Program) -> Candidate | None
         title=f"`{code}` under `if {NOT_COMPILING}:` in `{where.function}`'s caller",
         codes=(finding.code,),
         findings=(finding.title,),
+        sites=_sites((finding,)),
         edits=(FileEdit(path, WrapStatement(line, NOT_COMPILING)),),
         by_compile_time=False,
     )
@@ -186,9 +191,16 @@ def _print_returned(finding: Finding, program: Program) -> Candidate | None:
         title=f"`print({printed.values})` returned by `{where.function}` and printed after its call",
         codes=(finding.code,),
         findings=(finding.title,),
+        sites=_sites((finding,)),
         edits=tuple(edits),
         by_compile_time=False,
     )
+
+
+def _sites(findings: Sequence[Finding]) -> tuple[str, ...]:
+    """The places of the findings (`file:line`, in the user's code where the run named it)."""
+    places = (f.user_frame or f.location for f in findings)
+    return tuple(dict.fromkeys(f"{p.file}:{p.line}" for p in places if p is not None))
 
 
 def _users_place(finding: Finding, program: Program) -> Location | None:
@@ -262,6 +274,7 @@ def _finding_rewrites(finding: Finding, program: Program) -> list[Candidate]:
                 title=f"{_candidate_words(rewrite)} ({at.path.name}:{getattr(at.edit, 'line', '')})",
                 codes=(finding.code,),
                 findings=(finding.title,),
+                sites=_sites((finding,)),
                 edits=rewrite.edits,
                 by_compile_time=False,
             )
@@ -328,6 +341,7 @@ def candidates(report: Report, program: Program) -> tuple[list[Candidate], list[
                 title=experiment_title(experiment, edits),
                 codes=codes,
                 findings=tuple(f.title for f in findings),
+                sites=_sites(findings),
                 edits=tuple(edits),
                 by_compile_time=is_compile_time(experiment),
                 caution=experiment_caution(experiment),
