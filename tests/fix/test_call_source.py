@@ -11,6 +11,7 @@ from torchcompile_doctor.transforms.call_source import (
     compile_callee,
     compile_statement,
     function_lines,
+    helper_call_line,
     is_plain_reference,
     parameter_position,
     renamed,
@@ -130,3 +131,20 @@ def test_the_tail_is_renamed_to_what_the_caller_assigns():
     assert assigned_name(STEP, 23) == "step_loss"
     assert renamed("loss.backward()", "loss", "step_loss") == "step_loss.backward()"
     assert renamed("opt.step()", "loss", "step_loss") == "opt.step()"
+
+
+def test_the_call_of_a_helper_reaching_a_line_is_found_in_the_compiled_function():
+    source = (
+        "def inner(v):\n"  # 1
+        "    sink.append(v)\n"  # 2
+        "def outer(v):\n"  # 3
+        "    inner(v)\n"  # 4
+        "class M:\n"  # 5
+        "    def forward(self, x):\n"  # 6
+        "        y = x + 1\n"  # 7
+        "        self.outer(y)\n"  # 8
+        "        return y\n"  # 9
+    )
+    assert helper_call_line(source, 6, 2) == 8  # through `outer` to `inner`
+    assert helper_call_line(source, 6, 2, depth=1) is None  # `inner` is not called directly
+    assert helper_call_line(source, 6, 9) is None  # a line of the function itself: no helper

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -228,3 +229,35 @@ def test_a_change_whose_trial_could_not_start_within_the_budget_says_so(tmp_path
     (trial,) = measured.trials
     assert trial.verdict.outcome == Outcome.NOT_MEASURED and trial.verdict.detail == "the budget was spent"
     assert measured.patch is None
+
+
+def _two_breaks_in_one_function(copy: Path, seconds: float) -> RunResult:
+    """Two breaks of one finding key (two logging calls in one function): each of `first` and `second` removes one
+    of them (as does `first_again`, another form of `first`'s fix)."""
+    code = (copy / "train.py").read_text()
+    left = 2 - ("torch.first = True" in code or "torch.first_again = True" in code) - ("torch.second = True" in code)
+    problems = {"TCD104 train.py forward": left} if left else {}
+    return RunResult(RunFigures(left, 0, 1, 0, 0, 1.0), 0, True, 0, "ok\n", "", 1.0, problems=problems)
+
+
+def test_changes_that_each_remove_part_of_one_finding_key_are_combined(tmp_path):
+    root = _project(tmp_path, "import torch\nprint('ok')\n")
+    originals = {root / "train.py": (root / "train.py").read_text()}
+    first, second, again = (
+        replace(flag, sites=(site,))
+        for flag, site in zip(
+            _flags(root, "first", "second", "first_again"), ("train.py:16", "train.py:18", "train.py:16"), strict=True
+        )
+    )
+    before = _two_breaks_in_one_function(root, 30)
+    measured = measure_candidates(
+        [first, second, again], root, originals, before, _two_breaks_in_one_function, jobs=1, budget_s=60
+    )
+    # each guard alone leaves one break of the two; together none: the patch holds both, and the other fix of the
+    # first one's line stays out
+    assert measured.combined is not None and measured.patch is measured.combined
+    assert sorted(c.title for c in measured.patch.candidates) == ["first", "second"]
+    assert measured.patch.result is not None and measured.patch.result.problems == {}
+    assert measured.left_out == (
+        LeftOut("first_again", "another fix of the same line as first, which leaves no more problems"),
+    )

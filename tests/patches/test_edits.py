@@ -3,6 +3,8 @@ innermost statement holding a line; refused, with the line named, where they can
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from torchcompile_doctor.patches.edits import (
@@ -83,6 +85,13 @@ def test_a_keyword_the_call_passes_already_is_left_alone_and_a_named_callee_is_f
     assert edit_source(source, [AddKeyword(1, "attention_mask", "other")]) == source
     changed = edit_source(source, [AddKeyword(2, "dynamic", "True", callee="torch.compile")])
     assert changed.splitlines()[1] == "y = torch.compile(model, dynamic=True)(ids)"
+
+
+def test_a_compile_keyword_forced_on_the_call_replaces_the_one_the_user_passes():
+    source = "model = torch.compile(net, dynamic=False, backend='eager')\n"
+    forced = AddKeyword(1, "dynamic", "True", callee="torch.compile", replace=True)
+    assert edit_source(source, [forced]) == "model = torch.compile(net, dynamic=True, backend='eager')\n"
+    assert edit_source(source, [replace(forced, replace=False)]) == source  # without `replace`: left as passed
 
 
 def test_a_setting_after_import_torch_is_made_once():

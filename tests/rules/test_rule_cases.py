@@ -218,6 +218,10 @@ SHAPED = {
     "unwrap_progress",
     "move_after_call",
     "eager_call",
+    "hoist_to_init",
+    "guard_helper_call",
+    "return_printed",
+    "guard_timer",
 }
 
 
@@ -244,6 +248,8 @@ TRANSFORM_CHECKS = {
     "math_to_torch": lambda b, a, c: "math." in b and "torch." in a,
     "hoist_to_module": lambda b, a, c: a.splitlines()[0].strip() in b,  # the statement, now at module level
     "hoist_probe": lambda b, a, c: a.splitlines()[0].split(" = ")[1] in b,  # the probe, now at module level
+    "guard_timer": lambda b, a, c: "time" in b and "if not torch.compiler.is_compiling():" in a,
+    "hoist_to_init": lambda b, a, c: a.lstrip().startswith("self."),  # now in `__init__`, bound to attributes
     "detach_out_of_place": lambda b, a, c: ".detach_()" in b and ".detach()" in a,
     "data_write_no_grad": lambda b, a, c: ".data" in b and "torch.no_grad()" in a,
     "compile_network_only": lambda b, a, c: "_network(" in a and "@torch.compile" in a,
@@ -287,7 +293,8 @@ def test_every_rule_has_a_case():
     assert not missing, f"rules without a case in tests/rules/: {missing}"
 
     assert set(WRONG_MATCH) | set(FIX_NOT_BUILT) <= {case.id for case in ALL_CASES}  # no stale xfail entries
-    assert set(TRANSFORM_CHECKS) | {"move_outside", "move_after_call"} >= {
+    # built by `doctor fix` from the lines that call the compiled function (tests/fix)
+    assert set(TRANSFORM_CHECKS) | {"move_outside", "move_after_call", "guard_helper_call", "return_printed"} >= {
         t for r in rules.values() for t in r.transforms
     }
 

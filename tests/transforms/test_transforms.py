@@ -77,6 +77,52 @@ LOOP_TQDM = (
     "        x = block(x)\n    return x\n"
 )
 EAGER = "import torch\n\nmodel = torch.compile(net, backend='eager')\nout = model(x)\nlow = model(x.half())\n"
+PLUGIN = """\
+import importlib
+
+import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self, activation="torch.nn.functional:silu"):
+        super().__init__()
+        self.activation = activation
+        self.fc = nn.Linear(12, 12)
+
+    def forward(self, x):
+        module_name, func_name = self.activation.split(":")
+        act = getattr(importlib.import_module(module_name), func_name)
+        return act(self.fc(x))
+"""
+PLUGIN_HOISTED = PLUGIN.replace(
+    """        module_name, func_name = self.activation.split(":")
+        act = getattr(importlib.import_module(module_name), func_name)
+        return act(self.fc(x))
+""",
+    "        return self.act(self.fc(x))\n",
+).replace(
+    "        self.fc = nn.Linear(12, 12)\n",
+    "        self.fc = nn.Linear(12, 12)\n"
+    "        self.module_name, self.func_name = self.activation.split(':')\n"
+    "        self.act = getattr(importlib.import_module(self.module_name), self.func_name)\n",
+)
+
+TIMER = """\
+import time
+
+import torch
+
+
+class Net(torch.nn.Module):
+    def forward(self, x):
+        y = self.body(x)
+        t0 = time.perf_counter()
+        y = y.relu()
+        self.spent += time.perf_counter() - t0
+        return y
+"""
+
 CASES = {
     "eager_call: the odd call on the eager module": Case(
         "eager_call", EAGER, 5, EAGER.replace("low = model(x.half())", "low = net(x.half())")
@@ -99,6 +145,25 @@ CASES = {
     "hoist_to_module: reads the function's input": Case(
         "hoist_to_module", CONFIG_READ.replace("CONFIG.read_text()", "x.read_text()"), 8, None
     ),
+    "hoist_to_init: an import in forward done once in __init__": Case("hoist_to_init", PLUGIN, 15, PLUGIN_HOISTED),
+    "hoist_to_init: reads the call's input": Case(
+        "hoist_to_init", PLUGIN.replace("self.activation.split", "x.name.split"), 15, None
+    ),
+    "hoist_to_init: the attribute it reads is set in forward too": Case(
+        "hoist_to_init",
+        PLUGIN.replace("        return act(", "        self.activation = 'x:y'\n        return act("),
+        15,
+        None,
+    ),
+    "guard_timer: the clock reads and what uses them, for eager calls only": Case(
+        "guard_timer",
+        TIMER,
+        9,
+        TIMER.replace(
+            "        t0 = time", "        if not torch.compiler.is_compiling():\n            t0 = time"
+        ).replace("        self.spent", "        if not torch.compiler.is_compiling():\n            self.spent"),
+    ),
+    "guard_timer: the time is returned": Case("guard_timer", TIMER.replace("return y", "return y, t0"), 9, None),
     "hoist_probe: the device count read once": Case(
         "hoist_probe",
         PROBE,
@@ -275,4 +340,5 @@ def test_a_site_whose_edit_does_not_parse_is_dropped_with_why() -> None:
 
 def test_every_transform_is_tested() -> None:
     tested = {c.transform for c in CASES.values()}
-    assert set(TRANSFORMS) - tested <= {"move_outside", "move_after_call"}  # built by doctor fix (tests/fix)
+    # built by doctor fix from the lines that call the compiled function (tests/fix)
+    assert set(TRANSFORMS) - tested <= {"move_outside", "move_after_call", "guard_helper_call", "return_printed"}

@@ -28,6 +28,8 @@ from torchcompile_doctor.patches.edits import (
     EditError,
     InsertAfter,
     RemoveStatement,
+    ReplaceStatement,
+    WrapStatement,
     edit_source,
 )
 from torchcompile_doctor.patches.project import inside
@@ -35,11 +37,15 @@ from torchcompile_doctor.transforms.call_source import (
     EffectCall,
     StepTail,
     argument_expression,
+    assigned_call,
     assigned_name,
     effect_call,
+    free_name,
     function_lines,
+    helper_call_line,
     is_plain_reference,
     parameter_position,
+    printed_return,
     renamed,
     step_tail,
 )
@@ -53,6 +59,7 @@ from torchcompile_doctor.transforms.experiment_edits import (
 )
 from torchcompile_doctor.transforms.line_code import code_only
 from torchcompile_doctor.transforms.registry import TRANSFORMS
+from torchcompile_doctor.transforms.side_effects import NOT_COMPILING
 
 
 @dataclass(frozen=True)
@@ -65,6 +72,8 @@ class Candidate:
     edits: tuple[FileEdit, ...]
     by_compile_time: bool  # judged by compile time (regional compilation), not by breaks and recompiles
     caution: str | None = None  # what the change is known to do to some programs
+    # where the findings it answers are (`file:line`): two changes answering one place are alternatives
+    sites: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -98,20 +107,22 @@ def _step_outside(finding: Finding, program: Program) -> Candidate | None:
         title=f"{', '.join(f'`{c}`' for c in tail.code)} moved out of `{where.function}`, after its call",
         codes=(finding.code,),
         findings=(finding.title,),
+        sites=_sites((finding,)),
         edits=tuple(edits),
         by_compile_time=False,
     )
 
 
 def _effect_after_call(finding: Finding, program: Program) -> Candidate | None:
-    """A call made only for its effect in a compiled function (a metrics recorder, a print of its inputs) moved
-    after each line that calls the function, on what that line passes for the parameters it reads."""
+    """A call made only for its effect in a compiled function (a metrics recorder, a print of its inputs), or the
+    call there of the user's helper that holds the finding's line, moved after each line that calls the function,
+    on what that line passes for the parameters it reads."""
     where = _users_place(finding, program)
     held = _compiled_function(finding, program)
     if where is None or held is None:
         return None
-    path, source, function = held
-    effect = effect_call(source, function, where.line)
+    path, source, function, line = held
+    effect = effect_call(source, function, line)
     sites = [s for s in program.call_sites if (s.function_file, s.function_line) == (where.file, function)]
     if effect is None or not sites:
         return None
@@ -123,9 +134,73 @@ def _effect_after_call(finding: Finding, program: Program) -> Candidate | None:
         title=f"`{effect.code}` moved out of `{where.function}`, after its call",
         codes=(finding.code,),
         findings=(finding.title,),
+        sites=_sites((finding,)),
         edits=tuple(edits),
         by_compile_time=False,
     )
+
+
+def _helper_call_guarded(finding: Finding, program: Program) -> Candidate | None:
+    """The call, in a compiled function, of the user's helper that holds the finding's line (`record(...)`, whose
+    `json.dumps` breaks) put under `if not torch.compiler.is_compiling():`: the helper runs in eager calls only.
+    (A finding whose line is in the compiled function itself is guarded by `guard_is_compiling` at its site.)"""
+    where = _users_place(finding, program)
+    held = _compiled_function(finding, program)
+    if where is None or held is None or held[3] == where.line:
+        return None
+    path, source, _, line = held
+    code = code_only(source.splitlines()[line - 1]).strip()
+    return Candidate(
+        title=f"`{code}` under `if {NOT_COMPILING}:` in `{where.function}`'s caller",
+        codes=(finding.code,),
+        findings=(finding.title,),
+        sites=_sites((finding,)),
+        edits=(FileEdit(path, WrapStatement(line, NOT_COMPILING)),),
+        by_compile_time=False,
+    )
+
+
+def _print_returned(finding: Finding, program: Program) -> Candidate | None:
+    """A print in a compiled function whose values are returned beside its result and printed by each caller
+    after the call (`y = model(x)` -> `y, printed = model(x)` and `print(*printed)`): the program prints the same
+    lines, and the compiled function no longer breaks on the print. Only where every recorded call assigns the
+    result to one name (the other callers would get a pair)."""
+    where = _users_place(finding, program)
+    held = _compiled_function(finding, program)
+    if where is None or held is None or held[3] != where.line:
+        return None
+    path, source, function, line = held
+    printed = printed_return(source, function, line)
+    sites = [s for s in program.call_sites if (s.function_file, s.function_line) == (where.file, function)]
+    if printed is None or not sites:
+        return None
+    name = free_name(source, "printed")
+    keywords = f", {printed.keywords}" if printed.keywords else ""
+    edits = [
+        FileEdit(path, ReplaceStatement(printed.print_line, f"{name} = ({printed.values},)")),
+        FileEdit(path, ReplaceStatement(printed.return_line, f"return {printed.result}, {name}")),
+    ]
+    for site in sorted({(s.file, s.line) for s in sites}):
+        assigned = assigned_call(program.read(Path(site[0])) or "", site[1])
+        if assigned is None:
+            return None
+        target, call = assigned
+        code = f"{target}, {name} = {call}\nprint(*{name}{keywords})"
+        edits.append(FileEdit(Path(site[0]), ReplaceStatement(site[1], code)))
+    return Candidate(
+        title=f"`print({printed.values})` returned by `{where.function}` and printed after its call",
+        codes=(finding.code,),
+        findings=(finding.title,),
+        sites=_sites((finding,)),
+        edits=tuple(edits),
+        by_compile_time=False,
+    )
+
+
+def _sites(findings: Sequence[Finding]) -> tuple[str, ...]:
+    """The places of the findings (`file:line`, in the user's code where the run named it)."""
+    places = (f.user_frame or f.location for f in findings)
+    return tuple(dict.fromkeys(f"{p.file}:{p.line}" for p in places if p is not None))
 
 
 def _users_place(finding: Finding, program: Program) -> Location | None:
@@ -137,16 +212,23 @@ def _users_place(finding: Finding, program: Program) -> Location | None:
     return None
 
 
-def _compiled_function(finding: Finding, program: Program) -> tuple[Path, str, int] | None:
-    """(its file, the file's text, the function's first line) of the compiled function of the user's holding the
-    finding's line."""
+def _compiled_function(finding: Finding, program: Program) -> tuple[Path, str, int, int] | None:
+    """(its file, the file's text, the function's first line, the line in it) of the compiled function of the
+    user's that holds the finding's line, or that calls, for its effect, the helper of the same file holding it
+    (the line of that call)."""
     where = _users_place(finding, program)
     if where is None:
         return None
     source = program.read(Path(where.file)) or ""
     starts = [c.function_line for c in program.compile_calls if c.function_file == where.file and c.function_line]
     function = next((s for s in starts if where.line in (function_lines(source, s) or ())), None)
-    return (Path(where.file), source, function) if function is not None else None
+    if function is not None:
+        return Path(where.file), source, function, where.line
+    for start in starts:
+        line = helper_call_line(source, start, where.line)
+        if line is not None:
+            return Path(where.file), source, start, line
+    return None
 
 
 def _effect_at(effect: EffectCall, source: str, function: int, site: CallSite, program: Program) -> FileEdit | None:
@@ -192,6 +274,7 @@ def _finding_rewrites(finding: Finding, program: Program) -> list[Candidate]:
                 title=f"{_candidate_words(rewrite)} ({at.path.name}:{getattr(at.edit, 'line', '')})",
                 codes=(finding.code,),
                 findings=(finding.title,),
+                sites=_sites((finding,)),
                 edits=rewrite.edits,
                 by_compile_time=False,
             )
@@ -228,6 +311,8 @@ def _rewrite_words(before: str, after: str) -> str:
 _PROGRAM_TRANSFORMS: dict[str, Callable[[Finding, Program], Candidate | None]] = {
     "move_outside": _step_outside,
     "move_after_call": _effect_after_call,
+    "guard_helper_call": _helper_call_guarded,
+    "return_printed": _print_returned,
 }
 
 
@@ -256,6 +341,7 @@ def candidates(report: Report, program: Program) -> tuple[list[Candidate], list[
                 title=experiment_title(experiment, edits),
                 codes=codes,
                 findings=tuple(f.title for f in findings),
+                sites=_sites(findings),
                 edits=tuple(edits),
                 by_compile_time=is_compile_time(experiment),
                 caution=experiment_caution(experiment),

@@ -281,23 +281,43 @@ def _rank(trial: Trial) -> tuple[int, int, str]:
 
 
 def _without_duplicates(ranked: Sequence[Trial], before: RunResult) -> tuple[list[Trial], list[LeftOut]]:
-    """The helpful trials, best first, without a change whose removed problems the better ones remove already
-    (`mark_dynamic` at the call beside `dynamic=True` on the compile): the patch would carry both for nothing. A
-    change judged by time alone (regional compilation) removes no problem and stays."""
-    covered: dict[str, tuple[int, str]] = {}
-    kept, left = [], []
+    """The helpful trials, best first, without a change that a better one makes unneeded: another fix of the same
+    finding's place (`mark_dynamic` at the call beside `dynamic=True` on the compile, a logging call guarded beside
+    the logging switch), or, for changes whose places are not known, one whose removed problems the better ones
+    remove already. Fixes of different places stay, to be measured together, even where each alone removes the
+    same count of one function's problems (two logging calls in one `forward`: guarding the first moves the
+    second's break from the resume function into `forward`). A change judged by time alone (regional
+    compilation) removes no problem and stays."""
+    covered: dict[str, int] = {}  # by finding key: how many of its problems the kept trials remove together
+    first: dict[str, str] = {}  # by finding key: the first kept trial that removes some of it
+    kept: list[Trial] = []
+    left = []
     for trial in ranked:
         assert trial.result is not None
         gone = removed(before, trial.result)
-        if gone and all(count <= covered.get(key, (0, ""))[0] for key, count in gone.items()):
-            by = covered[next(iter(gone))][1]
-            left.append(LeftOut(trial.title, f"removes only what {by} removes already"))
+        twin = _same_place(trial, kept)
+        places_known = bool(_places(trial)) and all(_places(k) for k in kept)
+        if gone and twin is not None:
+            left.append(LeftOut(trial.title, f"another fix of the same line as {twin}, which leaves no more problems"))
+            continue
+        if gone and not places_known and all(covered.get(k, 0) >= before.problems[k] for k in gone):
+            left.append(LeftOut(trial.title, f"removes only what {first[next(iter(gone))]} removes already"))
             continue
         for key, count in gone.items():
-            if count > covered.get(key, (0, ""))[0]:
-                covered[key] = (count, trial.title)
+            covered[key] = covered.get(key, 0) + count
+            first.setdefault(key, trial.title)
         kept.append(trial)
     return kept, left
+
+
+def _places(trial: Trial) -> set[str]:
+    return {site for c in trial.candidates for site in c.sites}
+
+
+def _same_place(trial: Trial, kept: Sequence[Trial]) -> str | None:
+    """The title of a kept (better) trial answering a finding at one of the same places (None: none does)."""
+    mine = _places(trial)
+    return next((other.title for other in kept if mine & _places(other)), None)
 
 
 def _combinable(helpful: Sequence[Trial], originals: Mapping[Path, str]) -> tuple[list[Trial], list[LeftOut]]:

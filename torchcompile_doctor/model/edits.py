@@ -36,12 +36,14 @@ class WrapStatement:
 @dataclass(frozen=True)
 class AddKeyword:
     """`keyword=value` added to the call at `line` (the outermost call of that statement whose callee is
-    `callee`, or the outermost call when `callee` is None); left alone when the call passes it already."""
+    `callee`, or the outermost call when `callee` is None); left alone when the call passes it already, unless
+    `replace` (a compile keyword forced on the call: `dynamic=False` made `dynamic=True`)."""
 
     line: int
     keyword: str
     value: str
     callee: str | None = None
+    replace: bool = False
 
 
 @dataclass(frozen=True)

@@ -260,10 +260,14 @@ class _KeywordAdder(cst.CSTTransformer):
         if self.done or not wanted or (self.edit.callee is None and self._depth > 0):
             return updated_node
         self.done = True
-        if any(arg.keyword is not None and arg.keyword.value == self.edit.keyword for arg in updated_node.args):
+        args = list(updated_node.args)
+        passed = [i for i, arg in enumerate(args) if arg.keyword is not None and arg.keyword.value == self.edit.keyword]
+        if passed and self.edit.replace:  # its value set, where the user wrote it
+            args[passed[0]] = args[passed[0]].with_changes(value=cst.parse_expression(self.edit.value))
+            return updated_node.with_changes(args=args)
+        if passed:
             return updated_node
         keyword = _keyword_arg(self.edit)
-        args = list(updated_node.args)
         if args and args[-1].comma is cst.MaybeSentinel.DEFAULT:
             args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
         return updated_node.with_changes(args=[*args, keyword])

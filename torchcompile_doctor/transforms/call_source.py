@@ -270,3 +270,104 @@ def effect_call(source: str, function_line: int, line: int) -> EffectCall | None
     if read & (_local_names(function) - parameters) or "self" in read:
         return None  # it reads a value only the function computes
     return EffectCall(line, ast.get_source_segment(source, statement) or "", tuple(sorted(read & parameters)))
+
+
+def _called_name(call: ast.Call) -> str | None:
+    """`record` for `record(...)`, `self.record(...)` or `self.log.record(...)`: the name a call reaches."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id
+    return func.attr if isinstance(func, ast.Attribute) else None
+
+
+def helper_call_line(source: str, function_line: int, line: int, depth: int = 3) -> int | None:
+    """The line, among the statements of the function that starts at `function_line`, of a one-line call made
+    for its effect (`record("n", x.shape[0])`) that reaches `line` in a helper defined in the same file (the
+    helper itself, or a helper it calls, up to `depth` calls deep); None when no such call is there. The helpers
+    are found by name, as Python would look them up in this file: a module function or a method."""
+    tree = _parsed(source)
+    function = _function_at(tree, function_line) if tree is not None else None
+    if tree is None or function is None:
+        return None
+    helpers = {
+        node.name: node
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node is not function
+    }
+    reaching = {name for name, node in helpers.items() if node.lineno <= line <= (node.end_lineno or node.lineno)}
+    for _ in range(depth - 1):  # the helpers that call a helper reaching the line reach it too
+        reaching |= {
+            name
+            for name, node in helpers.items()
+            if any(isinstance(n, ast.Call) and _called_name(n) in reaching for n in ast.walk(node))
+        }
+    for statement in function.body:
+        if not isinstance(statement, ast.Expr) or not isinstance(statement.value, ast.Call):
+            continue
+        if statement.lineno == statement.end_lineno and _called_name(statement.value) in reaching:
+            return statement.lineno
+    return None
+
+
+@dataclass(frozen=True)
+class PrintedReturn:
+    """A `print(...)` in a compiled function's own body, before its one `return`: what it prints can be returned
+    beside the result and printed by the caller after the call, in the same order of lines."""
+
+    print_line: int
+    return_line: int
+    values: str  # the printed arguments, as written: `"debug: hidden", tuple(h.shape)`
+    keywords: str  # print's keywords as written (`sep=", "`), or ""
+    result: str  # what the function returns, as written
+
+
+def printed_return(source: str, function_line: int, line: int) -> PrintedReturn | None:
+    """The print at `line` of the function that starts at `function_line`, if its values can be returned: a
+    statement of the function's own body, with no `*args`, constant keywords, and the function's only `return`
+    (with a value) its last statement."""
+    tree = _parsed(source)
+    function = _function_at(tree, function_line) if tree is not None else None
+    if function is None:
+        return None
+    body = function.body
+    statement = next((s for s in body if s.lineno == line), None)
+    last = body[-1]
+    returns = [n for n in ast.walk(function) if isinstance(n, (ast.Return, ast.Yield, ast.YieldFrom))]
+    if statement is None or not isinstance(last, ast.Return) or last.value is None or returns != [last]:
+        return None
+    call = statement.value if isinstance(statement, ast.Expr) else None
+    if not isinstance(call, ast.Call) or not _plain_print(call):
+        return None
+    values = ", ".join(ast.get_source_segment(source, a) or "" for a in call.args)
+    keywords = ", ".join(ast.get_source_segment(source, k) or "" for k in call.keywords)
+    return PrintedReturn(line, last.lineno, values, keywords, ast.get_source_segment(source, last.value) or "")
+
+
+def _plain_print(call: ast.Call) -> bool:
+    """`print(a, b, sep=" ")`: values, no `*args`, only constant keywords."""
+    if not (isinstance(call.func, ast.Name) and call.func.id == "print") or not call.args:
+        return False
+    if any(isinstance(a, ast.Starred) for a in call.args):
+        return False
+    return all(k.arg is not None and isinstance(k.value, ast.Constant) for k in call.keywords)
+
+
+def assigned_call(source: str, line: int) -> tuple[str, str] | None:
+    """(`y`, `model(torch.randn(4, 16))`) for the one-line statement `y = model(torch.randn(4, 16))` at `line`."""
+    tree = _parsed(source)
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Assign) and node.lineno == line == node.end_lineno and isinstance(node.value, ast.Call):
+            if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                return node.targets[0].id, ast.get_source_segment(source, node.value) or ""
+    return None
+
+
+def free_name(source: str, wanted: str) -> str:
+    """`wanted`, or `wanted_2`, ...: a name the file does not use yet."""
+    tree = _parsed(source)
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} if tree is not None else set()
+    name, number = wanted, 1
+    while name in used:
+        number += 1
+        name = f"{wanted}_{number}"
+    return name

@@ -126,7 +126,10 @@ def _keyword_edits(change: CompileKwargs, program: Program, findings: Sequence[F
         callee = compile_callee(program.read(path) or "", line)
         if callee is None:
             return f"{path.name}:{line} calls torch.compile through another name"
-        edits += [FileEdit(path, AddKeyword(line, name, repr(value), callee)) for name, value in change.kwargs]
+        # the keyword forced on the call replaces the user's (`dynamic=False` made `dynamic=True`), as in the trial
+        edits += [
+            FileEdit(path, AddKeyword(line, name, repr(value), callee, replace=True)) for name, value in change.kwargs
+        ]
     return edits or "no torch.compile call in the project's files"
 
 

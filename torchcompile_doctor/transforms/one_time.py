@@ -6,7 +6,14 @@ from __future__ import annotations
 import ast
 import re
 
-from torchcompile_doctor.model.edits import Edit, InsertBefore, RemoveStatement, ReplaceExpression
+from torchcompile_doctor.model.edits import (
+    Edit,
+    InsertAfter,
+    InsertBefore,
+    RemoveStatement,
+    ReplaceExpression,
+    ReplaceStatement,
+)
 from torchcompile_doctor.transforms.line_code import dotted_name
 from torchcompile_doctor.transforms.site import Site
 from torchcompile_doctor.transforms.statements import simple_statement
@@ -139,3 +146,118 @@ def hoist_probe(site: Site) -> tuple[Edit, ...] | str:
     if name in _module_names(tree):
         return f"`{name}` is a module-level name already"
     return (InsertBefore(_first_line(top), f"{name} = {code}"), ReplaceExpression(site.line, code, name))
+
+
+def hoist_to_init(site: Site) -> tuple[Edit, ...] | str:
+    """`act = getattr(importlib.import_module(name), fn)` in a module's `forward`, reading only attributes its
+    `__init__` sets (and the statements before it that it needs): moved to the end of `__init__`, each name it binds
+    made an attribute (`self.act`), read as the attribute in `forward`. The work runs once, when the module is
+    built."""
+    function, owner = site.function(), site.enclosing_class()
+    init = _method(owner, "__init__") if owner is not None else None
+    if function is None or owner is None or init is None or function is init:
+        return "the line is in no method of a class with an `__init__`"
+    moved = _hoisted_statements(function, site.line)
+    if isinstance(moved, str):
+        return moved
+    names = {n.id for s in moved for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    why_not = _why_not_in_init(owner, init, function, moved, names)
+    if why_not is not None:
+        return why_not
+    as_attributes = "\n".join(ast.unparse(_AsAttributes(names).visit(_copy(s))) for s in moved)
+    rest = [s for s in function.body if s not in moved and names & _names_read(s)]
+    return (
+        *(RemoveStatement(s.lineno) for s in moved),
+        InsertAfter(init.body[-1].lineno, as_attributes),
+        *(ReplaceStatement(s.lineno, ast.unparse(_AsAttributes(names).visit(_copy(s)))) for s in rest),
+    )
+
+
+def _method(owner: ast.ClassDef, name: str) -> ast.FunctionDef | None:
+    return next((s for s in owner.body if isinstance(s, ast.FunctionDef) and s.name == name), None)
+
+
+def _names_read(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _copy(statement: ast.stmt) -> ast.stmt:
+    copied = ast.parse(ast.unparse(statement)).body[0]
+    return copied
+
+
+class _AsAttributes(ast.NodeTransformer):
+    """Each of `names` read or bound as `self.NAME`."""
+
+    def __init__(self, names: set[str]) -> None:
+        self.names = names
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if node.id not in self.names:
+            return node
+        return ast.Attribute(value=ast.Name("self", ast.Load()), attr=node.id, ctx=node.ctx)
+
+
+def _hoisted_statements(function: ast.FunctionDef | ast.AsyncFunctionDef, line: int) -> list[ast.stmt] | str:
+    """The top-level assignment at `line` that does one-time work, with the earlier assignments whose names it
+    reads, each reading nothing of the call's but `self`'s attributes and those names (else why not)."""
+    body = function.body
+    at = next((i for i, s in enumerate(body) if s.lineno <= line <= (s.end_lineno or s.lineno)), None)
+    if at is None or not isinstance(body[at], ast.Assign):
+        return f"line {line} is no assignment in the method's own body"
+    if not any(_one_time(c) for c in ast.walk(body[at]) if isinstance(c, ast.Call)):
+        return f"line {line} calls nothing known to give the same value on every call"
+    parameters = {a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)}
+    needed, moved = _names_read(body[at]) & _locals(function), [body[at]]
+    for statement in reversed(body[:at]):
+        bound = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        if bound & needed:
+            if not isinstance(statement, ast.Assign):
+                return f"line {statement.lineno} binds what line {line} reads, and is no assignment"
+            moved.insert(0, statement)
+            needed = (needed - bound) | (_names_read(statement) & _locals(function))
+    needed.discard("self")
+    if needed:
+        own = sorted(needed)[0]
+        return f"line {line} reads `{own}`, " + ("a parameter" if own in parameters else "bound elsewhere")
+    return moved
+
+
+def _why_not_in_init(
+    owner: ast.ClassDef,
+    init: ast.FunctionDef,
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    moved: list[ast.stmt],
+    names: set[str],
+) -> str | None:
+    """Why the statements cannot run at the end of `__init__` instead (None: they can): a name they bind is bound
+    again in the method or is an attribute of the class already, or an attribute they read is set outside
+    `__init__` (it may change between calls)."""
+    stores = [n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+    if any(stores.count(name) > 1 for name in names):
+        return "a name it binds is bound again in the method"
+    attributes = {n.attr for n in ast.walk(owner) if isinstance(n, ast.Attribute)}
+    if names & attributes:
+        return f"`self.{sorted(names & attributes)[0]}` is an attribute of the class already"
+    read = {n.attr for s in moved for n in ast.walk(s) if isinstance(n, ast.Attribute) and _of_self(n)}
+    set_elsewhere = _set_outside(owner, init)
+    if read & set_elsewhere:
+        return f"`self.{sorted(read & set_elsewhere)[0]}` is set outside `__init__`"
+    if isinstance(init.body[-1], ast.Return):
+        return "`__init__` ends with a `return`"
+    return None
+
+
+def _set_outside(owner: ast.ClassDef, init: ast.FunctionDef) -> set[str]:
+    """The attributes of `self` the class's methods other than `__init__` set."""
+    methods = [m for m in owner.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m is not init]
+    return {
+        n.attr
+        for method in methods
+        for n in ast.walk(method)
+        if isinstance(n, ast.Attribute) and _of_self(n) and isinstance(n.ctx, ast.Store)
+    }
+
+
+def _of_self(node: ast.Attribute) -> bool:
+    return isinstance(node.value, ast.Name) and node.value.id == "self"

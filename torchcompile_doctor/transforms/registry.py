@@ -45,8 +45,15 @@ TRANSFORMS: dict[str, Transform] = {
         ),
         Transform("eager_call", "mode", modes.eager_call),
         Transform("unwrap_progress", "side_effect", side_effects.unwrap_progress),
+        Transform("guard_timer", "side_effect", side_effects.guard_timer, words="the timing kept for eager calls only"),
         Transform("math_to_torch", "numpy", numpy_ops.math_to_torch),
         Transform("hoist_to_module", "one_time", one_time.hoist_to_module, words="moved to import time"),
+        Transform(
+            "hoist_to_init",
+            "one_time",
+            one_time.hoist_to_init,
+            words="computed once in `__init__`, kept as attributes of the module",
+        ),
         Transform("hoist_probe", "one_time", one_time.hoist_probe, words="the probe read once at import time"),
         Transform("detach_out_of_place", "mutation", mutation.detach_out_of_place),
         Transform("data_write_no_grad", "mutation", mutation.data_write_no_grad),
@@ -54,6 +61,10 @@ TRANSFORMS: dict[str, Transform] = {
         # there is nowhere to move the code to
         Transform("move_outside", "compile_scope", lambda site: "it needs the lines that call the compiled function"),
         Transform("move_after_call", "side_effect", lambda site: "it needs the lines that call the compiled function"),
+        Transform("return_printed", "side_effect", lambda site: "it needs the lines that call the compiled function"),
+        Transform(
+            "guard_helper_call", "side_effect", lambda site: "it needs the compiled function that calls the helper"
+        ),
     )
 }
 

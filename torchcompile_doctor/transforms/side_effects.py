@@ -40,3 +40,55 @@ def unwrap_progress(site: Site) -> tuple[Edit, ...] | str:
         return f"the loop at line {site.line} iterates no progress bar"
     old = ast.get_source_segment(site.source, call) or ""
     return (ReplaceExpression(node.lineno, old, ast.get_source_segment(site.source, call.args[0]) or ""),)
+
+
+_CLOCKS = frozenset(
+    {"time", "perf_counter", "monotonic", "process_time", "thread_time", "time_ns", "perf_counter_ns", "monotonic_ns"}
+)
+
+
+def _reads_clock(node: ast.AST) -> bool:
+    return any(
+        isinstance(c, ast.Call) and (dotted_name(c.func) or "").rsplit(".", 1)[-1] in _CLOCKS for c in ast.walk(node)
+    )
+
+
+def _bound(statement: ast.stmt) -> set[str]:
+    return {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
+def _timing_block(body: list[ast.stmt], start: ast.stmt) -> list[ast.stmt] | None:
+    """`start` (`t0 = time.perf_counter()`) and every later statement that reads what the block binds (`elapsed =
+    time.perf_counter() - t0`, `self.timings.append(elapsed)`): None when one of them returns, or binds a name the
+    rest of the function reads too."""
+    block, names = [start], _bound(start)
+    for statement in body[body.index(start) + 1 :]:
+        read = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        if read & names:
+            block.append(statement)
+            names |= _bound(statement)
+    rest = [s for s in body if s not in block]
+    rest_reads = {n.id for s in rest for n in ast.walk(s) if isinstance(n, ast.Name)}
+    if any(isinstance(n, ast.Return) for s in block for n in ast.walk(s)) or names & rest_reads:
+        return None
+    return block
+
+
+def guard_timer(site: Site) -> tuple[Edit, ...] | str:
+    """A clock read in compiled code and the statements that use it (`t0 = time.perf_counter()` ... `self.spent +=
+    time.perf_counter() - t0`), each put under `if not torch.compiler.is_compiling():`: the timing runs in eager
+    calls only, and nothing the function returns depends on it."""
+    function = site.function()
+    if function is None:
+        return "the line is in no function"
+    body = function.body
+    starts = [
+        s
+        for s in body
+        if isinstance(s, ast.Assign) and len(_bound(s)) == 1 and isinstance(s.value, ast.Call) and _reads_clock(s)
+    ]
+    for start in starts:
+        block = _timing_block(body, start)
+        if block is not None and len(block) > 1 and any(s.lineno <= site.line <= (s.end_lineno or 0) for s in block):
+            return tuple(WrapStatement(s.lineno, NOT_COMPILING) for s in block)
+    return f"line {site.line} is in no timing block whose result only the block itself uses"
