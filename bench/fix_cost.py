@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import resource
 import shutil
 import statistics
@@ -85,9 +84,17 @@ def main() -> None:
             "run under the doctor, one run per candidate and one of the combination: the `runs` column), "
             "ratios against the plain run.\n\n" + table + "\n"
         )
-        current = RESULTS.read_text(encoding="utf-8")
-        kept = re.split(rf"\n{re.escape(SECTION)}\n", current)[0].rstrip("\n")
-        RESULTS.write_text(kept + "\n\n" + text, encoding="utf-8")
+        RESULTS.write_text(_with_section(RESULTS.read_text(encoding="utf-8"), text), encoding="utf-8")
+
+
+def _with_section(current: str, text: str) -> str:
+    """The results file with this bench's section replaced where it stands (up to the next `## ` heading: the
+    sections other benches wrote after it stay), or added at the end."""
+    before, found, after = current.partition(f"\n{SECTION}\n")
+    if not found:
+        return current.rstrip("\n") + "\n\n" + text
+    rest = after[after.find("\n## ") :] if "\n## " in after else ""
+    return before.rstrip("\n") + "\n\n" + text + rest
 
 
 if __name__ == "__main__":
