@@ -20,6 +20,7 @@ from support.torch_logs import read_torch_log
 from torchcompile_doctor.fix.candidates import Candidate, candidates
 from torchcompile_doctor.fix.judge import judge
 from torchcompile_doctor.fix.trials import changed_texts
+from torchcompile_doctor.model.trial import Outcome, Verdict
 
 RECORDED = TESTS / "fix" / "recorded"
 FIXED = RECORDED / "fixed"
@@ -49,6 +50,10 @@ CASES = {
         'for block in compiled.encoder.layers:\n    block.compile(backend="eager")\n'
         "for block in compiled.decoder.layers:\n",
     ),
+    # the library fills a left-out mask only when Dynamo is not tracing: the mask it would make passed at the call
+    "left_out_mask": (0, "        out = compiled(**inputs, attention_mask=torch.ones_like(inputs['input_ids']))\n"),
+    # the library branches on the mask's values: an all-ones mask left out, which means the same
+    "passed_mask": (0, "        out = compiled(ids)\n"),
     # one deep model compiled whole: its blocks compiled one by one, judged by compile time
     "deep_encoder": (0, 'model = Encoder()\nfor block in model.layers:\n    block.compile(backend="aot_eager")\n'),
 }
@@ -60,44 +65,68 @@ def _torch_counts(log: Path) -> tuple[int, int]:
     return len({(b.file, b.line) for b in torch_log.breaks}), len(torch_log.recompiles)
 
 
-def _chosen(name: str, built: list[Candidate]) -> tuple[list[Candidate], dict]:
-    """The candidates of the patch the live run wrote, rebuilt today, and that run's trial of them together."""
-    live = json.loads((RECORDED / f"{name}.fix.json").read_text(encoding="utf-8"))
-    by_title = {candidate.title: candidate for candidate in built}
-    changes = live["patch"]["changes"]
+def _live(name: str) -> dict:
+    return json.loads((RECORDED / f"{name}.fix.json").read_text(encoding="utf-8"))
+
+
+def _rebuilt(name: str, changes: list[str]) -> tuple[list[Candidate], str]:
+    """The live run's `changes`, rebuilt today from the program's recorded run, and the text of the one file they
+    write together (which must be fixed/NAME.py, the file whose plain run was recorded)."""
+    capture = RECORDED / f"{name}.capture"
+    program = project_of(capture, f"{name}.py", with_calls=True)
+    by_title = {candidate.title: candidate for candidate in candidates(reread(capture), program)[0]}
     assert set(changes) <= set(by_title), f"today's candidates: {sorted(by_title)}"
-    (trial,) = [t for t in live["trials"] if t["change"] == " + ".join(changes)]
-    return [by_title[change] for change in changes], trial
+    chosen = [by_title[change] for change in changes]
+    edits = [edit for candidate in chosen for edit in candidate.edits]
+    (path,) = {edit.path for edit in edits}  # the program's own file, nothing outside the project
+    written = changed_texts(edits, {path: program.read(path) or ""})[path]
+    assert written == (FIXED / f"{name}.py").read_text(encoding="utf-8")
+    recorded = snapshot_files(FIXED / f"{name}.capture")
+    assert [text for file, text in recorded.items() if Path(file).name == path.name] == [written]  # of this very file
+    return chosen, written
+
+
+def _judged(name: str, chosen: list[Candidate]) -> Verdict:
+    """The judge of doctor fix, given the program's recorded run and the patched file's."""
+    return judge(
+        run_of(RECORDED / f"{name}.capture", RECORDED / f"{name}.stdout.txt"),
+        run_of(FIXED / f"{name}.capture", FIXED / f"{name}.stdout.txt"),
+        by_compile_time=any(candidate.by_compile_time for candidate in chosen),
+        aimed_at={code for candidate in chosen for code in candidate.codes},
+    )
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_the_patch_doctor_fix_wrote_is_rebuilt_and_its_recorded_run_is_fixed(name):
     still_recompiles, holds = CASES[name]
-    capture, fixed_capture = RECORDED / f"{name}.capture", FIXED / f"{name}.capture"
-    program = project_of(capture, f"{name}.py", with_calls=True)
-    chosen, live_trial = _chosen(name, candidates(reread(capture), program)[0])
-
-    edits = [edit for candidate in chosen for edit in candidate.edits]
-    (path,) = {edit.path for edit in edits}
-    written = changed_texts(edits, {path: program.read(path) or ""})[path]
-    assert written == (FIXED / f"{name}.py").read_text(encoding="utf-8")
+    live = _live(name)
+    changes = live["patch"]["changes"]
+    chosen, written = _rebuilt(name, changes)
     assert holds in written
-    recorded_file = [text for file, text in snapshot_files(fixed_capture).items() if Path(file).name == path.name]
-    assert recorded_file == [written]  # the recording is of this very file
 
     # torch's own log of each file run plainly: the breaks gone, the recompiles the patch removes gone (a change
     # judged by compile time has none to remove), the same lines printed
-    by_compile_time = any(candidate.by_compile_time for candidate in chosen)
     before_breaks, before_recompiles = _torch_counts(RECORDED / f"{name}.torch_logs.txt")
+    by_compile_time = any(candidate.by_compile_time for candidate in chosen)
     assert by_compile_time or before_breaks + before_recompiles > still_recompiles
     assert _torch_counts(FIXED / f"{name}.torch_logs.txt") == (0, still_recompiles)
     printed = (RECORDED / f"{name}.stdout.txt").read_text(encoding="utf-8")
     assert printed and (FIXED / f"{name}.stdout.txt").read_text(encoding="utf-8") == printed
 
-    verdict = judge(
-        run_of(capture, RECORDED / f"{name}.stdout.txt"),
-        run_of(fixed_capture, FIXED / f"{name}.stdout.txt"),
-        by_compile_time=by_compile_time,
-        aimed_at={code for candidate in chosen for code in candidate.codes},
-    )
+    (live_trial,) = [t for t in live["trials"] if t["change"] == " + ".join(changes)]
+    verdict = _judged(name, chosen)
     assert str(verdict.outcome) == live_trial["status"], verdict
+
+
+def test_an_argument_the_library_branches_on_is_not_left_out_where_the_results_change():
+    """`passed_mask` (a CASE) passes an all-ones mask: leaving it out means the same, and is the patch. Here the
+    mask has padding: leaving it out changes what the program prints, and the judge refuses it, saying where."""
+    live = _live("padded_mask")
+    assert live["patch"] is None
+    (left_out,) = [t for t in live["trials"] if t["change"].endswith("made `out = compiled(ids)` (padded_mask.py:15)")]
+    chosen, written = _rebuilt("padded_mask", [left_out["change"]])
+    assert "        out = compiled(ids)\n" in written
+    assert _torch_counts(FIXED / "padded_mask.torch_logs.txt") == (0, 0)  # the break is gone, but:
+    verdict = _judged("padded_mask", chosen)
+    assert verdict.outcome is Outcome.OUTPUT_CHANGED and str(verdict.outcome) == left_out["status"]
+    assert verdict.detail == left_out["detail"] and verdict.detail.startswith("printed line 1 was")
