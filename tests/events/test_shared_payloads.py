@@ -4,45 +4,7 @@ say. Counted as objects, not timed: the events of a log that repeats recorded tr
 
 from __future__ import annotations
 
-import io
-import json
-import re
-from pathlib import Path
-from typing import Any
-
-from torchcompile_doctor.events.load import load_trace
-from torchcompile_doctor.events.model import EventLog
-
-TRACES = Path(__file__).resolve().parents[1] / "data" / "traces"
-SEEDS = ("recompile_limit.log", "item_recompile.log", "dtype_shape_recompile.log")
-_ENVELOPE = re.compile(rb"^[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [^\]]*\] ")
-
-
-def _repeated(copies: int) -> bytes:
-    """The seeds `copies` times over, each copy's frame ids moved past the previous copy's; payloads as written."""
-    out: list[bytes] = []
-    offset = 0
-    for _ in range(copies):
-        for seed in SEEDS:
-            top = offset
-            for line in (TRACES / seed).read_bytes().splitlines(keepends=True):
-                match = _ENVELOPE.match(line)
-                if match is None:
-                    out.append(line)
-                    continue
-                meta: dict[str, Any] = json.loads(line[match.end() :])
-                if isinstance(meta.get("frame_id"), int):
-                    meta["frame_id"] += offset
-                    top = max(top, meta["frame_id"] + 1)
-                out.append(line[: match.end()] + json.dumps(meta).encode() + b"\n")
-            offset = top
-    return b"".join(out)
-
-
-def _log(copies: int) -> EventLog:
-    log = EventLog()
-    load_trace(io.BytesIO(_repeated(copies)), log)
-    return log
+from support.repeated_traces import repeated_log as _log
 
 
 def test_a_guard_set_logged_again_is_one_object() -> None:
