@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from torchcompile_doctor.renderers.json_text import dumps
+from torchcompile_doctor.renderers.json_text import dump, dumps
 
 _SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text()
 _KEYS = st.text() | st.integers() | st.floats(allow_nan=False) | st.booleans() | st.none()
@@ -48,3 +48,13 @@ def test_what_json_refuses_is_refused() -> None:
         dumps([object()])  # type: ignore[list-item]
     with pytest.raises(TypeError):
         dumps({(1, 2): 3})  # type: ignore[dict-item]
+
+
+def test_a_big_document_is_handed_on_in_parts() -> None:
+    """dump() never holds the whole text: it hands it on a few thousand parts at a time."""
+    value = {"entries": [{"compile_id": f"{n}/0", "by_kind": {"TENSOR_MATCH": n}} for n in range(20_000)]}
+    parts: list[str] = []
+    dump(value, parts.append)
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    assert "".join(parts) == text
+    assert len(parts) > 10 and max(map(len, parts)) < len(text) / 10

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from torchcompile_doctor.model.json import JSON, to_json
 from torchcompile_doctor.model.report import Report
-from torchcompile_doctor.renderers.json_text import dumps
+from torchcompile_doctor.renderers.json_text import dump, dumps
 from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
 
 
@@ -20,6 +20,13 @@ def _document(report: Report, options: RenderOptions) -> JSON:
 
 def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
     return dumps(_document(report, options)) + "\n"
+
+
+def render_to(report: Report, options: RenderOptions, write: Callable[[str], object]) -> None:
+    """`render`'s text handed to `write` in parts (the CLI writes them as they come: a big trace's report is tens
+    of MB of text, never whole in memory)."""
+    dump(_document(report, options), write)
+    write("\n")
 
 
 def render_many(reports: Sequence[Report], options: RenderOptions = DEFAULT_OPTIONS) -> str:

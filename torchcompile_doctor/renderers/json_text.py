@@ -5,6 +5,7 @@ same functions the standard encoder uses."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from json.encoder import encode_basestring  # the C function where there is one, as json.dumps uses it
 
 from torchcompile_doctor.model.json import JSON
@@ -58,33 +59,41 @@ def _scalar(value: object) -> str | None:
 
 def dumps(value: JSON) -> str:
     """The text `json.dumps(value, indent=2, ensure_ascii=False)` gives (a recursion too deep raises as it would)."""
+    parts: list[str] = []
+    dump(value, parts.append)
+    return "".join(parts)
+
+
+def dump(value: JSON, write: Callable[[str], object]) -> None:
+    """`dumps(value)` handed to `write` a few thousand parts at a time: a big report's text (tens of MB, twice that
+    while it is joined) is never whole in memory."""
     text = _scalar(value)
     if text is not None:
-        return text
-    writer = _Writer()
+        write(text)
+        return
+    writer = _Writer(write)
     writer.container(value, 0)  # type: ignore[arg-type]
-    return writer.text()
+    writer.finish()
 
 
 class _Writer:
-    """The text written so far, joined a few thousand parts at a time: a list of every small part (hundreds of
+    """Parts of the text, handed on a few thousand at a time, joined: a list of every small part (hundreds of
     thousands of them) held three times the text's memory."""
 
-    def __init__(self) -> None:
-        self.chunks: list[str] = []
+    def __init__(self, write: Callable[[str], object]) -> None:
+        self.write = write
         self.parts: list[str] = []
         self.keys: dict[str, str] = {}  # each key's text and separator, made once: a report repeats a few dozen keys
 
     def flush(self) -> None:
-        """Join the parts once there are enough of them (after a container: one call per container, not per part)."""
+        """Hand on the parts once there are enough of them (after a container: one call per container, not per part)."""
         if len(self.parts) >= _PARTS_PER_CHUNK:
-            self.chunks.append("".join(self.parts))
+            self.write("".join(self.parts))
             self.parts.clear()
 
-    def text(self) -> str:
-        self.chunks.append("".join(self.parts))
+    def finish(self) -> None:
+        self.write("".join(self.parts))
         self.parts.clear()
-        return "".join(self.chunks)
 
     def container(self, value: list[JSON] | tuple[JSON, ...] | dict[str, JSON], depth: int) -> None:
         put, string = self.parts.append, encode_basestring
