@@ -1,5 +1,6 @@
 """Renderers: one module per format, each a pure function (Report, RenderOptions) -> text. They do no I/O: the
-source lines they show come with the report's locations, and only the CLI writes."""
+source lines they show come with the report's locations, and only the CLI writes (`render_to` hands a format's text
+to the CLI's write function in parts, where the format makes it in parts: JSON)."""
 
 from __future__ import annotations
 
