@@ -568,9 +568,10 @@ def fix(
 ) -> FixReport:
     """`doctor fix`: run the target as explain does (its output kept to compare), then measure each candidate
     fix in a trial copy of its project (fix/session.py) and choose the patch. Nothing of the user's is written.
-    The plain run and every trial compile into an empty inductor cache of their own. The trials (and the plain run's repeats they are timed against) are forked from a warm process that imported
-    torch while the plain run went on (capture/warm_server.py), unless the program sets variables of its
-    environment (torch reads them when imported): then each starts afresh as the plain run did.
+    The plain run and every trial compile into an empty inductor cache of their own. The trials (and the plain
+    run's repeats they are timed against) are forked from a warm process that imported torch while the plain run
+    went on (capture/warm_server.py), unless the program sets variables torch reads when imported: then each
+    starts afresh as the plain run did.
     `candidate`: a unified diff of a person's or an agent's, measured alone as our candidates are (a patch that
     does not apply stops it before anything runs)."""
     from torchcompile_doctor.capture.runner import start_warm
