@@ -588,7 +588,7 @@ def fix(
     keep = replace(options, capture=replace(options.capture, keep_output=True, fresh_inductor_cache=True))
     with contextlib.closing(start_warm()) as warm:  # importing torch while the plain run goes on
         report, merged, before, environment_set = _plain_run(target, keep, options, progress)
-        forked = warm if not environment_set and warm.ready() else None
+        forked = warm if before.succeeded and not environment_set and warm.ready() else None
         measure = _trial_measure(_in_copy_of(target, root), keep, forked)
         return find_fix(
             target.display,

@@ -73,3 +73,48 @@ def test_a_program_that_sets_torch_s_variables_is_noted(tmp_path):
     text = 'import os\nos.environ["TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS"] = "1"\nimport torch\nprint("ok")\n'
     run_capture(_script(tmp_path, text), tmp_path / "cold", OPTIONS)
     assert read_changed(CaptureFolder(tmp_path / "cold").environment_set) == ("TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS",)
+
+
+# What the program sees of its end: its atexit handlers, then its globals freed (`__del__`, an unclosed file's
+# buffer written), as the interpreter's exit does; a thread it left running is waited for first.
+ENDING = """\
+import atexit
+import threading
+import time
+
+import torch
+
+
+class Note:
+    def __del__(self):
+        print("freed", flush=True)
+
+
+def late():
+    time.sleep(0.5)
+    print("thread done", flush=True)
+
+
+note = Note()
+log = open("log.txt", "w")
+log.write("written when freed")
+atexit.register(lambda: print("atexit", flush=True))
+threading.Thread(target=late).start()
+print("end", flush=True)
+"""
+
+
+def test_a_forked_child_ends_as_the_interpreter_ends_a_cold_one(tmp_path):
+    outputs = []
+    with contextlib.closing(start_warm()) as warm:
+        assert warm.ready()
+        for name, processes in (("cold", None), ("warm", warm)):
+            where = tmp_path / name
+            where.mkdir()
+            target = _script(where, ENDING)
+            outcome = run_capture(target, where / "capture", OPTIONS, processes)
+            assert outcome.returncode == 0
+            text = CaptureFolder(where / "capture").target_output.read_text()
+            outputs.append((text, (where / "log.txt").read_text()))
+    assert outputs[0] == ("end\nthread done\natexit\nfreed\n", "written when freed")
+    assert outputs[1] == outputs[0]

@@ -298,9 +298,9 @@ def _collect_then_freeze() -> None:
     gc.freeze()
 
 
-def run_target(spec: ChildSpec) -> None:
-    """Run the target under the capture and exit with its status (a cold child, or one capture/warm_server.py
-    forked). The variables of the environment it set are noted beside the capture."""
+def run_target(spec: ChildSpec) -> int:
+    """Run the target under the capture; the status to exit with (a cold child, or one capture/warm_server.py
+    forked). The variables of torch's it set are noted beside the capture."""
     atexit.register(_collect_then_freeze)
     watch = EnvironmentWatch(owned_environment(spec))
     channel = _open_channel(spec)
@@ -321,7 +321,7 @@ def run_target(spec: ChildSpec) -> None:
         hooks.close()
     channel.close()
     watch.write(CaptureFolder(Path(spec.side_channel).parent).environment_set)
-    sys.exit(exit_code)
+    return exit_code
 
 
 def _run_spawned(spec: ChildSpec, program: str, argv: list[str]) -> None:
@@ -347,6 +347,6 @@ def main(argv: list[str]) -> None:
     elif argv[1] == warm_server.WARM_ARGUMENT:
         request = warm_server.serve()  # returns in a forked child only
         warm_server.as_started(request)
-        run_target(read_spec(request.spec))
+        warm_server.leave(run_target(read_spec(request.spec)))
     else:
-        run_target(read_spec(argv[1]))
+        sys.exit(run_target(read_spec(argv[1])))
