@@ -12,6 +12,7 @@ from torchcompile_doctor.transforms import (
     numpy_ops,
     one_time,
     side_effects,
+    sweeps,
 )
 from torchcompile_doctor.transforms.engine import Built, Dropped, Transform, build
 from torchcompile_doctor.transforms.site import Site
@@ -64,6 +65,20 @@ TRANSFORMS: dict[str, Transform] = {
         Transform("return_printed", "side_effect", lambda site: "it needs the lines that call the compiled function"),
         Transform(
             "guard_helper_call", "side_effect", lambda site: "it needs the compiled function that calls the helper"
+        ),
+        Transform(
+            "raise_recompile_limit",
+            "recompile_limit",
+            sweeps.raise_recompile_limit,
+            reads_facts=True,
+            words="the recompile limit raised to the sweep's size: its recompiles stay, no item runs eagerly",
+        ),
+        Transform(
+            "reset_between_items",
+            "recompile_limit",
+            sweeps.reset_between_items,
+            reads_facts=True,
+            words="the compile caches reset at the start of each item of the sweep: each compiles afresh",
         ),
     )
 }

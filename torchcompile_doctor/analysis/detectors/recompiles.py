@@ -24,6 +24,7 @@ from torchcompile_doctor.analysis.recompile_causes import (
     unbounded_note,
 )
 from torchcompile_doctor.analysis.recompile_context import (
+    DEFAULT_RECOMPILE_LIMIT,
     call_line_switches,
     enrich_failures,
     fresh_value_fix,
@@ -60,6 +61,7 @@ from torchcompile_doctor.rules.catalogue import Rule
 from torchcompile_doctor.rules.facts import Facts
 from torchcompile_doctor.rules.fixes import RewriteFacts
 from torchcompile_doctor.transforms.line_code import MARK_UNBACKED, marked_name
+from torchcompile_doctor.transforms.sweeps import Sweep, inherent_sweep
 
 _AT_CALL = ("tensor_argument", "cast_at_call_site", "mark_dynamic", "eager_call")  # transforms whose fix edits the call
 
@@ -94,10 +96,11 @@ class RecompileParams(Params):
 
 
 @dataclass(frozen=True, kw_only=True)
-class LimitFacts(Facts):
+class LimitFacts(RewriteFacts):
     limit: str | None = None
     reason: str | None = None  # what keeps adding cache entries
     cause_fix: str | None = None  # the recompile finding's own fix
+    sweep: str | None = None  # a sweep whose recompiles are inherent, in words (its items: `sweep_items`)
 
 
 RECOMPILE = Binding("recompile", RecompileParams, RecompileFacts, rules=None)
@@ -684,15 +687,25 @@ def recompile_limit(index: AnalysisIndex, derived: Derived, rules: RuleSet[Param
                 _cause_fix(index, group, rules.of(RECOMPILE), training),
             )
         root, cause_fix = worked_out[group_key]
+        location = index.location(file, line, name)
+        source = index.source_line(location.file, location.line) if location else None
+        sweep = _sweep(index, source, root, metrics.recompile_limit)
+        facts = LimitFacts(
+            function=name,
+            limit=str(metrics.recompile_limit) if metrics.recompile_limit is not None else "recompile_limit",
+            reason=_limit_reason(root),
+            cause_fix=cause_fix,
+            variable=root.variable if root else None,
+            sweep=sweep.words if sweep else None,
+            sweep_items=sweep.items if sweep else None,
+            sweep_loop=sweep.line if sweep and sweep.statement else None,
+        )
         finding = finding_from_rule(
-            rule,
-            location=index.location(file, line, name),
-            facts=LimitFacts(
-                function=name,
-                limit=str(metrics.recompile_limit) if metrics.recompile_limit is not None else "recompile_limit",
-                reason=_limit_reason(root),
-                cause_fix=cause_fix,
-            ),
+            # an inherent sweep: the limit raised is the fix, and the setting that hides a cause is no experiment
+            replace(rule.worded_for(USER, facts), experiment=None) if sweep else rule,
+            location=location,
+            facts=facts,
+            fix_line=source if sweep else None,
             gb_id=metrics.fail_gb_id or "GB0039",
             gb_type=(metrics.fail_reason or "").split("\n")[0],
             reason_class=root.reason_class if root else None,
@@ -711,6 +724,17 @@ def recompile_limit(index: AnalysisIndex, derived: Derived, rules: RuleSet[Param
             )
         )
     return findings
+
+
+def _sweep(index: AnalysisIndex, source: SourceLine | None, root: Cause | None, limit: int | None) -> Sweep | None:
+    """The sweep of the user's file whose items make the recompiles, when they are inherent and more than the
+    limit (transforms/sweeps.py reads the file's syntax tree)."""
+    if source is None or source.file is None or source.line is None or source.file_text is None:
+        return None
+    if index.code.origin(source.file) != USER:
+        return None
+    sweep = inherent_sweep(source.file_text, source.line, root.variable if root else None, root.reason_class if root else None)
+    return sweep if sweep is not None and sweep.items > (limit or DEFAULT_RECOMPILE_LIMIT) else None
 
 
 def _limit_reason(root: Cause | None) -> str:
