@@ -34,6 +34,7 @@ COUNTER = (
 OPTIM = "import torch\n\nopt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)\n"
 DTYPE = "import torch\n\nf(torch.randn(4))\nf(torch.randn(4))\nf(x64)\n"
 MODEL_CALL = "import torch\n\nout = model(ids, attention_mask=mask)\n"
+SWEEP = "import torch\n\nfor width in range(12):\n    model = torch.compile(make(width))\n    out = model(x)\n"
 DETECT = """\
 import torch
 
@@ -128,6 +129,25 @@ CASES = {
         "eager_call", EAGER, 5, EAGER.replace("low = model(x.half())", "low = net(x.half())")
     ),
     "eager_call: a model not compiled by name here": Case("eager_call", EAGER, 3, None),
+    "raise_recompile_limit: a sweep's size, after import torch": Case(
+        "raise_recompile_limit",
+        SWEEP,
+        4,
+        SWEEP.replace(
+            "import torch\n",
+            "import torch\ntorch._dynamo.config.recompile_limit = 12"
+            "  # one compile per item of the sweep is inherent\n",
+        ),
+        SiteFacts(sweep_items=12, sweep_loop=3),
+    ),
+    "raise_recompile_limit: no sweep": Case("raise_recompile_limit", SWEEP, 4, None),
+    "reset_between_items: the caches reset as each item starts": Case(
+        "reset_between_items",
+        SWEEP,
+        4,
+        SWEEP.replace("    model =", "    torch.compiler.reset()\n    model ="),
+        SiteFacts(sweep_items=12, sweep_loop=3),
+    ),
     "unwrap_progress: the plain iterable": Case(
         "unwrap_progress", LOOP_TQDM, 5, LOOP_TQDM.replace("tqdm(self.blocks, desc='b')", "self.blocks")
     ),

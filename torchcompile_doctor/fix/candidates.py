@@ -24,6 +24,7 @@ from torchcompile_doctor.model.experiment import (
 )
 from torchcompile_doctor.model.report import Finding, Location, Report, Rewrite
 from torchcompile_doctor.patches.edits import (
+    AfterTorchImport,
     Edit,
     EditError,
     InsertAfter,
@@ -269,9 +270,10 @@ def _finding_rewrites(finding: Finding, program: Program) -> list[Candidate]:
         if not rewrite.edits or not all(inside(program.root, e.path) for e in rewrite.edits):
             continue  # not the user's project
         at = rewrite.edits[0]
+        line = getattr(at.edit, "line", None)  # a setting after `import torch` stands at no line of the finding's
         made.append(
             Candidate(
-                title=f"{_candidate_words(rewrite)} ({at.path.name}:{getattr(at.edit, 'line', '')})",
+                title=f"{_candidate_words(rewrite)} ({at.path.name}{f':{line}' if line else ''})",
                 codes=(finding.code,),
                 findings=(finding.title,),
                 sites=_sites((finding,)),
@@ -284,6 +286,11 @@ def _finding_rewrites(finding: Finding, program: Program) -> list[Candidate]:
 
 def _candidate_words(rewrite: Rewrite) -> str:
     """A short rewrite in its own code (`x` made `y`); a long one (a function split) by what its transform does."""
+    settings = [e.edit.code for e in rewrite.edits if isinstance(e.edit, AfterTorchImport)]
+    if settings and len(settings) == len(rewrite.edits):  # a setting made where the program starts
+        return "; ".join(f"`{code_only(line).strip()}`" for code in settings for line in code.splitlines()) + (
+            " after `import torch`"
+        )
     words = TRANSFORMS[rewrite.transform].words if rewrite.transform in TRANSFORMS else ""
     if words and (len(rewrite.after.splitlines()) > 3 or "\n...\n" in rewrite.after):
         changed = rewrite.before.split("\n...\n")[-1].strip()  # the site's own statement: the last run of changes

@@ -220,6 +220,22 @@ def timing_change(after: RunResult, noise: Noise) -> TimingChange:
     return TimingChange(compile_change, steady_change, words)
 
 
+def _problems_changed(before: RunResult, after: RunResult, compiles_more: bool) -> tuple[str, bool]:
+    """What grew, in words (empty: nothing), and whether any problem fell. Recompiles that rose because the
+    calls past the recompile limit now compile (`compiles_more`) are neither."""
+    was, now = _problems(before), _problems(after)
+    counted = [name for name in was if not (compiles_more and name == "recompiles")]
+    grew = ", ".join(f"{name} {was[name]} → {now[name]}" for name in counted if now[name] > was[name])
+    return grew, any(now[name] < was[name] for name in counted)
+
+
+def _judged_timing(before: RunResult, after: RunResult, plain: Noise, compiles_more: bool) -> TimingChange:
+    timing = timing_change(after, plain)
+    if compiles_more:  # the compile time judged per graph compiled; its words keep the measured figures
+        timing = replace(timing, compile=timing_change(after, _per_graph(plain, before, after)).compile)
+    return timing
+
+
 def _per_graph(noise: Noise, before: RunResult, after: RunResult) -> Noise:
     """The plain run's compile time scaled to the graphs the change compiles: calls that ran eagerly past the
     recompile limit and now compile add their compiles, which is what compiling them costs, not a slower compile."""
@@ -288,16 +304,11 @@ def judge(
     if refused is not None:
         return refused
     label = compare_output(before.output, after.output).printed_otherwise if compare_output_too else None
-    was, now = _problems(before), _problems(after)
     more = compiles_more(before, after)
-    grew = [name for name in was if now[name] > was[name] and not (more and name == "recompiles")]
+    grew, fewer = _problems_changed(before, after, more is not None)
     if grew:
-        return Verdict(Outcome.WORSE, ", ".join(f"{name} {was[name]} → {now[name]}" for name in grew), label)
-    plain = noise or Noise.of([before])
-    timing = timing_change(after, plain)
-    if more:  # the compile time judged per graph compiled; its words keep the measured figures
-        timing = replace(timing, compile=timing_change(after, _per_graph(plain, before, after)).compile)
-    fewer = any(now[name] < was[name] for name in was if name != "recompiles" or not more)
+        return Verdict(Outcome.WORSE, grew, label)
+    timing = _judged_timing(before, after, noise or Noise.of([before]), more is not None)
     if timing.compile > 0 or timing.steady > 0:
         return Verdict(Outcome.TRADE_OFF if fewer else Outcome.WORSE, timing.words, label)
     if fewer:

@@ -88,24 +88,27 @@ def finite_length(node: ast.expr, tree: ast.Module) -> int | None:
     if isinstance(node, ast.Name):
         bound = _bound_once(tree, node.id)
         return finite_length(bound, tree) if bound is not None else None
-    if not isinstance(node, ast.Call) or node.keywords:
-        return None
+    if isinstance(node, ast.Call) and not node.keywords:
+        return _call_length(node, tree)
+    return None
+
+
+def _call_length(node: ast.Call, tree: ast.Module) -> int | None:
     callee, args = dotted_name(node.func) or "", node.args
-    if callee == "range" and args and all(isinstance(a, ast.Constant) and type(a.value) is int for a in args):
-        return len(range(*(a.value for a in args if isinstance(a, ast.Constant))))
+    bounds = [a.value for a in args if isinstance(a, ast.Constant) and type(a.value) is int]
+    if callee == "range":
+        return len(range(*bounds)) if args and len(bounds) == len(args) else None
     if isinstance(node.func, ast.Attribute) and node.func.attr in ("items", "keys", "values") and not args:
         return finite_length(node.func.value, tree)
     lengths = [finite_length(a, tree) for a in args]
-    if not lengths or any(n is None for n in lengths):
-        return None
     known = [n for n in lengths if n is not None]
+    if not known or len(known) != len(lengths):
+        return None
     if callee in ("enumerate", "sorted", "reversed", "list", "tuple") and len(known) == 1:
         return known[0]
     if callee == "zip":
         return min(known)
-    if callee in ("itertools.product", "product"):
-        return math.prod(known)
-    return None
+    return math.prod(known) if callee in ("itertools.product", "product") else None
 
 
 def _bound_once(tree: ast.Module, name: str) -> ast.expr | None:
@@ -114,7 +117,9 @@ def _bound_once(tree: ast.Module, name: str) -> ast.expr | None:
         s.value
         for s in tree.body
         if isinstance(s, ast.Assign | ast.AnnAssign)
-        and any(isinstance(t, ast.Name) and t.id == name for t in (s.targets if isinstance(s, ast.Assign) else [s.target]))
+        and any(
+            isinstance(t, ast.Name) and t.id == name for t in (s.targets if isinstance(s, ast.Assign) else [s.target])
+        )
     ]
     return values[0] if len(values) == 1 else None
 
@@ -122,7 +127,8 @@ def _bound_once(tree: ast.Module, name: str) -> ast.expr | None:
 # -- the compiled code and the loops around its calls ---------------------------------------------------------------
 def _is_compile(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and (
-        dotted_name(node.func) in _COMPILE_CALLS or (isinstance(node.func, ast.Attribute) and node.func.attr == "compile")
+        dotted_name(node.func) in _COMPILE_CALLS
+        or (isinstance(node.func, ast.Attribute) and node.func.attr == "compile")
     )
 
 
@@ -145,7 +151,9 @@ def _compiled_name(tree: ast.Module, line: int) -> str | None:
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef):
             first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-            if first <= line <= node.lineno and any(_is_compile(d) or dotted_name(d) in _COMPILE_CALLS for d in node.decorator_list):
+            if first <= line <= node.lineno and any(
+                _is_compile(d) or dotted_name(d) in _COMPILE_CALLS for d in node.decorator_list
+            ):
                 return node.name
         if isinstance(node, ast.Assign) and node.lineno == line and _is_compile(node.value):
             targets = [t.id for t in node.targets if isinstance(t, ast.Name)]
@@ -156,7 +164,10 @@ def _compiled_name(tree: ast.Module, line: int) -> str | None:
 def _parameter_of(tree: ast.Module, line: int, name: str) -> int | None:
     """The position of parameter `name` of the function decorated at `line` (None: not one of its parameters)."""
     for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef) and min([node.lineno, *(d.lineno for d in node.decorator_list)]) <= line <= node.lineno:
+        if (
+            isinstance(node, ast.FunctionDef)
+            and min([node.lineno, *(d.lineno for d in node.decorator_list)]) <= line <= node.lineno
+        ):
             names = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
             return names.index(name) if name in names else None
     return None

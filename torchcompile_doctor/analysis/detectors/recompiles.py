@@ -55,10 +55,9 @@ from torchcompile_doctor.model.findings import (
     RecompileEvidence,
     RecompileImpact,
 )
-from torchcompile_doctor.model.report import Finding, SourceLine
+from torchcompile_doctor.model.report import Finding, Location, SourceLine
 from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
 from torchcompile_doctor.rules.catalogue import Rule
-from torchcompile_doctor.rules.facts import Facts
 from torchcompile_doctor.rules.fixes import RewriteFacts
 from torchcompile_doctor.transforms.line_code import MARK_UNBACKED, marked_name
 from torchcompile_doctor.transforms.sweeps import Sweep, inherent_sweep
@@ -688,24 +687,19 @@ def recompile_limit(index: AnalysisIndex, derived: Derived, rules: RuleSet[Param
             )
         root, cause_fix = worked_out[group_key]
         location = index.location(file, line, name)
-        source = index.source_line(location.file, location.line) if location else None
-        sweep = _sweep(index, source, root, metrics.recompile_limit)
         facts = LimitFacts(
             function=name,
             limit=str(metrics.recompile_limit) if metrics.recompile_limit is not None else "recompile_limit",
             reason=_limit_reason(root),
             cause_fix=cause_fix,
             variable=root.variable if root else None,
-            sweep=sweep.words if sweep else None,
-            sweep_items=sweep.items if sweep else None,
-            sweep_loop=sweep.line if sweep and sweep.statement else None,
         )
+        worded, facts, fix_line = _as_sweep(index, rule, facts, location, root, metrics.recompile_limit)
         finding = finding_from_rule(
-            # an inherent sweep: the limit raised is the fix, and the setting that hides a cause is no experiment
-            replace(rule.worded_for(USER, facts), experiment=None) if sweep else rule,
+            worded,
             location=location,
             facts=facts,
-            fix_line=source if sweep else None,
+            fix_line=fix_line,
             gb_id=metrics.fail_gb_id or "GB0039",
             gb_type=(metrics.fail_reason or "").split("\n")[0],
             reason_class=root.reason_class if root else None,
@@ -726,6 +720,24 @@ def recompile_limit(index: AnalysisIndex, derived: Derived, rules: RuleSet[Param
     return findings
 
 
+def _as_sweep(
+    index: AnalysisIndex, rule: Rule, facts: LimitFacts, location: Location, root: Cause | None, limit: int | None
+) -> tuple[Rule, LimitFacts, SourceLine | None]:
+    """The rule, its facts and the line its rewrite stands at, for recompiles a sweep makes by design: the limit
+    raised (or the caches reset per item) is the fix, and the setting that hides a cause is no experiment."""
+    source = index.source_line(location.file, location.line)
+    sweep = _sweep(index, source, root, limit)
+    if sweep is None:
+        return rule, facts, None
+    facts = replace(
+        facts,
+        sweep=sweep.words,
+        sweep_items=sweep.items,
+        sweep_loop=sweep.line if sweep.statement else None,
+    )
+    return replace(rule.worded_for(USER, facts), experiment=None), facts, source
+
+
 def _sweep(index: AnalysisIndex, source: SourceLine | None, root: Cause | None, limit: int | None) -> Sweep | None:
     """The sweep of the user's file whose items make the recompiles, when they are inherent and more than the
     limit (transforms/sweeps.py reads the file's syntax tree)."""
@@ -733,7 +745,9 @@ def _sweep(index: AnalysisIndex, source: SourceLine | None, root: Cause | None, 
         return None
     if index.code.origin(source.file) != USER:
         return None
-    sweep = inherent_sweep(source.file_text, source.line, root.variable if root else None, root.reason_class if root else None)
+    sweep = inherent_sweep(
+        source.file_text, source.line, root.variable if root else None, root.reason_class if root else None
+    )
     return sweep if sweep is not None and sweep.items > (limit or DEFAULT_RECOMPILE_LIMIT) else None
 
 
