@@ -58,6 +58,11 @@ from torchcompile_doctor.transforms.experiment_edits import (
     experiment_edits,
     experiment_title,
 )
+from torchcompile_doctor.transforms.library_arguments import (
+    ProgramEdit,
+    branch_argument_left_out,
+    fallback_attribute_set,
+)
 from torchcompile_doctor.transforms.line_code import code_only
 from torchcompile_doctor.transforms.registry import TRANSFORMS
 from torchcompile_doctor.transforms.side_effects import NOT_COMPILING
@@ -313,6 +318,28 @@ def _rewrite_words(before: str, after: str) -> str:
     return f"`{kept}` made `{last}`" + (f" after {shown}" if added else "")
 
 
+def _library_branch(
+    made: Callable[[Location, Program], ProgramEdit | str],
+) -> Callable[[Finding, Program], Candidate | None]:
+    """A transform of transforms/library_arguments.py as a candidate: what the library branches on around the
+    finding's line, changed at the user's lines that compile or call it."""
+
+    def candidate(finding: Finding, program: Program) -> Candidate | None:
+        edit = made(finding.location, program) if finding.location is not None else "no line"
+        if isinstance(edit, str) or not all(inside(program.root, e.path) for e in edit.edits):
+            return None
+        return Candidate(
+            title=edit.title,
+            codes=(finding.code,),
+            findings=(finding.title,),
+            sites=_sites((finding,)),
+            edits=edit.edits,
+            by_compile_time=False,
+        )
+
+    return candidate
+
+
 # transforms that need the lines calling the compiled function (the run's call sites), by the name the catalogue
 # gives them: each is measured like every other candidate
 _PROGRAM_TRANSFORMS: dict[str, Callable[[Finding, Program], Candidate | None]] = {
@@ -320,6 +347,8 @@ _PROGRAM_TRANSFORMS: dict[str, Callable[[Finding, Program], Candidate | None]] =
     "move_after_call": _effect_after_call,
     "guard_helper_call": _helper_call_guarded,
     "return_printed": _print_returned,
+    "leave_out_branch_argument": _library_branch(branch_argument_left_out),
+    "set_fallback_attribute": _library_branch(fallback_attribute_set),
 }
 
 

@@ -67,6 +67,12 @@ TRANSFORMS: dict[str, Transform] = {
             "guard_helper_call", "side_effect", lambda site: "it needs the compiled function that calls the helper"
         ),
         Transform(
+            "leave_out_branch_argument",
+            "library_call",
+            lambda site: "it needs the lines that call the compiled function",
+        ),
+        Transform("set_fallback_attribute", "library_call", lambda site: "it needs the line that compiles the model"),
+        Transform(
             "raise_recompile_limit",
             "recompile_limit",
             sweeps.raise_recompile_limit,
