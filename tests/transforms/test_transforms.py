@@ -34,6 +34,13 @@ COUNTER = (
 OPTIM = "import torch\n\nopt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)\n"
 DTYPE = "import torch\n\nf(torch.randn(4))\nf(torch.randn(4))\nf(x64)\n"
 MODEL_CALL = "import torch\n\nout = model(ids, attention_mask=mask)\n"
+PENALTY = (
+    "import torch\nfrom torch import nn\n\ncritic = nn.Sequential(nn.Linear(6, 1))\n\n\n"
+    '@torch.compile(backend="eager")\ndef penalty(real, alpha):\n'
+    "    x = (alpha * real).requires_grad_(True)\n"
+    "    (g,) = torch.autograd.grad(critic(x).sum(), x, create_graph=True)\n"
+    "    return g.norm()\n"
+)
 SWEEP = "import torch\n\nfor width in range(12):\n    model = torch.compile(make(width))\n    out = model(x)\n"
 DETECT = """\
 import torch
@@ -141,6 +148,18 @@ CASES = {
         SiteFacts(sweep_items=12, sweep_loop=3),
     ),
     "raise_recompile_limit: no sweep": Case("raise_recompile_limit", SWEEP, 4, None),
+    "compile_called_modules: the penalty eager, the critic compiled": Case(
+        "compile_called_modules",
+        PENALTY,
+        9,
+        PENALTY.replace(
+            '\n@torch.compile(backend="eager")\ndef penalty',
+            '\ncompiled_critic = torch.compile(critic, backend="eager")\n\n\ndef penalty',
+        ).replace("torch.autograd.grad(critic(x).sum()", "torch.autograd.grad(compiled_critic(x).sum()"),
+    ),
+    "compile_called_modules: no module of the file called": Case(
+        "compile_called_modules", PENALTY.replace("critic(x)", "f(x)"), 9, None
+    ),
     "reset_between_items: the caches reset as each item starts": Case(
         "reset_between_items",
         SWEEP,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from torchcompile_doctor.transforms import (
+    compile_callees,
     compile_scope,
     data_dependent,
     library_calls,
@@ -72,6 +73,12 @@ TRANSFORMS: dict[str, Transform] = {
             lambda site: "it needs the lines that call the compiled function",
         ),
         Transform("set_fallback_attribute", "library_call", lambda site: "it needs the line that compiles the model"),
+        Transform(
+            "compile_called_modules",
+            "compile_scope",
+            compile_callees.compile_called_modules,
+            words="the modules it calls compiled, the function itself left eager",
+        ),
         Transform(
             "raise_recompile_limit",
             "recompile_limit",
