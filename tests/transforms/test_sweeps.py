@@ -57,6 +57,17 @@ def test_a_model_compiled_in_each_iteration_of_a_literal_loop_is_a_sweep():
     assert sweep == Sweep(line=3, items=3, over="(2, 3, 4)", statement=True, compiled_per_item=True)
 
 
+def test_a_model_compiled_by_a_helper_called_for_each_item_is_a_sweep_named_in_its_own_file():
+    source = "import torch\n\n\ndef build(w):\n    return torch.compile(Net(w))\n\n\n"
+    source += "for w in range(2, 12):\n    m = build(w)\n"
+    sweep = inherent_sweep(source, 5, "self.a.bias", "shape_or_rank")
+    assert sweep == Sweep(line=8, items=10, over="range(2, 12)", statement=True, compiled_per_item=True)
+    assert (
+        sweep.words_in("train.py")
+        == "the loop at train.py:8 compiles a new model for each of the 10 items of `range(2, 12)`"
+    )
+
+
 @pytest.mark.parametrize(
     ("source", "line", "variable", "reason"),
     [

@@ -38,8 +38,13 @@ class Sweep:
 
     @property
     def words(self) -> str:
+        return self.words_in(None)
+
+    def words_in(self, file: str | None) -> str:
+        """In words, its loop named by line (and by file, where it is not the finding's)."""
         what = "compiles a new model for each" if self.compiled_per_item else "calls it with each"
-        return f"the loop at line {self.line} {what} of the {self.items} items of `{self.over}`"
+        where = f"{file}:{self.line}" if file else f"line {self.line}"
+        return f"the loop at {where} {what} of the {self.items} items of `{self.over}`"
 
 
 def inherent_sweep(source: str, line: int, variable: str | None, reason_class: str | None) -> Sweep | None:
@@ -53,9 +58,9 @@ def inherent_sweep(source: str, line: int, variable: str | None, reason_class: s
         return None
     compile_call = _compile_statement(tree, line)
     if compile_call is not None:
-        loop = _innermost_loop(tree, compile_call)
-        if loop is not None and (items := finite_length(_iterable(loop), tree)) is not None:
-            return _sweep(loop, compile_call, items, compiled_per_item=True)
+        per_item = _compiled_per_item(tree, compile_call)
+        if per_item is not None:
+            return per_item
     if reason_class not in DISTINCT_OBJECTS:
         return None
     name = _compiled_name(tree, line)
@@ -68,6 +73,26 @@ def inherent_sweep(source: str, line: int, variable: str | None, reason_class: s
         items = finite_length(_iterable(loop), tree)
         if items is not None:
             return _sweep(loop, _statement_of(tree, call), items, compiled_per_item=False)
+    return None
+
+
+def _compiled_per_item(tree: ast.Module, compile_call: ast.stmt) -> Sweep | None:
+    """The literal loop the `torch.compile` call stands in, or that calls the module-level function holding it
+    (`def build(h): return torch.compile(make(h))` called for each item)."""
+    loop = _innermost_loop(tree, compile_call)
+    if loop is not None and (items := finite_length(_iterable(loop), tree)) is not None:
+        return _sweep(loop, compile_call, items, compiled_per_item=True)
+    if loop is not None:
+        return None
+    helper = next(
+        (f for f in tree.body if isinstance(f, ast.FunctionDef) and any(n is compile_call for n in ast.walk(f))), None
+    )
+    for call in (
+        c for c in ast.walk(tree) if helper is not None and isinstance(c, ast.Call) and _callee(c) == helper.name
+    ):
+        loop = _innermost_loop(tree, call)
+        if loop is not None and (items := finite_length(_iterable(loop), tree)) is not None:
+            return _sweep(loop, _statement_of(tree, call), items, compiled_per_item=True)
     return None
 
 

@@ -10,6 +10,7 @@ import re
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from torchcompile_doctor.analysis.code import THIRD_PARTY, USER, without_doctor_frames
@@ -46,7 +47,7 @@ from torchcompile_doctor.analysis.recompile_context import (
 )
 from torchcompile_doctor.analysis.worded_findings import finding_from_rule
 from torchcompile_doctor.events.guard_failures import GuardFailure
-from torchcompile_doctor.events.model import CompileId, Recompile, StackFrame
+from torchcompile_doctor.events.model import CompilationMetrics, CompileId, Recompile, StackFrame
 from torchcompile_doctor.model.experiment import MarkDynamic
 from torchcompile_doctor.model.findings import (
     GuardSource,
@@ -694,7 +695,7 @@ def recompile_limit(index: AnalysisIndex, derived: Derived, rules: RuleSet[Param
             cause_fix=cause_fix,
             variable=root.variable if root else None,
         )
-        worded, facts, fix_line = _as_sweep(index, rule, facts, location, root, metrics.recompile_limit)
+        worded, facts, fix_line = _as_sweep(index, rule, facts, _places(index, location, file, line), root, metrics)
         finding = finding_from_rule(
             worded,
             location=location,
@@ -720,22 +721,40 @@ def recompile_limit(index: AnalysisIndex, derived: Derived, rules: RuleSet[Param
     return findings
 
 
+def _places(index: AnalysisIndex, location: Location, file: str, line: int) -> list[tuple[str, int]]:
+    """Where the compiled code's sweep may show: the finding's line, and each `torch.compile` call that compiled
+    the code object (a user's class whose `forward` the finding names, compiled anew in a loop elsewhere)."""
+    calls = [
+        (b.file, b.line)
+        for b in index.log.backends
+        if b.file and b.line and b.function_file == file and b.function_line == line
+    ]
+    return list(dict.fromkeys([(location.file, location.line), *calls]))
+
+
 def _as_sweep(
-    index: AnalysisIndex, rule: Rule, facts: LimitFacts, location: Location, root: Cause | None, limit: int | None
+    index: AnalysisIndex,
+    rule: Rule,
+    facts: LimitFacts,
+    places: list[tuple[str, int]],
+    root: Cause | None,
+    metrics: CompilationMetrics,
 ) -> tuple[Rule, LimitFacts, SourceLine | None]:
     """The rule, its facts and the line its rewrite stands at, for recompiles a sweep makes by design: the limit
     raised (or the caches reset per item) is the fix, and the setting that hides a cause is no experiment."""
-    source = index.source_line(location.file, location.line)
-    sweep = _sweep(index, source, root, limit)
-    if sweep is None:
-        return rule, facts, None
-    facts = replace(
-        facts,
-        sweep=sweep.words,
-        sweep_items=sweep.items,
-        sweep_loop=sweep.line if sweep.statement else None,
-    )
-    return replace(rule.worded_for(USER, facts), experiment=None), facts, source
+    for file, line in places:
+        source = index.source_line(file, line)
+        sweep = _sweep(index, source, root, metrics.recompile_limit)
+        if sweep is None:
+            continue
+        facts = replace(
+            facts,
+            sweep=sweep.words_in(Path(file).name if file != places[0][0] else None),
+            sweep_items=sweep.items,
+            sweep_loop=sweep.line if sweep.statement else None,
+        )
+        return replace(rule.worded_for(USER, facts), experiment=None), facts, source
+    return rule, facts, None
 
 
 def _sweep(index: AnalysisIndex, source: SourceLine | None, root: Cause | None, limit: int | None) -> Sweep | None:
