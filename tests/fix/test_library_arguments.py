@@ -12,6 +12,7 @@ from support.captures import reread
 from support.paths import DATA
 
 from torchcompile_doctor.events.load import load_ranks
+from torchcompile_doctor.events.model import BackendUse, CallSite
 from torchcompile_doctor.fix.candidates import Program, candidates
 from torchcompile_doctor.model.edits import InsertBefore, ReplaceStatement
 from torchcompile_doctor.model.report import Location
@@ -47,8 +48,8 @@ def test_the_keyword_the_library_branches_on_is_left_out_of_the_user_s_call():
     assert edit.path.name == "library_branches.py"
     assert edit.edit == ReplaceStatement(13, "hidden, _ = model(ids)")
     assert made.title == (
-        "`return_scores=` left out of the call of `Encoder.forward` (its default, `False`, skips the branch at "
-        "minilib.py:23)"
+        "`return_scores=` left out of the call at library_branches.py:13 (the default of `Encoder.forward`, "
+        "`False`, skips the branch at minilib.py:23)"
     )
     # the `if` around the other warning reads an attribute, not an argument
     assert branch_argument_left_out(_finding_at(26).location, program) == (
@@ -85,10 +86,57 @@ def test_both_are_candidates_of_doctor_fix_for_the_findings_that_name_them():
         "`encoder.config.pad_token_id = -1` before the model is compiled (the value `Encoder.forward` uses when "
         "it is None)" in titles
     )
-    assert any(t.startswith("`return_scores=` left out of the call of `Encoder.forward`") for t in titles)
+    assert any(t.startswith("`return_scores=` left out of the call at library_branches.py:13") for t in titles)
     # a finding whose rule does not name them gets neither
     other = replace(
         report,
         findings=tuple(replace(f, code="TCD104", fix=replace(f.fix, transforms=())) for f in report.findings if f.fix),
     )
     assert not [c for c in candidates(other, program)[0] if "left out of the call" in c.title]
+
+
+LIBRARY = """\
+import logging
+
+logger = logging.getLogger(__name__)
+
+
+class Block:
+    def forward(self, h, use_cache=False):
+        if use_cache:
+            logger.warning("use_cache is ignored")
+        if self.config.pad_token_id is None:
+            logger.warning("pad_token_id is not set")
+            pad = -1
+        else:
+            pad = self.config.pad_token_id
+        return h + pad
+
+
+class Model:
+    def forward(self, ids, use_cache=False):
+        return self.block(ids, use_cache=use_cache)
+"""
+MAIN = """\
+import torch
+
+net = Model(Config())
+model = torch.compile(net)
+out = model(ids, use_cache=True)
+"""
+
+
+def test_an_inner_library_function_s_argument_and_attribute_are_changed_at_the_model_the_user_compiles(tmp_path):
+    # the break is in `Block.forward`, which the compiled `Model.forward` calls: the user's call and compile are
+    # the model's
+    lib, main = tmp_path / "lib.py", tmp_path / "main.py"
+    texts = {lib: LIBRARY, main: MAIN}
+    compiled = BackendUse("inductor", "inductor", "Model", "module", str(main), 4, None, None, str(lib), 19)
+    call = CallSite(str(lib), 19, "Model.forward", str(main), 5, "<module>")
+    program = Program(tmp_path, (compiled,), (call,), texts.get)
+    left_out = branch_argument_left_out(Location(str(lib), 9, "Block.forward"), program)
+    assert not isinstance(left_out, str)
+    assert [e.edit for e in left_out.edits] == [ReplaceStatement(5, "out = model(ids)")]
+    attribute = fallback_attribute_set(Location(str(lib), 11, "Block.forward"), program)
+    assert not isinstance(attribute, str)
+    assert [e.edit for e in attribute.edits] == [InsertBefore(4, "net.config.pad_token_id = -1")]

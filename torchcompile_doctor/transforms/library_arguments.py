@@ -68,23 +68,24 @@ def _break_of(place: Location, program: Program) -> _Break | str:
 
 
 def _calls_of(found: _Break, program: Program) -> list[CallSite]:
-    """The user's lines that call the compiled function holding the break (each line once)."""
+    """The user's lines that call the compiled function holding the break, else (a library's inner function the
+    compiled model reaches, its argument passed down by name) every line that calls compiled code: each once."""
     first, start = found.first_line(), found.function.lineno
     sites = [s for s in program.call_sites if s.function_file == found.file and first <= s.function_line <= start]
-    return sorted({(s.file, s.line): s for s in sites}.values(), key=lambda s: (s.file, s.line))
+    return sorted({(s.file, s.line): s for s in sites or program.call_sites}.values(), key=lambda s: (s.file, s.line))
 
 
 def _compiles_of(found: _Break, program: Program) -> list[BackendUse]:
-    """The user's `torch.compile` calls that compiled the module whose method holds the break."""
+    """The user's `torch.compile` calls that compiled the module whose method holds the break, else (a library's
+    inner module, sharing its config with the model) the one module the program compiles."""
     first, start = found.first_line(), found.function.lineno
-    return [
+    modules = [c for c in program.compile_calls if c.compiled_kind == "module"]
+    own = [
         c
-        for c in program.compile_calls
-        if c.compiled_kind == "module"
-        and c.function_file == found.file
-        and c.function_line is not None
-        and first <= c.function_line <= start
+        for c in modules
+        if c.function_file == found.file and c.function_line is not None and first <= c.function_line <= start
     ]
+    return own or (modules if len(modules) == 1 else [])
 
 
 def _defaults(function: _Function) -> dict[str, str]:
@@ -124,9 +125,12 @@ def branch_argument_left_out(place: Location, program: Program) -> ProgramEdit |
                 break
     if not edits:
         return f"no call of `{found.name}` passes {', '.join(f'`{a}`' for a in arguments)} by keyword"
-    argument = left_out[0]
+    argument, first = left_out[0], edits[0]
+    at = f"{first.path.name}:{getattr(first.edit, 'line', '')}" + (
+        f" and {len(edits) - 1} more" if len(edits) > 1 else ""
+    )
     return ProgramEdit(
-        f"`{argument}=` left out of the call of `{found.name}` (its default, `{defaults[argument]}`, "
+        f"`{argument}=` left out of the call at {at} (the default of `{found.name}`, `{defaults[argument]}`, "
         f"skips the branch at {Path(found.file).name}:{found.branches[0].lineno})",
         tuple(edits),
     )
