@@ -209,6 +209,9 @@ def test_rendered_finding_is_the_reviewed_snapshot(case: Case):
 # call, ...): a rule that lists only such transforms need not rewrite every case's line
 SHAPED = {
     "move_outside",
+    "leave_out_branch_argument",  # these two: the lines that call or compile the model (tests/fix)
+    "set_fallback_attribute",
+    "compile_called_modules",  # a function compiled by decorator that calls a module of its file
     "compile_network_only",
     "math_to_torch",
     "hoist_to_module",
@@ -253,6 +256,7 @@ TRANSFORM_CHECKS = {
     "detach_out_of_place": lambda b, a, c: ".detach_()" in b and ".detach()" in a,
     "data_write_no_grad": lambda b, a, c: ".data" in b and "torch.no_grad()" in a,
     "compile_network_only": lambda b, a, c: "_network(" in a and "@torch.compile" in a,
+    "compile_called_modules": lambda b, a, c: "@torch.compile" in b and "@torch.compile" not in a and "compiled_" in a,
     "module_counter_buffer": lambda b, a, c: f'register_buffer("{(c.variable or "").removeprefix("self.")}"' in a,
 }
 
@@ -294,9 +298,9 @@ def test_every_rule_has_a_case():
 
     assert set(WRONG_MATCH) | set(FIX_NOT_BUILT) <= {case.id for case in ALL_CASES}  # no stale xfail entries
     # built by `doctor fix` from the lines that call the compiled function (tests/fix)
-    assert set(TRANSFORM_CHECKS) | {"move_outside", "move_after_call", "guard_helper_call", "return_printed"} >= {
-        t for r in rules.values() for t in r.transforms
-    }
+    program_level = {"move_outside", "move_after_call", "guard_helper_call", "return_printed"}
+    program_level |= {"leave_out_branch_argument", "set_fallback_attribute"}
+    assert set(TRANSFORM_CHECKS) | program_level >= {t for r in rules.values() for t in r.transforms}
 
 
 @pytest.mark.parametrize(("code", "test"), sorted(COVERED_ELSEWHERE.items()))

@@ -34,6 +34,14 @@ COUNTER = (
 OPTIM = "import torch\n\nopt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)\n"
 DTYPE = "import torch\n\nf(torch.randn(4))\nf(torch.randn(4))\nf(x64)\n"
 MODEL_CALL = "import torch\n\nout = model(ids, attention_mask=mask)\n"
+PENALTY = (
+    "import torch\nfrom torch import nn\n\ncritic = nn.Sequential(nn.Linear(6, 1))\n\n\n"
+    '@torch.compile(backend="eager")\ndef penalty(real, alpha):\n'
+    "    x = (alpha * real).requires_grad_(True)\n"
+    "    (g,) = torch.autograd.grad(critic(x).sum(), x, create_graph=True)\n"
+    "    return g.norm()\n"
+)
+SWEEP = "import torch\n\nfor width in range(12):\n    model = torch.compile(make(width))\n    out = model(x)\n"
 DETECT = """\
 import torch
 
@@ -128,6 +136,37 @@ CASES = {
         "eager_call", EAGER, 5, EAGER.replace("low = model(x.half())", "low = net(x.half())")
     ),
     "eager_call: a model not compiled by name here": Case("eager_call", EAGER, 3, None),
+    "raise_recompile_limit: a sweep's size, after import torch": Case(
+        "raise_recompile_limit",
+        SWEEP,
+        4,
+        SWEEP.replace(
+            "import torch\n",
+            "import torch\ntorch._dynamo.config.recompile_limit = 12"
+            "  # one compile per item of the sweep is inherent\n",
+        ),
+        SiteFacts(sweep_items=12, sweep_loop=3),
+    ),
+    "raise_recompile_limit: no sweep": Case("raise_recompile_limit", SWEEP, 4, None),
+    "compile_called_modules: the penalty eager, the critic compiled": Case(
+        "compile_called_modules",
+        PENALTY,
+        9,
+        PENALTY.replace(
+            '\n@torch.compile(backend="eager")\ndef penalty',
+            '\ncompiled_critic = torch.compile(critic, backend="eager")\n\n\ndef penalty',
+        ).replace("torch.autograd.grad(critic(x).sum()", "torch.autograd.grad(compiled_critic(x).sum()"),
+    ),
+    "compile_called_modules: no module of the file called": Case(
+        "compile_called_modules", PENALTY.replace("critic(x)", "f(x)"), 9, None
+    ),
+    "reset_between_items: the caches reset as each item starts": Case(
+        "reset_between_items",
+        SWEEP,
+        4,
+        SWEEP.replace("    model =", "    torch.compiler.reset()\n    model ="),
+        SiteFacts(sweep_items=12, sweep_loop=3),
+    ),
     "unwrap_progress: the plain iterable": Case(
         "unwrap_progress", LOOP_TQDM, 5, LOOP_TQDM.replace("tqdm(self.blocks, desc='b')", "self.blocks")
     ),
@@ -341,4 +380,11 @@ def test_a_site_whose_edit_does_not_parse_is_dropped_with_why() -> None:
 def test_every_transform_is_tested() -> None:
     tested = {c.transform for c in CASES.values()}
     # built by doctor fix from the lines that call the compiled function (tests/fix)
-    assert set(TRANSFORMS) - tested <= {"move_outside", "move_after_call", "guard_helper_call", "return_printed"}
+    assert set(TRANSFORMS) - tested <= {
+        "move_outside",
+        "move_after_call",
+        "guard_helper_call",
+        "return_printed",
+        "leave_out_branch_argument",  # tests/fix/test_library_arguments.py
+        "set_fallback_attribute",
+    }

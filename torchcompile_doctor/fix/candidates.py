@@ -24,6 +24,7 @@ from torchcompile_doctor.model.experiment import (
 )
 from torchcompile_doctor.model.report import Finding, Location, Report, Rewrite
 from torchcompile_doctor.patches.edits import (
+    AfterTorchImport,
     Edit,
     EditError,
     InsertAfter,
@@ -56,6 +57,11 @@ from torchcompile_doctor.transforms.experiment_edits import (
     experiment_caution,
     experiment_edits,
     experiment_title,
+)
+from torchcompile_doctor.transforms.library_arguments import (
+    ProgramEdit,
+    branch_argument_left_out,
+    fallback_attribute_set,
 )
 from torchcompile_doctor.transforms.line_code import code_only
 from torchcompile_doctor.transforms.registry import TRANSFORMS
@@ -269,9 +275,10 @@ def _finding_rewrites(finding: Finding, program: Program) -> list[Candidate]:
         if not rewrite.edits or not all(inside(program.root, e.path) for e in rewrite.edits):
             continue  # not the user's project
         at = rewrite.edits[0]
+        line = getattr(at.edit, "line", None)  # a setting after `import torch` stands at no line of the finding's
         made.append(
             Candidate(
-                title=f"{_candidate_words(rewrite)} ({at.path.name}:{getattr(at.edit, 'line', '')})",
+                title=f"{_candidate_words(rewrite)} ({at.path.name}{f':{line}' if line else ''})",
                 codes=(finding.code,),
                 findings=(finding.title,),
                 sites=_sites((finding,)),
@@ -284,6 +291,11 @@ def _finding_rewrites(finding: Finding, program: Program) -> list[Candidate]:
 
 def _candidate_words(rewrite: Rewrite) -> str:
     """A short rewrite in its own code (`x` made `y`); a long one (a function split) by what its transform does."""
+    settings = [e.edit.code for e in rewrite.edits if isinstance(e.edit, AfterTorchImport)]
+    if settings and len(settings) == len(rewrite.edits):  # a setting made where the program starts
+        return "; ".join(f"`{code_only(line).strip()}`" for code in settings for line in code.splitlines()) + (
+            " after `import torch`"
+        )
     words = TRANSFORMS[rewrite.transform].words if rewrite.transform in TRANSFORMS else ""
     if words and (len(rewrite.after.splitlines()) > 3 or "\n...\n" in rewrite.after):
         changed = rewrite.before.split("\n...\n")[-1].strip()  # the site's own statement: the last run of changes
@@ -306,6 +318,28 @@ def _rewrite_words(before: str, after: str) -> str:
     return f"`{kept}` made `{last}`" + (f" after {shown}" if added else "")
 
 
+def _library_branch(
+    made: Callable[[Location, Program], ProgramEdit | str],
+) -> Callable[[Finding, Program], Candidate | None]:
+    """A transform of transforms/library_arguments.py as a candidate: what the library branches on around the
+    finding's line, changed at the user's lines that compile or call it."""
+
+    def candidate(finding: Finding, program: Program) -> Candidate | None:
+        edit = made(finding.location, program) if finding.location is not None else "no line"
+        if isinstance(edit, str) or not all(inside(program.root, e.path) for e in edit.edits):
+            return None
+        return Candidate(
+            title=edit.title,
+            codes=(finding.code,),
+            findings=(finding.title,),
+            sites=_sites((finding,)),
+            edits=edit.edits,
+            by_compile_time=False,
+        )
+
+    return candidate
+
+
 # transforms that need the lines calling the compiled function (the run's call sites), by the name the catalogue
 # gives them: each is measured like every other candidate
 _PROGRAM_TRANSFORMS: dict[str, Callable[[Finding, Program], Candidate | None]] = {
@@ -313,6 +347,8 @@ _PROGRAM_TRANSFORMS: dict[str, Callable[[Finding, Program], Candidate | None]] =
     "move_after_call": _effect_after_call,
     "guard_helper_call": _helper_call_guarded,
     "return_printed": _print_returned,
+    "leave_out_branch_argument": _library_branch(branch_argument_left_out),
+    "set_fallback_attribute": _library_branch(fallback_attribute_set),
 }
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from torchcompile_doctor.events.model import CallCount, CompilationMetrics
 from torchcompile_doctor.model.report import Kind, Report
@@ -148,6 +148,22 @@ def _problems(run: RunResult) -> dict[str, int]:
     }
 
 
+def compiles_more(before: RunResult, after: RunResult) -> str | None:
+    """Recompiles that rose because the calls that ran eagerly past the recompile limit now compile (the limit
+    raised for a sweep whose recompiles are inherent): fewer limit hits, no more fallbacks to eager, at least as
+    many graphs. That is compiling more, the fix, not a worse run; None where the recompiles rose otherwise."""
+    was, now = before.figures, after.figures
+    if now.recompiles <= was.recompiles or now.recompile_limit_hits >= was.recompile_limit_hits:
+        return None
+    if after.fallbacks > before.fallbacks or now.graphs < was.graphs:
+        return None
+    return (
+        f"recompile-limit hits {was.recompile_limit_hits} → {now.recompile_limit_hits}, recompiles "
+        f"{was.recompiles} → {now.recompiles}: the calls that ran eagerly past the limit now compile (graphs "
+        f"{was.graphs} → {now.graphs})"
+    )
+
+
 def problem_count(run: RunResult) -> int:
     """Breaks, recompiles, limit hits, failures and eager fallbacks together: fewer is better."""
     return sum(_problems(run).values())
@@ -202,6 +218,31 @@ def timing_change(after: RunResult, noise: Noise) -> TimingChange:
     if steady is not None and after.figures.steady_state_s is not None:
         words += f", steady state {_seconds(steady.median)} → {_seconds(after.figures.steady_state_s)}"
     return TimingChange(compile_change, steady_change, words)
+
+
+def _problems_changed(before: RunResult, after: RunResult, compiles_more: bool) -> tuple[str, bool]:
+    """What grew, in words (empty: nothing), and whether any problem fell. Recompiles that rose because the
+    calls past the recompile limit now compile (`compiles_more`) are neither."""
+    was, now = _problems(before), _problems(after)
+    counted = [name for name in was if not (compiles_more and name == "recompiles")]
+    grew = ", ".join(f"{name} {was[name]} → {now[name]}" for name in counted if now[name] > was[name])
+    return grew, any(now[name] < was[name] for name in counted)
+
+
+def _judged_timing(before: RunResult, after: RunResult, plain: Noise, compiles_more: bool) -> TimingChange:
+    timing = timing_change(after, plain)
+    if compiles_more:  # the compile time judged per graph compiled; its words keep the measured figures
+        timing = replace(timing, compile=timing_change(after, _per_graph(plain, before, after)).compile)
+    return timing
+
+
+def _per_graph(noise: Noise, before: RunResult, after: RunResult) -> Noise:
+    """The plain run's compile time scaled to the graphs the change compiles: calls that ran eagerly past the
+    recompile limit and now compile add their compiles, which is what compiling them costs, not a slower compile."""
+    graphs, now = max(1, before.figures.graphs), after.figures.graphs
+    ratio = max(1.0, now / graphs)
+    scaled = Spread(noise.compile_s.median * ratio, noise.compile_s.spread * ratio, noise.compile_s.runs)
+    return Noise(scaled, noise.steady_s)
 
 
 # -- the verdict -------------------------------------------------------------------------------------------------
@@ -263,16 +304,16 @@ def judge(
     if refused is not None:
         return refused
     label = compare_output(before.output, after.output).printed_otherwise if compare_output_too else None
-    was, now = _problems(before), _problems(after)
-    grew = [name for name in was if now[name] > was[name]]
+    more = compiles_more(before, after)
+    grew, fewer = _problems_changed(before, after, more is not None)
     if grew:
-        return Verdict(Outcome.WORSE, ", ".join(f"{name} {was[name]} → {now[name]}" for name in grew), label)
-    timing = timing_change(after, noise or Noise.of([before]))
-    fewer = any(now[name] < was[name] for name in was)
+        return Verdict(Outcome.WORSE, grew, label)
+    timing = _judged_timing(before, after, noise or Noise.of([before]), more is not None)
     if timing.compile > 0 or timing.steady > 0:
         return Verdict(Outcome.TRADE_OFF if fewer else Outcome.WORSE, timing.words, label)
     if fewer:
-        return Verdict(Outcome.FIXED if _all_gone(before, after, aimed_at) else Outcome.IMPROVED, None, label)
+        gone = _all_gone(before, after, aimed_at)
+        return Verdict(Outcome.FIXED if gone else Outcome.IMPROVED, more, label)
     if by_compile_time and (timing.compile < 0 or timing.steady < 0):
         return Verdict(Outcome.IMPROVED, timing.words, label)
     return Verdict(Outcome.NO_EFFECT, None, label)

@@ -16,7 +16,9 @@ from torchcompile_doctor.model.findings import RunFigures
 class Outcome(StrEnum):
     """What a measured change did, in the words users read."""
 
-    FIXED = "fixed"  # the problems it was made for are gone, nothing worse
+    # the problems it was made for are gone, nothing worse; a recompile-limit hit gone whose calls now compile
+    # (a sweep's limit raised) may leave more recompiles: compiling more is the fix (fix/judge.py: compiles_more)
+    FIXED = "fixed"
     IMPROVED = "improved"  # fewer problems, or faster beyond the noise, nothing worse
     TRADE_OFF = "trade-off"  # fewer problems, but compile or steady-state time worse beyond the noise
     NO_EFFECT = "no effect"

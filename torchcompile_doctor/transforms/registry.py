@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from torchcompile_doctor.transforms import (
+    compile_callees,
     compile_scope,
     data_dependent,
     library_calls,
@@ -12,6 +13,7 @@ from torchcompile_doctor.transforms import (
     numpy_ops,
     one_time,
     side_effects,
+    sweeps,
 )
 from torchcompile_doctor.transforms.engine import Built, Dropped, Transform, build
 from torchcompile_doctor.transforms.site import Site
@@ -64,6 +66,32 @@ TRANSFORMS: dict[str, Transform] = {
         Transform("return_printed", "side_effect", lambda site: "it needs the lines that call the compiled function"),
         Transform(
             "guard_helper_call", "side_effect", lambda site: "it needs the compiled function that calls the helper"
+        ),
+        Transform(
+            "leave_out_branch_argument",
+            "library_call",
+            lambda site: "it needs the lines that call the compiled function",
+        ),
+        Transform("set_fallback_attribute", "library_call", lambda site: "it needs the line that compiles the model"),
+        Transform(
+            "compile_called_modules",
+            "compile_scope",
+            compile_callees.compile_called_modules,
+            words="the modules it calls compiled, the function itself left eager",
+        ),
+        Transform(
+            "raise_recompile_limit",
+            "recompile_limit",
+            sweeps.raise_recompile_limit,
+            reads_facts=True,
+            words="the recompile limit raised to the sweep's size: its recompiles stay, no item runs eagerly",
+        ),
+        Transform(
+            "reset_between_items",
+            "recompile_limit",
+            sweeps.reset_between_items,
+            reads_facts=True,
+            words="the compile caches reset at the start of each item of the sweep: each compiles afresh",
         ),
     )
 }

@@ -26,6 +26,8 @@ class SiteFacts:
     none_argument: str | None = None  # an argument the user's call left out, used while None in the library
     none_argument_value: str | None = None  # what the call can pass for it, meaning what the library fills in
     branched_argument: str | None = None  # an argument the user's call passes that the library branches on
+    sweep_items: int | None = None  # a sweep whose recompiles are inherent (transforms/sweeps.py): its items
+    sweep_loop: int | None = None  # and the line of its loop
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ import re
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from torchcompile_doctor.analysis.code import THIRD_PARTY, USER, without_doctor_frames
@@ -24,6 +25,7 @@ from torchcompile_doctor.analysis.recompile_causes import (
     unbounded_note,
 )
 from torchcompile_doctor.analysis.recompile_context import (
+    DEFAULT_RECOMPILE_LIMIT,
     call_line_switches,
     enrich_failures,
     fresh_value_fix,
@@ -45,7 +47,7 @@ from torchcompile_doctor.analysis.recompile_context import (
 )
 from torchcompile_doctor.analysis.worded_findings import finding_from_rule
 from torchcompile_doctor.events.guard_failures import GuardFailure
-from torchcompile_doctor.events.model import CompileId, Recompile, StackFrame
+from torchcompile_doctor.events.model import CompilationMetrics, CompileId, Recompile, StackFrame
 from torchcompile_doctor.model.experiment import MarkDynamic
 from torchcompile_doctor.model.findings import (
     GuardSource,
@@ -54,12 +56,12 @@ from torchcompile_doctor.model.findings import (
     RecompileEvidence,
     RecompileImpact,
 )
-from torchcompile_doctor.model.report import Finding, SourceLine
+from torchcompile_doctor.model.report import Finding, Location, SourceLine
 from torchcompile_doctor.rules.binding import Binding, Params, RuleSet
 from torchcompile_doctor.rules.catalogue import Rule
-from torchcompile_doctor.rules.facts import Facts
 from torchcompile_doctor.rules.fixes import RewriteFacts
 from torchcompile_doctor.transforms.line_code import MARK_UNBACKED, marked_name
+from torchcompile_doctor.transforms.sweeps import Sweep, inherent_sweep
 
 _AT_CALL = ("tensor_argument", "cast_at_call_site", "mark_dynamic", "eager_call")  # transforms whose fix edits the call
 
@@ -94,10 +96,11 @@ class RecompileParams(Params):
 
 
 @dataclass(frozen=True, kw_only=True)
-class LimitFacts(Facts):
+class LimitFacts(RewriteFacts):
     limit: str | None = None
     reason: str | None = None  # what keeps adding cache entries
     cause_fix: str | None = None  # the recompile finding's own fix
+    sweep: str | None = None  # a sweep whose recompiles are inherent, in words (its items: `sweep_items`)
 
 
 RECOMPILE = Binding("recompile", RecompileParams, RecompileFacts, rules=None)
@@ -684,15 +687,20 @@ def recompile_limit(index: AnalysisIndex, derived: Derived, rules: RuleSet[Param
                 _cause_fix(index, group, rules.of(RECOMPILE), training),
             )
         root, cause_fix = worked_out[group_key]
+        location = index.location(file, line, name)
+        facts = LimitFacts(
+            function=name,
+            limit=str(metrics.recompile_limit) if metrics.recompile_limit is not None else "recompile_limit",
+            reason=_limit_reason(root),
+            cause_fix=cause_fix,
+            variable=root.variable if root else None,
+        )
+        worded, facts, fix_line = _as_sweep(index, rule, facts, _places(index, location, file, line), root, metrics)
         finding = finding_from_rule(
-            rule,
-            location=index.location(file, line, name),
-            facts=LimitFacts(
-                function=name,
-                limit=str(metrics.recompile_limit) if metrics.recompile_limit is not None else "recompile_limit",
-                reason=_limit_reason(root),
-                cause_fix=cause_fix,
-            ),
+            worded,
+            location=location,
+            facts=facts,
+            fix_line=fix_line,
             gb_id=metrics.fail_gb_id or "GB0039",
             gb_type=(metrics.fail_reason or "").split("\n")[0],
             reason_class=root.reason_class if root else None,
@@ -711,6 +719,55 @@ def recompile_limit(index: AnalysisIndex, derived: Derived, rules: RuleSet[Param
             )
         )
     return findings
+
+
+def _places(index: AnalysisIndex, location: Location, file: str, line: int) -> list[tuple[str, int]]:
+    """Where the compiled code's sweep may show: the finding's line, and each `torch.compile` call that compiled
+    the code object (a user's class whose `forward` the finding names, compiled anew in a loop elsewhere)."""
+    calls = [
+        (b.file, b.line)
+        for b in index.log.backends
+        if b.file and b.line and b.function_file == file and b.function_line == line
+    ]
+    return list(dict.fromkeys([(location.file, location.line), *calls]))
+
+
+def _as_sweep(
+    index: AnalysisIndex,
+    rule: Rule,
+    facts: LimitFacts,
+    places: list[tuple[str, int]],
+    root: Cause | None,
+    metrics: CompilationMetrics,
+) -> tuple[Rule, LimitFacts, SourceLine | None]:
+    """The rule, its facts and the line its rewrite stands at, for recompiles a sweep makes by design: the limit
+    raised (or the caches reset per item) is the fix, and the setting that hides a cause is no experiment."""
+    for file, line in places:
+        source = index.source_line(file, line)
+        sweep = _sweep(index, source, root, metrics.recompile_limit)
+        if sweep is None:
+            continue
+        facts = replace(
+            facts,
+            sweep=sweep.words_in(Path(file).name if file != places[0][0] else None),
+            sweep_items=sweep.items,
+            sweep_loop=sweep.line if sweep.statement else None,
+        )
+        return replace(rule.worded_for(USER, facts), experiment=None), facts, source
+    return rule, facts, None
+
+
+def _sweep(index: AnalysisIndex, source: SourceLine | None, root: Cause | None, limit: int | None) -> Sweep | None:
+    """The sweep of the user's file whose items make the recompiles, when they are inherent and more than the
+    limit (transforms/sweeps.py reads the file's syntax tree)."""
+    if source is None or source.file is None or source.line is None or source.file_text is None:
+        return None
+    if index.code.origin(source.file) != USER:
+        return None
+    sweep = inherent_sweep(
+        source.file_text, source.line, root.variable if root else None, root.reason_class if root else None
+    )
+    return sweep if sweep is not None and sweep.items > (limit or DEFAULT_RECOMPILE_LIMIT) else None
 
 
 def _limit_reason(root: Cause | None) -> str:
