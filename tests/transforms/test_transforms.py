@@ -123,6 +123,51 @@ class Net(torch.nn.Module):
         return y
 """
 
+INTERP = """\
+import numpy as np
+import torch
+
+
+class Calibrated(torch.nn.Module):
+    def forward(self, x):
+        raw = torch.sigmoid(x)
+        calibrated = np.interp(raw.detach().numpy(), [0.0, 0.5, 1.0], [0.0, 0.3, 1.0])
+        return torch.from_numpy(calibrated).float()
+"""
+INTERP_TORCH = '''\
+import numpy as np
+import torch
+
+
+def _torch_interp(x, xp, fp):
+    """`np.interp(x, xp, fp)` in torch ops (xp increasing; outside it, fp's end values)."""
+    xp = torch.as_tensor(xp, dtype=x.dtype, device=x.device)
+    fp = torch.as_tensor(fp, dtype=x.dtype, device=x.device)
+    right = torch.searchsorted(xp, x.contiguous()).clamp(1, len(xp) - 1)
+    x0, x1, y0, y1 = xp[right - 1], xp[right], fp[right - 1], fp[right]
+    inside = y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+    return torch.where(x <= xp[0], fp[0], torch.where(x >= xp[-1], fp[-1], inside))
+
+
+class Calibrated(torch.nn.Module):
+    def forward(self, x):
+        raw = torch.sigmoid(x)
+        calibrated = _torch_interp(raw.detach(), [0.0, 0.5, 1.0], [0.0, 0.3, 1.0])
+        return calibrated.float()
+'''
+RESIZED = """\
+import torch
+
+
+@torch.compile
+def distances(points, out):
+    n = points.shape[0]
+    out.resize_(n, n)
+    diff = points.unsqueeze(0) - points.unsqueeze(1)
+    out.copy_(diff.pow(2).sum(-1))
+    return out
+"""
+
 CASES = {
     "eager_call: the odd call on the eager module": Case(
         "eager_call", EAGER, 5, EAGER.replace("low = model(x.half())", "low = net(x.half())")
@@ -202,6 +247,24 @@ CASES = {
     ),
     "compile_network_only: not compiled by decorator": Case(
         "compile_network_only", DETECT.replace("@torch.compile\n", ""), 6, None
+    ),
+    "interp_to_torch: np.interp in torch ops, the tensor used as one": Case("interp_to_torch", INTERP, 8, INTERP_TORCH),
+    "interp_to_torch: the result read as a numpy array": Case(
+        "interp_to_torch", INTERP.replace("torch.from_numpy(calibrated).float()", "calibrated.sum()"), 8, None
+    ),
+    "interp_to_torch: values not read from a tensor": Case(
+        "interp_to_torch", INTERP.replace("raw.detach().numpy()", "points"), 8, None
+    ),
+    "fresh_tensor_for_resized: the copy made a fresh local tensor": Case(
+        "fresh_tensor_for_resized",
+        RESIZED,
+        7,
+        RESIZED.replace("    out.resize_(n, n)\n", "").replace(
+            "out.copy_(diff.pow(2).sum(-1))", "out = diff.pow(2).sum(-1)"
+        ),
+    ),
+    "fresh_tensor_for_resized: the resized input read before the copy": Case(
+        "fresh_tensor_for_resized", RESIZED.replace("    diff = points", "    out.zero_()\n    diff = points"), 7, None
     ),
     "tensor_argument: a keyword's value wrapped, its name kept (bug 3)": Case(
         "tensor_argument",

@@ -65,6 +65,18 @@ TRANSFORMS: dict[str, Transform] = {
         Transform(
             "guard_helper_call", "side_effect", lambda site: "it needs the compiled function that calls the helper"
         ),
+        Transform(
+            "interp_to_torch",
+            "numpy",
+            numpy_ops.interp_to_torch,
+            words="`np.interp` written with torch ops (`torch.searchsorted` and a linear blend)",
+        ),
+        Transform(
+            "fresh_tensor_for_resized",
+            "mutation",
+            mutation.fresh_tensor_for_resized,
+            words="a fresh tensor instead of the input resized in place",
+        ),
     )
 }
 
