@@ -168,6 +168,58 @@ def distances(points, out):
     return out
 """
 
+STEP = """\
+import torch
+
+
+@torch.compile(backend="eager")
+def train_step(x, y):
+    opt.zero_grad()
+    loss = loss_fn(model(x), y)
+    loss.backward()
+    opt.step()
+    return loss
+"""
+STEP_SPLIT = """\
+import torch
+
+
+@torch.compile(backend="eager")
+def _train_step_compiled(x, y):
+    loss = loss_fn(model(x), y)
+    return loss
+
+
+def train_step(x, y):
+    opt.zero_grad()
+    loss = _train_step_compiled(x, y)
+    loss.backward()
+    opt.step()
+    return loss
+"""
+TOKENIZE = """\
+import torch
+
+
+@torch.compile
+def classify(sentences):
+    ids = torch.tensor([[VOCAB[w] for w in s.split()] for s in sentences])
+    return net(ids).softmax(-1)
+"""
+TOKENIZE_SPLIT = """\
+import torch
+
+
+@torch.compile
+def _classify_compiled(ids):
+    return net(ids).softmax(-1)
+
+
+def classify(sentences):
+    ids = torch.tensor([[VOCAB[w] for w in s.split()] for s in sentences])
+    return _classify_compiled(ids)
+"""
+
 CASES = {
     "eager_call: the odd call on the eager module": Case(
         "eager_call", EAGER, 5, EAGER.replace("low = model(x.half())", "low = net(x.half())")
@@ -265,6 +317,18 @@ CASES = {
     ),
     "fresh_tensor_for_resized: the resized input read before the copy": Case(
         "fresh_tensor_for_resized", RESIZED.replace("    diff = points", "    out.zero_()\n    diff = points"), 7, None
+    ),
+    "compile_region: forward and loss compiled, the step's Python around them eager": Case(
+        "compile_region", STEP, 8, STEP_SPLIT
+    ),
+    "compile_region: the tokenization a recompile guards left eager": Case(
+        "compile_region", TOKENIZE, 4, TOKENIZE_SPLIT, SiteFacts(variable="sentences[0]")
+    ),
+    "compile_region: the guard on a global, not a parameter": Case(
+        "compile_region", TOKENIZE, 4, None, SiteFacts(variable="net")
+    ),
+    "compile_region: nothing eager before the region": Case(
+        "compile_region", STEP.replace("    opt.zero_grad()\n", ""), 7, None
     ),
     "tensor_argument: a keyword's value wrapped, its name kept (bug 3)": Case(
         "tensor_argument",

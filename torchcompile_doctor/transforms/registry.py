@@ -77,6 +77,12 @@ TRANSFORMS: dict[str, Transform] = {
             mutation.fresh_tensor_for_resized,
             words="a fresh tensor instead of the input resized in place",
         ),
+        Transform(
+            "compile_region",
+            "compile_scope",
+            compile_scope.compile_region,
+            words="only the tensor work compiled, the Python work around it left eager",
+        ),
     )
 }
 
