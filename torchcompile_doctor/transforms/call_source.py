@@ -371,3 +371,51 @@ def free_name(source: str, wanted: str) -> str:
         number += 1
         name = f"{wanted}_{number}"
     return name
+
+
+@dataclass(frozen=True)
+class PassedIn:
+    """`NAME = EXPR` in a compiled function's own body, where EXPR reads nothing of the call's but `self`'s
+    attributes (`sigma = next(self.levels)`: a generator advanced, a draw, a read of state): the caller can
+    compute it before each call and pass it in, and Dynamo never sees it."""
+
+    def_line: int  # the function's `def`
+    line: int
+    name: str
+    code: str  # EXPR as written
+    reads_self: bool
+
+
+def passed_in_value(source: str, function_line: int, line: int) -> PassedIn | None:
+    tree = _parsed(source)
+    function = _function_at(tree, function_line) if tree is not None else None
+    if function is None:
+        return None
+    statement = next((s for s in function.body if s.lineno == line), None)
+    if not isinstance(statement, ast.Assign) or statement.lineno != statement.end_lineno:
+        return None
+    if len(statement.targets) != 1 or not isinstance(statement.targets[0], ast.Name):
+        return None
+    name, value = statement.targets[0].id, statement.value
+    stores = [n for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+    arguments = function.args
+    parameters = [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
+    if sum(n.id == name for n in stores) > 1 or name in parameters:
+        return None
+    if not any(isinstance(n, ast.Call) for n in ast.walk(value)):
+        return None
+    own = _local_names(function)
+    read = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+    reads_self = bool(parameters) and parameters[0] == "self" and "self" in read
+    if read & own - ({"self"} if reads_self else set()):
+        return None  # it reads a value of the call's
+    return PassedIn(function.lineno, line, name, ast.get_source_segment(source, value) or "", reads_self)
+
+
+def called_expression(source: str, site: CallSite) -> str | None:
+    """What the call at `site` calls, when it is a plain name or attribute (`model`, `self.net`)."""
+    tree = _parsed(source)
+    call = _call_of_site(tree, site) if tree is not None else None
+    if call is None or not isinstance(call.func, (ast.Name, ast.Attribute)):
+        return None
+    return ast.get_source_segment(source, call.func)

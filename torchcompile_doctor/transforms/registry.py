@@ -83,6 +83,7 @@ TRANSFORMS: dict[str, Transform] = {
             compile_scope.compile_region,
             words="only the tensor work compiled, the Python work around it left eager",
         ),
+        Transform("pass_from_caller", "one_time", lambda site: "it needs the lines that call the compiled function"),
     )
 }
 
