@@ -468,4 +468,10 @@ def test_a_site_whose_edit_does_not_parse_is_dropped_with_why() -> None:
 def test_every_transform_is_tested() -> None:
     tested = {c.transform for c in CASES.values()}
     # built by doctor fix from the lines that call the compiled function (tests/fix)
-    assert set(TRANSFORMS) - tested <= {"move_outside", "move_after_call", "guard_helper_call", "return_printed"}
+    assert set(TRANSFORMS) - tested <= {
+        "move_outside",
+        "move_after_call",
+        "guard_helper_call",
+        "return_printed",
+        "pass_from_caller",
+    }
