@@ -222,6 +222,10 @@ SHAPED = {
     "guard_helper_call",
     "return_printed",
     "guard_timer",
+    "interp_to_torch",
+    "fresh_tensor_for_resized",
+    "compile_region",
+    "pass_from_caller",
 }
 
 
@@ -254,6 +258,9 @@ TRANSFORM_CHECKS = {
     "data_write_no_grad": lambda b, a, c: ".data" in b and "torch.no_grad()" in a,
     "compile_network_only": lambda b, a, c: "_network(" in a and "@torch.compile" in a,
     "module_counter_buffer": lambda b, a, c: f'register_buffer("{(c.variable or "").removeprefix("self.")}"' in a,
+    "interp_to_torch": lambda b, a, c: "np.interp(" in b and "torch.searchsorted(" in a,
+    "fresh_tensor_for_resized": lambda b, a, c: ".resize_(" in b and ".resize_(" not in a,
+    "compile_region": lambda b, a, c: "_compiled(" in a,
 }
 
 
@@ -294,9 +301,8 @@ def test_every_rule_has_a_case():
 
     assert set(WRONG_MATCH) | set(FIX_NOT_BUILT) <= {case.id for case in ALL_CASES}  # no stale xfail entries
     # built by `doctor fix` from the lines that call the compiled function (tests/fix)
-    assert set(TRANSFORM_CHECKS) | {"move_outside", "move_after_call", "guard_helper_call", "return_printed"} >= {
-        t for r in rules.values() for t in r.transforms
-    }
+    built_by_fix = {"move_outside", "move_after_call", "guard_helper_call", "return_printed", "pass_from_caller"}
+    assert set(TRANSFORM_CHECKS) | built_by_fix >= {t for r in rules.values() for t in r.transforms}
 
 
 @pytest.mark.parametrize(("code", "test"), sorted(COVERED_ELSEWHERE.items()))

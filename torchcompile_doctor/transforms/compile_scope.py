@@ -148,9 +148,12 @@ def compile_region(site: Site) -> tuple[Edit, ...] | str:
     body = function.body
     inside = next((i for i, s in enumerate(body) if s.lineno <= site.line <= (s.end_lineno or s.lineno)), None)
     parameters = [a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)]
-    region = (
-        _region_before(body, inside) if inside is not None else _region_after(body, site.facts.variable, parameters)
-    )
+    if site.facts.variable is not None:  # a recompile: its guard names what the tensor part must not read
+        region = _region_after(body, site.facts.variable, parameters)
+    elif inside is not None:  # a break inside the function
+        region = _region_before(body, inside)
+    else:
+        return "the line is the function's header, and no recompile names a variable"
     if isinstance(region, str):
         return region
     start, end = region

@@ -46,7 +46,8 @@ def data_write_no_grad(site: Site) -> tuple[Edit, ...] | str:
 
 
 def fresh_tensor_for_resized(site: Site) -> tuple[Edit, ...] | str:
-    """`out.resize_(n, n)` and then `out.copy_(y)` on an input -> `out = y`: a fresh local tensor instead of the
+    """`out.resize_(n, n)` and then `out.copy_(y)` on an input -> `out = y` (`return out.copy_(y)` -> `return y`):
+    a fresh local tensor instead of the
     input's storage resized (a mutation Dynamo does not trace; torch's docs: use the out-of-place form). The
     function's result is the same tensor values; the caller's buffer is no longer written (the trial's printed
     output shows whether the program read it)."""
@@ -66,18 +67,17 @@ def fresh_tensor_for_resized(site: Site) -> tuple[Edit, ...] | str:
             value = copied[1].args[0]
             if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value)):
                 return f"what line {later.lineno} copies into `{name}` reads `{name}`"
-            return (
-                RemoveStatement(statement.node.lineno),
-                ReplaceStatement(later.lineno, f"{name} = {site.code(value)}"),
-            )
+            written = f"return {site.code(value)}" if isinstance(later, ast.Return) else f"{name} = {site.code(value)}"
+            return (RemoveStatement(statement.node.lineno), ReplaceStatement(later.lineno, written))
         if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(later)):
             return f"line {later.lineno} uses `{name}` before anything is copied into it"
     return f"nothing is copied into `{name}` after line {site.line}"
 
 
 def _method_call_on_name(node: ast.stmt, methods: tuple[str, ...]) -> tuple[str, ast.Call] | None:
-    """(NAME, the call) for a statement `NAME.METHOD(...)` with METHOD one of `methods`."""
-    call = node.value if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) else None
+    """(NAME, the call) for a statement `NAME.METHOD(...)` (or `return NAME.METHOD(...)`) with METHOD one of
+    `methods`."""
+    call = node.value if isinstance(node, (ast.Expr, ast.Return)) and isinstance(node.value, ast.Call) else None
     func = call.func if call is not None else None
     if call is None or not isinstance(func, ast.Attribute) or func.attr not in methods:
         return None
