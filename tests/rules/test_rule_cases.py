@@ -226,6 +226,8 @@ SHAPED = {
     "fresh_tensor_for_resized",
     "compile_region",
     "pass_from_caller",
+    "numpy_random_to_torch",
+    "numpy_draw_kept_eager",
 }
 
 
@@ -261,6 +263,8 @@ TRANSFORM_CHECKS = {
     "interp_to_torch": lambda b, a, c: "np.interp(" in b and "torch.searchsorted(" in a,
     "fresh_tensor_for_resized": lambda b, a, c: ".resize_(" in b and ".resize_(" not in a,
     "compile_region": lambda b, a, c: "_compiled(" in a,
+    "numpy_random_to_torch": lambda b, a, c: "np.random." in b and "np.random." not in a,
+    "numpy_draw_kept_eager": lambda b, a, c: "@torch.compiler.disable" in a,
 }
 
 

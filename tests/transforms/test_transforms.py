@@ -220,6 +220,17 @@ def classify(sentences):
     return _classify_compiled(ids)
 """
 
+AUGMENT = """\
+import numpy as np
+import torch
+
+
+class Augment(torch.nn.Module):
+    def forward(self, x):
+        scale = np.random.uniform(0.8, 1.2)
+        return x * float(scale)
+"""
+
 CASES = {
     "eager_call: the odd call on the eager module": Case(
         "eager_call", EAGER, 5, EAGER.replace("low = model(x.half())", "low = net(x.half())")
@@ -330,6 +341,36 @@ CASES = {
     "compile_region: nothing eager before the region": Case(
         "compile_region", STEP.replace("    opt.zero_grad()\n", ""), 7, None
     ),
+    "numpy_random_to_torch: the draw made by torch, the same shape and dtype": Case(
+        "numpy_random_to_torch",
+        AUGMENT,
+        7,
+        AUGMENT.replace(
+            "np.random.uniform(0.8, 1.2)", "torch.empty((), dtype=torch.float64).uniform_(0.8, 1.2)"
+        ).replace("float(scale)", "scale"),
+    ),
+    "numpy_random_to_torch: an integer draw below one bound": Case(
+        "numpy_random_to_torch",
+        AUGMENT.replace("np.random.uniform(0.8, 1.2)", "np.random.randint(5, size=3)"),
+        7,
+        AUGMENT.replace("np.random.uniform(0.8, 1.2)", "torch.randint(0, 5, (3,))").replace("float(scale)", "scale"),
+    ),
+    "numpy_random_to_torch: a draw that reads the function's input": Case(
+        "numpy_random_to_torch", AUGMENT.replace("uniform(0.8, 1.2)", "uniform(0.8, x)"), 7, None
+    ),
+    "numpy_draw_kept_eager: numpy's stream kept, the value a tensor": Case(
+        "numpy_draw_kept_eager",
+        AUGMENT,
+        7,
+        AUGMENT.replace(
+            "\n\n\nclass Augment",
+            "\n\n\n@torch.compiler.disable\ndef _scale_drawn():\n    return torch.tensor(np.random.uniform(0.8, 1.2))"
+            "\n\n\nclass Augment",
+        )
+        .replace("np.random.uniform(0.8, 1.2)\n        return", "_scale_drawn()\n        return")
+        .replace("float(scale)", "scale"),
+    ),
+    "numpy_draw_kept_eager: no numpy draw": Case("numpy_draw_kept_eager", AUGMENT, 8, None),
     "tensor_argument: a keyword's value wrapped, its name kept (bug 3)": Case(
         "tensor_argument",
         LOOP,

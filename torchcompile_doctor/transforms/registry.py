@@ -84,6 +84,18 @@ TRANSFORMS: dict[str, Transform] = {
             words="only the tensor work compiled, the Python work around it left eager",
         ),
         Transform("pass_from_caller", "one_time", lambda site: "it needs the lines that call the compiled function"),
+        Transform(
+            "numpy_random_to_torch",
+            "numpy",
+            numpy_ops.numpy_random_to_torch,
+            words="drawn by torch's generator (other values than numpy's stream)",
+        ),
+        Transform(
+            "numpy_draw_kept_eager",
+            "numpy",
+            numpy_ops.numpy_draw_kept_eager,
+            words="numpy's draw kept eager in a helper that returns a tensor (the same values)",
+        ),
     )
 }
 
