@@ -14,6 +14,7 @@ from torchcompile_doctor.events.model import BackendUse, CallSite
 from torchcompile_doctor.fix.candidates import candidates
 from torchcompile_doctor.model.report import Finding, Fix, Location, Report
 from torchcompile_doctor.patches.edits import AddParameter, EditError, edit_source
+from torchcompile_doctor.transforms.call_source import comprehension_loop
 from torchcompile_doctor.transforms.experiment_edits import Program
 
 DENOISER = """\
@@ -85,3 +86,53 @@ def test_a_value_computed_from_the_call_s_own_input_is_not_passed_in(tmp_path):
 def test_a_parameter_is_not_added_after_one_with_a_default():
     with pytest.raises(EditError):
         edit_source("def f(x, scale=1.0):\n    return x * scale\n", [AddParameter(1, "sigma")])
+
+
+RECORDED = """\
+import torch
+
+
+@torch.compile
+def step(x):
+    record(x.shape[0])
+    return x.sum()
+
+
+outs = [step(x).item() for x in batches]
+"""
+
+
+def test_a_call_moved_after_a_call_made_in_a_comprehension_runs_after_each_call(tmp_path):
+    """The comprehension written as the loop it stands for, the call moved into its body: once per call, in
+    the order the comprehension made them (a statement after the comprehension would run once)."""
+    path = tmp_path / "loop.py"
+    compiled = BackendUse("inductor", "inductor", "step", "function", str(path), 4, None, None, str(path), 4)
+    site = CallSite(str(path), 4, "step", str(path), 10, "<module>", 8, 10, 15)
+    program = Program(tmp_path, (compiled,), (site,), lambda p: RECORDED if p == path else None)
+    finding = Finding(
+        code="TCD113",
+        kind="graph_break",
+        severity="high",
+        title="A call Dynamo will not trace into",
+        location=Location(str(path), 6, "step"),
+        fix=Fix("move it out", transforms=("move_after_call",)),
+        why="",
+        fingerprint="recorder",
+    )
+    report = replace(reread(DATA / "engine" / "keyword_scale.capture"), findings=(finding,))
+    built, _ = candidates(report, program)
+    (moved,) = [c for c in built if "moved out of" in c.title]
+    written = edit_source(RECORDED, [e.edit for e in moved.edits])
+    assert written.endswith("outs = []\nfor x in batches:\n    outs.append(step(x).item())\n    record(x.shape[0])\n")
+    assert "    record(x.shape[0])\n    return" not in written
+
+
+def test_a_comprehension_whose_variable_the_file_uses_elsewhere_is_not_made_a_loop(tmp_path):
+    source = RECORDED.replace("for x in batches]", "for x in batches]\nprint(x)")
+    path = tmp_path / "loop.py"
+    compiled = BackendUse("inductor", "inductor", "step", "function", str(path), 4, None, None, str(path), 4)
+    site = CallSite(str(path), 4, "step", str(path), 10, "<module>", 8, 10, 15)
+    program = Program(tmp_path, (compiled,), (site,), lambda p: source if p == path else None)
+    assert comprehension_loop(source, site) is None
+    assert comprehension_loop(RECORDED, site) is not None
+    assert program.call_sites == (site,)

@@ -43,11 +43,13 @@ from torchcompile_doctor.transforms.call_source import (
     assigned_call,
     assigned_name,
     called_expression,
+    comprehension_loop,
     effect_call,
     free_name,
     function_lines,
     helper_call_line,
     imports_torch,
+    in_comprehension,
     is_plain_reference,
     parameter_position,
     passed_in_value,
@@ -297,6 +299,10 @@ def _effect_at(effect: EffectCall, source: str, function: int, site: CallSite, p
         if passed is None or not is_plain_reference(passed):
             return None
         code = renamed(code, parameter, passed)
+    caller = program.read(Path(site.file)) or ""
+    if in_comprehension(caller, site):  # after each call of the comprehension: the loop it stands for
+        loop = comprehension_loop(caller, site)
+        return FileEdit(Path(site.file), ReplaceStatement(site.line, loop.with_after(code))) if loop else None
     return FileEdit(Path(site.file), InsertAfter(site.line, code))
 
 

@@ -5,6 +5,7 @@ The code is parsed (Python's `ast`), never run."""
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass
 
 from torchcompile_doctor.events.model import CallSite
@@ -419,3 +420,78 @@ def called_expression(source: str, site: CallSite) -> str | None:
     if call is None or not isinstance(call.func, (ast.Name, ast.Attribute)):
         return None
     return ast.get_source_segment(source, call.func)
+
+
+@dataclass(frozen=True)
+class ComprehensionLoop:
+    """`outs = [step(x).item() for _ in range(4)]`, a call inside a list comprehension, as the loop it stands for:
+    a statement to move after the call goes in the loop's body, after each call, not once after all of them."""
+
+    target: str  # `outs`
+    header: str  # `for _ in range(4):`
+    element: str  # `step(x).item()`
+
+    def with_after(self, code: str) -> str:
+        """The loop, with `code` after each element is appended."""
+        body = "\n".join(f"    {line}" for line in code.splitlines())
+        return f"{self.target} = []\n{self.header}\n    {self.target}.append({self.element})\n{body}"
+
+
+def in_comprehension(source: str, site: CallSite) -> bool:
+    """The call at `site` stands inside a comprehension or a generator expression (runs once per item)."""
+    tree = _parsed(source)
+    call = _call_of_site(tree, site) if tree is not None else None
+    comprehensions = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+    return (
+        tree is not None
+        and call is not None
+        and any(
+            isinstance(node, comprehensions) and any(inner is call for inner in ast.walk(node))
+            for node in ast.walk(tree)
+        )
+    )
+
+
+def comprehension_loop(source: str, site: CallSite) -> ComprehensionLoop | None:
+    """The loop of `NAME = [ELEMENT for TARGET in ITER]` (one `for`, no `if`, TARGET a name its scope uses
+    nowhere else) whose element holds the call at `site`."""
+    tree = _parsed(source)
+    call = _call_of_site(tree, site) if tree is not None else None
+    if tree is None or call is None:
+        return None
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.ListComp)):
+            continue
+        comprehension = node.value
+        if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name) or len(comprehension.generators) != 1:
+            continue
+        loop = comprehension.generators[0]
+        if loop.ifs or loop.is_async or not any(inner is call for inner in ast.walk(comprehension.elt)):
+            continue
+        bound = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+        inner = {id(n) for n in ast.walk(comprehension)}
+        if any(n.id in bound and id(n) not in inner for n in _scope_names(tree, node)):
+            return None  # a loop would leave its variable bound where its scope uses that name
+        code = functools.partial(ast.get_source_segment, source)
+        header = f"for {code(loop.target)} in {code(loop.iter)}:"
+        return ComprehensionLoop(node.targets[0].id, header, code(comprehension.elt) or "")
+    return None
+
+
+def _scope_names(tree: ast.Module, statement: ast.stmt) -> list[ast.Name]:
+    """The names read or bound in the scope that holds `statement` (the module's or a function's own code, not
+    the functions and classes defined in it)."""
+    scopes: list[ast.AST] = [
+        tree,
+        *(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))),
+    ]
+    holder = [scope for scope in scopes if any(inner is statement for inner in ast.walk(scope))][-1]
+    names, todo = [], list(ast.iter_child_nodes(holder))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Name):
+            names.append(node)
+        todo.extend(ast.iter_child_nodes(node))
+    return names
