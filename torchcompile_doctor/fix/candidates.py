@@ -379,6 +379,13 @@ _PROGRAM_TRANSFORMS: dict[str, Callable[[Finding, Program], Candidate | list[Can
 }
 
 
+def _program_candidates(finding: Finding, program: Program, names: tuple[str, ...]) -> list[Candidate | None]:
+    """The candidates of the transforms named that need the lines calling the compiled function (each may give
+    none, one, or alternatives)."""
+    made = [_PROGRAM_TRANSFORMS[name](finding, program) for name in names if name in _PROGRAM_TRANSFORMS]
+    return [one for each in made for one in (each if isinstance(each, list) else [each])]
+
+
 def candidates(report: Report, program: Program) -> tuple[list[Candidate], list[Unbuildable]]:
     """The distinct changes the report's fixes ask for (most harmful finding first), as edits of the project."""
     asked: dict[str, tuple[Experiment, list[Finding]]] = {}
@@ -389,9 +396,7 @@ def candidates(report: Report, program: Program) -> tuple[list[Candidate], list[
         if experiment is not None:
             asked.setdefault(key(experiment), (experiment, []))[1].append(finding)
         names = finding.fix.transforms if finding.fix else ()
-        asked_of_program = [_PROGRAM_TRANSFORMS[n](finding, program) for n in names if n in _PROGRAM_TRANSFORMS]
-        programs = [one for made in asked_of_program for one in (made if isinstance(made, list) else [made])]
-        for made in (*programs, *_finding_rewrites(finding, program)):
+        for made in (*_program_candidates(finding, program, names), *_finding_rewrites(finding, program)):
             if made is not None and all(made.edits != c.edits for c in built):
                 built.append(made)
     for experiment, findings in _every_module_list(list(asked.values())):

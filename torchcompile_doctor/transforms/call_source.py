@@ -387,23 +387,29 @@ class PassedIn:
     reads_self: bool
 
 
-def passed_in_value(source: str, function_line: int, line: int) -> PassedIn | None:
-    tree = _parsed(source)
-    function = _function_at(tree, function_line) if tree is not None else None
-    if function is None:
-        return None
+def _assigned_once(function: ast.FunctionDef | ast.AsyncFunctionDef, line: int) -> ast.Assign | None:
+    """The one-line `NAME = ...` at `line` of the function's own body, NAME bound nowhere else in it."""
     statement = next((s for s in function.body if s.lineno == line), None)
     if not isinstance(statement, ast.Assign) or statement.lineno != statement.end_lineno:
         return None
     if len(statement.targets) != 1 or not isinstance(statement.targets[0], ast.Name):
         return None
-    name, value = statement.targets[0].id, statement.value
     stores = [n for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+    return statement if sum(n.id == statement.targets[0].id for n in stores) == 1 else None
+
+
+def passed_in_value(source: str, function_line: int, line: int) -> PassedIn | None:
+    tree = _parsed(source)
+    function = _function_at(tree, function_line) if tree is not None else None
+    if function is None:
+        return None
+    statement = _assigned_once(function, line)
+    if statement is None or not isinstance(statement.targets[0], ast.Name):
+        return None
+    name, value = statement.targets[0].id, statement.value
     arguments = function.args
     parameters = [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
-    if sum(n.id == name for n in stores) > 1 or name in parameters:
-        return None
-    if not any(isinstance(n, ast.Call) for n in ast.walk(value)):
+    if name in parameters or not any(isinstance(n, ast.Call) for n in ast.walk(value)):
         return None
     own = _local_names(function)
     read = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
@@ -459,23 +465,27 @@ def comprehension_loop(source: str, site: CallSite) -> ComprehensionLoop | None:
     call = _call_of_site(tree, site) if tree is not None else None
     if tree is None or call is None:
         return None
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.ListComp)):
-            continue
-        comprehension = node.value
-        if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name) or len(comprehension.generators) != 1:
-            continue
-        loop = comprehension.generators[0]
-        if loop.ifs or loop.is_async or not any(inner is call for inner in ast.walk(comprehension.elt)):
-            continue
-        bound = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
-        inner = {id(n) for n in ast.walk(comprehension)}
-        if any(n.id in bound and id(n) not in inner for n in _scope_names(tree, node)):
-            return None  # a loop would leave its variable bound where its scope uses that name
-        code = functools.partial(ast.get_source_segment, source)
-        header = f"for {code(loop.target)} in {code(loop.iter)}:"
-        return ComprehensionLoop(node.targets[0].id, header, code(comprehension.elt) or "")
-    return None
+    loops = (_loop_of(tree, node, call, source) for node in ast.walk(tree) if isinstance(node, ast.Assign))
+    return next((loop for loop in loops if loop is not None), None)
+
+
+def _loop_of(tree: ast.Module, node: ast.Assign, call: ast.Call, source: str) -> ComprehensionLoop | None:
+    """The loop of the assignment `node`, when it is the comprehension holding `call` that can be one."""
+    if not isinstance(node.value, ast.ListComp):
+        return None
+    comprehension = node.value
+    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name) or len(comprehension.generators) != 1:
+        return None
+    loop = comprehension.generators[0]
+    if loop.ifs or loop.is_async or not any(inner is call for inner in ast.walk(comprehension.elt)):
+        return None
+    bound = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    inner = {id(n) for n in ast.walk(comprehension)}
+    if any(n.id in bound and id(n) not in inner for n in _scope_names(tree, node)):
+        return None  # a loop would leave its variable bound where its scope uses that name
+    code = functools.partial(ast.get_source_segment, source)
+    header = f"for {code(loop.target)} in {code(loop.iter)}:"
+    return ComprehensionLoop(node.targets[0].id, header, code(comprehension.elt) or "")
 
 
 def _scope_names(tree: ast.Module, statement: ast.stmt) -> list[ast.Name]:

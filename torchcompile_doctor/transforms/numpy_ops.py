@@ -157,6 +157,21 @@ def _wrapping_call(node: ast.stmt, call: ast.Call) -> ast.Call | None:
     return None
 
 
+def _wrapped_reads(
+    site: Site, statements: list[ast.stmt], wrappers: tuple[str, ...], name: str
+) -> tuple[list[ReplaceExpression], set[int]]:
+    """Each `WRAPPER(NAME)` of the statements made `NAME`, and the ids of the NAME nodes so unwrapped."""
+    edits, wrapped = [], set()
+    for statement in sorted(statements, key=lambda s: s.lineno):
+        for call in ast.walk(statement):
+            if isinstance(call, ast.Call) and ast.unparse(call.func) in wrappers and len(call.args) == 1:
+                argument = call.args[0]
+                if isinstance(argument, ast.Name) and argument.id == name and id(argument) not in wrapped:
+                    wrapped.add(id(argument))
+                    edits.append(ReplaceExpression(statement.lineno, site.code(call), name))
+    return edits, wrapped
+
+
 def _unwrapped(
     site: Site,
     function: ast.FunctionDef | ast.AsyncFunctionDef,
@@ -177,14 +192,7 @@ def _unwrapped(
         for s in ast.walk(function)
         if isinstance(s, ast.stmt) and not hasattr(s, "body") and s.lineno > (node.end_lineno or node.lineno)
     ]
-    edits, wrapped = [], set()
-    for statement in sorted(after, key=lambda s: s.lineno):
-        for call in ast.walk(statement):
-            if isinstance(call, ast.Call) and ast.unparse(call.func) in wrappers and len(call.args) == 1:
-                argument = call.args[0]
-                if isinstance(argument, ast.Name) and argument.id == name and id(argument) not in wrapped:
-                    wrapped.add(id(argument))
-                    edits.append(ReplaceExpression(statement.lineno, site.code(call), name))
+    edits, wrapped = _wrapped_reads(site, after, wrappers, name)
     reads = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
     if only_wrapped and any(id(n) not in wrapped and n.lineno > node.lineno for n in reads):
         return f"`{name}` is read as a numpy array after line {node.lineno}"
