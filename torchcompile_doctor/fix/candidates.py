@@ -24,9 +24,9 @@ from torchcompile_doctor.model.experiment import (
 )
 from torchcompile_doctor.model.report import Finding, Location, Report, Rewrite
 from torchcompile_doctor.patches.edits import (
-    AfterTorchImport,
     AddKeyword,
     AddParameter,
+    AfterTorchImport,
     Edit,
     EditError,
     InsertAfter,
