@@ -88,6 +88,9 @@ class Candidate:
     caution: str | None = None  # what the change is known to do to some programs
     # where the findings it answers are (`file:line`): two changes answering one place are alternatives
     sites: tuple[str, ...] = ()
+    # made for a sweep whose recompiles are inherent (transforms of the recompile_limit family): its recompiles may
+    # rise as the calls past the limit compile, which the judge counts as compiling more
+    inherent_recompiles: bool = False
 
 
 @dataclass(frozen=True)
@@ -346,6 +349,8 @@ def _finding_rewrites(finding: Finding, program: Program) -> list[Candidate]:
                 sites=_sites((finding,)),
                 edits=rewrite.edits,
                 by_compile_time=False,
+                inherent_recompiles=rewrite.transform in TRANSFORMS
+                and TRANSFORMS[rewrite.transform].family == "recompile_limit",
             )
         )
     return made

@@ -185,6 +185,7 @@ def _judged(
         by_compile_time=all(c.by_compile_time for c in candidate_group),
         compare_output_too=context.output_varies is None,
         aimed_at={code for c in candidate_group for code in c.codes},
+        inherent_recompiles=any(c.inherent_recompiles for c in candidate_group),
     )
     return Trial(title, candidate_group, changed, verdict, measured)
 
