@@ -23,7 +23,7 @@ TORCH_WHEELS ?= /opt/wheels
 LANE_VENV = .venv-$(TORCH_VERSION)
 LANE_LIVE_TESTS ?= tests/capture/test_recapture.py tests/capture/test_fidelity.py tests/cli/test_pytest_plugin.py \
 	tests/analysis/test_guards.py tests/events/test_depyf_dump.py tests/capture/test_try_fixes.py tests/cli/test_check.py \
-	tests/capture/test_advice_measured.py tests/capture/test_recompile_fixes_apply.py
+	tests/capture/test_advice_measured.py tests/capture/test_recompile_fixes_apply.py tests/capture/test_config_switches.py
 
 # The canary lane for torch 2.16's likely default (torch #186100): the live capture tests with
 # torch._dynamo.config.nested_graph_breaks = True set in every captured process (capture/canary.py reads
