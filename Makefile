@@ -17,10 +17,13 @@ TORCH_WHEELS ?= /opt/wheels
 # The lane on another torch: its own venv, and the live tests that prove the capture works on that release, where
 # the doctor hooks into torch: a recording made again finds what the checked-in one says and re-reads as the live run
 # (recapture); the bootstrap's hooks leave the program as in a plain run (fidelity); the in-process capture of the
-# pytest plugin; guard timing and the depyf dump; config experiments (--try-fixes); ranks under torchrun (check).
+# pytest plugin; guard timing and the depyf dump; config experiments (--try-fixes); ranks under torchrun (check);
+# and torch's own behaviour that a rule's advice or a fix relies on (the tests marked torch_rerun, whose answers on
+# the pinned torch are recorded for `make test`).
 LANE_VENV = .venv-$(TORCH_VERSION)
 LANE_LIVE_TESTS ?= tests/capture/test_recapture.py tests/capture/test_fidelity.py tests/cli/test_pytest_plugin.py \
-	tests/analysis/test_guards.py tests/events/test_depyf_dump.py tests/capture/test_try_fixes.py tests/cli/test_check.py
+	tests/analysis/test_guards.py tests/events/test_depyf_dump.py tests/capture/test_try_fixes.py tests/cli/test_check.py \
+	tests/capture/test_advice_measured.py tests/capture/test_recompile_fixes_apply.py tests/capture/test_config_switches.py
 
 # The canary lane for torch 2.16's likely default (torch #186100): the live capture tests with
 # torch._dynamo.config.nested_graph_breaks = True set in every captured process (capture/canary.py reads
@@ -66,12 +69,14 @@ browser:
 run: install
 	$(BIN)/doctor explain $(SAMPLE) --backend eager
 
-# worksteal: an idle worker takes tests queued on the other, so the run ends with both busy
+# worksteal: an idle worker takes tests queued on the other, so the run ends with both busy. torch_rerun: what torch
+# alone answers, recorded on the pinned torch (read by fast tests) and run live by the lanes of other torches.
 test: install browser
-	$(BIN)/python -m pytest -q -n $(JOBS) --dist worksteal -p no:cacheprovider
+	$(BIN)/python -m pytest -q -n $(JOBS) --dist worksteal -p no:cacheprovider -m "not torch_rerun"
 
 test-fast: install
-	$(BIN)/python -m pytest -q -n $(JOBS) --dist worksteal -p no:cacheprovider -m "not slow and not inductor and not browser"
+	$(BIN)/python -m pytest -q -n $(JOBS) --dist worksteal -p no:cacheprovider \
+		-m "not slow and not inductor and not browser and not torch_rerun"
 
 # A lane on another supported torch (CI: the newest, 2.15.0): a venv of its own (.venv-2.15.0) with the lock, that
 # torch and the package, then the offline suite (every recorded capture re-read under that torch, each release's

@@ -254,8 +254,10 @@ class Tool:
     before: object = None  # a callable run before each measured run (e.g. clear tlparse's output)
     times: list[float] = field(default_factory=list)
     peaks_mb: list[float] = field(default_factory=list)
+    cpus: list[float] = field(default_factory=list)  # user + system seconds of each measured run
     failures: list[str] = field(default_factory=list)
     stdout: bytes = b""
+    last_cpu: float = float("nan")
 
     def run_once(self) -> tuple[float, float]:
         """Wall seconds and peak RSS (MB) of one run. The peak comes from GNU time when there is one: a
@@ -271,6 +273,9 @@ class Tool:
         )
         _, status, usage = os.wait4(proc.pid, 0)
         elapsed = time.perf_counter() - started
+        # the CPU the command used (GNU time's and its child's: a process's usage counts its waited-for children):
+        # on a shared machine wall time says as much about the others' load as about the command
+        self.last_cpu = usage.ru_utime + usage.ru_stime
         proc.returncode = os.waitstatus_to_exitcode(status)
         peak_kib = usage.ru_maxrss  # KiB on Linux; an upper bound without GNU time
         if GNU_TIME:
@@ -289,6 +294,10 @@ class Tool:
         return statistics.median(self.times) if self.times else float("nan")
 
     @property
+    def cpu(self) -> float:
+        return statistics.median(self.cpus) if self.cpus else float("nan")
+
+    @property
     def peak(self) -> float:
         return max(self.peaks_mb) if self.peaks_mb else float("nan")
 
@@ -300,7 +309,11 @@ def run_interleaved(tools: list[Tool], repeat: int, log) -> None:
             if r:
                 tool.times.append(wall)
                 tool.peaks_mb.append(peak)
-            log(f"  [{'warm-up' if r == 0 else f'{r}/{repeat}'}] {tool.label}: {wall:.2f} s, peak {peak:.0f} MB")
+                tool.cpus.append(tool.last_cpu)
+            log(
+                f"  [{'warm-up' if r == 0 else f'{r}/{repeat}'}] {tool.label}: {wall:.2f} s, "
+                f"{tool.last_cpu:.2f} s CPU, peak {peak:.0f} MB"
+            )
 
 
 def check_report(stdout: bytes, big: BigTrace) -> str:

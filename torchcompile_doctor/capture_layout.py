@@ -11,6 +11,7 @@ of a job is read with the same names (torch's own rank file names among them).
       doctor_events_pid_P.jsonl                a process the target spawned or forked
       doctor_stack.txt                         the target's stack when --timeout stopped it
       doctor_sources.json                      the source files the analysis read (capture/source_snapshot.py)
+      doctor_environment.txt                   the variables of its environment the target set, when it set any
       inductor_cache/                          --fresh-inductor-cache: the empty inductor cache it compiles into
       experiments/N/                           one experiment --try-fixes kept: a capture of its own
         experiment.json                        which change it measured (experiments/record.py)
@@ -39,6 +40,7 @@ STACK_FILE = "doctor_stack.txt"
 TARGET_OUTPUT = "target_stdout.txt"  # what the target printed, kept when asked (`doctor fix` compares it)
 TARGET_ERRORS = "target_stderr.txt"  # and its stderr (why a trial of a fix failed)
 SOURCE_SNAPSHOT = "doctor_sources.json"
+ENVIRONMENT_SET = "doctor_environment.txt"  # the variables the target set while it ran (capture/environment_watch.py)
 FRESH_INDUCTOR_CACHE = "inductor_cache"
 
 EXPERIMENTS = "experiments"
@@ -82,6 +84,10 @@ class CaptureFolder:
     @property
     def target_errors(self) -> Path:
         return self.path / TARGET_ERRORS
+
+    @property
+    def environment_set(self) -> Path:
+        return self.path / ENVIRONMENT_SET
 
     @property
     def source_snapshot(self) -> Path:

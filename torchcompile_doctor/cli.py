@@ -27,6 +27,7 @@ from torchcompile_doctor.torch_releases import outside_range_note
 if TYPE_CHECKING:  # a command loads the settings and the pipeline it calls, not `doctor --help`
     from torchcompile_doctor import pipeline
     from torchcompile_doctor.model.report import Report
+    from torchcompile_doctor.renderers import RenderOptions
 
 app = typer.Typer(
     name="doctor",
@@ -58,12 +59,19 @@ def _one_line_errors(command: Callable[P, None]) -> Callable[P, None]:
 
 
 def _emit(text: str, output: Path | None) -> None:
+    _emit_parts(lambda write: write(text), output)
+
+
+def _emit_parts(produce: Callable[[Callable[[str], object]], object], output: Path | None) -> None:
+    """What `produce` hands its `write` goes to stdout or the --output file as it comes (a big report's JSON is
+    never whole in memory)."""
     if output is None:
-        sys.stdout.write(text)
+        produce(sys.stdout.write)
         sys.stdout.flush()
         return
     try:
-        output.write_text(text, encoding="utf-8")
+        with output.open("w", encoding="utf-8") as stream:
+            produce(stream.write)
     except OSError as error:
         raise DoctorError(f"cannot write --output {output}: {error.strerror}") from None
 
@@ -77,17 +85,36 @@ def _render(
     perfetto_file: str | None = None,
 ) -> str:
     """The outside world a renderer may depend on (the tty, NO_COLOR, the width, the cwd), read here only."""
-    from torchcompile_doctor.renderers import RenderOptions, render, render_all
+    from torchcompile_doctor.renderers import render, render_all
+
+    options = _render_options(fmt, output, show_guards, perfetto_file)
+    if len(reports) > 1:
+        return render_all(reports, fmt, options)
+    return render(reports[0], fmt, options)
+
+
+def _render_options(fmt: str, output: Path | None, show_guards: bool, perfetto_file: str | None) -> RenderOptions:
+    from torchcompile_doctor.renderers import RenderOptions
 
     color = fmt == "terminal" and output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     # the terminal's width on a terminal (colour or not); no wrapping into a file, a pipe or `less`
     width = shutil.get_terminal_size((110, 24)).columns if output is None and sys.stdout.isatty() else None
-    options = RenderOptions(
+    return RenderOptions(
         color=color, width=width, base_dir=os.getcwd(), show_guards=show_guards, perfetto_file=perfetto_file
     )
+
+
+def _rendered(
+    reports: Sequence[Report], fmt: str, output: Path | None, show_guards: bool, perfetto_file: str | None
+) -> Callable[[Callable[[str], object]], object]:
+    """`_render`'s text for `_emit_parts`: one report handed on in parts as its renderer writes them."""
+    from torchcompile_doctor.renderers import render_to
+
     if len(reports) > 1:
-        return render_all(reports, fmt, options)
-    return render(reports[0], fmt, options)
+        text = _render(reports, fmt, output, show_guards=show_guards, perfetto_file=perfetto_file)
+        return lambda write: write(text)
+    options = _render_options(fmt, output, show_guards, perfetto_file)
+    return lambda write: render_to(reports[0], fmt, options, write)
 
 
 def _perfetto_beside(reports: Sequence[Report], fmt: str, output: Path | None) -> tuple[Path, str] | None:
@@ -126,7 +153,7 @@ def _finish(
         _say_torch_outside_range(run.reports)
     beside = _perfetto_beside(run.reports, fmt, output)
     perfetto_file = beside[0].name if beside else None
-    _emit(_render(run.reports, fmt, output, show_guards=show_guards, perfetto_file=perfetto_file), output)
+    _emit_parts(_rendered(run.reports, fmt, output, show_guards, perfetto_file), output)
     if beside is not None:
         _emit(beside[1], beside[0])
     raise typer.Exit(pipeline.exit_code(run))

@@ -38,6 +38,7 @@ from torchcompile_doctor.model.gate import BaselineUpdate, GateCriteria
 if TYPE_CHECKING:  # the analysis stage and the capture are imported when a run needs them: `doctor --help` is quick
     from torchcompile_doctor.analysis import AnalysisContext
     from torchcompile_doctor.capture.target import TargetSpec
+    from torchcompile_doctor.capture.warm import WarmProcesses
     from torchcompile_doctor.events.load import RankLogs
     from torchcompile_doctor.events.model import EventLog, RunOutcome
     from torchcompile_doctor.fix.trials import TrialProgress
@@ -135,7 +136,11 @@ class GatedRun:
 
 
 def _capture_and_analyze(
-    target: TargetSpec, options: RunOptions, workdir: Path, experiment: Experiment | None = None
+    target: TargetSpec,
+    options: RunOptions,
+    workdir: Path,
+    experiment: Experiment | None = None,
+    warm: WarmProcesses | None = None,
 ) -> tuple[RunOutcome, Report]:
     from torchcompile_doctor.analysis import AnalysisContext, analyze, report_of_processes, report_of_ranks
     from torchcompile_doctor.capture.runner import run_capture
@@ -144,7 +149,7 @@ def _capture_and_analyze(
     from torchcompile_doctor.source_files import RecordingSources, write_snapshot
 
     capture = replace(options.capture, experiment=experiment) if experiment is not None else options.capture
-    outcome = run_capture(target, workdir, capture)
+    outcome = run_capture(target, workdir, capture, warm)
     # torchrun: one log per rank, merged in analysis; one target: its processes (one log unless several compiled)
     program = load_processes(workdir) if capture.nproc_per_node is None else None
     logs = program.logs if program is not None else load_ranks(workdir).logs
@@ -529,8 +534,10 @@ def _run_result(outcome: RunOutcome, report: Report, workdir: Path, wall_s: floa
 
 def _plain_run(
     target: TargetSpec, keep: RunOptions, options: RunOptions, progress: Progress
-) -> tuple[Report, EventLog, RunResult]:
-    """`doctor fix`'s plain run: its report, its processes' events together, and what the trials are judged by."""
+) -> tuple[Report, EventLog, RunResult, tuple[str, ...]]:
+    """`doctor fix`'s plain run: its report, its processes' events together, what the trials are judged by, and
+    the variables of its environment the program set."""
+    from torchcompile_doctor.capture.environment_watch import read_changed
     from torchcompile_doctor.capture.runner import capture_folder
     from torchcompile_doctor.events.model import EventLog
     from torchcompile_doctor.events.processes import load_processes
@@ -541,12 +548,13 @@ def _plain_run(
             outcome, report = _capture_and_analyze(target, keep, workdir)
             before = _run_result(outcome, report, workdir, time.monotonic() - started)
             log = load_processes(workdir).logs
+            environment_set = read_changed(CaptureFolder(workdir).environment_set)
     if outcome.interrupted:
         raise KeyboardInterrupt
     merged = EventLog()
     for one in log.values():
         merged.extend(one)
-    return report, merged, before
+    return report, merged, before, environment_set
 
 
 def fix(
@@ -560,10 +568,13 @@ def fix(
 ) -> FixReport:
     """`doctor fix`: run the target as explain does (its output kept to compare), then measure each candidate
     fix in a trial copy of its project (fix/session.py) and choose the patch. Nothing of the user's is written.
-    The plain run and every trial compile into an empty inductor cache of their own: all are measured cold.
+    The plain run and every trial compile into an empty inductor cache of their own. The trials (and the plain
+    run's repeats they are timed against) are forked from a warm process that imported torch while the plain run
+    went on (capture/warm_server.py), unless the program sets variables torch reads when imported: then each
+    starts afresh as the plain run did.
     `candidate`: a unified diff of a person's or an agent's, measured alone as our candidates are (a patch that
     does not apply stops it before anything runs)."""
-    from torchcompile_doctor.capture.runner import capture_folder
+    from torchcompile_doctor.capture.runner import start_warm
     from torchcompile_doctor.fix.given_patch import read_patch
     from torchcompile_doctor.fix.session import GivenPatch, find_fix
     from torchcompile_doctor.patches.project import project_root
@@ -575,30 +586,59 @@ def fix(
     root = project_root(Path(target.path) if target.path else Path(target.cwd or ".") / "__main__.py")
     given = GivenPatch(candidate.name, read_patch(candidate, root)) if candidate is not None else None
     keep = replace(options, capture=replace(options.capture, keep_output=True, fresh_inductor_cache=True))
-    report, merged, before = _plain_run(target, keep, options, progress)
+    with contextlib.ExitStack() as stack:
+        warm = start_warm()  # importing torch while the plain run goes on
+        if warm is not None:
+            stack.callback(warm.close)
+        report, merged, before, environment_set = _plain_run(target, keep, options, progress)
+        alike = before.succeeded and not environment_set
+        forked = warm if warm is not None and alike and warm.ready() else None
+        measure = _trial_measure(_in_copy_of(target, root), keep, forked)
+        return find_fix(
+            target.display,
+            root,
+            report,
+            merged,
+            before,
+            measure,
+            jobs=options.jobs,
+            budget_s=budget_s,
+            progress=progress,
+            trial_progress=trial_progress,
+            will_apply=will_apply,
+            given=given,
+            warm=forked is not None,
+        )
+
+
+def _in_copy_of(target: TargetSpec, root: Path) -> Callable[[Path], TargetSpec]:
+    return lambda copy: _in_copy(target, root, copy)
+
+
+def _trial_measure(
+    moved: Callable[[Path], TargetSpec], keep: RunOptions, warm: WarmProcesses | None
+) -> Callable[[Path, float], RunResult]:
+    """How `doctor fix` runs the program in a trial copy of its project: as the plain run, within the seconds
+    given, forked from the warm process when there is one. A change that makes the program set variables of its
+    environment cannot be measured there (torch was imported before it set them): it is not measured."""
+    from torchcompile_doctor.capture.environment_watch import read_changed
+    from torchcompile_doctor.capture.runner import capture_folder
 
     def measure(copy: Path, seconds: float) -> RunResult:
-        timeout = min(seconds, options.capture.timeout_s or seconds)
+        timeout = min(seconds, keep.capture.timeout_s or seconds)
         trial = replace(keep, capture=replace(keep.capture, timeout_s=timeout), artifacts=None)
         with capture_folder(None) as folder:
             started = time.monotonic()
-            outcome, report = _capture_and_analyze(_in_copy(target, root, copy), trial, folder)
+            outcome, report = _capture_and_analyze(moved(copy), trial, folder, warm=warm)
+            names = read_changed(CaptureFolder(folder).environment_set) if warm is not None else ()
+            if names:
+                raise DoctorError(
+                    f"with this change the program sets {', '.join(names)} in its environment, which torch reads "
+                    "when it is imported: the trials, forked from a process that imported torch, cannot measure it"
+                )
             return _run_result(outcome, report, folder, time.monotonic() - started)
 
-    return find_fix(
-        target.display,
-        root,
-        report,
-        merged,
-        before,
-        measure,
-        jobs=options.jobs,
-        budget_s=budget_s,
-        progress=progress,
-        trial_progress=trial_progress,
-        will_apply=will_apply,
-        given=given,
-    )
+    return measure
 
 
 # ---------------------------------------------------------------------------------------------- the gate

@@ -1,9 +1,10 @@
-"""`doctor fix` live, one program per kind of fix (tests/fix/programs/): a config switch and a keyword of the
-torch.compile call, `mark_dynamic` on what the user passes at their line, regional compilation of the blocks the
-graph repeats. Each patch is applied and the program run again under torch's own TORCH_LOGS: the breaks and
-recompiles the patch claims to remove are gone, and the program prints what it printed before. Then what must
+"""`doctor fix` live, for what only a live run proves (each kind of fix is proven on its recorded program in
+test_recorded_fixes.py): candidates measured in a copy of the project, the helpful ones combined and applied (a
+config switch, a keyword of the torch.compile call, rewrites), the patch applied and the program run again under
+torch's own TORCH_LOGS (the breaks and recompiles it claims to remove are gone, the same lines printed); one patch
+on three runs, each trial told on a redirected stderr; a patch of the user's measured as ours are. Then what must
 never happen: work lost (a file with uncommitted changes is refused before anything runs; outside git a backup
-is kept), bad input with a traceback, a failing program reported as fixed."""
+is kept), bad input with a traceback, a failing program reported as fixed, a spent budget taken for a result."""
 
 from __future__ import annotations
 
@@ -53,7 +54,8 @@ def _torch_run(root: Path, program: str, tmp_path: Path, extra_env: dict | None 
 
 
 def test_a_config_switch_a_compile_keyword_and_rewrites_are_measured_combined_and_applied(tmp_path):
-    root = _project(tmp_path, "breaks_and_recompiles.py")
+    root = _project(tmp_path, "breaks_and_recompiles.py", git=False)  # outside git: a backup of the file is kept
+    original = (root / "breaks_and_recompiles.py").read_text()
     before = _torch_run(root, "breaks_and_recompiles.py", tmp_path)
     assert before[1:] == (2, 2)  # torch's own count: the `.item()` and `if` breaks; the int's recompile, and the
     # number carried across the `.item()` break recompiling the code after it
@@ -78,7 +80,9 @@ def test_a_config_switch_a_compile_keyword_and_rewrites_are_measured_combined_an
     assert len({keyword} & set(together)) + sum(tensor in change for change in together) == 1
     patch = report["patch"]
     assert patch["after"]["graph_breaks"] == 0 and patch["after"]["recompiles"] == 0
-    assert report["applied"] == ["breaks_and_recompiles.py"] and report["backups"] == []
+    assert report["applied"] == ["breaks_and_recompiles.py"]
+    assert report["backups"] == ["breaks_and_recompiles.py.doctor-backup"]
+    assert (root / "breaks_and_recompiles.py.doctor-backup").read_text() == original
 
     patched = (root / "breaks_and_recompiles.py").read_text()
     if keyword in together:  # the keyword goes to the compile of the function that recompiled, not to every one
@@ -88,39 +92,6 @@ def test_a_config_switch_a_compile_keyword_and_rewrites_are_measured_combined_an
     assert patched.startswith('"""doctor fix case')  # the rest of the file as the user wrote it
     after = _torch_run(root, "breaks_and_recompiles.py", tmp_path)
     assert after == (before[0], 0, 0)
-
-
-def test_mark_dynamic_goes_on_the_tensor_the_user_passes_and_the_diff_applies_with_git(tmp_path):
-    root = _project(tmp_path, "batch_sizes.py")
-    before = _torch_run(root, "batch_sizes.py", tmp_path)
-    assert before[2] == 1
-
-    run = doctor_here("fix", str(root / "batch_sizes.py"), "--jobs", "1", "--format", "diff")
-    assert run.returncode == 0, run.stderr
-    # the report's own rewrite and the mark_dynamic experiment make the same mark: the patch holds one of them
-    assert run.stdout.count("torch._dynamo.mark_dynamic(batch, 0)") == 1
-    assert "\n     out = pool(batch, weights)\n" in run.stdout
-    assert (root / "batch_sizes.py").read_text() == (PROGRAMS / "batch_sizes.py").read_text()  # not --apply
-    (tmp_path / "fix.patch").write_text(run.stdout)
-    _git(root, "apply", str(tmp_path / "fix.patch"))
-    assert _torch_run(root, "batch_sizes.py", tmp_path) == (before[0], 0, 0)
-
-
-def test_regional_compilation_over_the_model_s_real_block_list_outside_git_keeps_a_backup(tmp_path):
-    root = _project(tmp_path, "deep_encoder.py", git=False)
-    original = (root / "deep_encoder.py").read_text()
-    before = _torch_run(root, "deep_encoder.py", tmp_path)
-
-    run = doctor_here("fix", str(root / "deep_encoder.py"), "--apply", "--jobs", "1")
-    assert run.returncode == 0, run.stderr
-    # the one change of the patch, the rule that asked for it, and its measured compile time
-    change = "`for block in model.layers: block.compile()` instead of compiling the model [TCD601]: compile "
-    assert change in run.stdout
-    patched = (root / "deep_encoder.py").read_text()
-    assert 'model = Encoder()\nfor block in model.layers:\n    block.compile(backend="aot_eager")\n' in patched
-    assert (root / "deep_encoder.py.doctor-backup").read_text() == original
-    assert "Written: deep_encoder.py" in run.stdout and "deep_encoder.py.doctor-backup" in run.stdout
-    assert _torch_run(root, "deep_encoder.py", tmp_path)[0] == before[0]  # the same checksum
 
 
 def test_uncommitted_work_is_refused_before_anything_is_measured(tmp_path):
@@ -174,143 +145,6 @@ def test_a_program_without_anything_to_fix_says_so(tmp_path):
     assert "Nothing to apply." in run.stdout
 
 
-def test_a_step_s_backward_and_optimizer_calls_move_after_its_call(tmp_path):
-    root = _project(tmp_path, "train_step.py")
-    before = _torch_run(root, "train_step.py", tmp_path)
-    assert before[1] > 0  # torch breaks the graph at the backward call and in the optimizer
-
-    run = doctor_here("fix", str(root / "train_step.py"), "--jobs", "1", "--format", "diff")
-    assert run.returncode == 0, run.stderr
-    assert "-    loss.backward()\n-    opt.step()\n-    opt.zero_grad()\n" in run.stdout
-    assert (
-        "     step_loss = train_step(x, y)\n+    step_loss.backward()\n+    opt.step()\n+    opt.zero_grad()\n"
-        in run.stdout
-    )
-    (tmp_path / "fix.patch").write_text(run.stdout)
-    _git(root, "apply", str(tmp_path / "fix.patch"))
-    assert _torch_run(root, "train_step.py", tmp_path) == (before[0], 0, 0)  # the same losses, no break
-
-
-def _trial(report: dict, words: str) -> dict:
-    (found,) = [trial for trial in report["trials"] if words in trial["change"]]
-    return found
-
-
-def test_the_report_s_own_rewrite_binds_the_stacked_tensors_and_marks_those_torch_ties(tmp_path):
-    # the user's `values` is a list: `mark_dynamic(values, 0)` would raise; the rewrite marks what the call passes
-    root = _project(tmp_path, "rollouts.py")
-    before = _torch_run(root, "rollouts.py", tmp_path)
-    assert before[2] == 1
-
-    run = doctor_here("fix", str(root / "rollouts.py"), "--jobs", "1", "--format", "json")
-    assert run.returncode == 0, run.stderr
-    rewrite = _trial(run.json, "made `loss = episode_loss(log_probs_tensor, values_tensor, returns)`")
-    assert rewrite["status"] in ("fixed", "improved") and rewrite["codes"] == ["TCD301"]
-    assert "+    values_tensor = torch.stack(values)\n" in rewrite["diff"]
-    assert "+    torch._dynamo.mark_dynamic(returns, 0)\n" in rewrite["diff"]
-    (tmp_path / "rewrite.patch").write_text(rewrite["diff"])
-    _git(root, "apply", str(tmp_path / "rewrite.patch"))
-    assert _torch_run(root, "rollouts.py", tmp_path) == (before[0], 0, 0)
-
-
-def test_a_dimension_torch_bounded_is_marked_unbacked_with_the_input_tied_to_it(tmp_path):
-    root = _project(tmp_path, "served_batches.py")
-    before = _torch_run(root, "served_batches.py", tmp_path)
-    assert before[2] == 1  # the single request
-
-    run = doctor_here("fix", str(root / "served_batches.py"), "--jobs", "1", "--apply", "--format", "json")
-    assert run.returncode == 0, run.stderr
-    # it leaves the recompile; its compile costs more, beyond the noise floor on a busy machine, not on a quiet one
-    assert _trial(run.json, "torch.compile(..., dynamic=True)")["status"] in ("no effect", "worse")
-    patched = (root / "served_batches.py").read_text()
-    assert (
-        "        torch._dynamo.decorators.mark_unbacked(tokens, 0)\n"
-        "        torch._dynamo.decorators.mark_unbacked(lengths, 0)\n"
-        "        logits = compiled(tokens, lengths)\n"
-    ) in patched
-    assert _torch_run(root, "served_batches.py", tmp_path) == (before[0], 0, 0)
-
-
-def test_an_argument_the_call_left_out_is_passed_where_the_library_used_it_while_none(tmp_path):
-    # the library (outside the project, as an installed package is) fills the mask only when Dynamo is not tracing
-    root = _project(tmp_path, "left_out_mask.py")
-    with_library = _with_toy_library(tmp_path)
-    site = Path(with_library["PYTHONPATH"])
-    before = _torch_run(root, "left_out_mask.py", tmp_path, with_library)
-    assert before[1] == 1  # the forward raises on the None mask and runs eagerly
-
-    run = doctor_here("fix", str(root / "left_out_mask.py"), "--jobs", "1", "--apply", env=with_library)
-    assert run.returncode == 0, run.stderr
-    assert "[TCD403]: graph breaks 1 → 0" in run.stdout
-    patched = (root / "left_out_mask.py").read_text()
-    assert "        out = compiled(**inputs, attention_mask=torch.ones_like(inputs['input_ids']))\n" in patched
-    assert not (site / "toylib" / "__init__.py.doctor-backup").exists()  # nothing outside the project touched
-    assert (site / "toylib" / "__init__.py").read_text() == (PROGRAMS / "toylib" / "__init__.py").read_text()
-    assert _torch_run(root, "left_out_mask.py", tmp_path, with_library) == (before[0], 0, 0)
-
-
-def test_a_break_between_blocks_is_fixed_by_compiling_the_blocks_of_the_real_module_list(tmp_path):
-    root = _project(tmp_path, "layer_skip.py")
-    before = _torch_run(root, "layer_skip.py", tmp_path)
-    # the data-dependent `if` between the blocks, in the loop torch cannot resume in; Block.forward compiles
-    # again for the first block's input, which needs no grad (the later ones' do): a recompile no change removes
-    assert before[1:] == (1, 1)
-
-    run = doctor_here("fix", str(root / "layer_skip.py"), "--jobs", "1", "--apply", "--format", "json")
-    assert run.returncode == 0, run.stderr
-    assert run.json["patch"]["changes"] == [
-        "`for block in model.layers: block.compile()` instead of compiling the model"
-    ]
-    patched = (root / "layer_skip.py").read_text()
-    assert 'compiled = model\nfor block in compiled.layers:\n    block.compile(backend="eager")\n' in patched
-    assert _torch_run(root, "layer_skip.py", tmp_path) == (before[0], 0, 1)
-
-
-def _with_toy_library(tmp_path: Path) -> dict:
-    """The toy library installed outside the project, as a package in site-packages is."""
-    site = tmp_path / "site-packages"
-    shutil.copytree(PROGRAMS / "toylib", site / "toylib")
-    return {"PYTHONPATH": str(site)}
-
-
-def test_an_argument_the_library_branches_on_is_left_out_only_where_the_results_stay_the_same(tmp_path):
-    with_library = _with_toy_library(tmp_path)
-    root = _project(tmp_path, "passed_mask.py")
-    shutil.copy(PROGRAMS / "padded_mask.py", root / "padded_mask.py")
-    _git(root, "add", ".")
-    _git(root, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "a padded mask too")
-    before = _torch_run(root, "passed_mask.py", tmp_path, with_library)
-    assert before[1] == 1  # the library's branch on the mask's values
-
-    # an all-ones mask: leaving it out means the same
-    run = doctor_here("fix", str(root / "passed_mask.py"), "--jobs", "1", "--apply", env=with_library)
-    assert run.returncode == 0, run.stderr
-    assert "        out = compiled(ids)\n" in (root / "passed_mask.py").read_text()
-    assert _torch_run(root, "passed_mask.py", tmp_path, with_library) == (before[0], 0, 0)
-
-    # a mask with padding: leaving it out changes the results, so nothing is written
-    padded = (root / "padded_mask.py").read_text()
-    run = doctor_here(
-        "fix", str(root / "padded_mask.py"), "--jobs", "1", "--apply", "--format", "json", env=with_library
-    )
-    assert run.returncode == 1
-    left_out = _trial(run.json, "made `out = compiled(ids)`")
-    assert left_out["status"] == "output changed" and left_out["detail"].startswith("printed line 1 was")
-    assert (root / "padded_mask.py").read_text() == padded
-
-
-def test_regional_compilation_covers_both_lists_of_a_block_stack_class_used_twice(tmp_path):
-    # torch records the break in the encoder's stack only; the decoder's is the same class, made in __init__ too
-    root = _project(tmp_path, "twin_stacks.py")
-    before = _torch_run(root, "twin_stacks.py", tmp_path)
-    run = doctor_here("fix", str(root / "twin_stacks.py"), "--jobs", "1", "--apply")
-    assert run.returncode == 0, run.stderr
-    patched = (root / "twin_stacks.py").read_text()
-    assert "for block in compiled.encoder.layers:\n" in patched and "for block in compiled.decoder.layers:\n" in patched
-    after = _torch_run(root, "twin_stacks.py", tmp_path)
-    assert after[:2] == (before[0], 0)
-
-
 def test_three_runs_give_one_patch_and_each_trial_is_told_on_a_redirected_stderr(tmp_path):
     """Two candidates for one recompile (the experiment's `mark_dynamic` and the report's rewrite, which make the
     same edit), measured three times on a busy machine: one patch every time (a compile time inside the plain
@@ -329,10 +163,20 @@ def test_three_runs_give_one_patch_and_each_trial_is_told_on_a_redirected_stderr
     assert all(left["reason"] for run in runs for left in run.json["left_out"])
     same = [t for t in runs[0].json["trials"] if (t["detail"] or "").startswith("the same edit as ")]
     assert len(same) == 1 and same[0]["status"] == "not measured" and same[0]["after"] is None
-    assert runs[0].json["noise"]["compile_s"]["runs"] == 2  # the plain run, and once more for its spread
+    assert runs[0].json["noise"]["compile_s"]["runs"] == 2  # the plain run twice more, forked as the trials are
     told = [line for line in runs[0].stderr.splitlines() if line.startswith("doctor: trial ")]
     assert told and told[0].startswith("doctor: trial 1/") and "measured in" in told[0]
     assert not any("doctor: trial" in run.stderr for run in runs[1:])
+
+    # the patch as a diff, applied with git (nothing was written without --apply): the recompile gone, the same
+    # lines printed, in torch's own log of a plain run
+    before = _torch_run(root, "batch_sizes.py", tmp_path)
+    assert before[2] == 1 and (root / "batch_sizes.py").read_text() == (PROGRAMS / "batch_sizes.py").read_text()
+    diff = runs[0].json["patch"]["diff"]
+    assert diff.count("torch._dynamo.mark_dynamic(batch, 0)") == 1 and "\n     out = pool(batch, weights)\n" in diff
+    (tmp_path / "fix.patch").write_text(diff)
+    _git(root, "apply", str(tmp_path / "fix.patch"))
+    assert _torch_run(root, "batch_sizes.py", tmp_path) == (before[0], 0, 0)
 
 
 def test_a_patch_of_the_user_s_is_measured_as_ours_are(tmp_path):

@@ -80,3 +80,9 @@ def test_the_json_carries_the_verdicts_the_per_finding_figures_the_noise_and_the
         {"change": "mark_dynamic at the call", "reason": "removes only what lr as a tensor removes already"}
     ]
     assert document["noise"]["compile_s"] == {"median": 1.6, "spread": 0.2, "runs": 2}
+
+
+def test_the_diff_format_is_the_patch_alone_as_the_json_carries_it():
+    """`--format diff` is what `git apply` takes: the patch's diff and nothing else (test_doctor_fix.py applies a
+    live run's with git)."""
+    assert render_fix(_report(), "diff") == DIFF == json.loads(render_fix(_report(), "json"))["patch"]["diff"]

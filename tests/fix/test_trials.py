@@ -189,6 +189,27 @@ def test_each_finished_trial_is_told_and_the_plain_run_is_repeated_for_its_noise
     assert trial.verdict.outcome == Outcome.FIXED and measured.patch is trial
 
 
+def test_trials_forked_warm_are_timed_against_the_plain_run_s_warm_repeats_alone(tmp_path):
+    # the plain run paid for importing torch (compile 10 s here); the trials and the two repeats, forked from the
+    # warm process, did not: the noise is the repeats' (median 6.0 s, spread 0.4 s), and the same 6.1 s trial
+    # that is no slower than the warm repeats would be judged against the cold plain run's 10 s otherwise
+    root = _project(tmp_path, "import torch\nprint('ok')\n")
+    originals = {root / "train.py": (root / "train.py").read_text()}
+    measure, seen = _fake({"keyword": 6.1}, [5.8, 6.2])
+    chosen = _flags(root, "keyword", codes=("TCD202",))
+    measured = measure_candidates(
+        chosen, root, originals, _before(), measure, jobs=2, budget_s=60, repeats=2, timed_by_repeats=True
+    )
+    assert sorted(seen) == ["keyword", "plain", "plain"]
+    assert measured.noise.compile_s.runs == 2 and measured.noise.compile_s.median == pytest.approx(6.0)
+    assert measured.noise.compile_s.spread == pytest.approx(0.4)
+    (trial,) = measured.trials
+    assert trial.verdict.outcome == Outcome.FIXED and measured.patch is trial
+    cold, _ = _fake({"keyword": 6.1}, [5.8])
+    judged_cold = measure_candidates(chosen, root, originals, _before(), cold, jobs=1, budget_s=60)
+    assert judged_cold.noise.compile_s.runs == 2 and judged_cold.noise.compile_s.median == pytest.approx(7.9)
+
+
 def test_the_same_edit_is_measured_once_and_the_most_promising_change_goes_first(tmp_path):
     root = _project(tmp_path, "import torch\nprint('ok')\n")
     originals = {root / "train.py": (root / "train.py").read_text()}

@@ -225,6 +225,12 @@ SHAPED = {
     "guard_helper_call",
     "return_printed",
     "guard_timer",
+    "interp_to_torch",
+    "fresh_tensor_for_resized",
+    "compile_region",
+    "pass_from_caller",
+    "numpy_random_to_torch",
+    "numpy_draw_kept_eager",
 }
 
 
@@ -258,6 +264,11 @@ TRANSFORM_CHECKS = {
     "compile_network_only": lambda b, a, c: "_network(" in a and "@torch.compile" in a,
     "compile_called_modules": lambda b, a, c: "@torch.compile" in b and "@torch.compile" not in a and "compiled_" in a,
     "module_counter_buffer": lambda b, a, c: f'register_buffer("{(c.variable or "").removeprefix("self.")}"' in a,
+    "interp_to_torch": lambda b, a, c: "np.interp(" in b and "torch.searchsorted(" in a,
+    "fresh_tensor_for_resized": lambda b, a, c: ".resize_(" in b and ".resize_(" not in a,
+    "compile_region": lambda b, a, c: "_compiled(" in a,
+    "numpy_random_to_torch": lambda b, a, c: "np.random." in b and "np.random." not in a,
+    "numpy_draw_kept_eager": lambda b, a, c: "@torch.compiler.disable" in a,
 }
 
 
@@ -298,7 +309,7 @@ def test_every_rule_has_a_case():
 
     assert set(WRONG_MATCH) | set(FIX_NOT_BUILT) <= {case.id for case in ALL_CASES}  # no stale xfail entries
     # built by `doctor fix` from the lines that call the compiled function (tests/fix)
-    program_level = {"move_outside", "move_after_call", "guard_helper_call", "return_printed"}
+    program_level = {"move_outside", "move_after_call", "guard_helper_call", "return_printed", "pass_from_caller"}
     program_level |= {"leave_out_branch_argument", "set_fallback_attribute"}
     assert set(TRANSFORM_CHECKS) | program_level >= {t for r in rules.values() for t in r.transforms}
 

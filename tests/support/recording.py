@@ -8,7 +8,7 @@
         versions, the date), and checks that re-reading the stripped capture finds what the live run found.
         --torch-logs also runs the program plainly under `TORCH_LOGS=graph_breaks,recompiles` and keeps its
         stderr beside the capture (`item.torch_logs.txt`): torch's own account of the run, the truth a test
-        compares the capture's reading with.
+        compares the capture's reading with; and what it printed (`item.stdout.txt`).
     python tests/support/recording.py strip SRC DEST
         Copies a kept capture, leaving out of its TORCH_TRACE logs what no reader of the doctor uses (kinds it
         reads past, timeline spans it drops, config snapshots); checks the re-read report is unchanged.
@@ -202,19 +202,23 @@ def _versions() -> dict[str, str]:
 
 
 TORCH_LOGS_SUFFIX = ".torch_logs.txt"  # beside NAME.capture/: torch's own log of a plain run of the program
+STDOUT_SUFFIX = ".stdout.txt"  # beside it: what that plain run printed, the output a fix must keep
 TORCH_LOGS_ARTIFACTS = "graph_breaks,recompiles"
 
 
 def record_torch_logs(case: Path, into: Path) -> str:
-    """Run the program plainly (no doctor) under TORCH_LOGS and keep its stderr beside the capture; the command."""
-    truth = into.with_suffix(TORCH_LOGS_SUFFIX)
+    """Run the program plainly (no doctor) under TORCH_LOGS and keep its stderr and stdout beside the capture; the
+    command."""
+    truth, printed = into.with_suffix(TORCH_LOGS_SUFFIX), into.with_suffix(STDOUT_SUFFIX)
     env = {**os.environ, "TORCH_LOGS": TORCH_LOGS_ARTIFACTS}
     run = subprocess.run([sys.executable, case.name], cwd=case.parent, capture_output=True, text=True, env=env)
     if run.returncode != 0:
         raise SystemExit(f"python {case.name} exited {run.returncode}:\n{run.stderr[-3000:]}")
     truth.write_text(run.stderr, encoding="utf-8")
-    where = os.path.relpath(truth, case.parent)
-    return f"cd {os.path.relpath(case.parent, REPO)} && TORCH_LOGS={TORCH_LOGS_ARTIFACTS} python {case.name} 2> {where}"
+    printed.write_text(run.stdout, encoding="utf-8")
+    where, out = (os.path.relpath(path, case.parent) for path in (truth, printed))
+    command = f"TORCH_LOGS={TORCH_LOGS_ARTIFACTS} python {case.name} 2> {where} > {out}"
+    return f"cd {os.path.relpath(case.parent, REPO)} && {command}"
 
 
 def record(case: Path, into: Path | None, more: list[str] | None = None, torch_logs: bool = False) -> Path:

@@ -131,6 +131,114 @@ class Net(torch.nn.Module):
         return y
 """
 
+INTERP = """\
+import numpy as np
+import torch
+
+
+class Calibrated(torch.nn.Module):
+    def forward(self, x):
+        raw = torch.sigmoid(x)
+        calibrated = np.interp(raw.detach().numpy(), [0.0, 0.5, 1.0], [0.0, 0.3, 1.0])
+        return torch.from_numpy(calibrated).float()
+"""
+INTERP_TORCH = '''\
+import numpy as np
+import torch
+
+
+def _torch_interp(x, xp, fp):
+    """`np.interp(x, xp, fp)` in torch ops (xp increasing; outside it, fp's end values)."""
+    xp = torch.as_tensor(xp, dtype=x.dtype, device=x.device)
+    fp = torch.as_tensor(fp, dtype=x.dtype, device=x.device)
+    right = torch.searchsorted(xp, x.contiguous()).clamp(1, len(xp) - 1)
+    x0, x1, y0, y1 = xp[right - 1], xp[right], fp[right - 1], fp[right]
+    inside = y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+    return torch.where(x <= xp[0], fp[0], torch.where(x >= xp[-1], fp[-1], inside))
+
+
+class Calibrated(torch.nn.Module):
+    def forward(self, x):
+        raw = torch.sigmoid(x)
+        calibrated = _torch_interp(raw.detach(), [0.0, 0.5, 1.0], [0.0, 0.3, 1.0])
+        return calibrated.float()
+'''
+RESIZED = """\
+import torch
+
+
+@torch.compile
+def distances(points, out):
+    n = points.shape[0]
+    out.resize_(n, n)
+    diff = points.unsqueeze(0) - points.unsqueeze(1)
+    out.copy_(diff.pow(2).sum(-1))
+    return out
+"""
+
+STEP = """\
+import torch
+
+
+@torch.compile(backend="eager")
+def train_step(x, y):
+    opt.zero_grad()
+    loss = loss_fn(model(x), y)
+    loss.backward()
+    opt.step()
+    return loss
+"""
+STEP_SPLIT = """\
+import torch
+
+
+@torch.compile(backend="eager")
+def _train_step_compiled(x, y):
+    loss = loss_fn(model(x), y)
+    return loss
+
+
+def train_step(x, y):
+    opt.zero_grad()
+    loss = _train_step_compiled(x, y)
+    loss.backward()
+    opt.step()
+    return loss
+"""
+TOKENIZE = """\
+import torch
+
+
+@torch.compile
+def classify(sentences):
+    ids = torch.tensor([[VOCAB[w] for w in s.split()] for s in sentences])
+    return net(ids).softmax(-1)
+"""
+TOKENIZE_SPLIT = """\
+import torch
+
+
+@torch.compile
+def _classify_compiled(ids):
+    return net(ids).softmax(-1)
+
+
+def classify(sentences):
+    ids = torch.tensor([[VOCAB[w] for w in s.split()] for s in sentences])
+    return _classify_compiled(ids)
+"""
+
+AUGMENT = """\
+import numpy as np
+import torch
+
+
+class Augment(torch.nn.Module):
+    def forward(self, x):
+        scale = np.random.uniform(0.8, 1.2)
+        return x * float(scale)
+"""
+
 CASES = {
     "eager_call: the odd call on the eager module": Case(
         "eager_call", EAGER, 5, EAGER.replace("low = model(x.half())", "low = net(x.half())")
@@ -250,6 +358,66 @@ CASES = {
     "compile_network_only: not compiled by decorator": Case(
         "compile_network_only", DETECT.replace("@torch.compile\n", ""), 6, None
     ),
+    "interp_to_torch: np.interp in torch ops, the tensor used as one": Case("interp_to_torch", INTERP, 8, INTERP_TORCH),
+    "interp_to_torch: the result read as a numpy array": Case(
+        "interp_to_torch", INTERP.replace("torch.from_numpy(calibrated).float()", "calibrated.sum()"), 8, None
+    ),
+    "interp_to_torch: values not read from a tensor": Case(
+        "interp_to_torch", INTERP.replace("raw.detach().numpy()", "points"), 8, None
+    ),
+    "fresh_tensor_for_resized: the copy made a fresh local tensor": Case(
+        "fresh_tensor_for_resized",
+        RESIZED,
+        7,
+        RESIZED.replace("    out.resize_(n, n)\n", "").replace(
+            "out.copy_(diff.pow(2).sum(-1))", "out = diff.pow(2).sum(-1)"
+        ),
+    ),
+    "fresh_tensor_for_resized: the resized input read before the copy": Case(
+        "fresh_tensor_for_resized", RESIZED.replace("    diff = points", "    out.zero_()\n    diff = points"), 7, None
+    ),
+    "compile_region: forward and loss compiled, the step's Python around them eager": Case(
+        "compile_region", STEP, 8, STEP_SPLIT
+    ),
+    "compile_region: the tokenization a recompile guards left eager": Case(
+        "compile_region", TOKENIZE, 4, TOKENIZE_SPLIT, SiteFacts(variable="sentences[0]")
+    ),
+    "compile_region: the guard on a global, not a parameter": Case(
+        "compile_region", TOKENIZE, 4, None, SiteFacts(variable="net")
+    ),
+    "compile_region: nothing eager before the region": Case(
+        "compile_region", STEP.replace("    opt.zero_grad()\n", ""), 7, None
+    ),
+    "numpy_random_to_torch: the draw made by torch, the same shape and dtype": Case(
+        "numpy_random_to_torch",
+        AUGMENT,
+        7,
+        AUGMENT.replace(
+            "np.random.uniform(0.8, 1.2)", "torch.empty((), dtype=torch.float64).uniform_(0.8, 1.2)"
+        ).replace("float(scale)", "scale"),
+    ),
+    "numpy_random_to_torch: an integer draw below one bound": Case(
+        "numpy_random_to_torch",
+        AUGMENT.replace("np.random.uniform(0.8, 1.2)", "np.random.randint(5, size=3)"),
+        7,
+        AUGMENT.replace("np.random.uniform(0.8, 1.2)", "torch.randint(0, 5, (3,))").replace("float(scale)", "scale"),
+    ),
+    "numpy_random_to_torch: a draw that reads the function's input": Case(
+        "numpy_random_to_torch", AUGMENT.replace("uniform(0.8, 1.2)", "uniform(0.8, x)"), 7, None
+    ),
+    "numpy_draw_kept_eager: numpy's stream kept, the value a tensor": Case(
+        "numpy_draw_kept_eager",
+        AUGMENT,
+        7,
+        AUGMENT.replace(
+            "\n\n\nclass Augment",
+            "\n\n\n@torch.compiler.disable\ndef _scale_drawn():\n    return torch.tensor(np.random.uniform(0.8, 1.2))"
+            "\n\n\nclass Augment",
+        )
+        .replace("np.random.uniform(0.8, 1.2)\n        return", "_scale_drawn()\n        return")
+        .replace("float(scale)", "scale"),
+    ),
+    "numpy_draw_kept_eager: no numpy draw": Case("numpy_draw_kept_eager", AUGMENT, 8, None),
     "tensor_argument: a keyword's value wrapped, its name kept (bug 3)": Case(
         "tensor_argument",
         LOOP,
@@ -395,4 +563,5 @@ def test_every_transform_is_tested() -> None:
         "return_printed",
         "leave_out_branch_argument",  # tests/fix/test_library_arguments.py
         "set_fallback_attribute",
+        "pass_from_caller",
     }

@@ -42,8 +42,15 @@ class CodeMap:
         self.defs = FunctionDefs(self.lines, outlines)  # the `def`s of each file, parsed once
         self._installed_dirs: dict[str, bool] = {}
         self._installed_of: dict[str, str | None] = {}  # each file's answer, worked out once
+        self._library: dict[str, bool] = {}
 
     def is_library(self, file: str) -> bool:
+        known = self._library.get(file)
+        if known is None:  # a report asks of the same few files tens of thousands of times (every frame of every stack)
+            known = self._library[file] = self._is_library(file)
+        return known
+
+    def _is_library(self, file: str) -> bool:
         if file.startswith("<") or is_doctor_file(file):
             return True
         if self.root and file.startswith(self.root + os.sep):

@@ -110,6 +110,21 @@ class _GuardFacts:
     worded: str  # the guard in words, for a guard only one of two entries has
 
 
+@dataclass(frozen=True, slots=True)
+class _EntrySummary:
+    """What a cache entry's report says of its guard set alone (all but its compile and its change from the entry
+    before), worked out once per distinct set: the parser keeps a guard set logged again as one tuple, and a long
+    job logs the same sets on many compiles. Its dicts and tuples are shared by those entries' GuardEntry."""
+
+    guards: tuple[Guard, ...]  # (kept: the memo is keyed by its identity)
+    keys: _EntryKeys
+    carried_names: tuple[str, ...]
+    by_kind: dict[str, int]
+    by_source_line: dict[str, int]
+    user_value_guards: int
+    pins: tuple[str, ...]
+
+
 class _GuardFactsMemo:
     """Each distinct guard's facts, by identity: the log keeps every Guard alive while the report is made."""
 
@@ -117,6 +132,32 @@ class _GuardFactsMemo:
         self._sources = sources
         self._display = display
         self._facts: dict[int, _GuardFacts] = {}
+        self._summaries: dict[int, _EntrySummary] = {}  # by the identity of a guard set (a tuple the log keeps)
+        self._diffs: dict[tuple[int, int], tuple[str, ...]] = {}  # by the identities of two guard sets
+
+    def summary(self, guards: tuple[Guard, ...]) -> _EntrySummary:
+        found = self._summaries.get(id(guards))
+        if found is None:
+            facts = self.of(guards)
+            pinned = [f.pin for f in facts if f.pin is not None]
+            found = self._summaries[id(guards)] = _EntrySummary(
+                guards=guards,
+                keys=_EntryKeys.of_facts(facts),
+                carried_names=tuple(name for f in facts for name in f.carried_names),
+                by_kind=dict(Counter(f.kind for f in facts).most_common()),
+                by_source_line=dict(Counter(f.place for f in facts if f.place is not None).most_common()),
+                user_value_guards=sum(1 for f in facts if f.user and f.kind in _VALUE_KINDS),
+                pins=tuple(pinned[:6]) + ((f"… and {len(pinned) - 6} more",) if len(pinned) > 6 else ()),
+            )
+        return found
+
+    def diff(self, previous: _EntrySummary, current: _EntrySummary) -> tuple[str, ...]:
+        """`_diff` of two guard sets, once per distinct pair (a recompile repeated on every copy of a function)."""
+        key = (id(previous.guards), id(current.guards))
+        found = self._diffs.get(key)
+        if found is None:
+            found = self._diffs[key] = _diff(previous.keys, current.keys)
+        return found
 
     def of(self, guards: tuple[Guard, ...]) -> list[_GuardFacts]:
         facts = self._facts
@@ -280,27 +321,25 @@ def _entries(
     """A frame's cache entries in compile order, each with what changed since the one before (a value carried
     across a graph break named by `carried`, never by torch's `___stack0`)."""
     entries = []
-    previous: _EntryKeys | None = None
+    previous: _EntrySummary | None = None
     carried_before: tuple[str, ...] = ()
     for tree in sorted(frame_trees, key=lambda t: t.compile_id or CompileId(-1, -1)):
         metrics = metrics_by_id.get(tree.compile_id) if tree.compile_id else None
-        facts = memo.of(tree.guards)
-        keys = _EntryKeys.of_facts(facts)
-        names = tuple(name for f in facts for name in f.carried_names) + carried_before
-        carried_before = tuple(name for f in facts for name in f.carried_names)
-        pinned = [f.pin for f in facts if f.pin is not None]
+        summary = memo.summary(tree.guards)
+        names = summary.carried_names + carried_before
+        carried_before = summary.carried_names
         entries.append(
             GuardEntry(
                 compile_id=str(tree.compile_id),
                 guard_count=metrics.guard_count if metrics else None,
                 tree_guards=len(tree.guards),
-                by_kind=dict(Counter(f.kind for f in facts).most_common()),
+                by_kind=summary.by_kind,
                 latency_us=metrics.guard_latency_us if metrics else None,
-                by_source_line=dict(Counter(f.place for f in facts if f.place is not None).most_common()),
-                user_value_guards=sum(1 for f in facts if f.user and f.kind in _VALUE_KINDS),
-                pins=tuple(pinned[:6]) + ((f"… and {len(pinned) - 6} more",) if len(pinned) > 6 else ()),
-                changed=_carried_named(_diff(previous, keys), names, carried) if previous is not None else (),
+                by_source_line=summary.by_source_line,
+                user_value_guards=summary.user_value_guards,
+                pins=summary.pins,
+                changed=_carried_named(memo.diff(previous, summary), names, carried) if previous is not None else (),
             )
         )
-        previous = keys
+        previous = summary
     return tuple(entries)

@@ -32,7 +32,10 @@ def recorded_lines(log: EventLog) -> dict[str, tuple[RecordedLine, ...]]:
     stacks += [brk.user_stack for brk in log.graph_breaks]
     stacks += [exit_.stack for exit_ in log.target_exits]
     facts: dict[str, set[RecordedLine]] = {}
-    for frame in (frame for stack in stacks for frame in stack):
+    # each distinct frame once: the parsers share one object per frame (events/parsers/common.py), which a long
+    # job's stacks repeat on every compile and graph break
+    frames = {id(frame): frame for stack in stacks for frame in stack}
+    for frame in frames.values():
         text = frame.code.strip().splitlines()[0].strip() if frame.code.strip() else ""
         facts.setdefault(frame.file, set()).add(RecordedLine(frame.line, text, frame.function))
     for metrics in log.metrics:

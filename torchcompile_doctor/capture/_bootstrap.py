@@ -25,16 +25,19 @@ import sysconfig
 import traceback
 import types
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from torchcompile_doctor.capture import warm_server
 from torchcompile_doctor.capture.child_spec import SPAWNED, ChildSpec, read_spec
 from torchcompile_doctor.capture.children import SPAWNED_ARGUMENT, capture_spawned_children
+from torchcompile_doctor.capture.environment_watch import EnvironmentWatch
 from torchcompile_doctor.capture.guard_timing import CallRecorder, measure
 from torchcompile_doctor.capture.hooks import trace_paused
-from torchcompile_doctor.capture.lazy_hooks import CaptureHooks, not_honoured
+from torchcompile_doctor.capture.lazy_hooks import CaptureHooks, not_honoured, owned_environment
 from torchcompile_doctor.capture.stuck_stack import arm as arm_stack_dump
 from torchcompile_doctor.capture.target import TargetSpec
-from torchcompile_doctor.capture_layout import process_side_channel, rank_side_channel
+from torchcompile_doctor.capture_layout import CaptureFolder, process_side_channel, rank_side_channel
 from torchcompile_doctor.events.sidechannel import EventName, SideChannel
 
 USAGE_ERROR_EXIT = 2
@@ -295,8 +298,11 @@ def _collect_then_freeze() -> None:
     gc.freeze()
 
 
-def _run_target(spec: ChildSpec) -> None:
+def run_target(spec: ChildSpec) -> int:
+    """Run the target under the capture; the status to exit with (a cold child, or one capture/warm_server.py
+    forked). The variables of torch's it set are noted beside the capture."""
     atexit.register(_collect_then_freeze)
+    watch = EnvironmentWatch(owned_environment(spec))
     channel = _open_channel(spec)
     _record_bootstrap(spec, channel)
     recorder = CallRecorder() if spec.measure_guards else None
@@ -314,7 +320,8 @@ def _run_target(spec: ChildSpec) -> None:
         sys.stderr.flush()
         hooks.close()
     channel.close()
-    sys.exit(exit_code)
+    watch.write(CaptureFolder(Path(spec.side_channel).parent).environment_set)
+    return exit_code
 
 
 def _run_spawned(spec: ChildSpec, program: str, argv: list[str]) -> None:
@@ -333,8 +340,13 @@ def _run_spawned(spec: ChildSpec, program: str, argv: list[str]) -> None:
 
 
 def main(argv: list[str]) -> None:
-    """`_entry.py SPEC_JSON` runs the target; `_entry.py --spawned SPEC_JSON PROGRAM ARGS` a spawned child."""
+    """`_entry.py SPEC_JSON` runs the target; `_entry.py --spawned SPEC_JSON PROGRAM ARGS` a spawned child;
+    `_entry.py --warm` the warm process that forks `doctor fix`'s trials."""
     if argv[1] == SPAWNED_ARGUMENT:
         _run_spawned(read_spec(argv[2]), argv[3], argv[4:])
+    elif argv[1] == warm_server.WARM_ARGUMENT:
+        request = warm_server.serve()  # returns in a forked child only
+        warm_server.as_started(request)
+        warm_server.leave(run_target(read_spec(request.spec)))
     else:
-        _run_target(read_spec(argv[1]))
+        sys.exit(run_target(read_spec(argv[1])))

@@ -24,11 +24,14 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
+from typing import Protocol
 
 from torchcompile_doctor.capture.capture_options import CaptureOptions
 from torchcompile_doctor.capture.child_spec import ChildSpec, write_spec
 from torchcompile_doctor.capture.stuck_stack import STACK_SIGNAL, main_thread_stack
 from torchcompile_doctor.capture.target import TargetSpec
+from torchcompile_doctor.capture.warm import WarmProcesses
+from torchcompile_doctor.capture.warm_server import WARM_ARGUMENT
 from torchcompile_doctor.capture_layout import CaptureFolder
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.events.model import RunOutcome
@@ -71,6 +74,28 @@ def _descendant_groups(pid: int) -> set[int]:
     return found - {pid}
 
 
+class Child(Protocol):
+    """A capture child as the runner waits for it: a subprocess.Popen, or one the warm process forked."""
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    def poll(self) -> int | None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
+
+
+def start_warm() -> WarmProcesses | None:
+    """The warm process `doctor fix` forks its trials from (capture/warm_server.py), started now; None off Linux
+    (macOS's system libraries do not survive a fork after torch loaded them; Windows does not fork)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    return WarmProcesses([sys.executable, ENTRY, WARM_ARGUMENT])
+
+
 class _Stopped(KeyboardInterrupt):
     """SIGINT or SIGTERM reached the doctor while it waited on the target: which one (the report names it)."""
 
@@ -91,7 +116,7 @@ def _signal_groups(groups: set[int], sig: int) -> None:
             pass
 
 
-def _stop_group(process: subprocess.Popen[bytes]) -> None:
+def _stop_group(process: Child) -> None:
     """SIGTERM, then SIGKILL after a grace period, to the child's group and every group it started."""
     groups = {process.pid} | _descendant_groups(process.pid)
     for sig in (signal.SIGTERM, signal.SIGKILL):
@@ -143,7 +168,7 @@ def _overridden(owned: dict[str, str]) -> dict[str, str]:
     return {name: os.environ[name] for name, ours in owned.items() if os.environ.get(name, ours) != ours}
 
 
-def _dump_stack(process: subprocess.Popen[bytes], stack_file: Path | None) -> None:
+def _dump_stack(process: Child, stack_file: Path | None) -> None:
     """Ask the child for its stack (stuck_stack.py) and give it a moment to write it."""
     if stack_file is None or process.poll() is not None:
         return
@@ -160,9 +185,7 @@ def _dump_stack(process: subprocess.Popen[bytes], stack_file: Path | None) -> No
             return
 
 
-def _wait(
-    process: subprocess.Popen[bytes], timeout_s: float | None, stack_file: Path | None
-) -> tuple[bool, int | None]:
+def _wait(process: Child, timeout_s: float | None, stack_file: Path | None) -> tuple[bool, int | None]:
     """Wait for the child; (timed out, the signal that stopped the doctor), the child's process groups stopped in
     either case."""
     timed_out, stopped_by = False, None
@@ -213,7 +236,11 @@ def _record_end(artifacts: Path, outcome: RunOutcome, stack_file: Path | None) -
     channel.close()
 
 
-def run_capture(target: TargetSpec, artifacts: Path, options: CaptureOptions) -> RunOutcome:
+def run_capture(
+    target: TargetSpec, artifacts: Path, options: CaptureOptions, warm: WarmProcesses | None = None
+) -> RunOutcome:
+    """Run the target under capture into `artifacts`. `warm`: fork the child from the warm process (one process,
+    its output kept) instead of starting a cold one."""
     check_torch_available()
     folder = CaptureFolder(artifacts)
     folder.trace_dir.mkdir(parents=True, exist_ok=True)
@@ -224,29 +251,44 @@ def run_capture(target: TargetSpec, artifacts: Path, options: CaptureOptions) ->
     # torchrun's ranks are stopped by torchrun; only a single target process is asked for its stack
     stack_file = folder.stack_file if nproc_per_node is None and timeout_s is not None else None
     spec = _child_spec(target, folder, owned, options, stack_file)
-    if nproc_per_node is not None:
-        command = torchrun_command(nproc_per_node, [write_spec(spec)])
+    started = time.monotonic()
+    if warm is not None and nproc_per_node is None and options.keep_output:
+        process: Child = warm.start(
+            write_spec(spec), _child_env(owned), target.cwd or None, folder.target_output, folder.target_errors
+        )
+        timed_out, stopped_by = _wait(process, timeout_s, stack_file)
+    else:
+        timed_out, stopped_by, process = _run_cold(spec, target.cwd or None, _child_env(owned), folder, options)
+    elapsed_s = time.monotonic() - started
+    outcome = _outcome(process.returncode, timed_out, stopped_by, timeout_s, elapsed_s)
+    if nproc_per_node is None:  # torchrun's ranks keep their own side channels, and it reports each rank's end
+        _record_end(artifacts, outcome, stack_file)
+    return outcome
+
+
+def _run_cold(
+    spec: ChildSpec, cwd: str | None, env: dict[str, str], folder: CaptureFolder, options: CaptureOptions
+) -> tuple[bool, int | None, Child]:
+    """A child started afresh (`python _entry.py SPEC`, or torchrun), waited for."""
+    if options.nproc_per_node is not None:
+        command = torchrun_command(options.nproc_per_node, [write_spec(spec)])
     else:
         command = [sys.executable, ENTRY, write_spec(spec)]
     with contextlib.ExitStack() as stack:
         stdout = stack.enter_context(folder.target_output.open("wb")) if options.keep_output else None
         stderr = stack.enter_context(folder.target_errors.open("wb")) if options.keep_output else None
-        started = time.monotonic()
         process = subprocess.Popen(
             command,
-            cwd=target.cwd or None,
-            env=_child_env(owned),
+            cwd=cwd,
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=stdout.fileno() if stdout is not None else sys.stderr.fileno(),
             stderr=stderr.fileno() if stderr is not None else sys.stderr.fileno(),
             start_new_session=True,
         )
-        timed_out, stopped_by = _wait(process, timeout_s, stack_file)
-        elapsed_s = time.monotonic() - started
-    outcome = _outcome(process.returncode, timed_out, stopped_by, timeout_s, elapsed_s)
-    if nproc_per_node is None:  # torchrun's ranks keep their own side channels, and it reports each rank's end
-        _record_end(artifacts, outcome, stack_file)
-    return outcome
+        stack_file = Path(spec.stack_file) if spec.stack_file else None
+        timed_out, stopped_by = _wait(process, options.timeout_s, stack_file)
+    return timed_out, stopped_by, process
 
 
 def _child_spec(

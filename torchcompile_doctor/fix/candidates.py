@@ -24,6 +24,8 @@ from torchcompile_doctor.model.experiment import (
 )
 from torchcompile_doctor.model.report import Finding, Location, Report, Rewrite
 from torchcompile_doctor.patches.edits import (
+    AddKeyword,
+    AddParameter,
     AfterTorchImport,
     Edit,
     EditError,
@@ -36,16 +38,22 @@ from torchcompile_doctor.patches.edits import (
 from torchcompile_doctor.patches.project import inside
 from torchcompile_doctor.transforms.call_source import (
     EffectCall,
+    PassedIn,
     StepTail,
     argument_expression,
     assigned_call,
     assigned_name,
+    called_expression,
+    comprehension_loop,
     effect_call,
     free_name,
     function_lines,
     helper_call_line,
+    imports_torch,
+    in_comprehension,
     is_plain_reference,
     parameter_position,
+    passed_in_value,
     printed_return,
     renamed,
     step_tail,
@@ -80,6 +88,9 @@ class Candidate:
     caution: str | None = None  # what the change is known to do to some programs
     # where the findings it answers are (`file:line`): two changes answering one place are alternatives
     sites: tuple[str, ...] = ()
+    # made for a sweep whose recompiles are inherent (transforms of the recompile_limit family): its recompiles may
+    # rise as the calls past the limit compile, which the judge counts as compiling more
+    inherent_recompiles: bool = False
 
 
 @dataclass(frozen=True)
@@ -203,6 +214,56 @@ def _print_returned(finding: Finding, program: Program) -> Candidate | None:
     )
 
 
+def _passed_from_caller(finding: Finding, program: Program) -> list[Candidate]:
+    """A value the compiled function computes from nothing of the call's (`sigma = next(self.levels)`: a
+    generator advanced, a draw, a read of state) computed by each line that calls it and passed in, as it is and
+    as a tensor (a Python float passed in is guarded as a constant: a recompile per value): the same values in the
+    same order, and Dynamo never sees the generator. A method's `self` is read as the compiled module the caller
+    calls (`next(model.levels)`: a compiled module's attributes are its module's)."""
+    where = _users_place(finding, program)
+    held = _compiled_function(finding, program)
+    if where is None or held is None or held[3] != where.line:
+        return []
+    path, source, function, line = held
+    value = passed_in_value(source, function, line)
+    sites = [s for s in program.call_sites if (s.function_file, s.function_line) == (where.file, function)]
+    if value is None or not sites:
+        return []
+    made: list[Candidate] = []
+    for template in ("{value}", "torch.tensor({value})"):
+        edits = [FileEdit(path, RemoveStatement(value.line)), FileEdit(path, AddParameter(value.def_line, value.name))]
+        for site in sites:
+            passed = _value_at_call(value, site, path, program)
+            caller = program.read(Path(site.file)) or ""
+            if passed is None or ("torch." in template and not imports_torch(caller)):
+                return made
+            code = template.format(value=passed[1])
+            edits.append(FileEdit(Path(site.file), AddKeyword(site.line, value.name, code, callee=passed[0])))
+        made.append(
+            Candidate(
+                title=f"`{value.name} = {value.code}` computed by the caller and passed in "
+                f"(`{value.name}={template.format(value=value.code)}`)",
+                codes=(finding.code,),
+                findings=(finding.title,),
+                sites=_sites((finding,)),
+                edits=tuple(edits),
+                by_compile_time=False,
+            )
+        )
+    return made
+
+
+def _value_at_call(value: PassedIn, site: CallSite, path: Path, program: Program) -> tuple[str, str] | None:
+    """(what the call at `site` calls, the value's code as that line computes it): `self` read as the compiled
+    module called there; a value reading the function's module names only where the call is in the same file."""
+    callee = called_expression(program.read(Path(site.file)) or "", site)
+    if callee is None:
+        return None
+    if value.reads_self:
+        return callee, renamed(value.code, "self", callee)
+    return (callee, value.code) if Path(site.file) == path else None
+
+
 def _sites(findings: Sequence[Finding]) -> tuple[str, ...]:
     """The places of the findings (`file:line`, in the user's code where the run named it)."""
     places = (f.user_frame or f.location for f in findings)
@@ -247,6 +308,10 @@ def _effect_at(effect: EffectCall, source: str, function: int, site: CallSite, p
         if passed is None or not is_plain_reference(passed):
             return None
         code = renamed(code, parameter, passed)
+    caller = program.read(Path(site.file)) or ""
+    if in_comprehension(caller, site):  # after each call of the comprehension: the loop it stands for
+        loop = comprehension_loop(caller, site)
+        return FileEdit(Path(site.file), ReplaceStatement(site.line, loop.with_after(code))) if loop else None
     return FileEdit(Path(site.file), InsertAfter(site.line, code))
 
 
@@ -284,6 +349,8 @@ def _finding_rewrites(finding: Finding, program: Program) -> list[Candidate]:
                 sites=_sites((finding,)),
                 edits=rewrite.edits,
                 by_compile_time=False,
+                inherent_recompiles=rewrite.transform in TRANSFORMS
+                and TRANSFORMS[rewrite.transform].family == "recompile_limit",
             )
         )
     return made
@@ -342,14 +409,22 @@ def _library_branch(
 
 # transforms that need the lines calling the compiled function (the run's call sites), by the name the catalogue
 # gives them: each is measured like every other candidate
-_PROGRAM_TRANSFORMS: dict[str, Callable[[Finding, Program], Candidate | None]] = {
+_PROGRAM_TRANSFORMS: dict[str, Callable[[Finding, Program], Candidate | list[Candidate] | None]] = {
     "move_outside": _step_outside,
     "move_after_call": _effect_after_call,
     "guard_helper_call": _helper_call_guarded,
     "return_printed": _print_returned,
     "leave_out_branch_argument": _library_branch(branch_argument_left_out),
     "set_fallback_attribute": _library_branch(fallback_attribute_set),
+    "pass_from_caller": _passed_from_caller,
 }
+
+
+def _program_candidates(finding: Finding, program: Program, names: tuple[str, ...]) -> list[Candidate | None]:
+    """The candidates of the transforms named that need the lines calling the compiled function (each may give
+    none, one, or alternatives)."""
+    made = [_PROGRAM_TRANSFORMS[name](finding, program) for name in names if name in _PROGRAM_TRANSFORMS]
+    return [one for each in made for one in (each if isinstance(each, list) else [each])]
 
 
 def candidates(report: Report, program: Program) -> tuple[list[Candidate], list[Unbuildable]]:
@@ -362,8 +437,7 @@ def candidates(report: Report, program: Program) -> tuple[list[Candidate], list[
         if experiment is not None:
             asked.setdefault(key(experiment), (experiment, []))[1].append(finding)
         names = finding.fix.transforms if finding.fix else ()
-        programs = [_PROGRAM_TRANSFORMS[name](finding, program) for name in names if name in _PROGRAM_TRANSFORMS]
-        for made in (*programs, *_finding_rewrites(finding, program)):
+        for made in (*_program_candidates(finding, program, names), *_finding_rewrites(finding, program)):
             if made is not None and all(made.edits != c.edits for c in built):
                 built.append(made)
     for experiment, findings in _every_module_list(list(asked.values())):

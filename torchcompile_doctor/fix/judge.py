@@ -304,16 +304,20 @@ def judge(
     by_compile_time: bool = False,
     compare_output_too: bool = True,
     aimed_at: Collection[str] = (),
+    inherent_recompiles: bool = False,
 ) -> Verdict:
     """`noise`: the plain run's timings over repeats (None: the plain run alone, the floors its only margin);
     `by_compile_time`: a change meant to make compiling cheaper (regional compilation, a carried cache), which
     helps by time alone; `compare_output_too` False: the program prints other results on every run, so its printed
-    lines say nothing of a change; `aimed_at`: the rule codes the change answers (FIXED when none is left)."""
+    lines say nothing of a change; `aimed_at`: the rule codes the change answers (FIXED when none is left);
+    `inherent_recompiles`: a change made for a sweep whose recompiles are inherent (the recompile limit raised to
+    its size), where recompiles that rose as the calls past the limit now compile are compiling more. For any other
+    change more recompiles are worse: raising the limit over a recompile a tensor or dynamic shape removes hides it."""
     refused = _ends_as_before(before, after, compare_output_too, by_compile_time)
     if refused is not None:
         return refused
     label = compare_output(before.output, after.output).printed_otherwise if compare_output_too else None
-    more = compiles_more(before, after)
+    more = compiles_more(before, after) if inherent_recompiles else None
     grew, fewer = _problems_changed(before, after, more is not None)
     if grew:
         return Verdict(Outcome.WORSE, grew, label)

@@ -14,7 +14,15 @@ from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.events.model import EventLog
 from torchcompile_doctor.fix.candidates import Candidate, Program, candidates, edited_files
 from torchcompile_doctor.fix.result import fix_report
-from torchcompile_doctor.fix.trials import BUDGET_SPENT, Measure, Measured, TrialProgress, measure_candidates
+from torchcompile_doctor.fix.trials import (
+    BUDGET_SPENT,
+    PLAIN_REPEATS,
+    WARM_REPEATS,
+    Measure,
+    Measured,
+    TrialProgress,
+    measure_candidates,
+)
 from torchcompile_doctor.model.fix import FixReport
 from torchcompile_doctor.model.report import Report
 from torchcompile_doctor.model.trial import Outcome, RunResult
@@ -45,10 +53,13 @@ def find_fix(
     trial_progress: TrialProgress | None = None,
     will_apply: bool = False,
     given: GivenPatch | None = None,
+    warm: bool = False,
 ) -> FixReport:
     """Measure every candidate fix of the run and choose the patch (nothing is written here). With `will_apply`,
     a file the patch may change that holds uncommitted work stops it before anything is measured. With `given`
-    (`--candidate PATCH`), that patch is the one candidate, measured as ours are."""
+    (`--candidate PATCH`), that patch is the one candidate, measured as ours are. `warm`: `measure` forks the
+    trials from a process that imported torch already, so they are timed against the plain run's repeats alone
+    (fix/trials.py's WARM_REPEATS), not against the plain run, which paid for that import."""
     program = Program.of(log, root, _read)
     built, refused = candidates(report, program) if given is None else ([], [])
     touched = edited_files([e for c in built for e in c.edits]) + sorted(given.changed if given else ())
@@ -73,6 +84,8 @@ def find_fix(
                 budget_s=budget_s,
                 progress=trial_progress,
                 prepared=prepared,
+                repeats=WARM_REPEATS if warm else PLAIN_REPEATS,
+                timed_by_repeats=warm,
             )
     notes = _notes(before, measured, budget_s, nothing_to_do=not built and not refused and not prepared)
     result = fix_report(target, root, before, measured, refused, notes)

@@ -30,6 +30,7 @@ from torchcompile_doctor.patches.project import trial_copy
 
 Measure = Callable[[Path, float], RunResult]  # run the target in this copy of the project, within these seconds
 PLAIN_REPEATS = 1  # the plain run once more beside the trials: two samples give its median and spread
+WARM_REPEATS = 2  # trials forked warm are timed against warm repeats only: two give the median and spread
 BUDGET_SPENT = "the budget was spent"
 PLAIN_AGAIN = "the plain run again (its noise)"
 T = TypeVar("T")
@@ -184,6 +185,7 @@ def _judged(
         by_compile_time=all(c.by_compile_time for c in candidate_group),
         compare_output_too=context.output_varies is None,
         aimed_at={code for c in candidate_group for code in c.codes},
+        inherent_recompiles=any(c.inherent_recompiles for c in candidate_group),
     )
     return Trial(title, candidate_group, changed, verdict, measured)
 
@@ -195,11 +197,14 @@ class _Judging:
     output_varies: str | None
 
 
-def _plain_again(before: RunResult, repeats: Sequence[RunResult | str]) -> tuple[Noise, str | None]:
-    """The noise of the plain run's timings, and the printed line a plain run again changed (None: the same)."""
+def _plain_again(
+    before: RunResult, repeats: Sequence[RunResult | str], timed_by_repeats: bool
+) -> tuple[Noise, str | None]:
+    """The noise of the plain run's timings, and the printed line a plain run again changed (None: the same).
+    `timed_by_repeats`: the repeats alone are timed as the trials are (the plain run too when none ran alike)."""
     alike = [r for r in repeats if isinstance(r, RunResult) and r.exit_code == before.exit_code and not r.timed_out]
     varies = next((d for r in alike if (d := compare_output(before.output, r.output).differs) is not None), None)
-    return Noise.of([before, *alike]), varies
+    return Noise.of(alike if timed_by_repeats and alike else [before, *alike]), varies
 
 
 def _built(
@@ -242,11 +247,14 @@ def measure_candidates(
     progress: TrialProgress | None = None,
     repeats: int = PLAIN_REPEATS,
     prepared: Sequence[tuple[Candidate, Mapping[Path, str]]] = (),
+    timed_by_repeats: bool = False,
 ) -> Measured:
     """Each candidate alone (and the plain run again, for its noise), then the helpful ones together; the patch
     is the best measured change. When the plain run again printed other results, the program's printed results
     vary by themselves and no longer judge the changes (exit status and figures still do). `prepared`: changes
-    given as made (a patch of the user's: fix/given_patch.py), each with its files' new texts, measured first."""
+    given as made (a patch of the user's: fix/given_patch.py), each with its files' new texts, measured first.
+    `timed_by_repeats`: the trials' timings are judged against the plain run's repeats alone (they are run as the
+    trials are, forked warm, where the plain run was not)."""
     runnable, settled = _built(candidates, originals, before, prepared)
     plain_runs = repeats if runnable else 0
     runner = TrialRunner[RunResult](
@@ -255,7 +263,7 @@ def measure_candidates(
     work = [Job(PLAIN_AGAIN, _in_copy(root, measure, {})) for _ in range(plain_runs)]
     work += [Job(candidate.title, _in_copy(root, measure, changed)) for candidate, changed in runnable]
     results = runner.run_all(work, jobs)
-    noise, varies = _plain_again(before, results[:plain_runs])
+    noise, varies = _plain_again(before, results[:plain_runs], timed_by_repeats)
     context = _Judging(before, noise, varies)
     trials = [
         _judged((c,), changed, r, context) for (c, changed), r in zip(runnable, results[plain_runs:], strict=True)

@@ -100,6 +100,15 @@ class ReplaceExpression:
     new: str
 
 
+@dataclass(frozen=True)
+class AddParameter:
+    """A parameter `name` (no default) added last among the positional parameters of the function whose `def`
+    is at `line` (a value the function computed, now passed in by its callers)."""
+
+    line: int
+    name: str
+
+
 Edit = (
     InsertBefore
     | InsertAfter
@@ -111,6 +120,7 @@ Edit = (
     | BranchToWhere
     | WrapArgument
     | ReplaceExpression
+    | AddParameter
 )
 
 

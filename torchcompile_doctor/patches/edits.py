@@ -14,6 +14,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from torchcompile_doctor.model.edits import (
     AddKeyword,
+    AddParameter,
     AfterTorchImport,
     BranchToWhere,
     Edit,
@@ -29,6 +30,7 @@ from torchcompile_doctor.model.edits import (
 
 __all__ = [  # the edit kinds live with the records (model/edits.py); made here
     "AddKeyword",
+    "AddParameter",
     "AfterTorchImport",
     "BranchToWhere",
     "Edit",
@@ -59,6 +61,7 @@ _ANCHORED = (
     BranchToWhere,
     WrapArgument,
     ReplaceExpression,
+    AddParameter,
 )
 
 
@@ -192,7 +195,20 @@ def _within(statement: cst.BaseStatement, edits: Sequence[Edit]) -> cst.BaseStat
             statement = _with_wrapped_argument(statement, edit)
         elif isinstance(edit, ReplaceExpression):
             statement = _with_expression_replaced(statement, edit)
+        elif isinstance(edit, AddParameter):
+            statement = _with_parameter(statement, edit)
     return statement
+
+
+def _with_parameter(statement: cst.BaseStatement, edit: AddParameter) -> cst.BaseStatement:
+    """The parameter added after the function's positional ones (refused after one with a default)."""
+    if not isinstance(statement, cst.FunctionDef):
+        raise EditError(f"no `def` at line {edit.line}")
+    params = statement.params
+    if any(p.default is not None for p in params.params) or edit.name in {p.name.value for p in params.params}:
+        raise EditError(f"`{edit.name}` cannot be added after the parameters of line {edit.line}")
+    added = [*params.params, cst.Param(name=cst.Name(edit.name))]
+    return statement.with_changes(params=params.with_changes(params=added))
 
 
 def _place_inserted(

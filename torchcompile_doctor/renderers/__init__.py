@@ -1,5 +1,6 @@
 """Renderers: one module per format, each a pure function (Report, RenderOptions) -> text. They do no I/O: the
-source lines they show come with the report's locations, and only the CLI writes."""
+source lines they show come with the report's locations, and only the CLI writes (`render_to` hands a format's text
+to the CLI's write function in parts, where the format makes it in parts: JSON)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ __all__ = [
     "Renderer",
     "render",
     "render_all",
+    "render_to",
     "renderer_for",
 ]
 
@@ -61,6 +63,19 @@ def renderer_for(fmt: str) -> Renderer:
 
 def render(report: Report, fmt: str, options: RenderOptions = DEFAULT_OPTIONS) -> str:
     return renderer_for(fmt)(report, options)
+
+
+def render_to(report: Report, fmt: str, options: RenderOptions, write: Callable[[str], object]) -> None:
+    """`render`'s text handed to `write`: in parts by a format that writes a big report piece by piece (JSON), else
+    whole."""
+    module = importlib.import_module(_MODULES[Format(fmt)])
+    in_parts: Callable[[Report, RenderOptions, Callable[[str], object]], None] | None = getattr(
+        module, "render_to", None
+    )
+    if in_parts is not None:
+        in_parts(report, options, write)
+    else:
+        write(module.render(report, options))
 
 
 def render_all(reports: Iterable[Report], fmt: str, options: RenderOptions = DEFAULT_OPTIONS) -> str:

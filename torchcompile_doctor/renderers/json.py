@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from torchcompile_doctor.model.json import JSON, to_json
 from torchcompile_doctor.model.report import Report
+from torchcompile_doctor.renderers.json_text import dump, dumps
 from torchcompile_doctor.renderers.options import DEFAULT_OPTIONS, RenderOptions
 
 
@@ -19,9 +19,16 @@ def _document(report: Report, options: RenderOptions) -> JSON:
 
 
 def render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
-    return json.dumps(_document(report, options), indent=2, ensure_ascii=False) + "\n"
+    return dumps(_document(report, options)) + "\n"
+
+
+def render_to(report: Report, options: RenderOptions, write: Callable[[str], object]) -> None:
+    """`render`'s text handed to `write` in parts (the CLI writes them as they come: a big trace's report is tens
+    of MB of text, never whole in memory)."""
+    dump(_document(report, options), write)
+    write("\n")
 
 
 def render_many(reports: Sequence[Report], options: RenderOptions = DEFAULT_OPTIONS) -> str:
     """Several targets (`doctor check` with a config's `targets`): a JSON list of reports."""
-    return json.dumps([_document(report, options) for report in reports], indent=2, ensure_ascii=False) + "\n"
+    return dumps([_document(report, options) for report in reports]) + "\n"

@@ -5,6 +5,7 @@ The code is parsed (Python's `ast`), never run."""
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass
 
 from torchcompile_doctor.events.model import CallSite
@@ -371,3 +372,136 @@ def free_name(source: str, wanted: str) -> str:
         number += 1
         name = f"{wanted}_{number}"
     return name
+
+
+@dataclass(frozen=True)
+class PassedIn:
+    """`NAME = EXPR` in a compiled function's own body, where EXPR reads nothing of the call's but `self`'s
+    attributes (`sigma = next(self.levels)`: a generator advanced, a draw, a read of state): the caller can
+    compute it before each call and pass it in, and Dynamo never sees it."""
+
+    def_line: int  # the function's `def`
+    line: int
+    name: str
+    code: str  # EXPR as written
+    reads_self: bool
+
+
+def _assigned_once(function: ast.FunctionDef | ast.AsyncFunctionDef, line: int) -> ast.Assign | None:
+    """The one-line `NAME = ...` at `line` of the function's own body, NAME bound nowhere else in it."""
+    statement = next((s for s in function.body if s.lineno == line), None)
+    if not isinstance(statement, ast.Assign) or statement.lineno != statement.end_lineno:
+        return None
+    if len(statement.targets) != 1 or not isinstance(statement.targets[0], ast.Name):
+        return None
+    stores = [n for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+    return statement if sum(n.id == statement.targets[0].id for n in stores) == 1 else None
+
+
+def passed_in_value(source: str, function_line: int, line: int) -> PassedIn | None:
+    tree = _parsed(source)
+    function = _function_at(tree, function_line) if tree is not None else None
+    if function is None:
+        return None
+    statement = _assigned_once(function, line)
+    if statement is None or not isinstance(statement.targets[0], ast.Name):
+        return None
+    name, value = statement.targets[0].id, statement.value
+    arguments = function.args
+    parameters = [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
+    if name in parameters or not any(isinstance(n, ast.Call) for n in ast.walk(value)):
+        return None
+    own = _local_names(function)
+    read = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+    reads_self = bool(parameters) and parameters[0] == "self" and "self" in read
+    if read & own - ({"self"} if reads_self else set()):
+        return None  # it reads a value of the call's
+    return PassedIn(function.lineno, line, name, ast.get_source_segment(source, value) or "", reads_self)
+
+
+def called_expression(source: str, site: CallSite) -> str | None:
+    """What the call at `site` calls, when it is a plain name or attribute (`model`, `self.net`)."""
+    tree = _parsed(source)
+    call = _call_of_site(tree, site) if tree is not None else None
+    if call is None or not isinstance(call.func, (ast.Name, ast.Attribute)):
+        return None
+    return ast.get_source_segment(source, call.func)
+
+
+@dataclass(frozen=True)
+class ComprehensionLoop:
+    """`outs = [step(x).item() for _ in range(4)]`, a call inside a list comprehension, as the loop it stands for:
+    a statement to move after the call goes in the loop's body, after each call, not once after all of them."""
+
+    target: str  # `outs`
+    header: str  # `for _ in range(4):`
+    element: str  # `step(x).item()`
+
+    def with_after(self, code: str) -> str:
+        """The loop, with `code` after each element is appended."""
+        body = "\n".join(f"    {line}" for line in code.splitlines())
+        return f"{self.target} = []\n{self.header}\n    {self.target}.append({self.element})\n{body}"
+
+
+def in_comprehension(source: str, site: CallSite) -> bool:
+    """The call at `site` stands inside a comprehension or a generator expression (runs once per item)."""
+    tree = _parsed(source)
+    call = _call_of_site(tree, site) if tree is not None else None
+    comprehensions = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+    return (
+        tree is not None
+        and call is not None
+        and any(
+            isinstance(node, comprehensions) and any(inner is call for inner in ast.walk(node))
+            for node in ast.walk(tree)
+        )
+    )
+
+
+def comprehension_loop(source: str, site: CallSite) -> ComprehensionLoop | None:
+    """The loop of `NAME = [ELEMENT for TARGET in ITER]` (one `for`, no `if`, TARGET a name its scope uses
+    nowhere else) whose element holds the call at `site`."""
+    tree = _parsed(source)
+    call = _call_of_site(tree, site) if tree is not None else None
+    if tree is None or call is None:
+        return None
+    loops = (_loop_of(tree, node, call, source) for node in ast.walk(tree) if isinstance(node, ast.Assign))
+    return next((loop for loop in loops if loop is not None), None)
+
+
+def _loop_of(tree: ast.Module, node: ast.Assign, call: ast.Call, source: str) -> ComprehensionLoop | None:
+    """The loop of the assignment `node`, when it is the comprehension holding `call` that can be one."""
+    if not isinstance(node.value, ast.ListComp):
+        return None
+    comprehension = node.value
+    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name) or len(comprehension.generators) != 1:
+        return None
+    loop = comprehension.generators[0]
+    if loop.ifs or loop.is_async or not any(inner is call for inner in ast.walk(comprehension.elt)):
+        return None
+    bound = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    inner = {id(n) for n in ast.walk(comprehension)}
+    if any(n.id in bound and id(n) not in inner for n in _scope_names(tree, node)):
+        return None  # a loop would leave its variable bound where its scope uses that name
+    code = functools.partial(ast.get_source_segment, source)
+    header = f"for {code(loop.target)} in {code(loop.iter)}:"
+    return ComprehensionLoop(node.targets[0].id, header, code(comprehension.elt) or "")
+
+
+def _scope_names(tree: ast.Module, statement: ast.stmt) -> list[ast.Name]:
+    """The names read or bound in the scope that holds `statement` (the module's or a function's own code, not
+    the functions and classes defined in it)."""
+    scopes: list[ast.AST] = [
+        tree,
+        *(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))),
+    ]
+    holder = [scope for scope in scopes if any(inner is statement for inner in ast.walk(scope))][-1]
+    names, todo = [], list(ast.iter_child_nodes(holder))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Name):
+            names.append(node)
+        todo.extend(ast.iter_child_nodes(node))
+    return names

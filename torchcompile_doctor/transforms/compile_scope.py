@@ -5,8 +5,10 @@ post-processing left to run eagerly after it."""
 from __future__ import annotations
 
 import ast
+import re
 
 from torchcompile_doctor.model.edits import Edit, ReplaceStatement
+from torchcompile_doctor.transforms.call_source import free_name
 from torchcompile_doctor.transforms.site import Site
 
 
@@ -118,3 +120,114 @@ def _arguments(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
     passed += [f"{a.arg}={a.arg}" for a in args.kwonlyargs]
     passed += [f"**{args.kwarg.arg}"] if args.kwarg else []
     return ", ".join(passed)
+
+
+def compile_region(site: Site) -> tuple[Edit, ...] | str:
+    """Only the tensor work of a function compiled by decorator compiled; the Python work around it left eager:
+    ```
+    @torch.compile                      @torch.compile
+    def step(x, y):                     def _step_compiled(x, y):
+        opt.zero_grad()                     loss = loss_fn(model(x), y)
+        loss = loss_fn(model(x), y)  ->     return loss
+        loss.backward()
+        opt.step()                      def step(x, y):
+        return loss                         opt.zero_grad()
+                                            loss = _step_compiled(x, y)
+                                            loss.backward()
+                                            opt.step()
+                                            return loss
+    ```
+    At a break inside the function (`loss.backward()`, `torch.save(...)`), the compiled region is the run of
+    assignments just before it, after an eager statement (a whole head is `compile_network_only`'s). At a
+    recompile on a non-tensor parameter (`sentences[0]`: strings guarded as constants), it is what follows the
+    last statement reading that parameter (the tokenization stays eager, the network compiled)."""
+    tree = site.tree
+    function = _decorated_function(tree, site.line) if tree is not None else None
+    if function is None:
+        return "the line is not in a module-level function compiled with a `@torch.compile` decorator"
+    body = function.body
+    inside = next((i for i, s in enumerate(body) if s.lineno <= site.line <= (s.end_lineno or s.lineno)), None)
+    parameters = [a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)]
+    if site.facts.variable is not None:  # a recompile: its guard names what the tensor part must not read
+        region = _region_after(body, site.facts.variable, parameters)
+    elif inside is not None:  # a break inside the function
+        region = _region_before(body, inside)
+    else:
+        return "the line is the function's header, and no recompile names a variable"
+    if isinstance(region, str):
+        return region
+    start, end = region
+    if any(isinstance(n, (ast.Return, ast.Yield, ast.YieldFrom)) for s in body[start:end][:-1] for n in ast.walk(s)):
+        return "the region returns or yields before its end"
+    return (ReplaceStatement(function.lineno, _extracted(site, function, start, end)),)
+
+
+def _decorated_function(tree: ast.Module, line: int) -> ast.FunctionDef | None:
+    """The module-level function compiled by a `@torch.compile` decorator whose lines (decorators too) hold `line`."""
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and any(_is_compile(d) for d in node.decorator_list):
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            if first <= line <= (node.end_lineno or node.lineno):
+                return node
+    return None
+
+
+def _region_before(body: list[ast.stmt], at: int) -> tuple[int, int] | str:
+    """The run of assignments just before the statement at `at`, after an eager statement."""
+    start = at
+    while start > 0 and isinstance(body[start - 1], (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        start -= 1
+    if start == at:
+        return "no assignment comes just before the line"
+    if start == 0 or _docstring_only(body[:start]):
+        return "nothing eager comes before the assignments (the network and post-processing split covers it)"
+    return start, at
+
+
+def _region_after(body: list[ast.stmt], variable: str | None, parameters: list[str]) -> tuple[int, int] | str:
+    """What follows the last statement that reads the parameter the recompile's guard names (`sentences[0]`)."""
+    name = re.match(r"[A-Za-z_]\w*", variable or "")
+    if name is None or name.group(0) not in parameters:
+        return "the recompile names no parameter of the function"
+    reading = [i for i, s in enumerate(body) if name.group(0) in _read([s])]
+    if not reading:
+        return f"no statement of the function reads `{name.group(0)}`"
+    start = reading[-1] + 1
+    if start >= len(body):
+        return f"the function's last statement reads `{name.group(0)}`"
+    return start, len(body)
+
+
+def _extracted(site: Site, function: ast.FunctionDef, start: int, end: int) -> str:
+    """The function split in two: `_NAME_compiled` (the decorators, the region) and NAME (the rest, eager,
+    calling it)."""
+    lines = site.source.splitlines()
+    body = function.body
+    before, region, after = body[:start], body[start:end], body[end:]
+    parameters = [a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)]
+    available = [*parameters, *_bound(before)]
+    inputs = [name for name in dict.fromkeys(available) if name in _read(region)]
+    returns = isinstance(region[-1], ast.Return)
+    outputs = [name for name in _bound(region) if name in _read(after)]
+    compiled = free_name(site.source, f"_{function.name}_compiled")
+    indent = " " * body[0].col_offset
+    call = f"{compiled}({', '.join(inputs)})"
+    if returns:
+        handoff = [f"{indent}return {call}"]
+    elif outputs:
+        handoff = [f"{indent}{', '.join(outputs)} = {call}"]
+    else:
+        handoff = [f"{indent}{call}"]
+    region_code = [_lines(lines, region)] + ([] if returns or not outputs else [f"{indent}return {', '.join(outputs)}"])
+    parts = [
+        *(f"@{ast.get_source_segment(site.source, d)}" for d in function.decorator_list),
+        f"def {compiled}({', '.join(inputs)}):",
+        *region_code,
+        "",
+        "",
+        f"def {function.name}({_signature(lines, function)}):",
+        *([_lines(lines, before)] if before else []),
+        *handoff,
+        *([_lines(lines, after)] if after else []),
+    ]
+    return "\n".join(parts).replace("\n" + " " * function.col_offset, "\n")

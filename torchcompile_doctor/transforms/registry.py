@@ -93,6 +93,37 @@ TRANSFORMS: dict[str, Transform] = {
             reads_facts=True,
             words="the compile caches reset at the start of each item of the sweep: each compiles afresh",
         ),
+        Transform(
+            "interp_to_torch",
+            "numpy",
+            numpy_ops.interp_to_torch,
+            words="`np.interp` written with torch ops (`torch.searchsorted` and a linear blend)",
+        ),
+        Transform(
+            "fresh_tensor_for_resized",
+            "mutation",
+            mutation.fresh_tensor_for_resized,
+            words="a fresh tensor instead of the input resized in place",
+        ),
+        Transform(
+            "compile_region",
+            "compile_scope",
+            compile_scope.compile_region,
+            words="only the tensor work compiled, the Python work around it left eager",
+        ),
+        Transform("pass_from_caller", "one_time", lambda site: "it needs the lines that call the compiled function"),
+        Transform(
+            "numpy_random_to_torch",
+            "numpy",
+            numpy_ops.numpy_random_to_torch,
+            words="drawn by torch's generator (other values than numpy's stream)",
+        ),
+        Transform(
+            "numpy_draw_kept_eager",
+            "numpy",
+            numpy_ops.numpy_draw_kept_eager,
+            words="numpy's draw kept eager in a helper that returns a tensor (the same values)",
+        ),
     )
 }
 

@@ -167,7 +167,8 @@ def repeated_blocks(index: AnalysisIndex, derived: Derived, rules: RuleSet[Repea
     findings = []
     for graph in index.log.output_graphs:
         frame = _frame_of(data, index, graph.compile_id) if graph.compile_id is not None else None
-        compile_ = next((c for c in frame.compiles if c.compile_id == str(graph.compile_id)), None) if frame else None
+        wanted = str(graph.compile_id)  # (once, not once per compile of the frame)
+        compile_ = next((c for c in frame.compiles if c.compile_id == wanted), None) if frame else None
         if frame is None or compile_ is None or compile_.seconds < params.min_compile_s:
             continue
         block = _block_of(graph, frame, index, params.min_repeats)

@@ -64,6 +64,7 @@ from torchcompile_doctor.transforms.line_code import MARK_UNBACKED, marked_name
 from torchcompile_doctor.transforms.sweeps import Sweep, inherent_sweep
 
 _AT_CALL = ("tensor_argument", "cast_at_call_site", "mark_dynamic", "eager_call")  # transforms whose fix edits the call
+_AT_FUNCTION = ("compile_region",)  # transforms that rewrite the compiled function itself
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -237,11 +238,17 @@ class _Situation:
 
 
 def _fix_line(
-    index: AnalysisIndex, rule: Rule, main: GuardFailure | None, call_sites: list[Any], through: StackFrame | None
+    index: AnalysisIndex,
+    rule: Rule,
+    main: GuardFailure | None,
+    call_sites: list[Any],
+    through: StackFrame | None,
+    function: tuple[str, int],
 ) -> SourceLine | None:
     """Fixes for inputs (dtype, shape, int arguments) belong at the call, when the user's line passes them
     (not when a package the line calls builds them); an optimizer's hyperparameter where the user creates the
-    optimizer; the others where the guard came from, when that is the user's code."""
+    optimizer; a rewrite of the compiled function at its first line, when that is the user's code; the others
+    where the guard came from, when that is the user's code."""
     if "tensor_hyperparameter" in rule.transforms:
         found = optimizer_line(index)
         return found[0] if found else None
@@ -250,6 +257,8 @@ def _fix_line(
     call_line = index.source_line(call_sites[0].file, call_sites[0].line) if call_sites else None
     if set(rule.transforms) & set(_AT_CALL) and call_line:
         return call_line
+    if set(rule.transforms) & set(_AT_FUNCTION) and function[0] and not index.code.is_library(function[0]):
+        return index.source_line(*function)
     if main is None or (main.file and index.code.is_library(main.file)):
         return None
     guard_line = index.source_line(main.file, main.line) if main.file and main.line else None
@@ -381,7 +390,7 @@ def _recompile_finding(
         rule,
         location=index.location(file, line or 0, name),
         facts=facts,
-        fix_line=_fix_line(index, rule, main, call_sites, through),
+        fix_line=_fix_line(index, rule, main, call_sites, through, (file, line or 0)),
         reason_class=root.reason_class if root else "other",
         count=len(group.records),
         user_frame=user_frame,

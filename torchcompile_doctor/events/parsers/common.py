@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
 from torchcompile_doctor.events.model import CompileId, StackFrame
-from torchcompile_doctor.events.reader import decode_json
+from torchcompile_doctor.events.reader import Record, decode_json
 
 GB_LINK = re.compile(r"/gb/gb(\d{4})\.html")  # torch's link to a graph break's page names its GB id
 
@@ -45,6 +46,33 @@ def shared(place: _Place) -> _Place:
     if len(_SHARED) >= _SHARED_MAX:  # a bound on what a long-lived process keeps
         _SHARED.clear()
     return cast(_Place, _SHARED.setdefault(place, place))
+
+
+_Made = TypeVar("_Made")
+_UNMADE = object()
+
+
+class PayloadMemo(Generic[_Made]):
+    """What a parser made of a payload, made once per distinct payload and shared by every record that carries it
+    again (a long job logs the same guard set, graph break and graph on many compiles: one object, not one per
+    record, and no second parse). Keyed by the md5 torch wrote (the reader checked it), the payload's length and its
+    hash, so no payload is kept; bounded like the other shared tables here."""
+
+    def __init__(self, make: Callable[[str], _Made], size: int = 1 << 12) -> None:
+        self._make = make
+        self._made: dict[tuple[object, int, int], _Made] = {}
+        self._size = size
+
+    def __call__(self, record: Record) -> _Made:
+        payload = record.payload or ""
+        md5 = record.meta.get("has_payload")
+        key = (md5 if isinstance(md5, str) else None, len(payload), hash(payload))
+        made = self._made.get(key, _UNMADE)
+        if made is _UNMADE:
+            if len(self._made) >= self._size:
+                self._made.clear()
+            made = self._made[key] = self._make(payload)
+        return cast(_Made, made)
 
 
 def as_int(value: object) -> int | None:

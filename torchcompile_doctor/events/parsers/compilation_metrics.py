@@ -4,6 +4,7 @@ lazy compile of a graph's backward at its first backward call (its Triton kernel
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any
 
 from torchcompile_doctor.events.model import BackwardCompilationMetrics, CompilationMetrics, CompileId
@@ -23,17 +24,17 @@ def _metrics(body: dict[str, Any], meta: dict[str, Any]) -> CompilationMetrics:
         compile_id = CompileId.parse(body["compile_id"])
     return CompilationMetrics(
         compile_id=compile_id,
-        co_name=as_str(body.get("co_name")),
-        co_filename=as_str(body.get("co_filename")),
+        co_name=_text(body.get("co_name")),
+        co_filename=_text(body.get("co_filename")),
         co_firstlineno=as_int(body.get("co_firstlineno")),
         cache_size=as_int(body.get("cache_size")),
         guard_count=as_int(body.get("guard_count")),
         guard_latency_us=as_float(body.get("guard_latency_us")),
         graph_op_count=as_int(body.get("graph_op_count")),
         compile_time_s=_compile_seconds(body),
-        fail_type=as_str(body.get("fail_type")),
-        fail_reason=as_str(body.get("fail_reason")),
-        fail_file=as_str(body.get("fail_user_frame_filename")),
+        fail_type=_text(body.get("fail_type")),
+        fail_reason=_text(body.get("fail_reason")),
+        fail_file=_text(body.get("fail_user_frame_filename")),
         fail_line=as_int(body.get("fail_user_frame_lineno")),
         start_time_us=as_int(body.get("start_time_us")),
         backend_compile_s=_seconds(body, "backend_compile_time_s", "aot_autograd_cumulative_compile_time_us"),
@@ -50,10 +51,15 @@ def _metrics(body: dict[str, Any], meta: dict[str, Any]) -> CompilationMetrics:
         ),
         kernel_compiler="triton" if _compiled_triton(body) else None,
         autotune_s=_micros(body.get("compile_time_autotune_time_us")),
-        torch_version=as_str(body.get("pytorch_version")),
+        torch_version=_text(body.get("pytorch_version")),
         **_backend_failure(body),
         **_fail_reason(as_str(body.get("fail_reason")) or ""),
     )
+
+
+def _text(value: object) -> str | None:
+    """A text field, one copy per distinct text: every compile of a function repeats its name, file and failure."""
+    return sys.intern(value) if isinstance(value, str) else None
 
 
 def _compiled_triton(body: dict[str, Any]) -> bool:

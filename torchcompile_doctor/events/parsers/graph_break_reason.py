@@ -12,11 +12,11 @@ recognised and skipped, not counted twice.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from torchcompile_doctor.events.model import CompileId, GraphBreak, StackFrame
 from torchcompile_doctor.events.parsers.base import NOT_AN_EVENT, Parser
-from torchcompile_doctor.events.parsers.common import GB_LINK, compile_id_of, stack_frame
+from torchcompile_doctor.events.parsers.common import GB_LINK, PayloadMemo, compile_id_of, stack_frame
 from torchcompile_doctor.events.reader import Record
 
 # A line number of more than 12 digits is damage (and int() refuses more than 4300): not a header, not a frame.
@@ -189,11 +189,23 @@ def parse_graph_break_text(text: str, compile_id: CompileId | None = None, raw: 
     )
 
 
-def parse(record: Record, strings: dict[int, str]) -> GraphBreak | object | None:
-    text = record.payload or ""
+def _of_text(text: str) -> GraphBreak | object | None:
     if text.startswith("WON'T CONVERT"):
         return NOT_AN_EVENT
-    return parse_graph_break_text(text, compile_id_of(record.meta))
+    return parse_graph_break_text(text)
+
+
+# a break hit again (the same text on another compile: a loop, a reset, another copy of a function) is parsed once,
+# its texts and stack kept once
+_BREAKS = PayloadMemo(_of_text)
+
+
+def parse(record: Record, strings: dict[int, str]) -> GraphBreak | object | None:
+    made = _BREAKS(record)
+    compile_id = compile_id_of(record.meta)
+    if isinstance(made, GraphBreak) and compile_id is not None:
+        return replace(made, compile_id=compile_id)
+    return made
 
 
 PARSER = Parser(frozenset({"artifact:dynamo_graph_break_reason"}), needs_payload=True, parse=parse)

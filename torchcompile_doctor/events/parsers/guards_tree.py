@@ -17,7 +17,7 @@ import re
 
 from torchcompile_doctor.events.model import Guard, GuardTree
 from torchcompile_doctor.events.parsers.base import Parser
-from torchcompile_doctor.events.parsers.common import compile_id_of
+from torchcompile_doctor.events.parsers.common import PayloadMemo, compile_id_of
 from torchcompile_doctor.events.reader import Record
 
 _LEAF = re.compile(r"^(?P<indent>(?:\| )*)\+- (?P<kind>[A-Z][A-Z0-9_]+): (?P<rest>.*)$", re.S)
@@ -75,10 +75,14 @@ def _guard(line: str) -> Guard:
     )
 
 
+# A guard set logged again (the same cache entry's guards on another compile or rank) is one tuple, parsed once.
+_TREES = PayloadMemo(parse_tree)
+
+
 def parse(record: Record, strings: dict[int, str]) -> GuardTree | None:
     if not record.payload or "GuardManager" not in record.payload:
         return None
-    return GuardTree(compile_id_of(record.meta), parse_tree(record.payload))
+    return GuardTree(compile_id_of(record.meta), _TREES(record))
 
 
 PARSER = Parser(frozenset({"dynamo_cpp_guards_str"}), needs_payload=True, parse=parse)

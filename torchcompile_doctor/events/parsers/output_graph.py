@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import replace
 
 from torchcompile_doctor.events.model import OutputGraph
 from torchcompile_doctor.events.parsers.base import Parser
-from torchcompile_doctor.events.parsers.common import compile_id_of, shared
+from torchcompile_doctor.events.parsers.common import PayloadMemo, compile_id_of, shared
 from torchcompile_doctor.events.reader import Record
 
 _FILE_COMMENT = re.compile(r"# File: (.+?):(\d+) in (\S+), code: ")
@@ -67,22 +68,32 @@ def _calls(payload: str) -> tuple[tuple[str, int, str, str], ...]:
     return tuple(calls)
 
 
-def parse(record: Record, strings: dict[int, str]) -> OutputGraph:
-    payload = record.payload or ""
+def _of_text(payload: str) -> OutputGraph:
+    """What the graph's text tells (no compile id; its inputs from the forward signature)."""
     lines = Counter(
         (m.group(1), int(m.group(2)), m.group(3)) for m in _FILE_COMMENT.finditer(payload) if m.group(2).isdecimal()
     )
-    body = record.meta.get("dynamo_output_graph")
-    sizes = body.get("sizes") if isinstance(body, dict) else None
-    # the graph's inputs: the metadata's `sizes` names them, else the forward signature of the payload
-    inputs = " ".join(sizes) if isinstance(sizes, dict) else payload.partition("):")[0]
     return OutputGraph(
-        compile_id_of(record.meta),
+        None,
         inlined=tuple(shared((file, line, function, n)) for (file, line, function), n in lines.items()),
-        module_lists=_module_lists(inputs),
+        module_lists=_module_lists(payload.partition("):")[0]),
         fp32_gpu_matmuls=len(_FP32_GPU_MATMUL.findall(payload)) if "cuda" in payload else 0,  # (a match names it)
         calls=_calls(payload),
     )
+
+
+# the same graph compiled again (a reset, another copy of a function, a recompile that traced the same code) is
+# read once
+_GRAPHS = PayloadMemo(_of_text)
+
+
+def parse(record: Record, strings: dict[int, str]) -> OutputGraph:
+    graph = _GRAPHS(record)
+    body = record.meta.get("dynamo_output_graph")
+    sizes = body.get("sizes") if isinstance(body, dict) else None
+    # the graph's inputs: the metadata's `sizes` names them, else the forward signature of the payload
+    module_lists = _module_lists(" ".join(sizes)) if isinstance(sizes, dict) else graph.module_lists
+    return replace(graph, compile_id=compile_id_of(record.meta), module_lists=module_lists)
 
 
 PARSER = Parser(frozenset({"dynamo_output_graph"}), needs_payload=True, parse=parse)

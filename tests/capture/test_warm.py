@@ -1,0 +1,131 @@
+"""The warm process `doctor fix` forks its trials from (capture/warm_server.py) runs a program as a cold capture
+child does: the same graphs, breaks, recompiles and findings at the same places, the same printed results, the same
+exit status; a child that outlives its time is stopped with its stack, as a cold one is. Live (slow): torch in
+children, the program of tests/fix/programs/ that bench/fix_cost.py measures."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from support.paths import TESTS
+
+from torchcompile_doctor.capture.capture_options import CaptureOptions
+from torchcompile_doctor.capture.environment_watch import read_changed
+from torchcompile_doctor.capture.runner import run_capture, start_warm
+from torchcompile_doctor.capture.target import TargetSpec
+from torchcompile_doctor.capture.warm import WarmProcesses
+from torchcompile_doctor.capture_layout import CaptureFolder
+from torchcompile_doctor.pipeline import reread
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="trials are forked warm on Linux only"),
+]
+OPTIONS = CaptureOptions(keep_output=True, fresh_inductor_cache=True, timeout_s=120)
+
+
+def _warm() -> WarmProcesses:
+    warm = start_warm()
+    assert warm is not None  # on Linux
+    return warm
+
+
+def _script(tmp_path: Path, text: str | None = None) -> TargetSpec:
+    program = tmp_path / "program.py"
+    if text is None:
+        shutil.copy(TESTS / "fix" / "programs" / "breaks_and_recompiles.py", program)
+    else:
+        program.write_text(text)
+    return TargetSpec(kind="script", path=str(program), cwd=str(tmp_path))
+
+
+def _what_it_did(folder: Path) -> tuple[object, ...]:
+    report = reread(folder).report
+    summary = replace(report.summary, compile_time_s=None)  # a timing, not what was compiled
+    findings = [(f.code, f.count, f.location.line if f.location else None) for f in report.findings]
+    return summary, sorted(findings), report.target_succeeded, CaptureFolder(folder).target_output.read_text()
+
+
+def test_a_program_forked_warm_compiles_and_prints_what_it_does_cold(tmp_path):
+    target = _script(tmp_path)
+    with contextlib.closing(_warm()) as warm:
+        assert warm.ready()
+        cold_outcome = run_capture(target, tmp_path / "cold", OPTIONS)
+        warm_outcome = run_capture(target, tmp_path / "warm", OPTIONS, warm)
+    assert (cold_outcome.returncode, warm_outcome.returncode) == (0, 0)
+    cold, forked = _what_it_did(tmp_path / "cold"), _what_it_did(tmp_path / "warm")
+    assert forked == cold
+    summary = cold[0]
+    assert summary.graph_breaks == 2 and summary.recompiles == 2 and summary.graphs == 7  # what was compared
+    assert cold[3] == "total 113.0000\n"
+    assert read_changed(CaptureFolder(tmp_path / "warm").environment_set) == ()
+
+
+def test_a_warm_child_ends_with_the_program_s_status_and_is_stopped_with_its_stack(tmp_path):
+    exits = _script(tmp_path, "import sys\nimport torch\nprint('bye')\nsys.exit(3)\n")
+    stuck = replace(exits, path=str(tmp_path / "stuck.py"))
+    (tmp_path / "stuck.py").write_text("import time\nimport torch\n\n\ndef wait():\n    time.sleep(60)\n\n\nwait()\n")
+    with contextlib.closing(_warm()) as warm:
+        assert warm.ready()
+        ended = run_capture(exits, tmp_path / "exits", OPTIONS, warm)
+        stopped = run_capture(stuck, tmp_path / "stuck", replace(OPTIONS, timeout_s=3), warm)
+    assert ended.returncode == 3 and CaptureFolder(tmp_path / "exits").target_output.read_text() == "bye\n"
+    assert stopped.timed_out and stopped.elapsed_s < 30
+    findings = reread(tmp_path / "stuck").report.findings
+    assert any(f.location is not None and f.location.function == "wait" for f in findings)  # where it was stopped
+
+
+def test_a_program_that_sets_torch_s_variables_is_noted(tmp_path):
+    text = 'import os\nos.environ["TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS"] = "1"\nimport torch\nprint("ok")\n'
+    run_capture(_script(tmp_path, text), tmp_path / "cold", OPTIONS)
+    assert read_changed(CaptureFolder(tmp_path / "cold").environment_set) == ("TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS",)
+
+
+# What the program sees of its end: its atexit handlers, then its globals freed (`__del__`, an unclosed file's
+# buffer written), as the interpreter's exit does; a thread it left running is waited for first.
+ENDING = """\
+import atexit
+import threading
+import time
+
+import torch
+
+
+class Note:
+    def __del__(self):
+        print("freed", flush=True)
+
+
+def late():
+    time.sleep(0.5)
+    print("thread done", flush=True)
+
+
+note = Note()
+log = open("log.txt", "w")
+log.write("written when freed")
+atexit.register(lambda: print("atexit", flush=True))
+threading.Thread(target=late).start()
+print("end", flush=True)
+"""
+
+
+def test_a_forked_child_ends_as_the_interpreter_ends_a_cold_one(tmp_path):
+    outputs = []
+    with contextlib.closing(_warm()) as warm:
+        assert warm.ready()
+        for name, processes in (("cold", None), ("warm", warm)):
+            where = tmp_path / name
+            where.mkdir()
+            target = _script(where, ENDING)
+            outcome = run_capture(target, where / "capture", OPTIONS, processes)
+            assert outcome.returncode == 0
+            text = CaptureFolder(where / "capture").target_output.read_text()
+            outputs.append((text, (where / "log.txt").read_text()))
+    assert outputs[0] == ("end\nthread done\natexit\nfreed\n", "written when freed")
+    assert outputs[1] == outputs[0]

@@ -1,0 +1,15 @@
+"""doctor fix case: the user's call passes an all-ones `attention_mask`, and the library branches on its values
+(a mask without padding is dropped), which breaks the graph on every call. Leaving the mask out, which means the
+same for inputs without padding, skips the branch."""
+
+import torch
+import toylib  # the installed library: tests/fix puts it in a site-packages folder on PYTHONPATH
+
+torch.manual_seed(0)
+model = toylib.PaddingAwareEncoder().eval()
+compiled = torch.compile(model, backend="eager")
+ids = torch.randint(0, 50, (2, 6))
+with torch.no_grad():
+    for _ in range(2):
+        out = compiled(ids)
+        print(f"{out.sum().item():.5f}")
