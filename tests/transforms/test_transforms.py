@@ -444,6 +444,13 @@ CASES = {
         ),
     ),
     "guard_is_compiling: never an assignment": Case("guard_is_compiling", PRINTS, 6, None),
+    # the guard names torch: in a file that never imports it the trial would end in a NameError
+    "guard_is_compiling: never in a file without `import torch`": Case(
+        "guard_is_compiling", PRINTS.removeprefix("import torch\n\n\n"), 2, None
+    ),
+    "guard_timer: never in a file without `import torch`": Case(
+        "guard_timer", TIMER.replace("import torch\n", "import numpy\n"), 9, None
+    ),
     "drop_item: the tensor kept": Case("drop_item", ITEM, 5, ITEM.replace("int(h.norm().item())", "h.norm()")),
     "drop_item: no .item()": Case("drop_item", ITEM, 6, None),
     "drop_tolist: the tensor kept": Case(
@@ -551,6 +558,11 @@ def test_a_site_whose_edit_does_not_parse_is_dropped_with_why() -> None:
     """A source the edit cannot be made on (here: a file that does not parse) gives no candidate, and says why."""
     made = build_named("guard_is_compiling", Site("prog.py", "import torch\nprint(x\n", 2))
     assert isinstance(made, Dropped) and made.reason
+
+
+def test_a_guard_known_by_its_line_alone_is_still_built() -> None:
+    """The report's fix where only the line is known (no file): the guard is shown, the file's imports unknown."""
+    assert isinstance(build_named("guard_is_compiling", Site("", "print(x)\n", 1)), Built)
 
 
 def test_every_transform_is_tested() -> None:

@@ -166,6 +166,8 @@ def _helper_call_guarded(finding: Finding, program: Program) -> Candidate | None
     if where is None or held is None or held[3] == where.line:
         return None
     path, source, _, line = held
+    if not imports_torch(source):  # the guard names torch
+        return None
     code = code_only(source.splitlines()[line - 1]).strip()
     return Candidate(
         title=f"`{code}` under `if {NOT_COMPILING}:` in `{where.function}`'s caller",

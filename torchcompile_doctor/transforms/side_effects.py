@@ -6,11 +6,20 @@ from __future__ import annotations
 import ast
 
 from torchcompile_doctor.model.edits import Edit, ReplaceExpression, WrapStatement
+from torchcompile_doctor.transforms.call_source import imports_torch
 from torchcompile_doctor.transforms.line_code import dotted_name
 from torchcompile_doctor.transforms.site import Site
 from torchcompile_doctor.transforms.statements import is_call_expression, simple_statement
 
 NOT_COMPILING = "not torch.compiler.is_compiling()"
+
+
+def names_no_torch(site: Site) -> str | None:
+    """Why the guard cannot be written in the site's file: it names `torch`, which a file of the user's that does
+    not `import torch` leaves unbound (the trial would end in a NameError). None for a line known alone."""
+    if site.path and site.tree is not None and not imports_torch(site.source):
+        return "the file does not `import torch`, which the guard names"
+    return None
 
 
 def guard_is_compiling(site: Site) -> tuple[Edit, ...] | str:
@@ -21,7 +30,7 @@ def guard_is_compiling(site: Site) -> tuple[Edit, ...] | str:
         return statement
     if not is_call_expression(statement.node):
         return f"line {site.line} is not a call made for its effect"
-    return (WrapStatement(statement.node.lineno, NOT_COMPILING),)
+    return names_no_torch(site) or (WrapStatement(statement.node.lineno, NOT_COMPILING),)
 
 
 # progress bars that wrap an iterable and only report on it
@@ -90,5 +99,5 @@ def guard_timer(site: Site) -> tuple[Edit, ...] | str:
     for start in starts:
         block = _timing_block(body, start)
         if block is not None and len(block) > 1 and any(s.lineno <= site.line <= (s.end_lineno or 0) for s in block):
-            return tuple(WrapStatement(s.lineno, NOT_COMPILING) for s in block)
+            return names_no_torch(site) or tuple(WrapStatement(s.lineno, NOT_COMPILING) for s in block)
     return f"line {site.line} is in no timing block whose result only the block itself uses"
