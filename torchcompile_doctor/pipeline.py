@@ -586,9 +586,13 @@ def fix(
     root = project_root(Path(target.path) if target.path else Path(target.cwd or ".") / "__main__.py")
     given = GivenPatch(candidate.name, read_patch(candidate, root)) if candidate is not None else None
     keep = replace(options, capture=replace(options.capture, keep_output=True, fresh_inductor_cache=True))
-    with contextlib.closing(start_warm()) as warm:  # importing torch while the plain run goes on
+    with contextlib.ExitStack() as stack:
+        warm = start_warm()  # importing torch while the plain run goes on
+        if warm is not None:
+            stack.callback(warm.close)
         report, merged, before, environment_set = _plain_run(target, keep, options, progress)
-        forked = warm if before.succeeded and not environment_set and warm.ready() else None
+        alike = before.succeeded and not environment_set
+        forked = warm if warm is not None and alike and warm.ready() else None
         measure = _trial_measure(_in_copy_of(target, root), keep, forked)
         return find_fix(
             target.display,

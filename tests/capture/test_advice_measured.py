@@ -7,6 +7,7 @@ rule that gives the advice; on any other torch (the lane of the newest, a new pi
 from __future__ import annotations
 
 import pytest
+import torch
 from support.advice_runs import BREAK, recorded_log, torch_log
 from support.captures import reread
 from support.paths import DATA, RULES
@@ -18,6 +19,11 @@ CASES = {
     "TCD125": (RULES / "TCD125" / "contextvar.py", 1, None, ()),
     "TCD104": (RULES / "TCD104" / "item_assert.py", 1, RULES / "TCD104" / "item_assert.py", ("-O",)),
 }
+
+
+def torch_release() -> tuple[int, int]:
+    major, minor = torch.__version__.split(".")[:2]
+    return int(major), int(minor)
 
 
 @pytest.mark.parametrize("code", sorted(CASES))
@@ -33,8 +39,10 @@ def test_the_recorded_runs_break_as_the_rule_says_and_its_advice_removes_the_bre
 @pytest.mark.torch_rerun
 def test_context_manager_and_contextvar_fixes_remove_the_breaks():
     assert torch_log(RULES / "TCD126" / "cudnn_flags.py").count(BREAK) == 2  # the `with`, and the rest torch skips
-    assert torch_log(RULES / "TCD125" / "contextvar.py").count(BREAK) == 1
     assert torch_log(DATA / "advice" / "context_outside.py").count(BREAK) == 0
+    # measured on 2.13 (1) and 2.15 (0): torch 2.15 traces a `ContextVar.get()` read, so TCD125 never fires there
+    traces_contextvar_get = torch_release() >= (2, 15)
+    assert torch_log(RULES / "TCD125" / "contextvar.py").count(BREAK) == (0 if traces_contextvar_get else 1)
 
 
 @pytest.mark.slow

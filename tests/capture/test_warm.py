@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,11 +18,21 @@ from torchcompile_doctor.capture.capture_options import CaptureOptions
 from torchcompile_doctor.capture.environment_watch import read_changed
 from torchcompile_doctor.capture.runner import run_capture, start_warm
 from torchcompile_doctor.capture.target import TargetSpec
+from torchcompile_doctor.capture.warm import WarmProcesses
 from torchcompile_doctor.capture_layout import CaptureFolder
 from torchcompile_doctor.pipeline import reread
 
-pytestmark = pytest.mark.slow
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="trials are forked warm on Linux only"),
+]
 OPTIONS = CaptureOptions(keep_output=True, fresh_inductor_cache=True, timeout_s=120)
+
+
+def _warm() -> WarmProcesses:
+    warm = start_warm()
+    assert warm is not None  # on Linux
+    return warm
 
 
 def _script(tmp_path: Path, text: str | None = None) -> TargetSpec:
@@ -42,7 +53,7 @@ def _what_it_did(folder: Path) -> tuple[object, ...]:
 
 def test_a_program_forked_warm_compiles_and_prints_what_it_does_cold(tmp_path):
     target = _script(tmp_path)
-    with contextlib.closing(start_warm()) as warm:
+    with contextlib.closing(_warm()) as warm:
         assert warm.ready()
         cold_outcome = run_capture(target, tmp_path / "cold", OPTIONS)
         warm_outcome = run_capture(target, tmp_path / "warm", OPTIONS, warm)
@@ -59,7 +70,7 @@ def test_a_warm_child_ends_with_the_program_s_status_and_is_stopped_with_its_sta
     exits = _script(tmp_path, "import sys\nimport torch\nprint('bye')\nsys.exit(3)\n")
     stuck = replace(exits, path=str(tmp_path / "stuck.py"))
     (tmp_path / "stuck.py").write_text("import time\nimport torch\n\n\ndef wait():\n    time.sleep(60)\n\n\nwait()\n")
-    with contextlib.closing(start_warm()) as warm:
+    with contextlib.closing(_warm()) as warm:
         assert warm.ready()
         ended = run_capture(exits, tmp_path / "exits", OPTIONS, warm)
         stopped = run_capture(stuck, tmp_path / "stuck", replace(OPTIONS, timeout_s=3), warm)
@@ -106,7 +117,7 @@ print("end", flush=True)
 
 def test_a_forked_child_ends_as_the_interpreter_ends_a_cold_one(tmp_path):
     outputs = []
-    with contextlib.closing(start_warm()) as warm:
+    with contextlib.closing(_warm()) as warm:
         assert warm.ready()
         for name, processes in (("cold", None), ("warm", warm)):
             where = tmp_path / name

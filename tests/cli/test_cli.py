@@ -162,11 +162,15 @@ def test_target_exits(tmp_path, tail, status, code, exit_code):
 def test_timeout_kills_the_target_and_still_reports(tmp_path):
     _script(tmp_path, "hang.py", COMPILED_THEN.format(tail="import time; time.sleep(600)"))
     run = run_doctor("explain", "hang.py", "--timeout", "10", "--format", "json", cwd=tmp_path, timeout=120)
+    if run.returncode == 3 and run.json["summary"]["graph_breaks"] == 0:
+        # on a loaded machine 10 s may end the run before torch is imported and the function compiled: the test is
+        # of what a run stopped after it compiled reports, so give it the time to get there once more
+        run = run_doctor("explain", "hang.py", "--timeout", "40", "--format", "json", cwd=tmp_path, timeout=180)
     assert run.returncode == 3
     report = run.json
     assert report["target_status"] == "timeout"
     assert report["summary"]["graph_breaks"] == 1
-    assert report["findings"][0]["title"] == "The run was stopped at the --timeout of 10 s"
+    assert report["findings"][0]["title"] in {f"The run was stopped at the --timeout of {s} s" for s in (10, 40)}
     # where it was stuck: the main thread's stack when it was stopped, at the user's line
     location = report["findings"][0]["location"]
     assert location["file"].endswith("hang.py") and "time.sleep(600)" in location["source"], location

@@ -208,3 +208,12 @@ def test_the_compile_time_of_calls_that_now_compile_is_judged_per_graph():
     # each graph compiling three times longer is a trade-off, with the measured figures
     slower = judge(before, _run(breaks=0, recompiles=15, graphs=16, compile_s=24.0), inherent_recompiles=True)
     assert slower.outcome == Outcome.TRADE_OFF and slower.detail == "compile 4.00 s → 24.00 s"
+
+
+def test_the_caches_reset_per_item_compile_the_calls_that_ran_eagerly_and_are_judged_per_graph_too():
+    # a sweep's caches reset per item: no recompile, no limit hit, 10 graphs where 8 compiled and 2 calls ran eagerly
+    before = _limit_hit(_run(breaks=0, recompiles=8, graphs=8, fallbacks=1, compile_s=1.4), 1)
+    reset = judge(before, _run(breaks=0, recompiles=0, graphs=10, compile_s=2.2))  # 1.75 s would be 1.4 per 8
+    assert reset.outcome == Outcome.IMPROVED and reset.detail is None
+    slower = judge(before, _run(breaks=0, recompiles=0, graphs=10, compile_s=4.0))
+    assert slower.outcome == Outcome.TRADE_OFF

@@ -172,3 +172,15 @@ def test_a_recorded_sweep_of_models_gets_the_limit_raised_or_the_caches_reset_pe
         "    torch.compiler.reset()",
         '    model = torch.compile(nn.Sequential(nn.Linear(3, width), nn.Linear(width, 1)), backend="eager")',
     ]
+
+
+def test_the_recompile_finding_of_a_sweep_says_its_recompiles_are_by_design():
+    for capture, code, loop in (
+        ("activation_sweep", "TCD205", "the loop at line 17 calls it with each of the 10 items of `ACTIVATIONS`"),
+        ("model_sweep", "TCD301", "the loop at line 6 compiles a new model for each of the 10 items of"),
+    ):
+        finding = next(f for f in reread(SWEEPS / f"{capture}.capture").findings if f.code == code)
+        assert f"These recompiles are a sweep's: {loop}" in finding.why
+        assert finding.fix is not None and finding.fix.summary.startswith(
+            "the sweep passes the recompile limit: raise `torch._dynamo.config.recompile_limit` to its size"
+        )

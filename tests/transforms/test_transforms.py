@@ -268,6 +268,14 @@ CASES = {
     "compile_called_modules: no module of the file called": Case(
         "compile_called_modules", PENALTY.replace("critic(x)", "f(x)"), 9, None
     ),
+    "compile_called_modules: no gradient computed in it": Case(
+        "compile_called_modules",
+        PENALTY.replace(
+            "    (g,) = torch.autograd.grad(critic(x).sum(), x, create_graph=True)\n", "    g = critic(x)\n"
+        ).replace(".requires_grad_(True)", ""),
+        9,
+        None,
+    ),
     "reset_between_items: the caches reset as each item starts": Case(
         "reset_between_items",
         SWEEP,

@@ -88,8 +88,11 @@ class Child(Protocol):
     def wait(self, timeout: float | None = None) -> int: ...
 
 
-def start_warm() -> WarmProcesses:
-    """The warm process `doctor fix` forks its trials from (capture/warm_server.py), started now."""
+def start_warm() -> WarmProcesses | None:
+    """The warm process `doctor fix` forks its trials from (capture/warm_server.py), started now; None off Linux
+    (macOS's system libraries do not survive a fork after torch loaded them; Windows does not fork)."""
+    if not sys.platform.startswith("linux"):
+        return None
     return WarmProcesses([sys.executable, ENTRY, WARM_ARGUMENT])
 
 

@@ -8,7 +8,8 @@ program).
 Fresh as far as Dynamo is concerned: nothing here compiles or runs a tensor op, so no cache entry, guard, counter
 or compile id exists before the program's own; torch's trace is opened afresh for the trial's TORCH_TRACE. What a
 program could see differently is only what it sets in the environment for torch to read at import: the capture
-records such settings (_bootstrap.py), and `doctor fix` then runs every trial cold.
+records such settings (_bootstrap.py), and `doctor fix` then runs every trial cold. A child ends as the
+interpreter ends a cold one in all its program sees (`leave`), without tearing torch down.
 
 Protocol, one line each: the parent writes `ID JSON` (a request: the child's spec and how to start it); this process
 answers `ready` once warm, `started ID PID` for each child and `exited PID CODE` when it ends (CODE as
@@ -47,7 +48,7 @@ POLL_S = 0.02  # how often ended children are looked for while no request comes
 @dataclass(frozen=True)
 class Request:
     """One child to start: its spec (capture/child_spec.py's JSON), its environment, working directory, and the
-    files its stdout and stderr go to (None: this process's stderr)."""
+    files its stdout and stderr go to (None: this process's own stderr, where the parent sent it)."""
 
     spec: str
     env: dict[str, str]

@@ -229,6 +229,15 @@ def _problems_changed(before: RunResult, after: RunResult, compiles_more: bool) 
     return grew, any(now[name] < was[name] for name in counted)
 
 
+def _eager_now_compiled(before: RunResult, after: RunResult) -> bool:
+    """Calls that ran eagerly (past the recompile limit, or a skipped frame) now compile: more graphs, fewer
+    limit hits or fallbacks, none more."""
+    was, now = before.figures, after.figures
+    fewer = now.recompile_limit_hits < was.recompile_limit_hits or after.fallbacks < before.fallbacks
+    more = now.recompile_limit_hits > was.recompile_limit_hits or after.fallbacks > before.fallbacks
+    return fewer and not more and now.graphs > was.graphs
+
+
 def _judged_timing(before: RunResult, after: RunResult, plain: Noise, compiles_more: bool) -> TimingChange:
     timing = timing_change(after, plain)
     if compiles_more:  # the compile time judged per graph compiled; its words keep the measured figures
@@ -312,7 +321,7 @@ def judge(
     grew, fewer = _problems_changed(before, after, more is not None)
     if grew:
         return Verdict(Outcome.WORSE, grew, label)
-    timing = _judged_timing(before, after, noise or Noise.of([before]), more is not None)
+    timing = _judged_timing(before, after, noise or Noise.of([before]), _eager_now_compiled(before, after))
     if timing.compile > 0 or timing.steady > 0:
         return Verdict(Outcome.TRADE_OFF if fewer else Outcome.WORSE, timing.words, label)
     if fewer:

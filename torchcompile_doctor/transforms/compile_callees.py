@@ -39,6 +39,17 @@ def _module_instances(tree: ast.Module, before: int) -> set[str]:
     return found
 
 
+# what a gradient penalty or a saliency map does around the network, which must run where autograd sees it
+_AUTOGRAD_CALLS = frozenset({"torch.autograd.grad", "autograd.grad", "requires_grad_"})
+
+
+def _autograd_call(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    called = ast.unparse(node.func)
+    return called in _AUTOGRAD_CALLS or called.rpartition(".")[2] == "requires_grad_"
+
+
 def _free_name(tree: ast.Module, wanted: str) -> str:
     taken = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {
         n.name for n in ast.walk(tree) if isinstance(n, _Function | ast.ClassDef)
@@ -66,6 +77,8 @@ def compile_called_modules(site: Site) -> tuple[Edit, ...] | str:
     decorators = [d for d in function.decorator_list if _compile_decorator(d)]
     if len(decorators) != 1 or len(function.decorator_list) != 1:
         return f"`{function.name}` is not compiled by one `@torch.compile` decorator alone"
+    if not any(_autograd_call(n) for n in ast.walk(function)):
+        return f"`{function.name}` computes no gradient of its own (`torch.autograd.grad`, `requires_grad_`)"
     first = decorators[0].lineno
     modules = _module_instances(tree, first)
     called = [

@@ -4,7 +4,7 @@ from torch import nn
 torch.manual_seed(0)
 layer = nn.Linear(4, 4)
 ACTIVATIONS = [torch.relu, torch.tanh, torch.sigmoid, nn.functional.gelu, nn.functional.silu, nn.functional.elu,
-               nn.functional.softplus, nn.functional.mish, nn.functional.hardswish, nn.functional.selu]
+               nn.functional.softplus, nn.functional.mish, nn.functional.hardswish, nn.functional.selu]  # fmt: skip
 
 
 @torch.compile(backend="eager")

@@ -403,6 +403,7 @@ def _recompile_finding(
         evidence=_evidence(group, main),
     )
     finding = _with_notes(index, finding, root, found, group)
+    finding = _sweep_noted(index, finding, root, group)
     if carried and main is not None:
         finding = replace(finding, why=finding.why.replace(f"`{main.variable}`", "The value carried across the break"))
     finding = _with_cause_counts(index, finding, found, group.compile_ids, fix_per_cause=situation.inside is None)
@@ -766,6 +767,31 @@ def _as_sweep(
     return rule, facts, None
 
 
+# numbers a tensor or dynamic=True carries: a sweep over them keeps its cause's own fix
+_NUMBERS = frozenset({"int_specialization", "float_specialization"})
+
+
+def _sweep_noted(index: AnalysisIndex, finding: Finding, root: Cause | None, group: RecompileGroup) -> Finding:
+    """Recompiles a sweep makes by design (one compile per item of a literal loop of distinct functions or
+    models), more than the recompile limit allows: said so, the limit's fix first, the cause's after it."""
+    _, file, line, _ = group.key
+    if finding.location is None or finding.fix is None or (root is not None and root.reason_class in _NUMBERS):
+        return finding
+    places = _places(index, finding.location, file, line)
+    for at_file, at_line in places:
+        sweep = _sweep(index, index.source_line(at_file, at_line), root, None)
+        if sweep is not None:
+            words = sweep.words_in(Path(at_file).name if at_file != places[0][0] else None)
+            why = f"{finding.why} These recompiles are a sweep's: {words}; each item compiles once by design."
+            fix = (
+                "the sweep passes the recompile limit: raise `torch._dynamo.config.recompile_limit` to its size, or "
+                "call `torch.compiler.reset()` as each item starts (doctor fix measures both); where its items can "
+                f"share one compile, {finding.fix.summary}"
+            )
+            return replace(finding, why=why, fix=replace(finding.fix, summary=fix))
+    return finding
+
+
 def _sweep(index: AnalysisIndex, source: SourceLine | None, root: Cause | None, limit: int | None) -> Sweep | None:
     """The sweep of the user's file whose items make the recompiles, when they are inherent and more than the
     limit (transforms/sweeps.py reads the file's syntax tree)."""
@@ -776,7 +802,7 @@ def _sweep(index: AnalysisIndex, source: SourceLine | None, root: Cause | None, 
     sweep = inherent_sweep(
         source.file_text, source.line, root.variable if root else None, root.reason_class if root else None
     )
-    return sweep if sweep is not None and sweep.items > (limit or DEFAULT_RECOMPILE_LIMIT) else None
+    return sweep if sweep is not None and sweep.items > (DEFAULT_RECOMPILE_LIMIT if limit is None else limit) else None
 
 
 def _limit_reason(root: Cause | None) -> str:
