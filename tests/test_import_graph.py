@@ -63,6 +63,7 @@ LAZY_IMPORTERS = {
     f"{PACKAGE}.pipeline": "a command loads the stages it runs (the CLI's start-up loads none)",
     f"{PACKAGE}.pytest_plugin": "pytest loads the plugin in every run; a test that uses it loads the doctor",
     f"{PACKAGE}.capture.lazy_hooks": "depyf (and its torch) only when a dump is asked for",
+    f"{PACKAGE}.transforms.engine": "libcst (patches/edits.py) only when a fix's edit is made, not for every report",
 }
 
 

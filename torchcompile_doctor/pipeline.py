@@ -454,8 +454,8 @@ def reread(path: Path, options: RereadOptions = RereadOptions()) -> Run:
 
 
 def _with_kept_experiments(path: Path, report: Report, options: RereadOptions) -> Report:
-    """The report with the effects of the experiments `--try-fixes` kept beside the capture (experiments/runs.py)."""
-    from torchcompile_doctor.experiments.runs import with_kept_experiments
+    """The report with the effects of the experiments `--try-fixes` kept beside the capture (experiments/kept.py)."""
+    from torchcompile_doctor.experiments.kept import with_kept_experiments
 
     return with_kept_experiments(path, report, lambda kept: _trace_report(kept, options))
 

@@ -45,6 +45,13 @@ def test_pyproject_asks_for_the_oldest_supported_torch_and_no_cap():
     assert torch == f"torch>={SUPPORTED_RELEASES[0]}"  # a newer torch installs; the doctor says it is untested
 
 
+def test_the_installed_version_read_from_torchs_text_is_its_distributions():
+    # read from torch/version.py, not through importlib.metadata (issue 36: 3 MB of every report): the same answer
+    from importlib import metadata
+
+    assert installed_torch_version() == metadata.version("torch")
+
+
 def test_the_bundle_holds_the_registry_of_each_supported_release():
     assert tuple(bundled_releases()) == SUPPORTED_RELEASES
     sizes = [len(bundled_release(release)) for release in SUPPORTED_RELEASES]

@@ -1,8 +1,8 @@
 """Running experiments: each planned experiment measured in a capture of its own (side by side, `jobs` at a time),
 a carried-cache experiment as two runs sharing one inductor cache, each kept (with `--artifacts DIR`) as
-`DIR/experiments/N/` with its record; and the kept ones read back (`doctor report DIR`). How a target is captured
-and analysed is the pipeline's: it hands these functions `measure` (run the target with an experiment into a
-folder, return its report) and `reread` (the report of a kept capture folder)."""
+`DIR/experiments/N/` with its record (read back by experiments/kept.py). How a target is captured and analysed is
+the pipeline's: it hands these functions `measure` (run the target with an experiment into a folder, return its
+report)."""
 
 from __future__ import annotations
 
@@ -15,14 +15,13 @@ from torchcompile_doctor.capture.runner import capture_folder
 from torchcompile_doctor.capture_layout import CARRIED_RUNS, CaptureFolder, ExperimentFolder
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.experiments.plan import plan
-from torchcompile_doctor.experiments.record import ExperimentRecord, read_record, write_record
+from torchcompile_doctor.experiments.record import ExperimentRecord, write_record
 from torchcompile_doctor.experiments.verify import Measured, attach
 from torchcompile_doctor.fix.trials import Job, QuietProgress, TrialProgress, TrialRunner
 from torchcompile_doctor.model.experiment import CacheDir, Experiment, carries_cache, describe, key
 from torchcompile_doctor.model.report import Report
 
 Measure = Callable[[Experiment, Path], Report]  # capture and analyse the target with the experiment, in the folder
-Reread = Callable[[Path], Report]  # the report of a kept capture folder
 Progress = Callable[[str], AbstractContextManager[object]]
 
 
@@ -86,23 +85,3 @@ def try_fixes(
     with progress(f"trying {len(planned)} fix(es), {jobs} at a time") if trial_progress is None else nullcontext():
         measured = runner.run_all([job(number, experiment) for number, experiment in enumerate(planned)], jobs)
     return attach(report, {key(experiment): result for experiment, result in zip(planned, measured, strict=True)})
-
-
-def with_kept_experiments(path: Path, report: Report, reread: Reread) -> Report:
-    """The report with the effects of the experiments `--try-fixes` kept under `path/experiments` (each folder:
-    the experiment's own capture and its record; nothing in it is run)."""
-    results: dict[str, Measured] = {}
-    folder = CaptureFolder(path).experiments if path.is_dir() else None
-    for kept in sorted(folder.iterdir()) if folder is not None and folder.is_dir() else ():
-        try:
-            record = read_record(ExperimentFolder(kept).record)
-            if record.error:
-                results[key(record.experiment)] = record.error
-            elif record.runs:
-                first, second = (reread(ExperimentFolder(kept).run(name)) for name in record.runs)
-                results[key(record.experiment)] = (first, second)
-            else:
-                results[key(record.experiment)] = reread(kept)
-        except (OSError, ValueError, KeyError, TypeError, DoctorError):
-            continue  # an experiment folder that is incomplete or not ours: its fix stays unverified
-    return attach(report, results) if results else report
