@@ -1,11 +1,10 @@
 """What `doctor report --format json` loads (issue 36): the command holds every module it imports for its whole run,
 so its peak memory starts with them. The report reads a capture and renders it: it loads neither the capture
-runner nor `--try-fixes`' trial engine, no page renderer, no pydantic for typer's options, and libcst only when
-the report makes a fix's edit.
+runner nor `--try-fixes`' trial engine, no page renderer, and libcst only when the report makes a fix's edit.
 
-Each command runs in this process through typer's CliRunner with the doctor's and typer's modules imported afresh
-(and the guarded third-party packages dropped from `sys.modules` for the time of the call), so an import at the top
-of any module on the report's path shows as loaded; everything is put back after."""
+Each command runs in this process through typer's CliRunner with the doctor's modules imported afresh (and the
+guarded third-party packages dropped from `sys.modules` for the time of the call), so an import at the top of any
+module on the report's path shows as loaded; everything is put back after."""
 
 from __future__ import annotations
 
@@ -18,9 +17,7 @@ from support.captures import TRACES
 from support.doctor import doctor_in_process
 
 PACKAGE = "torchcompile_doctor"
-# a fix's edits, a page's template, a terminal's colours, and what typer 0.27 on parses options with (the lock's
-# typer is older: requirements/constraints.in)
-GUARDED_PACKAGES = ("libcst", "jinja2", "rich", "pydantic")
+GUARDED_PACKAGES = ("libcst", "jinja2", "rich")  # a page's template, a terminal's colours, a fix's edits
 NOT_FOR_A_REPORT = (
     f"{PACKAGE}.capture.runner",  # runs a target
     f"{PACKAGE}.capture.warm",
@@ -30,22 +27,18 @@ NOT_FOR_A_REPORT = (
     f"{PACKAGE}.renderers.html",
     "jinja2",
     "rich",
-    "pydantic",
 )
 FIX_EDITS = ("libcst", f"{PACKAGE}.patches.edits")
 
 
-REIMPORTED = (PACKAGE, "typer")  # pure Python, imported anew whole: a module another test loaded cannot hide an import
-
-
 def _is_fresh(name: str) -> bool:
-    return name.partition(".")[0] in REIMPORTED or name in GUARDED_PACKAGES
+    return name == PACKAGE or name.startswith(PACKAGE + ".") or name in GUARDED_PACKAGES
 
 
 @contextlib.contextmanager
 def _fresh_modules() -> Iterator[set[str]]:
-    """The doctor's and typer's modules imported anew inside the block (a top-level import anywhere on the path
-    runs again), the guarded packages' top modules dropped; yields the names loaded in the block. Restored after."""
+    """The doctor's modules imported anew inside the block (a top-level import anywhere on the path runs again),
+    the guarded packages' top modules dropped; yields the names loaded in the block. Restored after."""
     saved = {name: module for name, module in sys.modules.items() if _is_fresh(name)}
     for name in saved:
         del sys.modules[name]
