@@ -174,6 +174,18 @@ def test_origin_of_files(tmp_path):
     assert code.origin(str(tmp_path / "elsewhere" / "helpers.py")) == "user"  # no dist-info: the user's
 
 
+def test_packages_installed_in_a_venv_kept_in_the_project_are_libraries(tmp_path):
+    """`python -m venv .venv` in the project: its site-packages are libraries, not the user's code (a re-read from
+    the project's folder took transformers' logging call for the user's, TCD103, and built a fix in it)."""
+    project = tmp_path / "project"
+    code = CodeMap(str(project), (), read_source_file)
+    installed = project / ".venv" / "lib" / "python3.11" / "site-packages"
+    assert code.origin(str(installed / "transformers" / "modeling_utils.py")) == "third_party"
+    assert code.origin(str(installed / "torch" / "optim" / "optimizer.py")) == "torch"
+    assert code.origin(str(project / "train.py")) == "user"
+    assert code.origin(str(project / "src" / "site_packages_report.py")) == "user"  # a name, not the folder
+
+
 @pytest.mark.parametrize(
     "line, code",
     [

@@ -57,6 +57,16 @@ def test_nothing_outside_the_project_is_changed(project, tmp_path):
     assert elsewhere.read_text() == "x = 1\n"
 
 
+def test_packages_installed_in_the_project_are_not_its_files(project):
+    """A `.venv` kept in the project: its site-packages are libraries, never changed (nor tried in a copy)."""
+    installed = project / ".venv" / "lib" / "python3.11" / "site-packages" / "lib.py"
+    installed.parent.mkdir(parents=True)
+    installed.write_text("x = 1\n")
+    with pytest.raises(DoctorError, match="or in packages installed there"):
+        write_change(project, {installed: "x = 2\n"}, originals={installed: "x = 1\n"})
+    assert installed.read_text() == "x = 1\n"
+
+
 def test_the_change_is_a_unified_diff_with_paths_in_the_project(project):
     diff = unified_diff(project, {project / "pkg" / "model.py": "SCALE = 2\n"})
     assert diff == "--- a/pkg/model.py\n+++ b/pkg/model.py\n@@ -1 +1 @@\n-SCALE = 1\n+SCALE = 2\n"

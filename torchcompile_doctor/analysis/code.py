@@ -54,7 +54,8 @@ class CodeMap:
         if file.startswith("<") or is_doctor_file(file):
             return True
         if self.root and file.startswith(self.root + os.sep):
-            return False
+            # the project's own, but for packages installed in it (a `.venv` kept in the project)
+            return any(marker in file[len(self.root) :] for marker in _LIBRARY_MARKERS)
         if any(marker in file for marker in _LIBRARY_MARKERS) or file.startswith(self.library_roots):
             return True
         return self._installed_package_dir(file) is not None

@@ -116,7 +116,10 @@ def applied(root: Path, text: str, where: str) -> dict[Path, str]:
     for patch in parse_patch(text, where):
         path = (root / patch.path).resolve()
         if not path.is_relative_to(root.resolve()):
-            raise DoctorError(f"{where}: {patch.path} is outside the project; doctor fix changes only its files")
+            raise DoctorError(
+                f"{where}: {patch.path} is outside the project (or in packages installed there); doctor fix changes "
+                "only its own files"
+            )
         if patch.creates:
             raise DoctorError(f"{where}: creates {patch.path}; doctor fix measures edits of the project's files")
         try:

@@ -35,12 +35,17 @@ def project_root(target: Path) -> Path:
     return Path(top.stdout.strip()).resolve() if top.returncode == 0 and top.stdout.strip() else folder
 
 
+_INSTALLED = frozenset({"site-packages", "dist-packages"})
+
+
 def inside(root: Path, path: Path) -> bool:
+    """`path` is a file of the project's own: under `root`, and not in packages installed there (a `.venv` kept in
+    the project holds libraries, never the user's code to edit)."""
     try:
-        path.resolve().relative_to(root.resolve())
+        relative = path.resolve().relative_to(root.resolve())
     except ValueError:
         return False
-    return True
+    return _INSTALLED.isdisjoint(relative.parts)
 
 
 def _has_python(folder: Path) -> bool:
@@ -76,7 +81,10 @@ def trial_copy(root: Path, changed: Mapping[Path, str]) -> Iterator[Path]:
     """A temporary copy of the project with `changed` (absolute path -> new text) written in it; removed after."""
     outside = [path for path in changed if not inside(root, path)]
     if outside:
-        raise DoctorError(f"{outside[0]} is outside the project {root}: the doctor changes only the project's files")
+        raise DoctorError(
+            f"{outside[0]} is outside the project {root} (or in packages installed there): the doctor changes only "
+            "the project's own files"
+        )
     base = Path(tempfile.mkdtemp(prefix="torchcompile-doctor-fix-"))
     copy = base / root.name
     try:
@@ -115,7 +123,7 @@ def write_change(root: Path, changed: Mapping[Path, str], *, originals: Mapping[
     file the user edited in the meantime stops it all. Returns the files written."""
     for path in changed:  # every file checked before any is written: all of the change, or none of it
         if not inside(root, path):
-            raise DoctorError(f"{path} is outside the project {root}: nothing written")
+            raise DoctorError(f"{path} is outside the project {root} (or in packages installed there): nothing written")
         if path.read_text(encoding="utf-8") != originals[path]:
             raise DoctorError(f"{path} changed while the fixes were measured: nothing written")
     staged: dict[Path, Path] = {}  # each new text beside its file first, then all moved in place
