@@ -5,55 +5,20 @@ k and of 2k copies of recorded traces (each copy a new set of frames, as bench/i
 
 from __future__ import annotations
 
-import io
-import json
-import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from types import FrameType
-from typing import Any
+
+from support.repeated_traces import TRACES, repeated_log
 
 from torchcompile_doctor.analysis import AnalysisContext, analyze
 from torchcompile_doctor.analysis.index import AnalysisIndex
-from torchcompile_doctor.events.load import load_trace
 from torchcompile_doctor.events.model import EventLog
-
-TRACES = Path(__file__).resolve().parents[1] / "data" / "traces"
-# a function that hits the recompile limit (8 recompiles of `self.step`), recompiles of resume functions reached
-# from two call sites (item_recompile: still tracing the first call), a dtype and a shape recompile
-SEEDS = ("recompile_limit.log", "item_recompile.log", "dtype_shape_recompile.log")
-_ENVELOPE = re.compile(rb"^[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [^\]]*\] ")
-
-
-def _repeated(copies: int) -> bytes:
-    """The seeds `copies` times over, each copy's frame ids moved past the previous copy's; interned strings once."""
-    out: list[bytes] = []
-    offset = 0
-    for copy in range(copies):
-        for seed in SEEDS:
-            top = offset
-            for line in (TRACES / seed).read_bytes().splitlines(keepends=True):
-                match = _ENVELOPE.match(line)
-                if match is None:  # a payload line: kept as written (its md5 is in its envelope)
-                    out.append(line)
-                    continue
-                meta: dict[str, Any] = json.loads(line[match.end() :])
-                if "str" in meta and copy:
-                    continue
-                if isinstance(meta.get("frame_id"), int):
-                    meta["frame_id"] += offset
-                    top = max(top, meta["frame_id"] + 1)
-                out.append(line[: match.end()] + json.dumps(meta).encode() + b"\n")
-            offset = top
-    return b"".join(out)
 
 
 def _log(copies: int) -> EventLog:
-    log = EventLog()
-    load_trace(io.BytesIO(_repeated(copies)), log)
-    return log
+    return repeated_log(copies)  # the seeds: a function at the recompile limit, resume functions, dtype and shape
 
 
 @contextmanager
