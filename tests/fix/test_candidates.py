@@ -3,16 +3,14 @@ its names need, never a setting that only hides a problem."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
-from support.captures import reread
-from support.paths import DATA
+from support.break_findings import break_finding, report_of
 
 from torchcompile_doctor.events.model import BackendUse, CallSite
 from torchcompile_doctor.fix.candidates import candidates
 from torchcompile_doctor.model.experiment import ConfigSwitch
-from torchcompile_doctor.model.report import Finding, Fix, Location, Report
+from torchcompile_doctor.model.report import Finding, Location
 from torchcompile_doctor.patches.edits import edit_source
 from torchcompile_doctor.transforms.experiment_edits import Program, _config_code, _config_edits
 
@@ -59,26 +57,14 @@ def _recorder_program(tmp_path, source: str) -> tuple[Program, Path]:
 
 
 def _effect_finding(path: Path) -> Finding:
-    return Finding(
-        code="TCD113",
-        kind="graph_break",
-        severity="high",
-        title="A call Dynamo will not trace into",
-        location=Location(str(path), 7, "step"),
-        fix=Fix("move it out", transforms=("move_after_call",)),
-        why="",
-        fingerprint="recorder",
+    return break_finding(
+        "TCD113", "A call Dynamo will not trace into", Location(str(path), 7, "step"), ("move_after_call",)
     )
-
-
-def _report(finding: Finding) -> Report:
-    """A recorded report (tests/data/engine) holding only this finding: candidates read its findings."""
-    return replace(reread(DATA / "engine" / "keyword_scale.capture"), findings=(finding,))
 
 
 def test_a_call_made_for_its_effect_is_moved_after_each_call_on_what_the_call_passes(tmp_path):
     program, path = _recorder_program(tmp_path, RECORDER)
-    built, _ = candidates(_report(_effect_finding(path)), program)
+    built, _ = candidates(report_of(_effect_finding(path)), program)
     (moved,) = [c for c in built if "moved out of" in c.title]
     by_file = [e.edit for e in moved.edits]
     written = edit_source(RECORDER, by_file)
@@ -89,7 +75,7 @@ def test_a_call_made_for_its_effect_is_moved_after_each_call_on_what_the_call_pa
 def test_a_call_reading_a_value_the_function_computes_is_not_moved(tmp_path):
     source = RECORDER.replace('record("batch_size", x.shape[0])', 'record("loss", loss)')
     program, path = _recorder_program(tmp_path, source)
-    built, _ = candidates(_report(_effect_finding(path)), program)
+    built, _ = candidates(report_of(_effect_finding(path)), program)
     assert not [c for c in built if "moved out of" in c.title]
 
 
@@ -124,22 +110,18 @@ def _helper_program(tmp_path) -> tuple[Program, Path]:
 
 def _helper_finding(path: Path, line: int = 7) -> Finding:
     """A break inside the user's helper `record` (line 7), which the compiled `step` calls for its effect."""
-    return Finding(
-        code="TCD199",
-        kind="graph_break",
-        severity="high",
-        title="Graph break: Unsupported method call",
-        location=Location("json/encoder.py", 249, "JSONEncoder.iterencode"),
+    return break_finding(
+        "TCD199",
+        "Graph break: Unsupported method call",
+        Location("json/encoder.py", 249, "JSONEncoder.iterencode"),
+        ("move_after_call", "guard_helper_call"),
         user_frame=Location(str(path), line, "record"),
-        fix=Fix("move it out", transforms=("move_after_call", "guard_helper_call")),
-        why="",
-        fingerprint="helper",
     )
 
 
 def test_a_helper_whose_code_breaks_is_followed_to_its_call_in_the_compiled_function(tmp_path):
     program, path = _helper_program(tmp_path)
-    built, _ = candidates(_report(_helper_finding(path)), program)
+    built, _ = candidates(report_of(_helper_finding(path)), program)
     moved = next(c for c in built if "moved out of" in c.title)
     written = edit_source(HELPER, [e.edit for e in moved.edits])
     assert "    loss = step(batch, target)\n    record('batch_size', batch.shape[0])\n" in written
@@ -156,7 +138,7 @@ def test_a_helper_whose_code_breaks_is_followed_to_its_call_in_the_compiled_func
 def test_a_line_no_call_of_the_compiled_function_reaches_gives_no_helper_candidate(tmp_path):
     program, path = _helper_program(tmp_path)
     # line 17 (the loop) is in no helper the compiled function calls
-    built, _ = candidates(_report(_helper_finding(path, line=17)), program)
+    built, _ = candidates(report_of(_helper_finding(path, line=17)), program)
     assert not [c for c in built if "moved out of" in c.title or "under `if" in c.title]
 
 
@@ -177,21 +159,12 @@ for batch in batches:
 
 
 def _printer_finding(path: Path) -> Finding:
-    return Finding(
-        code="TCD101",
-        kind="graph_break",
-        severity="high",
-        title="`print()` splits the graph",
-        location=Location(str(path), 7, "step"),
-        fix=Fix("guard it", transforms=("return_printed",)),
-        why="",
-        fingerprint="printer",
-    )
+    return break_finding("TCD101", "`print()` splits the graph", Location(str(path), 7, "step"), ("return_printed",))
 
 
 def test_a_print_of_values_the_function_computes_is_returned_and_printed_after_the_call(tmp_path):
     program, path = _recorder_program(tmp_path, PRINTER)
-    built, _ = candidates(_report(_printer_finding(path)), program)
+    built, _ = candidates(report_of(_printer_finding(path)), program)
     (returned,) = [c for c in built if "printed after its call" in c.title]
     written = edit_source(PRINTER, [e.edit for e in returned.edits])
     assert '    printed = ("debug: hidden", tuple(h.shape),)\n    return h.sum(), printed\n' in written
@@ -219,5 +192,5 @@ class _Shaped:
 def test_a_print_whose_function_s_result_is_not_assigned_to_one_name_stays(tmp_path):
     source = PRINTER.replace("    loss = step(batch)", "    total += step(batch)")
     program, path = _recorder_program(tmp_path, source)
-    built, _ = candidates(_report(_printer_finding(path)), program)
+    built, _ = candidates(report_of(_printer_finding(path)), program)
     assert not [c for c in built if "printed after its call" in c.title]

@@ -3,16 +3,14 @@ on the module) computed by each line that calls it and passed in; the edited fil
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from support.captures import reread
-from support.paths import DATA
+from support.break_findings import break_finding, report_of
 
 from torchcompile_doctor.events.model import BackendUse, CallSite
 from torchcompile_doctor.fix.candidates import candidates
-from torchcompile_doctor.model.report import Finding, Fix, Location, Report
+from torchcompile_doctor.model.report import Location, Report
 from torchcompile_doctor.patches.edits import AddParameter, EditError, edit_source
 from torchcompile_doctor.transforms.call_source import comprehension_loop
 from torchcompile_doctor.transforms.experiment_edits import Program
@@ -53,17 +51,10 @@ def _program(tmp_path: Path, source: str) -> tuple[Program, Path]:
 
 def _report(path: Path) -> Report:
     """A recorded report (tests/data/engine) holding only the generator's finding: candidates read its findings."""
-    finding = Finding(
-        code="TCD115",
-        kind="graph_break",
-        severity="high",
-        title="A generator or iterator Dynamo cannot follow",
-        location=Location(str(path), 6, "Denoiser.forward"),
-        fix=Fix("materialize the items first", transforms=("pass_from_caller",)),
-        why="",
-        fingerprint="generator",
+    where = Location(str(path), 6, "Denoiser.forward")
+    return report_of(
+        break_finding("TCD115", "A generator or iterator Dynamo cannot follow", where, ("pass_from_caller",))
     )
-    return replace(reread(DATA / "engine" / "keyword_scale.capture"), findings=(finding,))
 
 
 def test_a_generator_advanced_in_forward_is_advanced_by_the_caller_and_passed_in(tmp_path):
@@ -109,17 +100,8 @@ def test_a_call_moved_after_a_call_made_in_a_comprehension_runs_after_each_call(
     compiled = BackendUse("inductor", "inductor", "step", "function", str(path), 4, None, None, str(path), 4)
     site = CallSite(str(path), 4, "step", str(path), 10, "<module>", 8, 10, 15)
     program = Program(tmp_path, (compiled,), (site,), lambda p: RECORDED if p == path else None)
-    finding = Finding(
-        code="TCD113",
-        kind="graph_break",
-        severity="high",
-        title="A call Dynamo will not trace into",
-        location=Location(str(path), 6, "step"),
-        fix=Fix("move it out", transforms=("move_after_call",)),
-        why="",
-        fingerprint="recorder",
-    )
-    report = replace(reread(DATA / "engine" / "keyword_scale.capture"), findings=(finding,))
+    where = Location(str(path), 6, "step")
+    report = report_of(break_finding("TCD113", "A call Dynamo will not trace into", where, ("move_after_call",)))
     built, _ = candidates(report, program)
     (moved,) = [c for c in built if "moved out of" in c.title]
     written = edit_source(RECORDED, [e.edit for e in moved.edits])
