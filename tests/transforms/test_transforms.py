@@ -239,6 +239,44 @@ class Augment(torch.nn.Module):
         return x * float(scale)
 """
 
+UNROLLED = """\
+import torch
+
+
+@torch.compile(backend="eager")
+def integrate(x, dt, n_steps):
+    h = x * 0
+    for _ in range(n_steps):
+        h = h + dt
+        x = x + dt * torch.tanh(x + h)
+    return x
+
+
+for n in (4, 6, 8):
+    out = integrate(x0, 0.1, n)
+"""
+UNROLLED_BODY = """\
+import torch
+
+
+@torch.compile(backend="eager")
+def _integrate_step(h, dt, x):
+    h = h + dt
+    x = x + dt * torch.tanh(x + h)
+    return h, x
+
+
+def integrate(x, dt, n_steps):
+    h = x * 0
+    for _ in range(n_steps):
+        h, x = _integrate_step(h, dt, x)
+    return x
+
+
+for n in (4, 6, 8):
+    out = integrate(x0, 0.1, n)
+"""
+
 CASES = {
     "eager_call: the odd call on the eager module": Case(
         "eager_call", EAGER, 5, EAGER.replace("low = model(x.half())", "low = net(x.half())")
@@ -256,6 +294,26 @@ CASES = {
         SiteFacts(sweep_items=12, sweep_loop=3),
     ),
     "raise_recompile_limit: no sweep": Case("raise_recompile_limit", SWEEP, 4, None),
+    "compile_loop_body: the body of a loop over a changing bound compiled, the loop left in Python": Case(
+        "compile_loop_body", UNROLLED, 14, UNROLLED_BODY, SiteFacts(variable="n_steps")
+    ),
+    "compile_loop_body: at the compiled function's own line too": Case(
+        "compile_loop_body", UNROLLED, 5, UNROLLED_BODY, SiteFacts(variable="n_steps")
+    ),
+    "compile_loop_body: the body reads the loop's index": Case(
+        "compile_loop_body",
+        UNROLLED.replace("h = h + dt\n", "h = h + dt * i\n").replace("for _ in", "for i in"),
+        14,
+        None,
+        SiteFacts(variable="n_steps"),
+    ),
+    "compile_loop_body: the int bounds no loop": Case(
+        "compile_loop_body", UNROLLED, 14, None, SiteFacts(variable="dt")
+    ),
+    "compile_loop_body: the body breaks out": Case(
+        "compile_loop_body", UNROLLED.replace("        h = h + dt\n", "        if n_steps > 5:\n            break\n"), 14, None,
+        SiteFacts(variable="n_steps"),
+    ),
     "compile_called_modules: the penalty eager, the critic compiled": Case(
         "compile_called_modules",
         PENALTY,
@@ -576,4 +634,5 @@ def test_every_transform_is_tested() -> None:
         "leave_out_branch_argument",  # tests/fix/test_library_arguments.py
         "set_fallback_attribute",
         "pass_from_caller",
+        "raise_limit_for_number_sweep",  # tests/transforms/test_sweeps.py
     }

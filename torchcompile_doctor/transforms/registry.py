@@ -7,6 +7,7 @@ from torchcompile_doctor.transforms import (
     compile_scope,
     data_dependent,
     library_calls,
+    loops,
     modes,
     mutation,
     numbers,
@@ -36,6 +37,13 @@ TRANSFORMS: dict[str, Transform] = {
         Transform("cast_at_call_site", "mode", numbers.cast_at_call_site, reads_facts=True),
         Transform("mark_dynamic", "number", numbers.mark_dynamic, reads_facts=True),
         Transform("tensor_argument", "number", numbers.tensor_argument, reads_facts=True),
+        Transform(
+            "compile_loop_body",
+            "number",
+            loops.compile_loop_body,
+            reads_facts=True,
+            words="the loop's body compiled, the loop over the changing bound left in Python",
+        ),
         Transform("tensor_hyperparameter", "number", numbers.tensor_hyperparameter, reads_facts=True),
         Transform("pass_left_out_argument", "library_call", library_calls.pass_left_out_argument, reads_facts=True),
         Transform("drop_passed_argument", "library_call", library_calls.drop_passed_argument, reads_facts=True),
@@ -112,6 +120,11 @@ TRANSFORMS: dict[str, Transform] = {
             words="only the tensor work compiled, the Python work around it left eager",
         ),
         Transform("pass_from_caller", "one_time", lambda site: "it needs the lines that call the compiled function"),
+        Transform(
+            "raise_limit_for_number_sweep",
+            "recompile_limit",
+            lambda site: "it needs the loop that passes the numbers to the compiled function",
+        ),
         Transform(
             "numpy_random_to_torch",
             "numpy",

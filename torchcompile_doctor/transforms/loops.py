@@ -1,0 +1,101 @@
+"""A loop whose bound is an int the caller changes, inside a compiled function: Dynamo unrolls `range(n)`, so
+`n` must stay a constant of the graph (a tensor or `dynamic=True` cannot carry it) and each new bound compiles
+again. The fix torch's issues give: compile the loop's body, not the loop, so one graph serves every bound. Read
+from the file's syntax tree; nothing here runs the code."""
+
+from __future__ import annotations
+
+import ast
+
+from torchcompile_doctor.model.edits import Edit, ReplaceStatement
+from torchcompile_doctor.transforms.compile_callees import _compile_decorator, _free_name
+from torchcompile_doctor.transforms.site import Site
+
+_EXITS = (ast.Return, ast.Break, ast.Continue, ast.Yield, ast.YieldFrom, ast.Await, ast.Global, ast.Nonlocal)
+
+
+def _bounded_loop(function: ast.FunctionDef, bound: str) -> ast.For | None:
+    """The function's own `for _ in range(bound)` (or `range(0, bound)`) at its top level, `bound` a parameter."""
+    parameters = {a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)}
+    if bound not in parameters:
+        return None
+    for statement in function.body:
+        if isinstance(statement, ast.For) and not statement.orelse and isinstance(statement.iter, ast.Call):
+            call = statement.iter
+            if ast.unparse(call.func) == "range" and not call.keywords and ast.unparse(call.args[-1]) == bound:
+                return statement
+    return None
+
+
+def _names(nodes: list[ast.stmt], context: type[ast.expr_context]) -> list[str]:
+    found = [n.id for s in nodes for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, context)]
+    return list(dict.fromkeys(found))
+
+
+def _compiled_function(site: Site, bound: str) -> tuple[ast.FunctionDef, ast.For] | str:
+    """The module-level function compiled by one `@torch.compile` decorator that the site's line calls (or holds)
+    and whose loop `bound` bounds."""
+    tree = site.tree
+    if tree is None:
+        return "the file does not parse"
+    statement = site.statement()
+    walked = ast.walk(statement) if statement is not None else ()
+    called = {n.func.id for n in walked if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    held = site.function()
+    for function in (f for f in tree.body if isinstance(f, ast.FunctionDef)):
+        if function.name not in called and function is not held:
+            continue
+        if len(function.decorator_list) != 1 or not _compile_decorator(function.decorator_list[0]):
+            continue
+        loop = _bounded_loop(function, bound)
+        if loop is not None:
+            return function, loop
+    return f"no function compiled by `@torch.compile` loops over `range({bound})`"
+
+
+def compile_loop_body(site: Site) -> tuple[Edit, ...] | str:
+    """```
+    @torch.compile(backend="eager")              @torch.compile(backend="eager")
+    def integrate(x, dt, n):                     def _integrate_step(x, dt):
+        for _ in range(n):                   ->      x = x + dt * velocity(x)
+            x = x + dt * velocity(x)                 return x
+        return x
+                                                 def integrate(x, dt, n):
+                                                     for _ in range(n):
+                                                         x = _integrate_step(x, dt)
+                                                     return x
+    ```
+    The loop's body made a compiled function of the values it reads, returning the values it assigns; the loop
+    stays in Python. Only where the loop's variable is unused (an index passed in would be a new int per
+    iteration), and the body neither returns, breaks nor yields."""
+    bound = (site.facts.variable or "").split(".")[0]
+    found = _compiled_function(site, bound) if bound.isidentifier() else "the changing int is not known"
+    if isinstance(found, str):
+        return found
+    function, loop = found
+    if set(_names(loop.body, ast.Load)) & {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}:
+        return "the loop's body reads its index: each iteration would pass another int"
+    if any(isinstance(n, _EXITS) for s in loop.body for n in ast.walk(s)):
+        return "the loop's body leaves it (`return`, `break`, `continue`, `yield`)"
+    target_names = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    assigned = [n for n in _names(loop.body, ast.Store) if n not in target_names]
+    local = {a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)}
+    local |= set(_names(function.body[: function.body.index(loop)], ast.Store))
+    read = [n for n in _names(loop.body, ast.Load) if n in local or n in assigned]
+    carried = [n for n in read if n not in assigned or n in local]
+    if not assigned:
+        return "the loop's body assigns nothing it could return"
+    lines = site.source.splitlines()
+    decorator = lines[function.decorator_list[0].lineno - 1].strip()
+    step = _free_name(site.tree or ast.Module(body=[], type_ignores=[]), f"_{function.name}_step")
+    body_indent = loop.body[0].col_offset
+    body = [ln[body_indent:] if ln.strip() else "" for ln in lines[loop.body[0].lineno - 1 : loop.end_lineno]]
+    returned = ", ".join(assigned)
+    step_def = [decorator, f"def {step}({', '.join(carried)}):", *(f"    {ln}" if ln else "" for ln in body)]
+    step_def.append(f"    return {returned}")
+    outer = lines[function.lineno - 1 : function.end_lineno]
+    loop_at = loop.lineno - function.lineno
+    indent = " " * body_indent
+    call = f"{indent}{returned} = {step}({', '.join(carried)})"
+    rewritten = [*outer[: loop_at + 1], call, *outer[loop.end_lineno - function.lineno + 1 :]]
+    return (ReplaceStatement(function.lineno, "\n".join([*step_def, "", "", *rewritten])),)
