@@ -311,7 +311,10 @@ CASES = {
         "compile_loop_body", UNROLLED, 14, None, SiteFacts(variable="dt")
     ),
     "compile_loop_body: the body breaks out": Case(
-        "compile_loop_body", UNROLLED.replace("        h = h + dt\n", "        if n_steps > 5:\n            break\n"), 14, None,
+        "compile_loop_body",
+        UNROLLED.replace("        h = h + dt\n", "        if n_steps > 5:\n            break\n"),
+        14,
+        None,
         SiteFacts(variable="n_steps"),
     ),
     "compile_called_modules: the penalty eager, the critic compiled": Case(

@@ -73,18 +73,38 @@ def compile_loop_body(site: Site) -> tuple[Edit, ...] | str:
     if isinstance(found, str):
         return found
     function, loop = found
-    if set(_names(loop.body, ast.Load)) & {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}:
+    why_not = _why_not_extracted(loop)
+    if why_not is not None:
+        return why_not
+    carried, assigned = _step_values(function, loop)
+    if not assigned:
+        return "the loop's body assigns nothing it could return"
+    return (ReplaceStatement(function.lineno, _rewritten(site, function, loop, carried, assigned)),)
+
+
+def _loop_names(loop: ast.For) -> set[str]:
+    return {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+
+
+def _why_not_extracted(loop: ast.For) -> str | None:
+    if set(_names(loop.body, ast.Load)) & _loop_names(loop):
         return "the loop's body reads its index: each iteration would pass another int"
     if any(isinstance(n, _EXITS) for s in loop.body for n in ast.walk(s)):
         return "the loop's body leaves it (`return`, `break`, `continue`, `yield`)"
-    target_names = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
-    assigned = [n for n in _names(loop.body, ast.Store) if n not in target_names]
+    return None
+
+
+def _step_values(function: ast.FunctionDef, loop: ast.For) -> tuple[list[str], list[str]]:
+    """What the step function takes (the function's own values the body reads) and returns (what it assigns)."""
+    assigned = [n for n in _names(loop.body, ast.Store) if n not in _loop_names(loop)]
     local = {a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)}
     local |= set(_names(function.body[: function.body.index(loop)], ast.Store))
     read = [n for n in _names(loop.body, ast.Load) if n in local or n in assigned]
-    carried = [n for n in read if n not in assigned or n in local]
-    if not assigned:
-        return "the loop's body assigns nothing it could return"
+    return [n for n in read if n not in assigned or n in local], assigned
+
+
+def _rewritten(site: Site, function: ast.FunctionDef, loop: ast.For, carried: list[str], assigned: list[str]) -> str:
+    """The step function (the loop's body under the function's decorator), then the function without it."""
     lines = site.source.splitlines()
     decorator = lines[function.decorator_list[0].lineno - 1].strip()
     step = _free_name(site.tree or ast.Module(body=[], type_ignores=[]), f"_{function.name}_step")
@@ -94,8 +114,7 @@ def compile_loop_body(site: Site) -> tuple[Edit, ...] | str:
     step_def = [decorator, f"def {step}({', '.join(carried)}):", *(f"    {ln}" if ln else "" for ln in body)]
     step_def.append(f"    return {returned}")
     outer = lines[function.lineno - 1 : function.end_lineno]
-    loop_at = loop.lineno - function.lineno
-    indent = " " * body_indent
-    call = f"{indent}{returned} = {step}({', '.join(carried)})"
-    rewritten = [*outer[: loop_at + 1], call, *outer[loop.end_lineno - function.lineno + 1 :]]
-    return (ReplaceStatement(function.lineno, "\n".join([*step_def, "", "", *rewritten])),)
+    call = f"{' ' * body_indent}{returned} = {step}({', '.join(carried)})"
+    after_loop = (loop.end_lineno or loop.lineno) - function.lineno + 1
+    rewritten = [*outer[: loop.lineno - function.lineno + 1], call, *outer[after_loop:]]
+    return "\n".join([*step_def, "", "", *rewritten])

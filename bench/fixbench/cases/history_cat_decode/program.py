@@ -15,7 +15,7 @@ def attend(query, history):
 with torch.no_grad():
     state = torch.randn(8)
     history = state[None]
-    for step in range(10):
+    for _ in range(10):
         state = torch.tanh(attend(state, history))
         history = torch.cat([history, state[None]], dim=0)
 print("last state", [round(v, 5) for v in state[:4].tolist()], "history", tuple(history.shape))
