@@ -571,6 +571,21 @@ CASES = {
         "import torch\n\ntorch._dynamo.mark_dynamic(k, 0)\nout = f(k)\n",
         SiteFacts(variable="k", dim=0),
     ),
+    "mark_dynamic: a tensor grown from one row is marked unbacked (torch specializes sizes 0 and 1)": Case(
+        "mark_dynamic",
+        "import torch\n\nfor _ in range(9):\n    out = attend(q, history)\n    history = torch.cat([history, out])\n",
+        4,
+        "import torch\n\nfor _ in range(9):\n    torch._dynamo.decorators.mark_unbacked(history, 0)\n"
+        "    out = attend(q, history)\n    history = torch.cat([history, out])\n",
+        SiteFacts(variable="history", dim=0, first_value="1"),
+    ),
+    "mark_dynamic: a size first seen at 2 is marked dynamic": Case(
+        "mark_dynamic",
+        "import torch\n\nout = f(k)\n",
+        3,
+        "import torch\n\ntorch._dynamo.mark_dynamic(k, 0)\nout = f(k)\n",
+        SiteFacts(variable="k", dim=0, first_value="2"),
+    ),
     "drop_passed_argument: the keyword the library branches on": Case(
         "drop_passed_argument",
         MODEL_CALL,
