@@ -277,6 +277,52 @@ for n in (4, 6, 8):
     out = integrate(x0, 0.1, n)
 """
 
+REFINER = """\
+import torch
+
+
+class Refiner(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.update = torch.nn.Linear(4, 4)
+
+    def forward(self, x, iters):
+        flow = x * 0
+        for _ in range(iters):
+            flow = flow + self.update(x + flow)
+        return flow
+
+
+model = Refiner().eval()
+compiled = torch.compile(model, backend="eager")
+out = compiled(x, 3)
+"""
+REFINER_STEP = """\
+import torch
+
+
+class Refiner(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.update = torch.nn.Linear(4, 4)
+
+    @torch.compile(backend="eager")
+    def _forward_step(self, flow, x):
+        flow = flow + self.update(x + flow)
+        return flow
+
+    def forward(self, x, iters):
+        flow = x * 0
+        for _ in range(iters):
+            flow = self._forward_step(flow, x)
+        return flow
+
+
+model = Refiner().eval()
+compiled = model
+out = compiled(x, 3)
+"""
+
 CASES = {
     "eager_call: the odd call on the eager module": Case(
         "eager_call", EAGER, 5, EAGER.replace("low = model(x.half())", "low = net(x.half())")
@@ -306,6 +352,19 @@ CASES = {
         14,
         None,
         SiteFacts(variable="n_steps"),
+    ),
+    "compile_forward_loop_body: a module compiled whole: its forward's loop body a compiled method": Case(
+        "compile_forward_loop_body", REFINER, 9, REFINER_STEP, SiteFacts(variable="iters")
+    ),
+    "compile_forward_loop_body: at the line calling the compiled module too": Case(
+        "compile_forward_loop_body", REFINER, 18, REFINER_STEP, SiteFacts(variable="iters")
+    ),
+    "compile_forward_loop_body: the module is not compiled in this file": Case(
+        "compile_forward_loop_body",
+        REFINER.replace('torch.compile(model, backend="eager")', "model"),
+        9,
+        None,
+        SiteFacts(variable="iters"),
     ),
     "compile_loop_body: the int bounds no loop": Case(
         "compile_loop_body", UNROLLED, 14, None, SiteFacts(variable="dt")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 
-from torchcompile_doctor.model.edits import Edit, ReplaceStatement
+from torchcompile_doctor.model.edits import Edit, InsertBefore, ReplaceStatement
 from torchcompile_doctor.transforms.compile_callees import _compile_decorator, _free_name
 from torchcompile_doctor.transforms.site import Site
 
@@ -79,7 +79,8 @@ def compile_loop_body(site: Site) -> tuple[Edit, ...] | str:
     carried, assigned = _step_values(function, loop)
     if not assigned:
         return "the loop's body assigns nothing it could return"
-    return (ReplaceStatement(function.lineno, _rewritten(site, function, loop, carried, assigned)),)
+    step, rewritten = _rewritten(site, function, loop, carried, assigned)
+    return (ReplaceStatement(function.lineno, f"{step}\n\n\n{rewritten}"),)
 
 
 def _loop_names(loop: ast.For) -> set[str]:
@@ -103,18 +104,112 @@ def _step_values(function: ast.FunctionDef, loop: ast.For) -> tuple[list[str], l
     return [n for n in read if n not in assigned or n in local], assigned
 
 
-def _rewritten(site: Site, function: ast.FunctionDef, loop: ast.For, carried: list[str], assigned: list[str]) -> str:
-    """The step function (the loop's body under the function's decorator), then the function without it."""
+def _rewritten(
+    site: Site,
+    function: ast.FunctionDef,
+    loop: ast.For,
+    carried: list[str],
+    assigned: list[str],
+    method_options: str | None = None,
+) -> tuple[str, str]:
+    """The step function (the loop's body under the function's decorator), then the function without it; for a
+    method (`method_options`: the options of the module's compile), a method the loop calls on `self`."""
     lines = site.source.splitlines()
-    decorator = lines[function.decorator_list[0].lineno - 1].strip()
+    margin = function.col_offset  # a method's lines are written dedented: the edit indents them as the class
+    if method_options is None:
+        decorator = lines[function.decorator_list[0].lineno - 1].strip()
+    else:
+        decorator = f"@torch.compile({method_options})" if method_options else "@torch.compile"
     step = _free_name(site.tree or ast.Module(body=[], type_ignores=[]), f"_{function.name}_step")
     body_indent = loop.body[0].col_offset
     body = [ln[body_indent:] if ln.strip() else "" for ln in lines[loop.body[0].lineno - 1 : loop.end_lineno]]
     returned = ", ".join(assigned)
-    step_def = [decorator, f"def {step}({', '.join(carried)}):", *(f"    {ln}" if ln else "" for ln in body)]
+    parameters = ", ".join(["self", *carried] if method_options is not None else carried)
+    step_def = [decorator, f"def {step}({parameters}):", *(f"    {ln}" if ln else "" for ln in body)]
     step_def.append(f"    return {returned}")
-    outer = lines[function.lineno - 1 : function.end_lineno]
-    call = f"{' ' * body_indent}{returned} = {step}({', '.join(carried)})"
+    outer = [ln[margin:] for ln in lines[function.lineno - 1 : function.end_lineno]]
+    callee = f"self.{step}" if method_options is not None else step
+    call = f"{' ' * (body_indent - margin)}{returned} = {callee}({', '.join(carried)})"
     after_loop = (loop.end_lineno or loop.lineno) - function.lineno + 1
     rewritten = [*outer[: loop.lineno - function.lineno + 1], call, *outer[after_loop:]]
-    return "\n".join([*step_def, "", "", *rewritten])
+    return "\n".join(step_def), "\n".join(rewritten)
+
+
+# -- the loop in a module's `forward`, the module compiled whole ---------------------------------------------------
+def _instances_of(tree: ast.Module, cls: ast.ClassDef) -> set[str]:
+    """Module-level names bound to an instance of `cls` (`model = Refiner().eval()`)."""
+    found = set()
+    for statement in (s for s in tree.body if isinstance(s, ast.Assign) and len(s.targets) == 1):
+        value = statement.value
+        while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+            value = value.func.value  # `Net().eval()`: the instance made first
+        target = statement.targets[0]
+        if isinstance(target, ast.Name) and isinstance(value, ast.Call) and ast.unparse(value.func) == cls.name:
+            found.add(target.id)
+    return found
+
+
+def _whole_compile(tree: ast.Module, source: str, instances: set[str]) -> tuple[ast.Assign, str, str] | None:
+    """`compiled = torch.compile(model, OPTIONS)` at module level for one of the instances: (it, `model`, the
+    options as written)."""
+    for statement in (s for s in tree.body if isinstance(s, ast.Assign)):
+        call = statement.value
+        if not isinstance(call, ast.Call) or ast.unparse(call.func) != "torch.compile" or len(call.args) != 1:
+            continue
+        if ast.unparse(call.args[0]) in instances:
+            options = ", ".join(ast.get_source_segment(source, k) or ast.unparse(k) for k in call.keywords)
+            return statement, ast.unparse(call.args[0]), options
+    return None
+
+
+def compile_forward_loop_body(site: Site) -> tuple[Edit, ...] | str:
+    """```
+    class Refiner(nn.Module):                          class Refiner(nn.Module):
+        def forward(self, x, iters):                       @torch.compile(backend="eager")
+            flow = torch.zeros_like(x)                     def _forward_step(self, flow, x):
+            for _ in range(iters):               ->            flow = flow + self.update(x + flow)
+                flow = flow + self.update(x + flow)            return flow
+            return flow
+                                                           def forward(self, x, iters):
+    compiled = torch.compile(model, backend="eager")           flow = torch.zeros_like(x)
+                                                               for _ in range(iters):
+                                                                   flow = self._forward_step(flow, x)
+                                                               return flow
+
+                                                       compiled = model
+    ```
+    The same fix for a module compiled whole whose `forward` unrolls a loop over an int argument: the body a
+    compiled method, the module itself no longer compiled (the file's one `torch.compile` of its instance)."""
+    bound = (site.facts.variable or "").split(".")[0]
+    found = _compiled_forward(site, bound) if bound.isidentifier() else "the changing int is not known"
+    if isinstance(found, str):
+        return found
+    method, loop, compiled = found
+    why_not = _why_not_extracted(loop)
+    carried, assigned = _step_values(method, loop)
+    if why_not is not None or not assigned or "self" not in carried:
+        return why_not or "the loop's body assigns nothing it could return"
+    statement, model, options = compiled
+    step, rewritten = _rewritten(site, method, loop, [c for c in carried if c != "self"], assigned, options)
+    target = ast.unparse(statement.targets[0])
+    return (
+        InsertBefore(method.lineno, step),  # its own statement: the blank line above `forward` stays between them
+        ReplaceStatement(method.lineno, rewritten),
+        ReplaceStatement(statement.lineno, f"{target} = {model}"),
+    )
+
+
+def _compiled_forward(site: Site, bound: str) -> tuple[ast.FunctionDef, ast.For, tuple[ast.Assign, str, str]] | str:
+    """The `forward` looping over `range(bound)` of a module compiled whole in this file: the class holding the
+    line, else any class of the file (the line calls the compiled module)."""
+    tree, held = site.tree, site.enclosing_class()
+    if tree is None:
+        return "the file does not parse"
+    classes = [held] if held is not None else [c for c in tree.body if isinstance(c, ast.ClassDef)]
+    for cls in classes:
+        forward = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "forward"), None)
+        loop = _bounded_loop(forward, bound) if forward is not None else None
+        compiled = _whole_compile(tree, site.source, _instances_of(tree, cls))
+        if forward is not None and loop is not None and compiled is not None:
+            return forward, loop, compiled
+    return f"no module compiled whole in this file has a `forward` looping over `range({bound})`"

@@ -44,6 +44,14 @@ TRANSFORMS: dict[str, Transform] = {
             reads_facts=True,
             words="the loop's body compiled, the loop over the changing bound left in Python",
         ),
+        Transform(
+            "compile_forward_loop_body",
+            "number",
+            loops.compile_forward_loop_body,
+            reads_facts=True,
+            words="the loop's body a compiled method, the loop over the changing bound left in `forward`, which "
+            "is no longer compiled whole",
+        ),
         Transform("tensor_hyperparameter", "number", numbers.tensor_hyperparameter, reads_facts=True),
         Transform("pass_left_out_argument", "library_call", library_calls.pass_left_out_argument, reads_facts=True),
         Transform("drop_passed_argument", "library_call", library_calls.drop_passed_argument, reads_facts=True),
