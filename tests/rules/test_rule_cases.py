@@ -234,6 +234,7 @@ SHAPED = {
     "compile_loop_body",
     "compile_forward_loop_body",
     "raise_limit_for_number_sweep",
+    "mark_growing_cache",
 }
 
 
@@ -273,6 +274,7 @@ TRANSFORM_CHECKS = {
     "numpy_random_to_torch": lambda b, a, c: "np.random." in b and "np.random." not in a,
     "numpy_draw_kept_eager": lambda b, a, c: "@torch.compiler.disable" in a,
     "compile_loop_body": lambda b, a, c: "for _ in range(" in b and "_step(" in a,
+    "mark_growing_cache": lambda b, a, c: a.endswith(b) and "_cache, " in a,
     "compile_forward_loop_body": lambda b, a, c: "for _ in range(" in b and "self._forward_step(" in a,
 }
 

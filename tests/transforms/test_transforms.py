@@ -323,6 +323,28 @@ compiled = model
 out = compiled(x, 3)
 """
 
+KV_CACHE = """\
+import torch
+
+
+class CachedAttention(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.k_cache = torch.zeros(0, 8)
+        self.v_cache = torch.zeros(0, 8)
+
+    def forward(self, q, k, v):
+        self.k_cache = torch.cat([self.k_cache, k], dim=0)
+        self.v_cache = torch.cat((self.v_cache, v))
+        return torch.softmax(q @ self.k_cache.T, -1) @ self.v_cache
+
+
+attn = CachedAttention()
+step = torch.compile(attn, backend="eager")
+for _ in range(9):
+    out = step(q, k, v)
+"""
+
 CASES = {
     "eager_call: the odd call on the eager module": Case(
         "eager_call", EAGER, 5, EAGER.replace("low = model(x.half())", "low = net(x.half())")
@@ -365,6 +387,38 @@ CASES = {
         9,
         None,
         SiteFacts(variable="iters"),
+    ),
+    "mark_growing_cache: every cache the module grows marked before the call of the compiled module": Case(
+        "mark_growing_cache",
+        KV_CACHE,
+        11,
+        KV_CACHE.replace(
+            "    out = step(q, k, v)",
+            "    torch._dynamo.decorators.mark_unbacked(attn.k_cache, 0)\n"
+            "    torch._dynamo.decorators.mark_unbacked(attn.v_cache, 0)\n    out = step(q, k, v)",
+        ),
+        SiteFacts(variable="self.k_cache", dim=0, first_value="0"),
+    ),
+    "mark_growing_cache: a cache first compiled at 3 rows is marked dynamic": Case(
+        "mark_growing_cache",
+        KV_CACHE,
+        11,
+        KV_CACHE.replace(
+            "    out = step(q, k, v)",
+            "    torch._dynamo.mark_dynamic(attn.k_cache, 0)\n    torch._dynamo.mark_dynamic(attn.v_cache, 0)\n"
+            "    out = step(q, k, v)",
+        ),
+        SiteFacts(variable="self.k_cache", dim=0, first_value="3"),
+    ),
+    "mark_growing_cache: the module is not compiled in this file": Case(
+        "mark_growing_cache",
+        KV_CACHE.replace('torch.compile(attn, backend="eager")', "attn"),
+        11,
+        None,
+        SiteFacts(variable="self.k_cache", dim=0, first_value="0"),
+    ),
+    "mark_growing_cache: an attribute not grown by torch.cat": Case(
+        "mark_growing_cache", KV_CACHE, 11, None, SiteFacts(variable="self.mask", dim=0)
     ),
     "compile_loop_body: the int bounds no loop": Case(
         "compile_loop_body", UNROLLED, 14, None, SiteFacts(variable="dt")

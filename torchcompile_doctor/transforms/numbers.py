@@ -10,6 +10,7 @@ from torchcompile_doctor.model.edits import Edit, ReplaceStatement, WrapArgument
 from torchcompile_doctor.transforms.line_code import (
     MARK_DYNAMIC,
     MARK_UNBACKED,
+    SPECIALIZED_SIZES,
     code_only,
     marked_name,
     passed_value,
@@ -99,18 +100,12 @@ def mark_dynamic(site: Site) -> tuple[Edit, ...] | str:
     return (ReplaceStatement(statement.node.lineno, "\n".join([*binds, *lines, call])),)
 
 
-# sizes torch specializes whatever the marking (its 0/1 specialization): `mark_dynamic` on a tensor first seen
-# with one of these does nothing (measured: a history grown from one row by `torch.cat`, 1 recompile with it, 0
-# with `mark_unbacked`)
-_SPECIALIZED_SIZES = frozenset({"0", "1"})
-
-
 def _marking(facts: SiteFacts) -> str:
     """torch's marking to write: the detector's, else unbacked where the first compile saw a size of 0 or 1 (a
     buffer that grows from empty or from one row), else `mark_dynamic`."""
     if facts.mark_call:
         return facts.mark_call
-    return MARK_UNBACKED if str(facts.first_value) in _SPECIALIZED_SIZES else MARK_DYNAMIC
+    return MARK_UNBACKED if str(facts.first_value) in SPECIALIZED_SIZES else MARK_DYNAMIC
 
 
 def module_counter_buffer(site: Site) -> tuple[Edit, ...] | str:

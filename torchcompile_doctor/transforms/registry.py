@@ -6,6 +6,7 @@ from torchcompile_doctor.transforms import (
     compile_callees,
     compile_scope,
     data_dependent,
+    growing,
     library_calls,
     loops,
     modes,
@@ -43,6 +44,13 @@ TRANSFORMS: dict[str, Transform] = {
             loops.compile_loop_body,
             reads_facts=True,
             words="the loop's body compiled, the loop over the changing bound left in Python",
+        ),
+        Transform(
+            "mark_growing_cache",
+            "number",
+            growing.mark_growing_cache,
+            reads_facts=True,
+            words="the attributes the module grows marked dynamic before each call of the compiled module",
         ),
         Transform(
             "compile_forward_loop_body",
