@@ -282,3 +282,57 @@ def test_changes_that_each_remove_part_of_one_finding_key_are_combined(tmp_path)
     assert measured.left_out == (
         LeftOut("first_again", "another fix of the same line as first, which leaves no more problems"),
     )
+
+
+# -- the recompile limit raised for a loop over literal numbers: the alternative of the fixes of its cause ----------
+_SWEPT = {"TCD203 train.py loss": 8, "TCD402 train.py loss": 1}
+
+
+def _sweep_measure(tensor_helps: bool):
+    """A measure that never starts a process, for a loss called with each of ten literal margins: 8 recompiles,
+    then the limit (the last two calls eager). The raised limit compiles every item (9 recompiles, 10 graphs, no
+    hit); the tensor margin, where it helps, compiles one graph for every item."""
+
+    def measure(copy: Path, seconds: float) -> RunResult:
+        code = (copy / "train.py").read_text()
+        raised, tensor = "torch.raised = True" in code, "torch.tensor_margin = True" in code and tensor_helps
+        if tensor:
+            figures, fallbacks, problems = RunFigures(0, 0, 1, 0, 0, 1.0), 0, {}
+        elif raised:
+            figures, fallbacks, problems = RunFigures(0, 9, 10, 0, 0, 1.0), 0, {"TCD203 train.py loss": 9}
+        else:
+            figures, fallbacks, problems = RunFigures(0, 8, 8, 1, 0, 1.0), 1, dict(_SWEPT)
+        return RunResult(figures, fallbacks, True, 0, "ok\n", "", 1.0, problems=problems)
+
+    return measure
+
+
+def _sweep_fixes(root: Path) -> list[Candidate]:
+    def flag(name: str, code: str, inherent: bool) -> Candidate:
+        edit = FileEdit(root / "train.py", AfterTorchImport(f"torch.{name} = True"))
+        return Candidate(
+            name, (code,), ("the loss",), (edit,), False, sites=("train.py:7",), inherent_recompiles=inherent
+        )
+
+    return [flag("raised", "TCD402", True), flag("tensor_margin", "TCD203", False)]
+
+
+@pytest.mark.parametrize("tensor_helps", [True, False])
+def test_the_limit_raised_for_a_number_sweep_is_kept_only_where_no_fix_of_its_cause_helps(tmp_path, tensor_helps):
+    root = _project(tmp_path, "import torch\nprint('ok')\n")
+    originals = {root / "train.py": (root / "train.py").read_text()}
+    measure = _sweep_measure(tensor_helps)
+    before = measure(root, 30)
+    measured = measure_candidates(_sweep_fixes(root), root, originals, before, measure, jobs=1, budget_s=60)
+    raised = next(t for t in measured.trials if t.title == "raised")
+    # its finding (the limit hit) is gone; the items past the limit now compile: more recompiles, judged compiling
+    # more, not worse
+    assert raised.verdict.outcome == Outcome.FIXED and "now compile" in (raised.verdict.detail or "")
+    assert measured.patch is not None and measured.combined is None
+    if tensor_helps:  # a cause: the tensor leaves fewer problems, the raise is its alternative and stays out
+        assert measured.patch.title == "tensor_margin"
+        assert measured.left_out == (
+            LeftOut("raised", "another fix of the same line as tensor_margin, which leaves no more problems"),
+        )
+    else:  # nothing removes the recompiles: they are the sweep's own, and the raise is the patch
+        assert measured.patch is raised and measured.left_out == ()

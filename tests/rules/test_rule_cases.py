@@ -231,6 +231,10 @@ SHAPED = {
     "pass_from_caller",
     "numpy_random_to_torch",
     "numpy_draw_kept_eager",
+    "compile_loop_body",
+    "compile_forward_loop_body",
+    "raise_limit_for_number_sweep",
+    "mark_growing_cache",
 }
 
 
@@ -269,6 +273,9 @@ TRANSFORM_CHECKS = {
     "compile_region": lambda b, a, c: "_compiled(" in a,
     "numpy_random_to_torch": lambda b, a, c: "np.random." in b and "np.random." not in a,
     "numpy_draw_kept_eager": lambda b, a, c: "@torch.compiler.disable" in a,
+    "compile_loop_body": lambda b, a, c: "for _ in range(" in b and "_step(" in a,
+    "mark_growing_cache": lambda b, a, c: a.endswith(b) and "_cache, " in a,
+    "compile_forward_loop_body": lambda b, a, c: "for _ in range(" in b and "self._forward_step(" in a,
 }
 
 
@@ -310,7 +317,7 @@ def test_every_rule_has_a_case():
     assert set(WRONG_MATCH) | set(FIX_NOT_BUILT) <= {case.id for case in ALL_CASES}  # no stale xfail entries
     # built by `doctor fix` from the lines that call the compiled function (tests/fix)
     program_level = {"move_outside", "move_after_call", "guard_helper_call", "return_printed", "pass_from_caller"}
-    program_level |= {"leave_out_branch_argument", "set_fallback_attribute"}
+    program_level |= {"leave_out_branch_argument", "set_fallback_attribute", "raise_limit_for_number_sweep"}
     assert set(TRANSFORM_CHECKS) | program_level >= {t for r in rules.values() for t in r.transforms}
 
 

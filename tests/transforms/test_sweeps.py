@@ -19,7 +19,7 @@ from torchcompile_doctor.patches.edits import edit_source
 from torchcompile_doctor.transforms.engine import Built, Dropped
 from torchcompile_doctor.transforms.registry import build_named
 from torchcompile_doctor.transforms.site import Site, SiteFacts
-from torchcompile_doctor.transforms.sweeps import Sweep, finite_length, inherent_sweep
+from torchcompile_doctor.transforms.sweeps import Sweep, finite_length, inherent_sweep, number_sweep
 
 SWEEPS = DATA / "sweeps"
 
@@ -184,3 +184,76 @@ def test_the_recompile_finding_of_a_sweep_says_its_recompiles_are_by_design():
         assert finding.fix is not None and finding.fix.summary.startswith(
             "the sweep passes the recompile limit: raise `torch._dynamo.config.recompile_limit` to its size"
         )
+
+
+# -- a loop over literal numbers: the limit raised only beside the fixes of its cause ------------------------------
+MARGINS = """\
+import torch
+
+loss_fn = torch.compile(triplet, dynamic=False)
+
+
+def triplet(a, margin):
+    return (a + margin).clamp(min=0).mean()
+
+
+loss_fn = torch.compile(triplet, dynamic=False)
+MARGINS = [0.1, 0.2, -0.5]
+results = [loss_fn(a, m) for m in MARGINS]
+"""
+
+
+def test_a_compiled_function_called_with_each_number_of_a_literal_loop_is_a_number_sweep():
+    # at the plain `def` compiled by name elsewhere, and at the `torch.compile` call itself
+    sweep = Sweep(line=12, items=3, over="MARGINS", statement=False, compiled_per_item=False)
+    assert number_sweep(MARGINS, 6) == sweep and number_sweep(MARGINS, 10) == sweep
+    depths = "import torch\n\n\n@torch.compile\ndef f(x, n):\n    return x\n\n\nfor n in range(1, 11):\n    f(x, n)\n"
+    assert number_sweep(depths, 5) == Sweep(9, 10, "range(1, 11)", True, False)
+
+
+@pytest.mark.parametrize(
+    "loop",
+    [
+        "results = [loss_fn(a, m) for m in load_margins()]",  # numbers the code does not write out
+        "results = [loss_fn(a, 0.5) for m in MARGINS]",  # the loop's number is not passed
+        "results = [loss_fn(a, m) for m in (0.1, 'hinge')]",  # not numbers alone
+        "results = [triplet(a, m) for m in MARGINS]",  # the eager function, not the compiled one
+    ],
+)
+def test_a_loop_that_does_not_pass_its_literal_numbers_to_the_compiled_code_is_no_number_sweep(loop):
+    assert number_sweep(MARGINS.replace("results = [loss_fn(a, m) for m in MARGINS]", loop), 6) is None
+
+
+def _sweep_candidates(name: str):
+    capture = SWEEPS / f"{name}.capture"
+    built, _ = candidates(reread(capture), _program(capture))
+    return built
+
+
+def test_a_recorded_sweep_of_margins_gets_the_limit_raised_only_as_the_tensor_s_alternative():
+    built = _sweep_candidates("margin_sweep")
+    (raised,) = [c for c in built if c.codes == ("TCD402",)]
+    (tensor,) = [c for c in built if c.codes == ("TCD203",)]
+    assert raised.title.startswith(
+        "`torch._dynamo.config.recompile_limit = 10`: the loop at margin_sweep.py:15 calls it with each of the 10 "
+        "items of `margins`"
+    )
+    assert raised.inherent_recompiles and not tensor.inherent_recompiles
+    # one place: the trials keep the one that leaves fewer problems (tests/fix/test_trials.py)
+    assert raised.sites == tensor.sites
+    assert "torch.tensor(m)" in tensor.title
+
+
+def test_a_recorded_sweep_of_loop_depths_gets_the_limit_raised_beside_the_loop_s_body_compiled():
+    built = _sweep_candidates("depth_sweep")
+    assert any(c.codes == ("TCD402",) and c.inherent_recompiles for c in built)
+    body = next(c for c in built if "the loop's body compiled" in c.title)
+    assert body.sites == next(c for c in built if c.codes == ("TCD402",)).sites
+
+
+def test_a_range_bound_that_never_hits_the_limit_gets_its_loop_s_body_compiled_and_no_raise():
+    built = _sweep_candidates("range_bound")
+    assert not [c for c in built if c.inherent_recompiles]
+    (body,) = [c for c in built if "the loop's body compiled" in c.title]
+    (edit,) = body.edits
+    assert "def _integrate_step(x, dt):" in getattr(edit.edit, "code", "")

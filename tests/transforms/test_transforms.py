@@ -239,6 +239,112 @@ class Augment(torch.nn.Module):
         return x * float(scale)
 """
 
+UNROLLED = """\
+import torch
+
+
+@torch.compile(backend="eager")
+def integrate(x, dt, n_steps):
+    h = x * 0
+    for _ in range(n_steps):
+        h = h + dt
+        x = x + dt * torch.tanh(x + h)
+    return x
+
+
+for n in (4, 6, 8):
+    out = integrate(x0, 0.1, n)
+"""
+UNROLLED_BODY = """\
+import torch
+
+
+@torch.compile(backend="eager")
+def _integrate_step(h, dt, x):
+    h = h + dt
+    x = x + dt * torch.tanh(x + h)
+    return h, x
+
+
+def integrate(x, dt, n_steps):
+    h = x * 0
+    for _ in range(n_steps):
+        h, x = _integrate_step(h, dt, x)
+    return x
+
+
+for n in (4, 6, 8):
+    out = integrate(x0, 0.1, n)
+"""
+
+REFINER = """\
+import torch
+
+
+class Refiner(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.update = torch.nn.Linear(4, 4)
+
+    def forward(self, x, iters):
+        flow = x * 0
+        for _ in range(iters):
+            flow = flow + self.update(x + flow)
+        return flow
+
+
+model = Refiner().eval()
+compiled = torch.compile(model, backend="eager")
+out = compiled(x, 3)
+"""
+REFINER_STEP = """\
+import torch
+
+
+class Refiner(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.update = torch.nn.Linear(4, 4)
+
+    @torch.compile(backend="eager")
+    def _forward_step(self, flow, x):
+        flow = flow + self.update(x + flow)
+        return flow
+
+    def forward(self, x, iters):
+        flow = x * 0
+        for _ in range(iters):
+            flow = self._forward_step(flow, x)
+        return flow
+
+
+model = Refiner().eval()
+compiled = model
+out = compiled(x, 3)
+"""
+
+KV_CACHE = """\
+import torch
+
+
+class CachedAttention(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.k_cache = torch.zeros(0, 8)
+        self.v_cache = torch.zeros(0, 8)
+
+    def forward(self, q, k, v):
+        self.k_cache = torch.cat([self.k_cache, k], dim=0)
+        self.v_cache = torch.cat((self.v_cache, v))
+        return torch.softmax(q @ self.k_cache.T, -1) @ self.v_cache
+
+
+attn = CachedAttention()
+step = torch.compile(attn, backend="eager")
+for _ in range(9):
+    out = step(q, k, v)
+"""
+
 CASES = {
     "eager_call: the odd call on the eager module": Case(
         "eager_call", EAGER, 5, EAGER.replace("low = model(x.half())", "low = net(x.half())")
@@ -256,6 +362,74 @@ CASES = {
         SiteFacts(sweep_items=12, sweep_loop=3),
     ),
     "raise_recompile_limit: no sweep": Case("raise_recompile_limit", SWEEP, 4, None),
+    "compile_loop_body: the body of a loop over a changing bound compiled, the loop left in Python": Case(
+        "compile_loop_body", UNROLLED, 14, UNROLLED_BODY, SiteFacts(variable="n_steps")
+    ),
+    "compile_loop_body: at the compiled function's own line too": Case(
+        "compile_loop_body", UNROLLED, 5, UNROLLED_BODY, SiteFacts(variable="n_steps")
+    ),
+    "compile_loop_body: the body reads the loop's index": Case(
+        "compile_loop_body",
+        UNROLLED.replace("h = h + dt\n", "h = h + dt * i\n").replace("for _ in", "for i in"),
+        14,
+        None,
+        SiteFacts(variable="n_steps"),
+    ),
+    "compile_forward_loop_body: a module compiled whole: its forward's loop body a compiled method": Case(
+        "compile_forward_loop_body", REFINER, 9, REFINER_STEP, SiteFacts(variable="iters")
+    ),
+    "compile_forward_loop_body: at the line calling the compiled module too": Case(
+        "compile_forward_loop_body", REFINER, 18, REFINER_STEP, SiteFacts(variable="iters")
+    ),
+    "compile_forward_loop_body: the module is not compiled in this file": Case(
+        "compile_forward_loop_body",
+        REFINER.replace('torch.compile(model, backend="eager")', "model"),
+        9,
+        None,
+        SiteFacts(variable="iters"),
+    ),
+    "mark_growing_cache: every cache the module grows marked before the call of the compiled module": Case(
+        "mark_growing_cache",
+        KV_CACHE,
+        11,
+        KV_CACHE.replace(
+            "    out = step(q, k, v)",
+            "    torch._dynamo.decorators.mark_unbacked(attn.k_cache, 0)\n"
+            "    torch._dynamo.decorators.mark_unbacked(attn.v_cache, 0)\n    out = step(q, k, v)",
+        ),
+        SiteFacts(variable="self.k_cache", dim=0, first_value="0"),
+    ),
+    "mark_growing_cache: a cache first compiled at 3 rows is marked dynamic": Case(
+        "mark_growing_cache",
+        KV_CACHE,
+        11,
+        KV_CACHE.replace(
+            "    out = step(q, k, v)",
+            "    torch._dynamo.mark_dynamic(attn.k_cache, 0)\n    torch._dynamo.mark_dynamic(attn.v_cache, 0)\n"
+            "    out = step(q, k, v)",
+        ),
+        SiteFacts(variable="self.k_cache", dim=0, first_value="3"),
+    ),
+    "mark_growing_cache: the module is not compiled in this file": Case(
+        "mark_growing_cache",
+        KV_CACHE.replace('torch.compile(attn, backend="eager")', "attn"),
+        11,
+        None,
+        SiteFacts(variable="self.k_cache", dim=0, first_value="0"),
+    ),
+    "mark_growing_cache: an attribute not grown by torch.cat": Case(
+        "mark_growing_cache", KV_CACHE, 11, None, SiteFacts(variable="self.mask", dim=0)
+    ),
+    "compile_loop_body: the int bounds no loop": Case(
+        "compile_loop_body", UNROLLED, 14, None, SiteFacts(variable="dt")
+    ),
+    "compile_loop_body: the body breaks out": Case(
+        "compile_loop_body",
+        UNROLLED.replace("        h = h + dt\n", "        if n_steps > 5:\n            break\n"),
+        14,
+        None,
+        SiteFacts(variable="n_steps"),
+    ),
     "compile_called_modules: the penalty eager, the critic compiled": Case(
         "compile_called_modules",
         PENALTY,
@@ -510,6 +684,21 @@ CASES = {
         "import torch\n\ntorch._dynamo.mark_dynamic(k, 0)\nout = f(k)\n",
         SiteFacts(variable="k", dim=0),
     ),
+    "mark_dynamic: a tensor grown from one row is marked unbacked (torch specializes sizes 0 and 1)": Case(
+        "mark_dynamic",
+        "import torch\n\nfor _ in range(9):\n    out = attend(q, history)\n    history = torch.cat([history, out])\n",
+        4,
+        "import torch\n\nfor _ in range(9):\n    torch._dynamo.decorators.mark_unbacked(history, 0)\n"
+        "    out = attend(q, history)\n    history = torch.cat([history, out])\n",
+        SiteFacts(variable="history", dim=0, first_value="1"),
+    ),
+    "mark_dynamic: a size first seen at 2 is marked dynamic": Case(
+        "mark_dynamic",
+        "import torch\n\nout = f(k)\n",
+        3,
+        "import torch\n\ntorch._dynamo.mark_dynamic(k, 0)\nout = f(k)\n",
+        SiteFacts(variable="k", dim=0, first_value="2"),
+    ),
     "drop_passed_argument: the keyword the library branches on": Case(
         "drop_passed_argument",
         MODEL_CALL,
@@ -576,4 +765,5 @@ def test_every_transform_is_tested() -> None:
         "leave_out_branch_argument",  # tests/fix/test_library_arguments.py
         "set_fallback_attribute",
         "pass_from_caller",
+        "raise_limit_for_number_sweep",  # tests/transforms/test_sweeps.py
     }

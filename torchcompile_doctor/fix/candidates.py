@@ -74,6 +74,8 @@ from torchcompile_doctor.transforms.library_arguments import (
 from torchcompile_doctor.transforms.line_code import code_only
 from torchcompile_doctor.transforms.registry import TRANSFORMS
 from torchcompile_doctor.transforms.side_effects import NOT_COMPILING
+from torchcompile_doctor.transforms.site import Site, SiteFacts
+from torchcompile_doctor.transforms.sweeps import number_sweep, raise_recompile_limit
 
 
 @dataclass(frozen=True)
@@ -409,6 +411,34 @@ def _library_branch(
     return candidate
 
 
+def _number_sweep_limit(finding: Finding, program: Program) -> Candidate | None:
+    """The recompile limit raised to the size of a loop over literal numbers that passes them to the compiled
+    code (transforms/sweeps.py `number_sweep`), offered at the finding's place beside the fixes that remove the
+    recompiles (a tensor, `dynamic=True`, the loop's body compiled): where one of those helps it leaves fewer
+    problems and the raise stays out (fix/trials.py); where none does, the recompiles are the sweep's own."""
+    where = finding.location
+    if where is None or not inside(program.root, Path(where.file)):
+        return None
+    path = Path(where.file)
+    source = program.read(path)
+    sweep = number_sweep(source, where.line) if source is not None else None
+    if sweep is None or source is None:
+        return None
+    edits = raise_recompile_limit(Site(where.file, source, where.line, SiteFacts(sweep_items=sweep.items)))
+    if isinstance(edits, str):
+        return None
+    return Candidate(
+        title=f"`torch._dynamo.config.recompile_limit = {sweep.items}`: {sweep.words_in(path.name)}, each "
+        "compiled once (kept only where no fix of its cause helps)",
+        codes=(finding.code,),
+        findings=(finding.title,),
+        sites=_sites((finding,)),
+        edits=tuple(FileEdit(path, e) for e in edits),
+        by_compile_time=False,
+        inherent_recompiles=True,
+    )
+
+
 # transforms that need the lines calling the compiled function (the run's call sites), by the name the catalogue
 # gives them: each is measured like every other candidate
 _PROGRAM_TRANSFORMS: dict[str, Callable[[Finding, Program], Candidate | list[Candidate] | None]] = {
@@ -419,6 +449,7 @@ _PROGRAM_TRANSFORMS: dict[str, Callable[[Finding, Program], Candidate | list[Can
     "leave_out_branch_argument": _library_branch(branch_argument_left_out),
     "set_fallback_attribute": _library_branch(fallback_attribute_set),
     "pass_from_caller": _passed_from_caller,
+    "raise_limit_for_number_sweep": _number_sweep_limit,
 }
 
 

@@ -107,6 +107,10 @@ MARK_DYNAMIC = "torch._dynamo.mark_dynamic"
 # a dimension already dynamic that torch bounded to a range: torch's own hint (`torch._dynamo.mark_unbacked` is
 # no attribute of torch._dynamo on 2.13)
 MARK_UNBACKED = "torch._dynamo.decorators.mark_unbacked"
+# sizes torch specializes whatever the marking (its 0/1 specialization): `mark_dynamic` on a dimension first seen
+# with one of these does nothing (measured: a history grown from one row by `torch.cat`, 1 recompile with it, 0
+# with `mark_unbacked`)
+SPECIALIZED_SIZES = frozenset({"0", "1"})
 # what a user can mark or cast where it stands: `k`, `batch.x`, `inputs['input_ids']`; anything else (a call,
 # an operation) is a new value made at the call
 _HELD = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\[(?:'[^']*'|\"[^\"]*\"|\d+)\])*")

@@ -9,12 +9,14 @@ from torchcompile_doctor.events.guard_failures import is_carried_value
 from torchcompile_doctor.model.edits import Edit, ReplaceStatement, WrapArgument
 from torchcompile_doctor.transforms.line_code import (
     MARK_DYNAMIC,
+    MARK_UNBACKED,
+    SPECIALIZED_SIZES,
     code_only,
     marked_name,
     passed_value,
     replace_argument,
 )
-from torchcompile_doctor.transforms.site import Site
+from torchcompile_doctor.transforms.site import Site, SiteFacts
 from torchcompile_doctor.transforms.statements import simple_statement
 
 
@@ -94,8 +96,16 @@ def mark_dynamic(site: Site) -> tuple[Edit, ...] | str:
                 return f"`{passed}` cannot be bound to a name"
             binds.append(f"{name} = {passed}")
             call = replace_argument(call, passed, name) or call
-        lines.append(f"{facts.mark_call or MARK_DYNAMIC}({name}, {mark_dim})")
+        lines.append(f"{_marking(facts)}({name}, {mark_dim})")
     return (ReplaceStatement(statement.node.lineno, "\n".join([*binds, *lines, call])),)
+
+
+def _marking(facts: SiteFacts) -> str:
+    """torch's marking to write: the detector's, else unbacked where the first compile saw a size of 0 or 1 (a
+    buffer that grows from empty or from one row), else `mark_dynamic`."""
+    if facts.mark_call:
+        return facts.mark_call
+    return MARK_UNBACKED if str(facts.first_value) in SPECIALIZED_SIZES else MARK_DYNAMIC
 
 
 def module_counter_buffer(site: Site) -> tuple[Edit, ...] | str:

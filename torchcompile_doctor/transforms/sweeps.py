@@ -281,3 +281,53 @@ def reset_between_items(site: Site) -> tuple[Edit, ...] | str:
     if isinstance(first, ast.Expr) and ast.unparse(first.value) == RESET:
         return "the loop resets the compile caches already"
     return (InsertBefore(first.lineno, RESET),)
+
+
+# -- a sweep over literal numbers: the limit raised only as the alternative of the fixes that remove its cause ------
+def _literal_numbers(node: ast.expr, tree: ast.Module) -> bool:
+    """`node` yields numbers the code writes out: a literal list, tuple or set of int/float constants (or a module
+    name bound once to one), or `range` of integer literals."""
+    if isinstance(node, ast.Name):
+        bound = _bound_once(tree, node.id)
+        return bound is not None and _literal_numbers(bound, tree)
+    if isinstance(node, ast.List | ast.Tuple | ast.Set):
+        return bool(node.elts) and all(_number(e) for e in node.elts)
+    return isinstance(node, ast.Call) and dotted_name(node.func) == "range" and finite_length(node, tree) is not None
+
+
+def _number(node: ast.expr) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float)
+
+
+def _compiled_names(tree: ast.Module, line: int) -> set[str]:
+    """The names the code compiled at `line` is called by: those of `_compiled_name`, and for a plain `def f` the
+    targets of `g = torch.compile(f, ...)`."""
+    names = {name} if (name := _compiled_name(tree, line)) else set()
+    defined = next((f.name for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) and f.lineno == line), None)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and _is_compile(node.value) and isinstance(node.value, ast.Call):
+            compiled = node.value.args[0] if node.value.args else None
+            if defined is not None and isinstance(compiled, ast.Name) and compiled.id == defined:
+                names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return names
+
+
+def number_sweep(source: str, line: int) -> Sweep | None:
+    """The loop over a literal set of numbers whose variable is passed to the code compiled at `line` (its
+    `torch.compile` call, its decorator or `def`): each number a guarded constant, so each item compiles once.
+    Whether that is inherent (a loop bound, a pooling kernel) or a cause (a margin a tensor carries) only a
+    measurement tells: the limit raised is offered beside the tensor and dynamic fixes, never instead of them."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    names = _compiled_names(tree, line)
+    for call in (c for c in ast.walk(tree) if isinstance(c, ast.Call) and _callee(c) in names):
+        loop = _innermost_loop(tree, call)
+        if loop is None or not _passed_names(call, None) & _targets(loop):
+            continue
+        if _literal_numbers(_iterable(loop), tree) and (items := finite_length(_iterable(loop), tree)) is not None:
+            return _sweep(loop, _statement_of(tree, call), items, compiled_per_item=False)
+    return None

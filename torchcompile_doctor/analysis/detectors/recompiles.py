@@ -64,7 +64,7 @@ from torchcompile_doctor.transforms.line_code import MARK_UNBACKED, marked_name
 from torchcompile_doctor.transforms.sweeps import Sweep, inherent_sweep
 
 _AT_CALL = ("tensor_argument", "cast_at_call_site", "mark_dynamic", "eager_call")  # transforms whose fix edits the call
-_AT_FUNCTION = ("compile_region",)  # transforms that rewrite the compiled function itself
+_AT_FUNCTION = ("compile_region", "mark_growing_cache")  # transforms read from the compiled function itself
 
 
 @dataclass(frozen=True, kw_only=True)
