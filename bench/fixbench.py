@@ -206,6 +206,12 @@ def read_split(path: Path = SPLIT_FILE) -> tuple[int, list[str]]:
     return int(data["seed"]), [str(n) for n in data["heldout"]]
 
 
+def added_after_the_draw(path: Path = SPLIT_FILE) -> list[str]:
+    """Cases written after the held-out quarter was drawn: dev cases, never in the draw (a new case must not move a
+    program the team has not seen into the dev set, nor one it has tuned on into the held-out quarter)."""
+    return [str(n) for n in yaml.safe_load(path.read_text()).get("added_to_dev") or ()]
+
+
 def write_split(seed: int) -> list[str]:
     """Choose the held-out quarter from every case's family, write split.yaml and move the folders (git mv)."""
     folders = case_folders("all")
@@ -218,6 +224,8 @@ def write_split(seed: int) -> list[str]:
         f"seed: {seed}",
         "heldout:",
         *[f"  - {name}" for name in heldout],
+        "# cases written after the draw: dev cases, never drawn (bench/fixbench.py added_after_the_draw)",
+        "added_to_dev: []",
     ]
     SPLIT_FILE.write_text("\n".join(lines) + "\n")
     for folder, _ in folders:

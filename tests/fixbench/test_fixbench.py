@@ -79,19 +79,22 @@ def test_each_case_is_complete_and_cites_a_public_source(folder):
     for name in ("program.py", "fixed.py"):
         source = (folder / name).read_text()
         ast.parse(source)
-        assert "torch.compile" in source, f"{folder.name}/{name} compiles nothing"
+        # torch.compile, or a module's own .compile() (regional compilation)
+        assert "torch.compile" in source or ".compile(" in source, f"{folder.name}/{name} compiles nothing"
         assert "/work/" not in source and "/home/" not in source
 
 
 def test_the_heldout_quarter_is_the_seeded_split_and_disjoint():
     seed, heldout = fixbench.read_split()
-    families = {folder.name: _yaml(folder)["family"] for folder, _ in ALL}
+    added = set(fixbench.added_after_the_draw())
+    drawn = [(folder, split) for folder, split in ALL if folder.name not in added]
+    families = {folder.name: _yaml(folder)["family"] for folder, _ in drawn}
     assert heldout == fixbench.heldout_split(families, seed)
     in_heldout = {folder.name for folder, split in ALL if split == "heldout"}
     in_dev = {folder.name for folder, split in ALL if split == "dev"}
     assert in_heldout == set(heldout)
-    assert not in_heldout & in_dev
-    assert len(heldout) == round(len(ALL) / 4)
+    assert not in_heldout & in_dev and added <= in_dev  # a case written after the draw is a dev case
+    assert len(heldout) == round(len(drawn) / 4)
     # balanced: every family is held out, none more than twice
     held_families = [families[name] for name in heldout]
     assert set(held_families) == set(fixbench.FAMILIES)
