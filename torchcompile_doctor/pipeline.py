@@ -283,8 +283,12 @@ def _captured_by_installed_torch(log: EventLog) -> bool:
     from torchcompile_doctor.analysis.analyze import recorded_torch_version
     from torchcompile_doctor.torch_releases import installed_torch_version
 
-    recorded = recorded_torch_version(log)
-    return recorded is not None and recorded == installed_torch_version()
+    recorded, installed = recorded_torch_version(log), installed_torch_version()
+    if recorded is None or installed is None:
+        return False
+    # the capture records the distribution's version (2.15.0 for the CUDA wheel from PyPI), the installed torch is
+    # read from its version.py, which carries the build's local part (2.15.0+cu132): the same torch
+    return recorded.split("+")[0] == installed.split("+")[0]
 
 
 def _dump_report(dump: Path, root: Path | None = None) -> Report:

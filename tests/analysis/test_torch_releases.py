@@ -167,3 +167,20 @@ def test_the_installed_registry_reads_a_capture_newer_than_the_bundle_when_torch
         assert registry.source.startswith("installed torch (") == reads_installed
     finally:
         registry_for_capture.cache_clear()
+
+
+@pytest.mark.parametrize(
+    ("recorded", "installed", "same"),
+    [("2.15.0", "2.15.0+cu132", True), ("2.13.0+cpu", "2.13.0+cpu", True), ("2.14.1", "2.15.0+cu132", False)],
+)
+def test_a_capture_of_the_installed_torch_is_told_by_its_public_version(monkeypatch, recorded, installed, same):
+    """The capture records the distribution's version (the CUDA wheel's `2.15.0`), the installed torch is read from
+    its version.py (`2.15.0+cu132`): the same torch, so `check --from-capture` names no registry, as the live check
+    (the 2.15 lane's test_check caught the difference)."""
+    from torchcompile_doctor import pipeline, torch_releases
+    from torchcompile_doctor.events.model import BootstrapInfo, EventLog
+
+    monkeypatch.setattr(torch_releases, "installed_torch_version", lambda: installed)
+    log = EventLog()
+    log.bootstrap.append(BootstrapInfo(recorded, "3.11.7", "train.py", (), None))
+    assert pipeline._captured_by_installed_torch(log) is same
