@@ -7,10 +7,11 @@ rule that gives the advice; on any other torch (the lane of the newest, a new pi
 from __future__ import annotations
 
 import pytest
-import torch
 from support.advice_runs import BREAK, recorded_log, torch_log
 from support.captures import reread
 from support.paths import DATA, RULES
+
+from torchcompile_doctor.torch_releases import installed_torch_version, release_of
 
 # the rule's case, what torch breaks on it, and the advised program (or Python flags) that does not break
 CASES = {
@@ -19,11 +20,6 @@ CASES = {
     "TCD125": (RULES / "TCD125" / "contextvar.py", 1, None, ()),
     "TCD104": (RULES / "TCD104" / "item_assert.py", 1, RULES / "TCD104" / "item_assert.py", ("-O",)),
 }
-
-
-def torch_release() -> tuple[int, int]:
-    major, minor = torch.__version__.split(".")[:2]
-    return int(major), int(minor)
 
 
 @pytest.mark.parametrize("code", sorted(CASES))
@@ -41,7 +37,8 @@ def test_context_manager_and_contextvar_fixes_remove_the_breaks():
     assert torch_log(RULES / "TCD126" / "cudnn_flags.py").count(BREAK) == 2  # the `with`, and the rest torch skips
     assert torch_log(DATA / "advice" / "context_outside.py").count(BREAK) == 0
     # measured on 2.13 (1) and 2.15 (0): torch 2.15 traces a `ContextVar.get()` read, so TCD125 never fires there
-    traces_contextvar_get = torch_release() >= (2, 15)
+    release = release_of(installed_torch_version()) or "0.0"
+    traces_contextvar_get = tuple(map(int, release.split("."))) >= (2, 15)
     assert torch_log(RULES / "TCD125" / "contextvar.py").count(BREAK) == (0 if traces_contextvar_get else 1)
 
 

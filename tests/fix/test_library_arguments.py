@@ -4,14 +4,13 @@ value the library falls back to. On a recorded run (tests/data/library_branches)
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 
 from support.captures import reread
+from support.fix_recordings import project_of
 from support.paths import DATA
 
-from torchcompile_doctor.events.load import load_ranks
 from torchcompile_doctor.events.model import BackendUse, CallSite
 from torchcompile_doctor.fix.candidates import Program, candidates
 from torchcompile_doctor.model.edits import InsertBefore, ReplaceStatement
@@ -22,25 +21,12 @@ from torchcompile_doctor.transforms.library_arguments import branch_argument_lef
 CAPTURE = DATA / "library_branches" / "library_branches.capture"
 
 
-def _program() -> Program:
-    """The recorded program's project: its compile calls and call sites from the run, its files from the
-    capture's snapshot (never from the disk)."""
-    files = json.loads((CAPTURE / "doctor_sources.json").read_text(encoding="utf-8"))["files"]
-    (log,) = load_ranks(CAPTURE).logs.values()
-    root = Path(next(f for f in files if f.endswith("library_branches.py"))).parent
-
-    def read(path: Path) -> str | None:
-        return "".join(files[str(path)]) if str(path) in files else None
-
-    return Program.of(log, root, read)
-
-
 def _finding_at(line: int):  # type: ignore[no-untyped-def]
     return next(f for f in reread(CAPTURE).findings if f.location is not None and f.location.line == line)
 
 
 def test_the_keyword_the_library_branches_on_is_left_out_of_the_user_s_call():
-    program = _program()
+    program = project_of(CAPTURE, "library_branches.py", with_calls=True)
     finding = _finding_at(24)  # `warnings.warn(...)` under `if return_scores:`
     made = branch_argument_left_out(finding.location, program)
     assert not isinstance(made, str)
@@ -58,7 +44,7 @@ def test_the_keyword_the_library_branches_on_is_left_out_of_the_user_s_call():
 
 
 def test_the_attribute_left_none_is_set_to_the_value_the_library_falls_back_to_before_compiling():
-    program = _program()
+    program = project_of(CAPTURE, "library_branches.py", with_calls=True)
     made = fallback_attribute_set(_finding_at(26).location, program)
     assert not isinstance(made, str)
     (edit,) = made.edits
@@ -71,7 +57,7 @@ def test_the_attribute_left_none_is_set_to_the_value_the_library_falls_back_to_b
 
 
 def test_a_break_outside_any_branch_or_function_gives_no_library_edit():
-    program = _program()
+    program = project_of(CAPTURE, "library_branches.py", with_calls=True)
     minilib = next(str(p) for p in (Path(c.function_file) for c in program.compile_calls if c.function_file))
     outside = Location(minilib, 30, "Encoder.forward")  # the line after the branches
     assert branch_argument_left_out(outside, program) == "no `if` in `Encoder.forward` holds the break"
@@ -79,7 +65,7 @@ def test_a_break_outside_any_branch_or_function_gives_no_library_edit():
 
 
 def test_both_are_candidates_of_doctor_fix_for_the_findings_that_name_them():
-    report, program = reread(CAPTURE), _program()
+    report, program = reread(CAPTURE), project_of(CAPTURE, "library_branches.py", with_calls=True)
     built, _ = candidates(report, program)
     titles = [c.title for c in built if c.codes == ("TCD113",)]
     assert (

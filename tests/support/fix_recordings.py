@@ -22,11 +22,12 @@ def snapshot_files(capture: Path) -> dict[str, str]:
     return {path: "".join(lines) for path, lines in files.items()}
 
 
-def project_of(capture: Path, program: str, *, with_calls: bool = False) -> Program:
-    """The project of the recorded `program` (a file name): its folder, its files read from the snapshot;
-    `with_calls`: also the torch.compile calls and the lines that called compiled code, as the run recorded them."""
+def project_of(capture: Path, program: str | None = None, *, with_calls: bool = False) -> Program:
+    """The project of the recorded `program` (a file name; None: the snapshot's one file): its folder, its files
+    read from the snapshot (never from the disk); `with_calls`: also the torch.compile calls and the lines that
+    called compiled code, as the run recorded them."""
     files = snapshot_files(capture)
-    (recorded,) = [path for path in files if Path(path).name == program]
+    (recorded,) = [path for path in files if program is None or Path(path).name == program]
     log = EventLog()
     for one in load_processes(capture).logs.values() if with_calls else ():
         log.extend(one)

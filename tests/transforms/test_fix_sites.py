@@ -5,14 +5,13 @@ candidate whose edit cannot be made is dropped with its reason while the others 
 from __future__ import annotations
 
 import ast
-import json
 from dataclasses import replace
-from pathlib import Path
 
 from support.captures import reread
+from support.fix_recordings import project_of
 from support.paths import DATA
 
-from torchcompile_doctor.fix.candidates import Program, candidates
+from torchcompile_doctor.fix.candidates import candidates
 from torchcompile_doctor.model.edits import FileEdit, ReplaceStatement
 from torchcompile_doctor.model.experiment import Regional
 from torchcompile_doctor.model.report import Report
@@ -20,18 +19,6 @@ from torchcompile_doctor.patches.edits import edit_source
 from torchcompile_doctor.transforms.engine import hunk
 
 ENGINE = DATA / "engine"
-
-
-def _program(capture: Path) -> Program:
-    """The recorded program's project, its files read from the capture's snapshot (never from the disk)."""
-    files = json.loads((capture / "doctor_sources.json").read_text(encoding="utf-8"))["files"]
-    (recorded,) = files
-    return Program(
-        root=Path(recorded).parent,
-        compile_calls=(),
-        call_sites=(),
-        read=lambda path: "".join(files[str(path)]) if str(path) in files else None,
-    )
 
 
 def _finding(report: Report, code: str):  # type: ignore[no-untyped-def]
@@ -48,7 +35,7 @@ def test_a_float_passed_by_keyword_is_wrapped_as_a_tensor_keeping_its_keyword():
 
 def test_the_candidate_measured_is_the_edit_the_report_prints():
     capture = ENGINE / "keyword_scale.capture"
-    report, program = reread(capture), _program(capture)
+    report, program = reread(capture), project_of(capture)
     fix = _finding(report, "TCD203").fix
     built, refused = candidates(report, program)
     (candidate,) = [c for c in built if c.codes == ("TCD203",)]
@@ -63,7 +50,7 @@ def test_a_candidate_whose_edit_does_not_parse_is_dropped_with_why_and_the_other
     """Bug 3: `torch.tensor(scale)=float(step + 1)` made `doctor fix` die with ParserSyntaxError, losing the
     print fix too. Now that candidate is refused with its reason and the others are measured."""
     capture = ENGINE / "keyword_scale.capture"
-    report, program = reread(capture), _program(capture)
+    report, program = reread(capture), project_of(capture)
     broken = []
     for finding in report.findings:
         if finding.code == "TCD203" and finding.fix is not None:
@@ -101,7 +88,7 @@ def test_regional_compilation_is_offered_for_the_users_blocks_never_for_torch_nn
 def test_a_compiled_network_with_its_post_processing_is_offered_split():
     """Bug 6: moving the post-processing out of the compiled function was never offered."""
     capture = ENGINE / "detector.capture"
-    report, program = reread(capture), _program(capture)
+    report, program = reread(capture), project_of(capture)
     fix = _finding(report, "TCD108").fix
     assert fix is not None and "def _detect_network(x, threshold):" in (fix.after or "")
     built, _ = candidates(report, program)
@@ -119,7 +106,7 @@ def test_every_before_and_after_printed_is_the_hunk_of_the_edit_written():
     """Issue 33: the report's before/after is byte-for-byte the hunk of the file `doctor fix` writes."""
     checked = 0
     for capture in sorted(ENGINE.glob("*.capture")):
-        report, program = reread(capture), _program(capture)
+        report, program = reread(capture), project_of(capture)
         for finding in report.findings:
             for rewrite in finding.fix.rewrites if finding.fix is not None else ():
                 (path,) = {e.path for e in rewrite.edits}

@@ -4,28 +4,18 @@ dimension marked at the line that calls the compiled function, unbacked where to
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 from support.captures import reread
+from support.fix_recordings import project_of
 from support.paths import DATA
 
-from torchcompile_doctor.fix.candidates import Program, candidates
+from torchcompile_doctor.fix.candidates import candidates
 from torchcompile_doctor.patches.edits import edit_source
 
 CAPTURE = DATA / "growing" / "history_cat.capture"
 
 
-def _program() -> Program:
-    files = json.loads((CAPTURE / "doctor_sources.json").read_text(encoding="utf-8"))["files"]
-    (recorded,) = files
-    return Program(
-        Path(recorded).parent, (), (), lambda path: "".join(files[str(path)]) if str(path) in files else None
-    )
-
-
 def test_a_history_grown_from_one_row_is_marked_unbacked_at_the_call():
-    report, program = reread(CAPTURE), _program()
+    report, program = reread(CAPTURE), project_of(CAPTURE)
     shape = next(f for f in report.findings if f.code == "TCD301")
     assert "history.shape[0]: 1 → 2" in shape.why
     built, _ = candidates(report, program)
@@ -43,11 +33,7 @@ def test_a_history_grown_from_one_row_is_marked_unbacked_at_the_call():
 
 def test_a_module_s_kv_caches_grown_from_empty_are_marked_unbacked_before_the_compiled_call():
     capture = DATA / "growing" / "kv_cache_attr.capture"
-    files = json.loads((capture / "doctor_sources.json").read_text(encoding="utf-8"))["files"]
-    (recorded,) = files
-    program = Program(
-        Path(recorded).parent, (), (), lambda path: "".join(files[str(path)]) if str(path) in files else None
-    )
+    program = project_of(capture)
     report = reread(capture)
     cache = next(f for f in report.findings if f.code == "TCD303")
     assert "self.k_cache.shape[0]: 0 → 1 → 2" in cache.why

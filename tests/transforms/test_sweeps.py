@@ -6,14 +6,13 @@ transforms on fixture sources."""
 from __future__ import annotations
 
 import ast
-import json
-from pathlib import Path
 
 import pytest
 from support.captures import reread
+from support.fix_recordings import project_of
 from support.paths import DATA
 
-from torchcompile_doctor.fix.candidates import Program, candidates
+from torchcompile_doctor.fix.candidates import candidates
 from torchcompile_doctor.model.edits import AfterTorchImport, InsertBefore
 from torchcompile_doctor.patches.edits import edit_source
 from torchcompile_doctor.transforms.engine import Built, Dropped
@@ -131,14 +130,6 @@ def test_the_caches_are_reset_at_the_start_of_each_item_of_a_for_loop_only():
     assert isinstance(comprehension, Dropped) and comprehension.reason == "the recompiles are not a sweep's"
 
 
-def _program(capture: Path) -> Program:
-    files = json.loads((capture / "doctor_sources.json").read_text(encoding="utf-8"))["files"]
-    (recorded,) = files
-    return Program(
-        Path(recorded).parent, (), (), lambda path: "".join(files[str(path)]) if str(path) in files else None
-    )
-
-
 def test_a_recorded_sweep_of_functions_gets_the_limit_raised_and_says_its_recompiles_are_inherent():
     capture = SWEEPS / "activation_sweep.capture"
     report = reread(capture)
@@ -146,7 +137,7 @@ def test_a_recorded_sweep_of_functions_gets_the_limit_raised_and_says_its_recomp
     assert limit.why.startswith("the loop at line 17 calls it with each of the 10 items of `ACTIVATIONS`")
     assert "the recompiles are inherent" in (limit.fix.summary if limit.fix else "")
     assert limit.fix is not None and limit.fix.experiment is None  # the setting is the rewrite, no hiding experiment
-    built, refused = candidates(report, _program(capture))
+    built, refused = candidates(report, project_of(capture))
     raised = [c for c in built if c.codes == ("TCD402",)]
     assert [c.title for c in raised] == [
         "`torch._dynamo.config.recompile_limit = 10` after `import torch` (activation_sweep.py)"
@@ -159,7 +150,7 @@ def test_a_recorded_sweep_of_functions_gets_the_limit_raised_and_says_its_recomp
 
 def test_a_recorded_sweep_of_models_gets_the_limit_raised_or_the_caches_reset_per_item():
     capture = SWEEPS / "model_sweep.capture"
-    report, program = reread(capture), _program(capture)
+    report, program = reread(capture), project_of(capture)
     limit = next(f for f in report.findings if f.code == "TCD402")
     assert limit.why.startswith("the loop at line 6 compiles a new model for each of the 10 items of")
     built, _ = candidates(report, program)
@@ -226,7 +217,7 @@ def test_a_loop_that_does_not_pass_its_literal_numbers_to_the_compiled_code_is_n
 
 def _sweep_candidates(name: str):
     capture = SWEEPS / f"{name}.capture"
-    built, _ = candidates(reread(capture), _program(capture))
+    built, _ = candidates(reread(capture), project_of(capture))
     return built
 
 
