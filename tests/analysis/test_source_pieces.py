@@ -5,9 +5,11 @@ name) and on the shapes that put a cut where no statement starts."""
 from __future__ import annotations
 
 import ast
+import gc
 import importlib.util
 import textwrap
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -210,15 +212,25 @@ def test_a_big_library_file_is_never_held_as_one_tree():
     biggest of its pieces (one method) under 2 MB."""
     path = package_dir("transformers") / "modeling_utils.py"
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+
+    def peak_of(work: Callable[[], object]) -> int:
+        # what the work adds at its peak, the least of three tries: tracemalloc also counts what another thread
+        # of the test session allocates meanwhile (under xdist this test once read 5.3 MB where it takes 1.4 MB)
+        peaks = []
+        for _ in range(3):
+            gc.collect()
+            tracemalloc.reset_peak()
+            start = tracemalloc.get_traced_memory()[0]
+            work()
+            peaks.append(tracemalloc.get_traced_memory()[1] - start)
+        return min(peaks)
+
     tracemalloc.start()
     try:
-        tracemalloc.reset_peak()
-        ast.parse("".join(lines))
-        whole_peak = tracemalloc.get_traced_memory()[1]
-        tracemalloc.reset_peak()
-        outline = file_outline(lines)
-        pieces_peak = tracemalloc.get_traced_memory()[1]
+        whole_peak = peak_of(lambda: ast.parse("".join(lines)))
+        pieces_peak = peak_of(lambda: file_outline(lines))
     finally:
         tracemalloc.stop()
+    outline = file_outline(lines)
     assert outline is not None and any(d.qualified == "PreTrainedModel.from_pretrained" for d in outline.nested)
     assert pieces_peak < whole_peak / 3, (pieces_peak, whole_peak)
