@@ -276,6 +276,8 @@ def _write(path: Path, text: str) -> None:
 @pytest.mark.slow
 def test_pyproject_config_gives_targets_and_flags_override_it(tmp_path):
     (tmp_path / "s.py").write_text(KNOWN_BREAK)
+    # the second target imports no torch: it costs its run no second torch import, and says what it was given
+    (tmp_path / "t.py").write_text("import sys\n\nprint('given', sys.argv[1:])\n")
     (tmp_path / "sub").mkdir()
     _write(
         tmp_path / "pyproject.toml",
@@ -284,14 +286,16 @@ def test_pyproject_config_gives_targets_and_flags_override_it(tmp_path):
         name = "demo"
 
         [tool.torchcompile-doctor]
-        targets = ["s.py", {target = "s.py", args = ["--unused"]}]
+        targets = ["s.py", {target = "t.py", args = ["--unused"]}]
         fullgraph = true
         format = "json"
         """,
     )
     both = doctor_here("check", cwd=tmp_path / "sub")  # found from the directory upward
     assert both.returncode == 1, both.stderr[-2000:]
-    assert [r["target"] for r in json.loads(both.stdout)] == [str(tmp_path / "s.py")] * 2  # one report per target
+    reports = json.loads(both.stdout)
+    assert [r["target"] for r in reports] == [str(tmp_path / "s.py"), str(tmp_path / "t.py")]  # one per target
+    assert [r["gate"]["passed"] for r in reports] == [False, True] and "given ['--unused']" in both.stderr
     # the config's gate keys and flags over them, on a capture of the same script; its `targets` are not run
     _, capture = project("known_break", tmp_path)
     gated = doctor_in_process("check", "--from-capture", str(capture), cwd=tmp_path / "sub")
