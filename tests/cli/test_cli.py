@@ -297,8 +297,8 @@ def test_function_target_explain_agrees_on_a_simple_break(tmp_path):
 
 @pytest.mark.slow
 def test_artifacts_are_kept_and_report_rerenders_them(tmp_path, shared_run):
-    # the session's capture of the sample, kept with --artifacts (tests/conftest.py)
-    live = shared_run("explain", "module_counter.py", "--format", "json", keep_artifacts=True)
+    # the session's capture of the sample, kept with --artifacts (tests/conftest.py; the run test_recapture.py reads)
+    live = shared_run("explain", "int_arg_recompile_limit.py", "--format", "json", keep_artifacts=True)
     artifacts = live.artifacts
     assert live.returncode == 0
     traces = list((artifacts / "trace").glob("dedicated_log_torch_trace_*.log"))
