@@ -6,10 +6,13 @@ import json
 import subprocess
 import sys
 import textwrap
+import types
 
 import pytest
 from support.doctor import doctor_here, doctor_in_process, run_doctor
 from support.paths import REPO
+
+from torchcompile_doctor.capture import _bootstrap
 
 COMPILED_THEN = """\
 import torch
@@ -79,17 +82,22 @@ def test_missing_function_and_bad_inputs(tmp_path):
             return (torch.ones(2),)
         def not_a_tuple():
             return [torch.ones(2)]
-        value = 3
     """,
     )
     missing = doctor_here("explain", "model.py:nope", "--inputs", "model.py:inputs", cwd=tmp_path)
     assert missing.returncode == 2 and "has no function 'nope'" in missing.stderr
-    not_callable = doctor_here("explain", "model.py:value", "--inputs", "model.py:inputs", cwd=tmp_path)
-    assert not_callable.returncode == 2 and "is not callable" in not_callable.stderr
+    # a name that is no function: the child's same check, with its own words (test_a_value_is_no_function_target)
     bad = doctor_here("explain", "model.py:step", "--inputs", "model.py:not_a_tuple", cwd=tmp_path)
     assert bad.returncode == 2 and "must return a tuple" in bad.stderr
     no_inputs = doctor_here("explain", "model.py:step", cwd=tmp_path)
     assert no_inputs.returncode == 2 and "needs --inputs" in no_inputs.stderr
+
+
+def test_a_value_is_no_function_target():
+    """What the capture child says of `FILE.py:NAME` naming a value, where the live run above has it say that the
+    name is missing: the CLI prints either as one line with exit 2."""
+    with pytest.raises(_bootstrap.UsageError, match=r"^model\.py:value is not callable \(it is a int\)$"):
+        _bootstrap._attribute(types.SimpleNamespace(value=3), "value", "model.py")
 
 
 def test_output_in_missing_dir_fails_before_running(tmp_path):
