@@ -20,8 +20,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from support.captures import SAMPLE_CAPTURES
 from support.doctor import doctor_here, run_doctor
 from support.paths import DATA, REPO, SAMPLES
+
+from torchcompile_doctor.torch_releases import installed_torch_version, release_of
 
 # A script sets torch's settings at its top, before `import torch`, and records what the program saw.
 ENV_BEFORE_IMPORT = """\
@@ -212,15 +215,34 @@ def test_processes_the_script_starts(tmp_path):
     assert "--backend eager did not apply to it" in notes
 
 
+# the samples' plain runs on the pinned torch (tests/data/samples/README.md says how): what the program prints without
+# the doctor is torch's answer alone, recorded for `make test` and run live in the lanes of other torches
+PLAIN_RECORDED_ON = "2.13"
+ON_ANOTHER_TORCH = release_of(installed_torch_version()) != PLAIN_RECORDED_ON
+
+
 @pytest.mark.slow
+@pytest.mark.skipif(ON_ANOTHER_TORCH, reason=f"the plain run is recorded on torch {PLAIN_RECORDED_ON}: run live here")
 @pytest.mark.parametrize("script", ["item_metric.py"])
 def test_samples_behave_as_in_a_plain_run(script, shared_run):
-    """The red-team method kept in the suite: a sample's output and exit code, plainly and under the doctor
-    (the session's shared capture of the sample, tests/test_samples_e2e.py)."""
+    """The red-team method kept in the suite: a sample's output and exit code, plainly (recorded) and under the
+    doctor (the session's shared capture of the sample, tests/capture/test_recapture.py)."""
+    plain = (SAMPLE_CAPTURES / script.replace(".py", ".stdout.txt")).read_text(encoding="utf-8")
+    run = shared_run("explain", script, "--format", "json", keep_artifacts=True)
+    assert plain and _lines_in_order(plain, run.stderr), textwrap.shorten(run.stderr, 3000)
+    assert run.json["target_exit_code"] == 0  # as the plain run's (a run is recorded only when it ends well)
+
+
+@pytest.mark.slow
+@pytest.mark.torch_rerun
+@pytest.mark.parametrize("script", ["item_metric.py"])
+def test_samples_behave_as_in_a_live_plain_run(script, shared_run):
     plain = _plain(script, SAMPLES)
     run = shared_run("explain", script, "--format", "json", keep_artifacts=True)
     assert plain.stdout and _lines_in_order(plain.stdout, run.stderr), textwrap.shorten(run.stderr, 3000)
     assert run.json["target_exit_code"] == plain.returncode
+    if not ON_ANOTHER_TORCH:  # the recording is this torch's answer
+        assert plain.stdout == (SAMPLE_CAPTURES / script.replace(".py", ".stdout.txt")).read_text(encoding="utf-8")
 
 
 def test_output_to_a_pipe_is_not_wrapped():
