@@ -1,5 +1,6 @@
 """The suite's longest tests and their seconds (call and setup, one xdist worker of `make test` on a quiet machine,
-2026-11-28, `pytest --durations`), for tests/conftest.py to start them first: worksteal cannot split a test, so a
+2026-11-28 09:11, `pytest --durations`; the inductor pair as they share a cache since), for tests/conftest.py to
+start them first: worksteal cannot split a test, so a
 long one left for the end keeps one worker busy while the other idles. A test not named here counts by its
 marker (inductor, then slow, then the rest); a wrong figure costs time, never a result."""
 
