@@ -19,7 +19,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from support import confinement
+from support import confinement, longest
 from support.doctor import RUN_LOG_ENV, DoctorRun, doctor_here, log_run
 from support.paths import SAMPLES
 
@@ -97,10 +97,14 @@ def ddp_run(shared_run) -> DoctorRun:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The longest tests first (inductor, then the other slow ones), so that with xdist no worker is left with a
-    long test at the end while the other idles. A stable sort: the same order on every worker, as xdist needs."""
+    """The longest tests first (inductor, then the other slow ones; within each, by the seconds
+    support/longest.py measured), so that with xdist no worker is left with a long test at the end while the
+    other idles. A stable sort: the same order on every worker, as xdist needs."""
     items.sort(
-        key=lambda item: 0 if item.get_closest_marker("inductor") else 1 if item.get_closest_marker("slow") else 2
+        key=lambda item: (
+            0 if item.get_closest_marker("inductor") else 1 if item.get_closest_marker("slow") else 2,
+            -longest.seconds(item.name),
+        )
     )
 
 

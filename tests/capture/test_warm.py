@@ -18,7 +18,6 @@ from torchcompile_doctor.capture.capture_options import CaptureOptions
 from torchcompile_doctor.capture.environment_watch import read_changed
 from torchcompile_doctor.capture.runner import run_capture, start_warm
 from torchcompile_doctor.capture.target import TargetSpec
-from torchcompile_doctor.capture.warm import WarmProcesses
 from torchcompile_doctor.capture_layout import CaptureFolder
 from torchcompile_doctor.pipeline import reread
 
@@ -29,10 +28,13 @@ pytestmark = [
 OPTIONS = CaptureOptions(keep_output=True, fresh_inductor_cache=True, timeout_s=120)
 
 
-def _warm() -> WarmProcesses:
-    warm = start_warm()
-    assert warm is not None  # on Linux
-    return warm
+@pytest.fixture(scope="module")
+def warm():
+    """One warm process for the module's tests, as `doctor fix` forks all its trials from one."""
+    processes = start_warm()
+    assert processes is not None  # on Linux
+    with contextlib.closing(processes):
+        yield processes
 
 
 def _script(tmp_path: Path, text: str | None = None) -> TargetSpec:
@@ -51,12 +53,11 @@ def _what_it_did(folder: Path) -> tuple[object, ...]:
     return summary, sorted(findings), report.target_succeeded, CaptureFolder(folder).target_output.read_text()
 
 
-def test_a_program_forked_warm_compiles_and_prints_what_it_does_cold(tmp_path):
+def test_a_program_forked_warm_compiles_and_prints_what_it_does_cold(tmp_path, warm):
     target = _script(tmp_path)
-    with contextlib.closing(_warm()) as warm:
-        assert warm.ready()
-        cold_outcome = run_capture(target, tmp_path / "cold", OPTIONS)
-        warm_outcome = run_capture(target, tmp_path / "warm", OPTIONS, warm)
+    cold_outcome = run_capture(target, tmp_path / "cold", OPTIONS)
+    assert warm.ready()
+    warm_outcome = run_capture(target, tmp_path / "warm", OPTIONS, warm)
     assert (cold_outcome.returncode, warm_outcome.returncode) == (0, 0)
     cold, forked = _what_it_did(tmp_path / "cold"), _what_it_did(tmp_path / "warm")
     assert forked == cold
@@ -66,14 +67,13 @@ def test_a_program_forked_warm_compiles_and_prints_what_it_does_cold(tmp_path):
     assert read_changed(CaptureFolder(tmp_path / "warm").environment_set) == ()
 
 
-def test_a_warm_child_ends_with_the_program_s_status_and_is_stopped_with_its_stack(tmp_path):
+def test_a_warm_child_ends_with_the_program_s_status_and_is_stopped_with_its_stack(tmp_path, warm):
     exits = _script(tmp_path, "import sys\nimport torch\nprint('bye')\nsys.exit(3)\n")
     stuck = replace(exits, path=str(tmp_path / "stuck.py"))
     (tmp_path / "stuck.py").write_text("import time\nimport torch\n\n\ndef wait():\n    time.sleep(60)\n\n\nwait()\n")
-    with contextlib.closing(_warm()) as warm:
-        assert warm.ready()
-        ended = run_capture(exits, tmp_path / "exits", OPTIONS, warm)
-        stopped = run_capture(stuck, tmp_path / "stuck", replace(OPTIONS, timeout_s=3), warm)
+    assert warm.ready()
+    ended = run_capture(exits, tmp_path / "exits", OPTIONS, warm)
+    stopped = run_capture(stuck, tmp_path / "stuck", replace(OPTIONS, timeout_s=3), warm)
     assert ended.returncode == 3 and CaptureFolder(tmp_path / "exits").target_output.read_text() == "bye\n"
     assert stopped.timed_out and stopped.elapsed_s < 30
     findings = reread(tmp_path / "stuck").report.findings
@@ -115,17 +115,16 @@ print("end", flush=True)
 """
 
 
-def test_a_forked_child_ends_as_the_interpreter_ends_a_cold_one(tmp_path):
+def test_a_forked_child_ends_as_the_interpreter_ends_a_cold_one(tmp_path, warm):
     outputs = []
-    with contextlib.closing(_warm()) as warm:
-        assert warm.ready()
-        for name, processes in (("cold", None), ("warm", warm)):
-            where = tmp_path / name
-            where.mkdir()
-            target = _script(where, ENDING)
-            outcome = run_capture(target, where / "capture", OPTIONS, processes)
-            assert outcome.returncode == 0
-            text = CaptureFolder(where / "capture").target_output.read_text()
-            outputs.append((text, (where / "log.txt").read_text()))
+    assert warm.ready()
+    for name, processes in (("cold", None), ("warm", warm)):
+        where = tmp_path / name
+        where.mkdir()
+        target = _script(where, ENDING)
+        outcome = run_capture(target, where / "capture", OPTIONS, processes)
+        assert outcome.returncode == 0
+        text = CaptureFolder(where / "capture").target_output.read_text()
+        outputs.append((text, (where / "log.txt").read_text()))
     assert outputs[0] == ("end\nthread done\natexit\nfreed\n", "written when freed")
     assert outputs[1] == outputs[0]

@@ -13,12 +13,11 @@ import dataclasses
 import html
 import json
 import shutil
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from support import fullgraph_probe
 from support.captures import CAPTURES, SAMPLE_CAPTURES, recorded_root, reread
 from support.doctor import DoctorRun, doctor_here, doctor_in_process
 from support.nothing import NOTHING_KINDS, nothing_to_read
@@ -81,23 +80,30 @@ def test_breaking_sample_fails_with_the_reason_first():
     assert said and said[0].startswith("torch.compile(fullgraph=True) would raise Unsupported at helper_lib.py:10: ")
 
 
-@pytest.mark.slow
-def test_fullgraph_note_says_what_torch_raises(tmp_path):
-    """The note is derived from the capture; torch's own fullgraph=True names the same break type."""
+def _fullgraph_note(tmp_path: Path) -> str:
     folder, capture = project("known_break", tmp_path)
     ours = _gate(capture, "--fullgraph", cwd=folder)
     [note] = [n for n in ours.json["notes"] if "fullgraph=True" in n]
-    script = tmp_path / "s.py"
-    probe = KNOWN_BREAK.replace('backend="eager")', 'backend="eager", fullgraph=True)')
-    probe = probe.replace("torch.compile(", "try:\n    torch.compile(", 1).replace(
-        "(torch.ones(2))\n",
-        "(torch.ones(2))\nexcept Exception as e:\n    print('RAISED', type(e).__name__, str(e).splitlines()[0])\n",
-    )
-    script.write_text(probe)
-    raised = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=300)
-    [line] = [line for line in raised.stdout.splitlines() if line.startswith("RAISED")]
-    name, gb_type = line.split(" ", 2)[1:]
-    assert note.startswith(f"torch.compile(fullgraph=True) would raise {name} at s.py:5: {gb_type} (")
+    return note
+
+
+def _says(note: str, raised: str) -> bool:
+    name, gb_type = raised.split(" ", 2)[1:]
+    return note.startswith(f"torch.compile(fullgraph=True) would raise {name} at s.py:5: {gb_type} (")
+
+
+def test_fullgraph_note_says_what_torch_raises(tmp_path):
+    """The note is derived from the capture; torch's own fullgraph=True names the same break type (its answer on
+    the pinned torch recorded: tests/support/fullgraph_probe.py)."""
+    assert _says(_fullgraph_note(tmp_path), fullgraph_probe.recorded())
+
+
+@pytest.mark.slow
+@pytest.mark.torch_rerun
+def test_fullgraph_note_says_what_this_torch_raises(tmp_path):
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    assert _says(_fullgraph_note(tmp_path), fullgraph_probe.raised(probe))
 
 
 def test_thresholds_count_breaks_and_recompiles():
@@ -270,6 +276,8 @@ def _write(path: Path, text: str) -> None:
 @pytest.mark.slow
 def test_pyproject_config_gives_targets_and_flags_override_it(tmp_path):
     (tmp_path / "s.py").write_text(KNOWN_BREAK)
+    # the second target imports no torch: it costs its run no second torch import, and says what it was given
+    (tmp_path / "t.py").write_text("import sys\n\nprint('given', sys.argv[1:])\n")
     (tmp_path / "sub").mkdir()
     _write(
         tmp_path / "pyproject.toml",
@@ -278,14 +286,16 @@ def test_pyproject_config_gives_targets_and_flags_override_it(tmp_path):
         name = "demo"
 
         [tool.torchcompile-doctor]
-        targets = ["s.py", {target = "s.py", args = ["--unused"]}]
+        targets = ["s.py", {target = "t.py", args = ["--unused"]}]
         fullgraph = true
         format = "json"
         """,
     )
     both = doctor_here("check", cwd=tmp_path / "sub")  # found from the directory upward
     assert both.returncode == 1, both.stderr[-2000:]
-    assert [r["target"] for r in json.loads(both.stdout)] == [str(tmp_path / "s.py")] * 2  # one report per target
+    reports = json.loads(both.stdout)
+    assert [r["target"] for r in reports] == [str(tmp_path / "s.py"), str(tmp_path / "t.py")]  # one per target
+    assert [r["gate"]["passed"] for r in reports] == [False, True] and "given ['--unused']" in both.stderr
     # the config's gate keys and flags over them, on a capture of the same script; its `targets` are not run
     _, capture = project("known_break", tmp_path)
     gated = doctor_in_process("check", "--from-capture", str(capture), cwd=tmp_path / "sub")

@@ -193,26 +193,9 @@ def test_ctrl_c_stops_the_child_and_prints_a_partial_report(tmp_path, stop):
     assert not Path(f"/proc/{target_pid}").exists(), "the target outlived the doctor"
 
 
-@pytest.mark.slow
-def test_noisy_target_and_stdin_leave_the_report_intact(tmp_path):
-    tail = """\
-import sys
-sys.stdout.write("x" * 3_000_000 + "\\n")
-sys.stderr.write("y" * 3_000_000 + "\\n")
-print("stdin gave", repr(sys.stdin.read()))
-"""
-    _script(tmp_path, "noisy.py", BREAK_THEN.format(tail=tail))
-    run = run_doctor("explain", "noisy.py", "--format", "json", cwd=tmp_path)
-    assert run.returncode == 0
-    assert run.json["summary"]["graph_breaks"] == 1  # stdout is the report alone: it parses
-    assert "x" * 1000 in run.stderr and "y" * 1000 in run.stderr  # the target's output passed through
-    assert "stdin gave ''" in run.stderr  # EOF, not a hang
-
-
-@pytest.mark.slow
-def test_target_changing_cwd_path_logging_and_torch_logs(tmp_path):
-    (tmp_path / "elsewhere").mkdir()
-    head = """\
+# a target that meddles with what the doctor relies on (the working directory, sys.path, logging, TORCH_LOGS),
+# then floods stdout and stderr and reads stdin: one run, whose report the two tests below read
+MEDDLER = """\
 import logging
 import os
 import sys
@@ -223,8 +206,34 @@ sys.path.insert(0, os.path.abspath("no-such-folder"))
 logging.basicConfig(level=logging.DEBUG, force=True)
 logging.getLogger("torch").handlers.clear()
 """
-    _script(tmp_path, "meddler.py", head + BREAK_THEN.format(tail=""))
-    run = run_doctor("explain", "meddler.py", "--format", "json", cwd=tmp_path)
+NOISY = """\
+import sys
+sys.stdout.write("x" * 3_000_000 + "\\n")
+sys.stderr.write("y" * 3_000_000 + "\\n")
+print("stdin gave", repr(sys.stdin.read()))
+"""
+
+
+@pytest.fixture(scope="module")
+def meddling_noisy_run(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("meddler")
+    (folder / "elsewhere").mkdir()
+    _script(folder, "meddler.py", MEDDLER + BREAK_THEN.format(tail=NOISY))
+    return run_doctor("explain", "meddler.py", "--format", "json", cwd=folder)
+
+
+@pytest.mark.slow
+def test_noisy_target_and_stdin_leave_the_report_intact(meddling_noisy_run):
+    run = meddling_noisy_run
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.json["summary"]["graph_breaks"] == 1  # stdout is the report alone: it parses
+    assert "x" * 1000 in run.stderr and "y" * 1000 in run.stderr  # the target's output passed through
+    assert "stdin gave ''" in run.stderr  # EOF, not a hang
+
+
+@pytest.mark.slow
+def test_target_changing_cwd_path_logging_and_torch_logs(meddling_noisy_run):
+    run = meddling_noisy_run
     assert run.returncode == 0, run.stderr[-2000:]
     [finding] = run.json["findings"]
     assert finding["code"] == "TCD101" and finding["location"]["line"] == 15
@@ -271,6 +280,8 @@ def test_two_doctors_at_once_in_one_directory(tmp_path):
 
 @pytest.mark.slow
 def test_writes_only_its_output_and_never_the_network(tmp_path):
+    """Nothing written but the report (no capture left in the working directory, and the capture's temp dir
+    removed from TMPDIR), no network touched."""
     work, temp, guard = tmp_path / "work", tmp_path / "tmp", tmp_path / "guard"
     for directory in (work, temp, guard):
         directory.mkdir()

@@ -18,7 +18,7 @@ from torchcompile_doctor.renderers import render
 from torchcompile_doctor.source_files import read_snapshot
 
 CASES = sorted(p.name for p in CORPUS_CAPTURES.iterdir() if p.is_dir())
-LIVE_CASE = "01_toy_fn"  # small and eager: what a fresh run of the corpus finds, in seconds
+LIVE_CASE = "01_toy_fn"  # small: what a fresh run of the corpus finds, in seconds
 
 
 def _as_ground_truth(case: dict) -> dict:
@@ -95,6 +95,9 @@ def _recorded_program(case: str, script: str) -> str:
 def test_a_corpus_case_run_live(tmp_path):
     (tmp_path / "script.py").write_text(_recorded_program(LIVE_CASE, "script"))
     out = tmp_path / "report.json"
-    run = doctor_here("explain", "script.py", "--format", "json", "--output", str(out), cwd=tmp_path)
+    # the case compiles with inductor; the eager fast mode finds what inductor finds (tests/capture/test_inductor.py)
+    # without its C++ compile (measured under load: 13.5 s -> 4.8 s)
+    args = ("--backend", "eager", "--format", "json", "--output", str(out))
+    run = doctor_here("explain", "script.py", *args, cwd=tmp_path)
     assert run.returncode == 0, run.stderr[-3000:]
     check_case(json.loads(out.read_text()), _expected(LIVE_CASE))

@@ -21,6 +21,7 @@ from support.paths import TESTS
 from support.torch_logs import read_torch_log
 
 PROGRAMS = TESTS / "fix" / "programs"
+RECORDED = TESTS / "fix" / "recorded"
 pytestmark = pytest.mark.slow
 
 
@@ -53,10 +54,19 @@ def _torch_run(root: Path, program: str, tmp_path: Path, extra_env: dict | None 
     return run.stdout, len({(b.file, b.line) for b in torch_log.breaks}), len(torch_log.recompiles)
 
 
+def _recorded_torch_run(program: str) -> tuple[str, int, int]:
+    """`_torch_run` of the program as written, recorded (tests/fix/recorded/README.md): torch's own account of
+    the unchanged program, which only the patched program's run needs to be compared with."""
+    stem = RECORDED / Path(program).stem
+    torch_log = read_torch_log(stem.with_suffix(".torch_logs.txt"))
+    printed = stem.with_suffix(".stdout.txt").read_text(encoding="utf-8")
+    return printed, len({(b.file, b.line) for b in torch_log.breaks}), len(torch_log.recompiles)
+
+
 def test_a_config_switch_a_compile_keyword_and_rewrites_are_measured_combined_and_applied(tmp_path):
     root = _project(tmp_path, "breaks_and_recompiles.py", git=False)  # outside git: a backup of the file is kept
     original = (root / "breaks_and_recompiles.py").read_text()
-    before = _torch_run(root, "breaks_and_recompiles.py", tmp_path)
+    before = _recorded_torch_run("breaks_and_recompiles.py")
     assert before[1:] == (2, 2)  # torch's own count: the `.item()` and `if` breaks; the int's recompile, and the
     # number carried across the `.item()` break recompiling the code after it
 
@@ -170,7 +180,7 @@ def test_three_runs_give_one_patch_and_each_trial_is_told_on_a_redirected_stderr
 
     # the patch as a diff, applied with git (nothing was written without --apply): the recompile gone, the same
     # lines printed, in torch's own log of a plain run
-    before = _torch_run(root, "batch_sizes.py", tmp_path)
+    before = _recorded_torch_run("batch_sizes.py")
     assert before[2] == 1 and (root / "batch_sizes.py").read_text() == (PROGRAMS / "batch_sizes.py").read_text()
     diff = runs[0].json["patch"]["diff"]
     assert diff.count("torch._dynamo.mark_dynamic(batch, 0)") == 1 and "\n     out = pool(batch, weights)\n" in diff
