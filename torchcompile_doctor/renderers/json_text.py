@@ -11,7 +11,7 @@ from json.encoder import encode_basestring  # the C function where there is one,
 from torchcompile_doctor.model.json import JSON
 
 _INFINITY = float("inf")
-_PARTS_PER_CHUNK = 4096
+_PARTS_PER_CHUNK = 512  # parts joined and handed on at a time: a chunk of 4096 held 1-2 MB of a big report's guards
 _NEWLINES = ["\n" + "  " * depth for depth in range(64)]  # a line break and the indent of each nesting depth
 
 
@@ -73,7 +73,7 @@ def dump_object(items: Iterable[tuple[str, JSON]], write: Callable[[str], object
 
 
 def dump(value: JSON, write: Callable[[str], object]) -> None:
-    """`dumps(value)` handed to `write` a few thousand parts at a time: a big report's text (tens of MB, twice that
+    """`dumps(value)` handed to `write` a few hundred parts at a time: a big report's text (tens of MB, twice that
     while it is joined) is never whole in memory."""
     text = _scalar(value)
     if text is not None:
@@ -85,7 +85,7 @@ def dump(value: JSON, write: Callable[[str], object]) -> None:
 
 
 class _Writer:
-    """Parts of the text, handed on a few thousand at a time, joined: a list of every small part (hundreds of
+    """Parts of the text, handed on a few hundred at a time, joined: a list of every small part (hundreds of
     thousands of them) held three times the text's memory."""
 
     def __init__(self, write: Callable[[str], object]) -> None:
