@@ -97,15 +97,25 @@ def ddp_run(shared_run) -> DoctorRun:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The longest tests first (inductor, then the other slow ones; within each, by the seconds
-    support/longest.py measured), so that with xdist no worker is left with a long test at the end while the
-    other idles. A stable sort: the same order on every worker, as xdist needs."""
-    items.sort(
-        key=lambda item: (
-            0 if item.get_closest_marker("inductor") else 1 if item.get_closest_marker("slow") else 2,
-            -longest.seconds(item.name),
-        )
-    )
+    """The longest tests first (inductor, then the other slow ones; within each, by the seconds support/longest.py
+    measured), so that with xdist no worker is left with a long test at the end while the other idles. A module's
+    tests of one lane stay together, longest module first: a module-scoped fixture (one live run that several tests
+    read) is made once, not again after another module's test. A stable sort: the same order on every worker, as
+    xdist needs."""
+
+    def lane(item: pytest.Item) -> int:
+        return 0 if item.get_closest_marker("inductor") else 1 if item.get_closest_marker("slow") else 2
+
+    weights: dict[tuple[int, str], float] = {}
+    for item in items:
+        group = (lane(item), item.module.__name__ if item.module else "")
+        weights[group] = weights.get(group, 0.0) + longest.seconds(item.name)
+
+    def key(item: pytest.Item) -> tuple[int, float, str, float]:
+        group = (lane(item), item.module.__name__ if item.module else "")
+        return group[0], -weights[group], group[1], -longest.seconds(item.name)
+
+    items.sort(key=key)
 
 
 # --- the fast lane starts no process: a test that starts one (the CLI, a capture's target, pip) is marked slow ---

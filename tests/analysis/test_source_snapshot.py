@@ -181,7 +181,8 @@ def test_a_file_that_does_not_parse_is_compared_by_its_lines_only():
 @pytest.mark.slow
 def test_a_live_capture_keeps_every_file_its_analysis_read(shared_run):
     """What a live run writes is complete too: its kept capture re-reads to the live report with no file."""
-    live = shared_run("explain", "module_counter.py", "--format", "json", keep_artifacts=True)
+    # the session's capture of the sample that tests/capture/test_recapture.py records again
+    live = shared_run("explain", "int_arg_recompile_limit.py", "--format", "json", keep_artifacts=True)
     assert live.artifacts is not None
     with disk_unreadable() as asked:
         again = pipeline.reread(live.artifacts).report

@@ -161,11 +161,12 @@ def test_target_exits(tmp_path, tail, status, code, exit_code):
 @pytest.mark.slow
 def test_timeout_kills_the_target_and_still_reports(tmp_path):
     _script(tmp_path, "hang.py", COMPILED_THEN.format(tail="import time; time.sleep(600)"))
-    run = run_doctor("explain", "hang.py", "--timeout", "10", "--format", "json", cwd=tmp_path, timeout=120)
+    # the CLI in this process (the target in its child as always): what is stopped is the target, not the doctor
+    run = doctor_here("explain", "hang.py", "--timeout", "10", "--format", "json", cwd=tmp_path, timeout=120)
     if run.returncode == 3 and run.json["summary"]["graph_breaks"] == 0:
         # on a loaded machine 10 s may end the run before torch is imported and the function compiled: the test is
         # of what a run stopped after it compiled reports, so give it the time to get there once more
-        run = run_doctor("explain", "hang.py", "--timeout", "40", "--format", "json", cwd=tmp_path, timeout=180)
+        run = doctor_here("explain", "hang.py", "--timeout", "40", "--format", "json", cwd=tmp_path, timeout=180)
     assert run.returncode == 3
     report = run.json
     assert report["target_status"] == "timeout"
@@ -179,7 +180,7 @@ def test_timeout_kills_the_target_and_still_reports(tmp_path):
 @pytest.mark.slow
 def test_segfault_is_reported(tmp_path):
     _script(tmp_path, "crash.py", COMPILED_THEN.format(tail="import ctypes; ctypes.string_at(0)"))
-    run = run_doctor("explain", "crash.py", "--format", "json", cwd=tmp_path)
+    run = doctor_here("explain", "crash.py", "--format", "json", cwd=tmp_path)  # the target crashes in its child
     assert run.returncode == 3
     report = run.json
     assert report["target_status"] == "signal" and "SIGSEGV" in report["findings"][0]["title"]
@@ -296,8 +297,8 @@ def test_function_target_explain_agrees_on_a_simple_break(tmp_path):
 
 @pytest.mark.slow
 def test_artifacts_are_kept_and_report_rerenders_them(tmp_path, shared_run):
-    # the session's capture of the sample, kept with --artifacts (tests/conftest.py)
-    live = shared_run("explain", "module_counter.py", "--format", "json", keep_artifacts=True)
+    # the session's capture of the sample, kept with --artifacts (tests/conftest.py; the run test_recapture.py reads)
+    live = shared_run("explain", "int_arg_recompile_limit.py", "--format", "json", keep_artifacts=True)
     artifacts = live.artifacts
     assert live.returncode == 0
     traces = list((artifacts / "trace").glob("dedicated_log_torch_trace_*.log"))
