@@ -32,6 +32,9 @@ META_KEYS = frozenset(
 _ENVELOPE = re.compile(rb"^[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [^\]]*\] ")
 # Where a run of payload lines ends: a newline followed by anything but a tab (or the end of the block).
 _NOT_PAYLOAD = re.compile(rb"\n[^\t]")
+# A record's envelope behind a payload line's tab: a damaged line that joined the record before it, whose md5
+# check then tells that record's own lines from it (a payload passed over unread must not hide one).
+_ENVELOPE_IN_PAYLOAD = re.compile(rb"\t[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [^\]\n]*\] ")
 MAX_LINE_BYTES = 64 * 1024 * 1024  # one line longer than this is skipped, not loaded
 BLOCK_BYTES = 1024 * 1024
 _JSON = json.JSONDecoder()
@@ -291,7 +294,9 @@ class _Pending:
         the payload of a kind nobody reads), the record counted and marked."""
         if passes_over is not None and self.keep_payload and self.runs and self.complete:
             kind, meta, line_no, prefix = self.envelope
-            if passes_over(kind, self.runs[-1][-TAIL_BYTES:]):
+            if passes_over(kind, self.runs[-1][-TAIL_BYTES:]) and not any(
+                _ENVELOPE_IN_PAYLOAD.search(run) for run in self.runs
+            ):
                 health.records += 1
                 return Record(kind, meta, None, line_no, prefix, passed_over=True)
         return _finish(self.envelope, self.runs if self.keep_payload else None, self.lines, self.complete, health)
