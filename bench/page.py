@@ -10,8 +10,8 @@ size, the stages (reading, analysis, JSON, HTML rendering). It prints per size t
 over the report's and the page's size, and the growth from the small trace to the large one against the
 growth of the log. Goals (issue 36): the page grows at most 1.25x as fast as the log, and costs at most 2.5x the
 JSON report on the large trace, and the JSON report of the small trace at most 0.12 of tlparse's time (timed
-beside them there when tlparse is installed, or given with --tlparse). --write puts the figures in
-bench/RESULTS.md; --seed replaces the seed traces.
+beside them there when tlparse is installed, or given with --tlparse) with a peak under 64 MB. --write puts the
+figures in bench/RESULTS.md; --seed replaces the seed traces.
 """
 
 from __future__ import annotations
@@ -133,6 +133,11 @@ def describe(rows) -> tuple[str, str]:
             f"in CPU time {cpu_ratio:.2f} ({small_tools['json'].cpu:.2f} s against {small_tools['tlparse'].cpu:.2f} s "
             "of user and system time, the figure a loaded machine disturbs least)."
         )
+    peak = small_tools["json"].peak
+    notes.append(
+        f"- The JSON report's peak RSS on the {ingest.fmt_mb(small.size)} trace: {peak:.1f} MB (goal < "
+        f"{ingest.GOAL_PEAK_MB} MB: {'met' if peak < ingest.GOAL_PEAK_MB else '**not met**'})."
+    )
     notes += [
         f"- The log grew {grown:.2f}x; the page's time {page_grown:.2f}x (goal <= {GOAL_GROWTH * grown:.2f}x, "
         f"{GOAL_GROWTH:g} times the log's growth: {'met' if page_grown <= GOAL_GROWTH * grown else '**not met**'}), "

@@ -4,7 +4,13 @@ say. Counted as objects, not timed: the events of a log that repeats recorded tr
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from support.repeated_traces import repeated_log as _log
+from support.repeated_traces import repeated_trace
+
+from torchcompile_doctor.events.load import read_trace_files
+from torchcompile_doctor.events.parsers import common, guards_tree, output_graph
 
 
 def test_a_guard_set_logged_again_is_one_object() -> None:
@@ -33,3 +39,26 @@ def test_a_graph_compiled_again_is_read_once() -> None:
     graphs = three.output_graphs
     assert graphs and len({id(graph.calls) for graph in graphs}) < len(graphs)
     assert len({graph.compile_id for graph in graphs}) == len(graphs)
+
+
+def _table_sizes() -> list[int]:
+    return [
+        common.stack_frame.cache_info().currsize,
+        guards_tree._guard.cache_info().currsize,
+        len(common._SHARED),
+        len(guards_tree._TREES._made),
+        len(output_graph._GRAPHS._made),
+    ]
+
+
+def test_the_tables_that_share_objects_go_with_the_read(tmp_path: Path) -> None:
+    """Once a capture's files are read, the tables that found what they share are emptied (a table kept after the
+    read held about 1 MB of a big trace's report while it was analysed); what the events share stays shared."""
+    for rank in (0, 1):
+        (tmp_path / f"dedicated_log_torch_trace_rank_{rank}_x.log").write_bytes(repeated_trace(2))
+    _log(1)  # a read that leaves the tables filled
+    assert all(_table_sizes())
+    traces = read_trace_files(tmp_path)
+    assert _table_sizes() == [0] * 5
+    first, second = ({id(tree.guards) for tree in trace.log.guard_trees} for trace in traces)
+    assert first == second  # a guard set both files logged is one object

@@ -174,6 +174,7 @@ def test_three_runs_give_one_patch_and_each_trial_is_told_on_a_redirected_stderr
     same = [t for t in runs[0].json["trials"] if (t["detail"] or "").startswith("the same edit as ")]
     assert len(same) == 1 and same[0]["status"] == "not measured" and same[0]["after"] is None
     assert runs[0].json["noise"]["compile_s"]["runs"] == 2  # the plain run twice more, forked as the trials are
+    assert runs[0].json["noise"]["forked"] is True  # and those two are the "before" of every timing printed
     told = [line for line in runs[0].stderr.splitlines() if line.startswith("doctor: trial ")]
     assert told and told[0].startswith("doctor: trial 1/") and "measured in" in told[0]
     assert not any("doctor: trial" in run.stderr for run in runs[1:])

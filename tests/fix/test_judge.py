@@ -14,6 +14,7 @@ from torchcompile_doctor.fix.judge import (
     crash_line,
     judge,
     steady_state_s,
+    timing_words,
 )
 from torchcompile_doctor.model.findings import RunFigures
 from torchcompile_doctor.model.trial import Noise, Outcome, RunResult
@@ -129,6 +130,26 @@ def test_a_timing_within_the_plain_runs_spread_decides_nothing():
     regional = judge(_run(compile_s=10.0), _run(compile_s=9.0), noise=noisy, by_compile_time=True)
     assert regional.outcome == Outcome.NO_EFFECT  # 3 s faster than the median, within the spread
     assert judge(_run(compile_s=10.0), _run(compile_s=6.0), noise=noisy, by_compile_time=True).helps
+
+
+def test_a_forked_trial_is_judged_and_worded_against_the_forked_repeats_never_the_cold_plain_run():
+    # export_vs_compile: the plain run, cold and alone, read steady state 4.6 ms; its repeats and the trials, forked
+    # warm side by side, read ~0.6 s. The fix's 0.576 s is within the repeats' noise: no trade-off, and its words
+    # put it beside the repeats' 0.580 s, never beside the cold 4.6 ms
+    cold = _run(compile_s=17.4, steady=0.0046)
+    forked = Noise.of([_run(compile_s=40.0, steady=0.55), _run(compile_s=41.0, steady=0.61)], forked=True)
+    fix = _run(recompiles=0, graphs=1, compile_s=37.8, steady=0.576)
+    assert judge(cold, fix, noise=forked).outcome == Outcome.IMPROVED
+    slower = judge(cold, _run(recompiles=0, graphs=1, compile_s=90.0, steady=0.576), noise=forked)
+    assert (
+        slower.outcome == Outcome.TRADE_OFF
+        and slower.detail == "compile 40.50 s → 90.00 s, steady state 0.580 s → 0.576 s"
+    )
+    assert timing_words(forked, fix.figures) == "compile 40.50 s → 37.80 s, steady state 0.580 s → 0.576 s"
+    # no forked repeat ran to its end: nothing of the same kind to compare with, so no timing decides or is shown
+    untimed = Noise.of([], forked=True)
+    assert not untimed.timed and timing_words(untimed, fix.figures) is None
+    assert judge(cold, _run(recompiles=0, graphs=1, compile_s=90.0), noise=untimed).outcome == Outcome.IMPROVED
 
 
 def test_a_trial_cut_short_says_so_with_its_partial_figures():

@@ -184,7 +184,7 @@ def test_each_finished_trial_is_told_and_the_plain_run_is_repeated_for_its_noise
     assert measured.noise.compile_s.runs == 2 and measured.noise.compile_s.median == 11.0
     assert told.totals == [2] and told.titles == [PLAIN_AGAIN, "keyword"]
     assert told.lines[0].startswith(f"1/2 {PLAIN_AGAIN}: measured in ")
-    assert told.lines[1].endswith("breaks 1 → 1, recompiles 2 → 0, compile 10.00 s → 10.50 s")
+    assert told.lines[1].endswith("breaks 1 → 1, recompiles 2 → 0, compile 10.50 s")  # its own timing alone
     (trial,) = measured.trials
     assert trial.verdict.outcome == Outcome.FIXED and measured.patch is trial
 
@@ -208,6 +208,26 @@ def test_trials_forked_warm_are_timed_against_the_plain_run_s_warm_repeats_alone
     cold, _ = _fake({"keyword": 6.1}, [5.8])
     judged_cold = measure_candidates(chosen, root, originals, _before(), cold, jobs=1, budget_s=60)
     assert judged_cold.noise.compile_s.runs == 2 and judged_cold.noise.compile_s.median == pytest.approx(7.9)
+
+
+def test_forked_trials_whose_repeats_all_failed_are_not_timed_against_the_cold_plain_run(tmp_path):
+    # the repeats, forked as the trials are, were all cut short: the plain run (cold, alone) is of another kind, so
+    # no timing is compared (a 20 s trial would be a trade-off beside the plain run's 10 s)
+    root = _project(tmp_path, "import torch\nprint('ok')\n")
+    originals = {root / "train.py": (root / "train.py").read_text()}
+    measure, _ = _fake({"keyword": 20.0}, [5.8, 6.2])
+
+    def repeats_cut_short(copy: Path, seconds: float) -> RunResult:
+        run = measure(copy, seconds)
+        return run if "keyword" in (copy / "train.py").read_text() else replace(run, timed_out=True)
+
+    chosen = _flags(root, "keyword", codes=("TCD202",))
+    measured = measure_candidates(
+        chosen, root, originals, _before(), repeats_cut_short, jobs=1, budget_s=60, repeats=2, timed_by_repeats=True
+    )
+    assert measured.noise.forked and not measured.noise.timed
+    (trial,) = measured.trials
+    assert trial.verdict.outcome == Outcome.FIXED
 
 
 def test_the_same_edit_is_measured_once_and_the_most_promising_change_goes_first(tmp_path):

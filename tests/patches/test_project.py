@@ -52,9 +52,11 @@ def test_nothing_outside_the_project_is_changed(project, tmp_path):
     elsewhere.write_text("x = 1\n")
     with pytest.raises(DoctorError, match="outside the project"), trial_copy(project, {elsewhere: "x = 2\n"}):
         pass
-    with pytest.raises(DoctorError, match="outside the project"):
+    with pytest.raises(DoctorError, match="outside the project") as refused:
         write_change(project, {elsewhere: "x = 2\n"}, originals={elsewhere: "x = 1\n"})
     assert elsewhere.read_text() == "x = 1\n"
+    # what users read names the file and the project, never this machine's folders
+    assert str(tmp_path) not in str(refused.value) and "lib.py" in str(refused.value)
 
 
 def test_packages_installed_in_the_project_are_not_its_files(project):
@@ -62,8 +64,9 @@ def test_packages_installed_in_the_project_are_not_its_files(project):
     installed = project / ".venv" / "lib" / "python3.11" / "site-packages" / "lib.py"
     installed.parent.mkdir(parents=True)
     installed.write_text("x = 1\n")
-    with pytest.raises(DoctorError, match="or in packages installed there"):
+    with pytest.raises(DoctorError, match="or in packages installed there") as refused:
         write_change(project, {installed: "x = 2\n"}, originals={installed: "x = 1\n"})
+    assert str(refused.value).startswith(".venv/lib/python3.11/site-packages/lib.py is outside the project ")
     assert installed.read_text() == "x = 1\n"
 
 

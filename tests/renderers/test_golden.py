@@ -15,7 +15,7 @@ from support.paths import REPO, TESTS
 from support.snapshots import assert_matches_snapshot
 
 from torchcompile_doctor.events.load import load_artifacts
-from torchcompile_doctor.renderers import FORMATS, RenderOptions, render
+from torchcompile_doctor.renderers import FORMATS, RenderOptions, render, render_to
 
 GOLDEN = TESTS / "golden"
 EXTENSIONS = {
@@ -39,6 +39,16 @@ def golden_text(report, fmt: str) -> str:
 @pytest.mark.parametrize("name", sorted(p.name for p in CAPTURES.iterdir() if p.is_dir()))
 def test_golden(name, fmt):
     assert_matches_snapshot(golden_text(reread(CAPTURES / name), fmt), GOLDEN / f"{name}.{EXTENSIONS[fmt]}")
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in CAPTURES.iterdir() if p.is_dir()))
+def test_the_json_written_in_parts_is_the_golden_text(name):
+    """What the CLI writes (`render_to`: the report's sections made and written one at a time) is `render`'s text."""
+    report = reread(CAPTURES / name)
+    options = RenderOptions(color=False, width=110, base_dir=recorded_root(report))
+    parts: list[str] = []
+    render_to(report, "json", options, parts.append)
+    assert "".join(parts) == render(report, "json", options) and len(parts) > 1
 
 
 def test_every_format_has_a_renderer_and_a_golden():

@@ -31,6 +31,7 @@ from torchcompile_doctor.capture_layout import (
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.events.model import CompileId, EventLog
 from torchcompile_doctor.events.parsers import IGNORED_KINDS, NOT_AN_EVENT, Parser, parser_table
+from torchcompile_doctor.events.parsers.common import forget_shared
 from torchcompile_doctor.events.reader import Record, read_records
 from torchcompile_doctor.events.sidechannel import read_side_channel
 
@@ -138,14 +139,18 @@ class TraceFile:
 
 
 def read_trace_files(path: Path) -> list[TraceFile]:
-    """Every trace file under `path` (or `path` itself), each read into a log of its own."""
+    """Every trace file under `path` (or `path` itself), each read into a log of its own; what the files share
+    (a guard set, a graph, a frame) is one object across them, and the tables that found it go with the read."""
     loaded = []
-    for file in trace_files(path):
-        log = EventLog()
-        with open_log(file) as stream:
-            envelope_rank = load_trace(stream, log)
-        named = RANK_TRACE_FILE.match(file.name)
-        loaded.append(TraceFile(file, int(named.group(1)) if named else envelope_rank, log))
+    try:
+        for file in trace_files(path):
+            log = EventLog()
+            with open_log(file) as stream:
+                envelope_rank = load_trace(stream, log)
+            named = RANK_TRACE_FILE.match(file.name)
+            loaded.append(TraceFile(file, int(named.group(1)) if named else envelope_rank, log))
+    finally:
+        forget_shared()
     return loaded
 
 

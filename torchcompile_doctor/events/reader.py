@@ -32,6 +32,9 @@ META_KEYS = frozenset(
 _ENVELOPE = re.compile(rb"^[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [^\]]*\] ")
 # Where a run of payload lines ends: a newline followed by anything but a tab (or the end of the block).
 _NOT_PAYLOAD = re.compile(rb"\n[^\t]")
+# A record's envelope behind a payload line's tab: a damaged line that joined the record before it, whose md5
+# check then tells that record's own lines from it (a payload passed over unread must not hide one).
+_ENVELOPE_IN_PAYLOAD = re.compile(rb"\t[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [^\]\n]*\] ")
 MAX_LINE_BYTES = 64 * 1024 * 1024  # one line longer than this is skipped, not loaded
 BLOCK_BYTES = 1024 * 1024
 _JSON = json.JSONDecoder()
@@ -43,7 +46,7 @@ _TAB = 9
 _LINE, _PAYLOAD, _LONG = 0, 1, 2
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # made per record (a big log's tens of thousands): slots make it quicker
 class Record:
     kind: str  # e.g. "dynamo_start", or "artifact:recompile_reasons" for artifacts
     meta: dict[str, Any]
@@ -268,6 +271,8 @@ class _Pending:
     """The record being read: its envelope, its payload as written when it is wanted (else a view of it while it
     is short: the file's last record is checked whole), and whether every payload line could be loaded."""
 
+    __slots__ = ("envelope", "keep_payload", "runs", "unkept", "lines", "complete")
+
     def __init__(self, kind: str, meta: dict[str, Any], line_no: int, prefix: bytes, keep_payload: bool) -> None:
         self.envelope = (kind, meta, line_no, prefix)
         self.keep_payload = keep_payload
@@ -289,7 +294,9 @@ class _Pending:
         the payload of a kind nobody reads), the record counted and marked."""
         if passes_over is not None and self.keep_payload and self.runs and self.complete:
             kind, meta, line_no, prefix = self.envelope
-            if passes_over(kind, self.runs[-1][-TAIL_BYTES:]):
+            if passes_over(kind, self.runs[-1][-TAIL_BYTES:]) and not any(
+                _ENVELOPE_IN_PAYLOAD.search(run) for run in self.runs
+            ):
                 health.records += 1
                 return Record(kind, meta, None, line_no, prefix, passed_over=True)
         return _finish(self.envelope, self.runs if self.keep_payload else None, self.lines, self.complete, health)

@@ -17,6 +17,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, replace
 
 from torchcompile_doctor.events.model import CallCount, CompilationMetrics
+from torchcompile_doctor.model.findings import RunFigures
 from torchcompile_doctor.model.report import Kind, Report
 from torchcompile_doctor.model.trial import Noise, Outcome, RunResult, Spread, Verdict
 
@@ -210,14 +211,23 @@ def _seconds(value: float | None) -> str:
     return f"{value * 1e3:.1f} ms" if value >= 1e-3 else f"{value * 1e6:.0f} µs"
 
 
+def timing_words(noise: Noise, after: RunFigures) -> str | None:
+    """`compile 1.20 s → 3.40 s, steady state 0.110 s → 0.105 s`: the medians of the runs timed as the trials are
+    (the noise's; never the plain run's own when it ran cold and the trials forked warm) beside the trial's.
+    None: no run was timed as the trials are, so no timing is put beside the trial's."""
+    if not noise.timed:
+        return None
+    words = f"compile {_seconds(noise.compile_s.median)} → {_seconds(after.compile_time_s)}"
+    if noise.steady_s is not None and after.steady_state_s is not None:
+        words += f", steady state {_seconds(noise.steady_s.median)} → {_seconds(after.steady_state_s)}"
+    return words
+
+
 def timing_change(after: RunResult, noise: Noise) -> TimingChange:
     compile_change = _timing_change(noise.compile_s, after.figures.compile_time_s, COMPILE_NOISE_FLOOR)
     steady = noise.steady_s
     steady_change = _timing_change(steady, after.figures.steady_state_s, STEADY_NOISE_FLOOR) if steady else 0
-    words = f"compile {_seconds(noise.compile_s.median)} → {_seconds(after.figures.compile_time_s)}"
-    if steady is not None and after.figures.steady_state_s is not None:
-        words += f", steady state {_seconds(steady.median)} → {_seconds(after.figures.steady_state_s)}"
-    return TimingChange(compile_change, steady_change, words)
+    return TimingChange(compile_change, steady_change, timing_words(noise, after.figures) or "")
 
 
 def _problems_changed(before: RunResult, after: RunResult, compiles_more: bool) -> tuple[str, bool]:
@@ -251,7 +261,7 @@ def _per_graph(noise: Noise, before: RunResult, after: RunResult) -> Noise:
     graphs, now = max(1, before.figures.graphs), after.figures.graphs
     ratio = max(1.0, now / graphs)
     scaled = Spread(noise.compile_s.median * ratio, noise.compile_s.spread * ratio, noise.compile_s.runs)
-    return Noise(scaled, noise.steady_s)
+    return replace(noise, compile_s=scaled)
 
 
 # -- the verdict -------------------------------------------------------------------------------------------------

@@ -145,11 +145,13 @@ def _in_copy(root: Path, measure: Measure, changed: Mapping[Path, str]) -> Calla
 
 
 def _figures_line(before: RunResult, after: RunResult, took: float) -> str:
+    """A finished run's line: its counts beside the plain run's, its compile time alone (the plain run may have run
+    cold where this one was forked warm: the timings it is judged against are known once the repeats are in)."""
     was, now = before.figures, after.figures
     cut = " (cut short: partial figures)" if after.timed_out else ""
     return (
         f"measured in {took:.1f} s{cut}: breaks {was.graph_breaks} → {now.graph_breaks}, recompiles "
-        f"{was.recompiles} → {now.recompiles}, compile {was.compile_time_s:.2f} s → {now.compile_time_s:.2f} s"
+        f"{was.recompiles} → {now.recompiles}, compile {now.compile_time_s:.2f} s"
     )
 
 
@@ -201,10 +203,11 @@ def _plain_again(
     before: RunResult, repeats: Sequence[RunResult | str], timed_by_repeats: bool
 ) -> tuple[Noise, str | None]:
     """The noise of the plain run's timings, and the printed line a plain run again changed (None: the same).
-    `timed_by_repeats`: the repeats alone are timed as the trials are (the plain run too when none ran alike)."""
+    `timed_by_repeats`: the repeats alone are timed as the trials are, forked warm; the plain run, cold and alone,
+    never joins them (when none ran to its end, no timing is compared: Noise.timed is False)."""
     alike = [r for r in repeats if isinstance(r, RunResult) and r.exit_code == before.exit_code and not r.timed_out]
     varies = next((d for r in alike if (d := compare_output(before.output, r.output).differs) is not None), None)
-    return Noise.of(alike if timed_by_repeats and alike else [before, *alike]), varies
+    return (Noise.of(alike, forked=True) if timed_by_repeats else Noise.of([before, *alike])), varies
 
 
 def _built(

@@ -83,7 +83,7 @@ class RunCache(FrameCache):
     miss_reasons: tuple[str, ...] = ()  # torch's reasons for cache bypasses (and detailed misses)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # a big trace's report holds one per span end torch logged
 class TraceSpan:
     """One span of a compile as torch timed it (a `chromium_event` begin/end pair): `dynamo`,
     `entire_frame_compile`, `bytecode_tracing`, `backend_compile`, `compile_file`, ...; `depth` counts the

@@ -6,7 +6,7 @@ is this module applied to the model."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, fields, is_dataclass
 from enum import Enum
 
@@ -69,8 +69,10 @@ def _rounded(value: JSON, digits: int) -> JSON:
     return value  # an int stays an int: round(0, 3) would too
 
 
-def _object(value: object) -> dict[str, JSON]:
-    document: dict[str, JSON] = {}
+def json_items(value: object) -> Iterator[tuple[str, JSON]]:
+    """A dataclass's JSON object key by key, each value made when it is asked for (a writer that writes each as it
+    comes never holds the whole document): `to_json`'s keys and values in its order, but for a key given twice (a
+    spread field's), which `to_json` keeps once, with its last value."""
     for name, how in _layout(type(value)):
         if how.skip:
             continue
@@ -81,10 +83,13 @@ def _object(value: object) -> dict[str, JSON]:
         if how.round_to is not None:
             converted = _rounded(converted, how.round_to)
         if how.spread and isinstance(converted, dict):
-            document.update(converted)
+            yield from converted.items()
         else:
-            document[how.name or name] = converted
-    return document
+            yield how.name or name, converted
+
+
+def _object(value: object) -> dict[str, JSON]:
+    return dict(json_items(value))
 
 
 def to_json(value: object) -> JSON:

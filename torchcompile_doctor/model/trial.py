@@ -79,15 +79,26 @@ class Spread:
 
 @dataclass(frozen=True)
 class Noise:
-    """How much the plain run's compile time and steady-state time varied by themselves (None: not timed)."""
+    """How much the plain run's compile time and steady-state time varied by themselves (None: not timed), over the
+    runs timed as the trials are: their medians are the "before" a trial's timings are put beside and judged
+    against. `forked`: those runs are the plain run's repeats forked from the warm process as the trials are (the
+    plain run itself, started cold and alone, is not among them: its timings are of another kind); none of them
+    (`compile_s.runs` 0) means no timing was compared."""
 
     compile_s: Spread
     steady_s: Spread | None = None
+    forked: bool = False
 
     @classmethod
-    def of(cls, runs: Sequence[RunResult]) -> Noise:
+    def of(cls, runs: Sequence[RunResult], *, forked: bool = False) -> Noise:
         steady = [r.figures.steady_state_s for r in runs if r.figures.steady_state_s is not None]
-        return cls(Spread.of([r.figures.compile_time_s for r in runs]), Spread.of(steady) if steady else None)
+        compile_s = Spread.of([r.figures.compile_time_s for r in runs])
+        return cls(compile_s, Spread.of(steady) if steady else None, forked)
+
+    @property
+    def timed(self) -> bool:
+        """Whether any run was timed as the trials are (else timings are neither compared nor shown)."""
+        return self.compile_s.runs > 0
 
 
 @dataclass(frozen=True)

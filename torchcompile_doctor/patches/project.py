@@ -18,6 +18,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from torchcompile_doctor.errors import DoctorError
+from torchcompile_doctor.model.paths import display_path
 
 PYTHON_SUFFIXES = (".py", ".pyi", ".pth")  # copied into a trial copy (imports resolve to the copy); others linked
 _SKIPPED = {".git", "__pycache__", ".venv", "venv", ".mypy_cache", ".pytest_cache", ".ruff_cache", "node_modules"}
@@ -82,8 +83,8 @@ def trial_copy(root: Path, changed: Mapping[Path, str]) -> Iterator[Path]:
     outside = [path for path in changed if not inside(root, path)]
     if outside:
         raise DoctorError(
-            f"{outside[0]} is outside the project {root} (or in packages installed there): the doctor changes only "
-            "the project's own files"
+            f"{_shown(root, outside[0])} is outside the project {root.name} (or in packages installed there): the "
+            "doctor changes only the project's own files"
         )
     base = Path(tempfile.mkdtemp(prefix="torchcompile-doctor-fix-"))
     copy = base / root.name
@@ -94,6 +95,11 @@ def trial_copy(root: Path, changed: Mapping[Path, str]) -> Iterator[Path]:
         yield copy
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def _shown(root: Path, path: Path | str) -> str:
+    """A path in an error message as people read it: relative to the project, never the machine's folders."""
+    return display_path(str(Path(path).resolve()), roots=(str(root.resolve()),))
 
 
 def unified_diff(root: Path, changed: Mapping[Path, str]) -> str:
@@ -123,9 +129,12 @@ def write_change(root: Path, changed: Mapping[Path, str], *, originals: Mapping[
     file the user edited in the meantime stops it all. Returns the files written."""
     for path in changed:  # every file checked before any is written: all of the change, or none of it
         if not inside(root, path):
-            raise DoctorError(f"{path} is outside the project {root} (or in packages installed there): nothing written")
+            raise DoctorError(
+                f"{_shown(root, path)} is outside the project {root.name} (or in packages installed there): "
+                "nothing written"
+            )
         if path.read_text(encoding="utf-8") != originals[path]:
-            raise DoctorError(f"{path} changed while the fixes were measured: nothing written")
+            raise DoctorError(f"{_shown(root, path)} changed while the fixes were measured: nothing written")
     staged: dict[Path, Path] = {}  # each new text beside its file first, then all moved in place
     try:
         for path, text in changed.items():
@@ -135,7 +144,8 @@ def write_change(root: Path, changed: Mapping[Path, str], *, originals: Mapping[
     except OSError as error:
         for temporary in staged.values():
             temporary.unlink(missing_ok=True)
-        raise DoctorError(f"cannot write {error.filename}: {error.strerror}; nothing written") from None
+        unwritable = _shown(root, error.filename or root)
+        raise DoctorError(f"cannot write {unwritable}: {error.strerror}; nothing written") from None
     for path, temporary in staged.items():
         os.replace(temporary, path)
     return list(changed)

@@ -28,50 +28,60 @@ def _seconds(value: float) -> str:
     return f"{value * 1e3:.1f} ms" if value >= 1e-3 else f"{value * 1e6:.0f} µs"
 
 
-def effect(before: RunFigures, after: RunFigures) -> str:
+def _timings(after: RunFigures, noise: Noise) -> list[str]:
+    """Compile and steady-state time before → after, "before" being the medians of the runs timed as the trials
+    are (the noise's: the plain run's repeats forked warm as the trials are, or the plain run and its repeats when
+    all ran cold), never the plain run's own beside a forked trial's; none when no run was timed so."""
+    if not noise.timed:
+        return []
+    parts = [f"compile {noise.compile_s.median:.2f} s → {after.compile_time_s:.2f} s"]
+    if noise.steady_s is not None and after.steady_state_s is not None:
+        parts.append(f"steady state {_seconds(noise.steady_s.median)} → {_seconds(after.steady_state_s)}")
+    return parts
+
+
+def effect(before: RunFigures, after: RunFigures, noise: Noise) -> str:
     """`graph breaks 3 → 0, graphs 4 → 1, compile 2.10 s → 0.80 s, steady state 0.120 s → 0.100 s`: what changed,
-    measured."""
+    measured (the counts against the plain run's, the timings against those of the runs timed alike)."""
     parts = [
         f"{label} {getattr(before, name)} → {getattr(after, name)}"
         for name, label in _FIGURES
         if getattr(before, name) != getattr(after, name)
     ]
-    parts.append(f"compile {before.compile_time_s:.2f} s → {after.compile_time_s:.2f} s")
-    if before.steady_state_s is not None and after.steady_state_s is not None:
-        parts.append(f"steady state {_seconds(before.steady_state_s)} → {_seconds(after.steady_state_s)}")
-    return ", ".join(parts)
+    return ", ".join(parts + _timings(after, noise))
 
 
-def patch_effect(before: RunFigures, after: RunFigures) -> str:
-    """The patch's four figures, before → after, whether they changed or not."""
+def patch_effect(before: RunFigures, after: RunFigures, noise: Noise) -> str:
+    """The patch's figures, before → after, whether they changed or not."""
     parts = [
         f"graph breaks {before.graph_breaks} → {after.graph_breaks}",
         f"recompiles {before.recompiles} → {after.recompiles}",
-        f"compile {before.compile_time_s:.2f} s → {after.compile_time_s:.2f} s",
     ]
-    if before.steady_state_s is not None and after.steady_state_s is not None:
-        parts.append(f"steady state {_seconds(before.steady_state_s)} → {_seconds(after.steady_state_s)}")
-    return ", ".join(parts)
+    return ", ".join(parts + _timings(after, noise))
 
 
-def noise_line(noise: Noise | None) -> str | None:
-    """What a timing had to exceed to count, from the plain run's repeats."""
-    if noise is None or noise.compile_s.runs < 2:
+def noise_line(noise: Noise) -> str | None:
+    """What a timing had to exceed to count, from the runs timed as the trials are."""
+    if noise.forked and not noise.timed:
+        return "no plain run forked as the trials are ran to its end: their timings were not compared"
+    if noise.compile_s.runs < 2:
         return None
-    line = (
-        f"the plain run, {noise.compile_s.runs} times: compile {noise.compile_s.median:.2f} s "
-        f"± {noise.compile_s.spread / 2:.2f} s"
+    runs = (
+        f"the plain run again, {noise.compile_s.runs} times forked as the trials are"
+        if noise.forked
+        else f"the plain run, {noise.compile_s.runs} times"
     )
+    line = f"{runs}: compile {noise.compile_s.median:.2f} s ± {noise.compile_s.spread / 2:.2f} s"
     if noise.steady_s is not None:
         line += f", steady state {_seconds(noise.steady_s.median)} ± {_seconds(noise.steady_s.spread / 2)}"
     return line + "; a timing counts only beyond its spread"
 
 
-def _trial_line(trial: TrialRecord, before: RunFigures) -> str:
+def _trial_line(trial: TrialRecord, before: RunFigures, noise: Noise) -> str:
     codes = f" [{', '.join(trial.codes)}]" if trial.codes else ""
     line = f"  {trial.status:<14} {trial.change}{codes}"
     if trial.after is not None:
-        line += f"\n                 measured: {effect(before, trial.after)}"
+        line += f"\n                 measured: {effect(before, trial.after, noise)}"
     if trial.detail:
         line += f"\n                 {trial.detail}"
     if trial.label:
@@ -83,6 +93,7 @@ def _trial_line(trial: TrialRecord, before: RunFigures) -> str:
 
 def render_terminal(report: FixReport) -> str:
     lines = [f"doctor fix {display_text(report.target, (report.project,))}", ""]
+    noise = report.noise or Noise.of([])  # none given: nothing was timed as the trials are
     lines += [f"note: {display_text(note, (report.project,))}" for note in report.notes]
     patch = report.patch
     if patch is None:
@@ -91,11 +102,13 @@ def render_terminal(report: FixReport) -> str:
     else:
         lines.append(
             f"The patch ({', '.join(patch.files)}), measured on this program: "
-            + patch_effect(report.before, patch.after)
+            + patch_effect(report.before, patch.after, noise)
         )
         for trial in report.trials:
-            if trial.change in patch.changes:
-                lines.append(f"  - {trial.change} [{', '.join(trial.codes)}]: {effect(report.before, trial.after)}")  # type: ignore[arg-type]
+            if trial.change in patch.changes and trial.after is not None:  # each change the patch holds was measured
+                lines.append(
+                    f"  - {trial.change} [{', '.join(trial.codes)}]: {effect(report.before, trial.after, noise)}"
+                )
                 if trial.caution:
                     lines.append(f"    note: {trial.caution}")
         lines += ["", patch.diff.rstrip("\n"), ""]
@@ -106,12 +119,12 @@ def render_terminal(report: FixReport) -> str:
         else:
             lines.append("Nothing was written: `doctor fix --apply` writes this patch.")
     lines += [f"Left out: {left.change}: {left.reason}" for left in report.left_out]
-    if (noise := noise_line(report.noise)) is not None:
-        lines.append(f"note: {noise}")
+    if (said := noise_line(noise)) is not None:
+        lines.append(f"note: {said}")
     others = [t for t in report.trials if patch is None or t.change not in patch.changes]
     if others:
         lines += ["", "Every candidate, measured one at a time against the plain run:"]
-        lines += [_trial_line(trial, report.before) for trial in report.trials]
+        lines += [_trial_line(trial, report.before, noise) for trial in report.trials]
     return "\n".join(lines) + "\n"
 
 

@@ -5,13 +5,13 @@ same functions the standard encoder uses."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from json.encoder import encode_basestring  # the C function where there is one, as json.dumps uses it
 
 from torchcompile_doctor.model.json import JSON
 
 _INFINITY = float("inf")
-_PARTS_PER_CHUNK = 4096
+_PARTS_PER_CHUNK = 512  # parts joined and handed on at a time: a chunk of 4096 held 1-2 MB of a big report's guards
 _NEWLINES = ["\n" + "  " * depth for depth in range(64)]  # a line break and the indent of each nesting depth
 
 
@@ -64,8 +64,16 @@ def dumps(value: JSON) -> str:
     return "".join(parts)
 
 
+def dump_object(items: Iterable[tuple[str, JSON]], write: Callable[[str], object]) -> None:
+    """`dump` of the object of these keys (each once) and values, each value written as it comes and then let go: a
+    document made part by part is never whole in memory."""
+    writer = _Writer(write)
+    writer.object(items, 0)
+    writer.finish()
+
+
 def dump(value: JSON, write: Callable[[str], object]) -> None:
-    """`dumps(value)` handed to `write` a few thousand parts at a time: a big report's text (tens of MB, twice that
+    """`dumps(value)` handed to `write` a few hundred parts at a time: a big report's text (tens of MB, twice that
     while it is joined) is never whole in memory."""
     text = _scalar(value)
     if text is not None:
@@ -77,7 +85,7 @@ def dump(value: JSON, write: Callable[[str], object]) -> None:
 
 
 class _Writer:
-    """Parts of the text, handed on a few thousand at a time, joined: a list of every small part (hundreds of
+    """Parts of the text, handed on a few hundred at a time, joined: a list of every small part (hundreds of
     thousands of them) held three times the text's memory."""
 
     def __init__(self, write: Callable[[str], object]) -> None:
@@ -100,36 +108,41 @@ class _Writer:
         if not value:
             put("{}" if isinstance(value, dict) else "[]")
             return
+        if isinstance(value, dict):
+            self.object(value.items(), depth)
+            return
         inner = _NEWLINES[depth + 1] if depth + 1 < len(_NEWLINES) else "\n" + "  " * (depth + 1)
         between = "," + inner
-        lead = inner
-        if isinstance(value, dict):
-            put("{")
-            keys = self.keys
-            for key, item in value.items():
-                name = keys.get(key) if type(key) is str else None
-                if name is None:
-                    name = _key(key) + ": "
-                    if type(key) is str:
-                        keys[key] = name
-                text = string(item) if type(item) is str else _scalar(item)
-                if text is None:
-                    put(lead + name)
-                    self.container(item, depth + 1)  # type: ignore[arg-type]
-                else:
-                    put(lead + name + text)
-                lead = between
-            put(inner[:-2] + "}")
-            self.flush()
-        else:
-            put("[")
-            for item in value:
-                text = string(item) if type(item) is str else _scalar(item)
-                if text is None:
-                    put(lead)
-                    self.container(item, depth + 1)  # type: ignore[arg-type]
-                else:
-                    put(lead + text)
-                lead = between
-            put(inner[:-2] + "]")
-            self.flush()
+        lead = "[" + inner
+        for item in value:
+            text = string(item) if type(item) is str else _scalar(item)
+            if text is None:
+                put(lead)
+                self.container(item, depth + 1)  # type: ignore[arg-type]
+            else:
+                put(lead + text)
+            lead = between
+        put(inner[:-2] + "]")
+        self.flush()
+
+    def object(self, items: Iterable[tuple[object, JSON]], depth: int) -> None:
+        """An object of these keys and values, each written as it comes."""
+        put, string, keys = self.parts.append, encode_basestring, self.keys
+        inner = _NEWLINES[depth + 1] if depth + 1 < len(_NEWLINES) else "\n" + "  " * (depth + 1)
+        between = "," + inner
+        lead = "{" + inner
+        for key, item in items:
+            name = keys.get(key) if type(key) is str else None
+            if name is None:
+                name = _key(key) + ": "
+                if type(key) is str:
+                    keys[key] = name
+            text = string(item) if type(item) is str else _scalar(item)
+            if text is None:
+                put(lead + name)
+                self.container(item, depth + 1)  # type: ignore[arg-type]
+            else:
+                put(lead + name + text)
+            lead = between
+        put("{}" if lead != between else inner[:-2] + "}")
+        self.flush()

@@ -12,6 +12,22 @@ from torchcompile_doctor.events.reader import Record, decode_json
 
 GB_LINK = re.compile(r"/gb/gb(\d{4})\.html")  # torch's link to a graph break's page names its GB id
 
+# How to empty each table of shared objects the parsers keep while a capture is read (`forget_shared`).
+_TABLES: list[Callable[[], object]] = []
+
+
+def shared_table(clear: Callable[[], object]) -> None:
+    """Name a table of shared objects (its `clear`) for `forget_shared`."""
+    _TABLES.append(clear)
+
+
+def forget_shared() -> None:
+    """Empty the tables of shared objects once a capture's files are read: its events keep what they share, and a
+    table kept after the read held its entries and the objects of events already freed (a big trace's report held
+    about 1 MB that way while it was analysed and written)."""
+    for clear in _TABLES:
+        clear()
+
 
 def compile_id_of(meta: dict[str, Any]) -> CompileId | None:
     frame_id, frame_compile_id = meta.get("frame_id"), meta.get("frame_compile_id")
@@ -28,6 +44,9 @@ def _compile_id(frame_id: int, frame_compile_id: int) -> CompileId:
     return CompileId(frame_id, frame_compile_id)
 
 
+shared_table(_compile_id.cache_clear)
+
+
 @lru_cache(maxsize=1 << 14)
 def stack_frame(file: str, line: int, function: str, code: str = "") -> StackFrame:
     """One (frozen, so shared) StackFrame per distinct frame: a long job's stacks repeat the same frames on every
@@ -35,9 +54,13 @@ def stack_frame(file: str, line: int, function: str, code: str = "") -> StackFra
     return StackFrame(file, line, function, code)
 
 
+shared_table(stack_frame.cache_clear)
+
+
 _Place = TypeVar("_Place", bound=tuple[object, ...])
 _SHARED: dict[object, object] = {}
 _SHARED_MAX = 1 << 14
+shared_table(_SHARED.clear)
 
 
 def shared(place: _Place) -> _Place:
@@ -62,6 +85,7 @@ class PayloadMemo(Generic[_Made]):
         self._make = make
         self._made: dict[tuple[object, int, int], _Made] = {}
         self._size = size
+        shared_table(self._made.clear)
 
     def __call__(self, record: Record) -> _Made:
         payload = record.payload or ""

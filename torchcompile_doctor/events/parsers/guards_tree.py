@@ -17,7 +17,7 @@ import re
 
 from torchcompile_doctor.events.model import Guard, GuardTree
 from torchcompile_doctor.events.parsers.base import Parser
-from torchcompile_doctor.events.parsers.common import PayloadMemo, compile_id_of
+from torchcompile_doctor.events.parsers.common import PayloadMemo, compile_id_of, shared_table
 from torchcompile_doctor.events.reader import Record
 
 _LEAF = re.compile(r"^(?P<indent>(?:\| )*)\+- (?P<kind>[A-Z][A-Z0-9_]+): (?P<rest>.*)$", re.S)
@@ -74,6 +74,8 @@ def _guard(line: str) -> Guard:
         where=comment["where"] if comment else None,
     )
 
+
+shared_table(_guard.cache_clear)
 
 # A guard set logged again (the same cache entry's guards on another compile or rank) is one tuple, parsed once.
 _TREES = PayloadMemo(parse_tree)
