@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import json
 import shutil
+from contextlib import nullcontext
+from dataclasses import replace
 
 import pytest
 from support.captures import reread
 from support.doctor import doctor_in_process
 from support.paths import DATA, SAMPLES
 
+from torchcompile_doctor.experiments.runs import try_fixes
+from torchcompile_doctor.fix.trials import AGAIN
 from torchcompile_doctor.renderers import render
 
 TRY_FIXES = DATA / "try_fixes"
@@ -128,3 +132,44 @@ def test_fixes_are_run_live_and_a_kept_capture_reports_their_effects_again(share
     damaged = doctor_in_process("report", str(copy), "--format", "json", cwd=tmp_path).json
     [finding] = [f for f in damaged["findings"] if f["code"] == "TCD104"]
     assert finding["fix"]["verified"] is None
+
+
+# -- in-process: the engine's second run of an experiment whose verdict one timed run made -------------------------
+def _timed(report, compile_s: float):
+    return replace(report, summary=replace(report.summary, compile_time_s=compile_s))
+
+
+@pytest.mark.parametrize(("compile_s", "effect"), [((9.0, 0.4), "fixed"), ((9.0, 8.5), "trade-off")])
+def test_an_experiment_one_slow_run_judged_is_run_again_and_the_faster_run_is_kept(tmp_path, compile_s, effect):
+    """The recorded item_metric experiment (capture_scalar_outputs) as its runs: the first slowed by the machine
+    to 9 s of compile against the plain run's, the second as fast as it (fixed), or slow again (a trade-off that
+    stands). With a kept capture, the run on disk is the one reported."""
+    plain = reread(TRY_FIXES / "item_metric.capture")
+    experiment_run = reread(TRY_FIXES / "item_metric.capture" / "experiments" / "0")
+    times = iter(compile_s)
+    told: list[str] = []
+
+    def measure(experiment, workdir):
+        seconds = next(times)
+        (workdir / "which.txt").write_text(str(seconds))
+        return _timed(experiment_run, seconds)
+
+    class Told:
+        def started(self, total):
+            pass
+
+        def running(self, title):
+            told.append(title)
+
+        def finished(self, done, total, line):
+            pass
+
+    kept = tmp_path / "kept"
+    tried = try_fixes(plain, measure, kept, 1, lambda _: nullcontext(), Told())
+    verified = _verified(json.loads(render(tried, "json")), "TCD104")
+    assert verified["effect"] == effect
+    assert told[-1].endswith(f"({AGAIN})") and next(times, None) is None  # measured twice, no more
+    chosen = min(compile_s)  # the faster run, whichever verdict it gives
+    assert verified["after"]["compile_time_s"] == chosen
+    assert (kept / "experiments" / "0" / "which.txt").read_text() == str(chosen)
+    assert sorted(p.name for p in (kept / "experiments").iterdir()) == ["0"]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from torchcompile_doctor.fix.candidates import Candidate, FileEdit
-from torchcompile_doctor.fix.trials import PLAIN_AGAIN, measure_candidates
+from torchcompile_doctor.fix.trials import AGAIN, PLAIN_AGAIN, measure_candidates
 from torchcompile_doctor.model.findings import RunFigures
 from torchcompile_doctor.model.trial import LeftOut, Outcome, RunResult
 from torchcompile_doctor.patches.edits import AfterTorchImport
@@ -259,6 +259,65 @@ def test_the_patch_does_not_move_with_compile_times_inside_the_noise(tmp_path):
         patches.add(measured.patch.title)
         assert measured.left_out == (LeftOut("switch", "removes only what rewrite removes already"),)
     assert patches == {"rewrite"}
+
+
+@pytest.mark.parametrize(
+    ("keyword_runs", "outcome"), [((20.0, 10.3), Outcome.FIXED), ((20.0, 19.5), Outcome.TRADE_OFF)]
+)
+def test_a_verdict_one_slow_run_made_is_measured_again_before_it_stands(tmp_path, keyword_runs, outcome):
+    # the keyword removes its recompiles; its first run compiled in 20 s against the plain runs' 10 s (a run slowed
+    # by the machine, or a change that costs compile time): measured again, the least of its runs decides
+    root = _project(tmp_path, "import torch\nprint('ok')\n")
+    originals = {root / "train.py": (root / "train.py").read_text()}
+    runs = iter(keyword_runs)
+    measure, seen = _fake({"keyword": 0.0}, [10.0, 10.2])
+
+    def keyword_timed(copy: Path, seconds: float) -> RunResult:
+        run = measure(copy, seconds)
+        if "torch.keyword = True" not in (copy / "train.py").read_text():
+            return run
+        return replace(run, figures=replace(run.figures, compile_time_s=next(runs)))
+
+    told = _Told()
+    chosen = _flags(root, "keyword", codes=("TCD202",))
+    measured = measure_candidates(
+        chosen,
+        root,
+        originals,
+        _before(),
+        keyword_timed,
+        jobs=1,
+        budget_s=60,
+        repeats=2,
+        timed_by_repeats=True,
+        progress=told,
+    )
+    assert seen == ["plain", "plain", "keyword", "keyword"]
+    assert told.titles[-1] == f"keyword ({AGAIN})"
+    (trial,) = measured.trials
+    assert trial.verdict.outcome == outcome
+    assert trial.result is not None and trial.result.figures.compile_time_s == min(keyword_runs)
+    assert (measured.patch is trial) == (outcome == Outcome.FIXED)
+
+
+def test_a_verdict_its_counts_made_is_not_measured_again(tmp_path):
+    # slower and with more problems (the switch adds a break): worse by its counts, which a second run cannot change
+    root = _project(tmp_path, "import torch\nprint('ok')\n")
+    originals = {root / "train.py": (root / "train.py").read_text()}
+    measure, seen = _fake({"switch": 30.0}, [10.0])
+
+    def switch_breaks(copy: Path, seconds: float) -> RunResult:
+        run = measure(copy, seconds)
+        if "torch.switch = True" not in (copy / "train.py").read_text():
+            return run
+        return replace(run, figures=replace(run.figures, graph_breaks=3), problems={"TCD104 train.py f": 3})
+
+    measured = measure_candidates(
+        _flags(root, "switch"), root, originals, _before(), switch_breaks, jobs=1, budget_s=60
+    )
+    assert seen == ["plain", "switch"]
+    (trial,) = measured.trials
+    assert trial.verdict.outcome == Outcome.WORSE
 
 
 def test_a_change_whose_trial_could_not_start_within_the_budget_says_so(tmp_path):

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from torchcompile_doctor.fix.judge import judge, problems_by_finding
+from torchcompile_doctor.fix.judge import decided_by_timing, judge, problems_by_finding
 from torchcompile_doctor.model.experiment import Experiment, describe, is_compile_time, key
 from torchcompile_doctor.model.findings import RunFigures, Verification
 from torchcompile_doctor.model.report import Finding, Report
-from torchcompile_doctor.model.trial import Outcome, RunResult
+from torchcompile_doctor.model.trial import Outcome, RunResult, Verdict
 
 # what a measured run gave: its report, the reports of its two runs (before, after), or why it could not run
 Measured = Report | tuple[Report, Report] | str
@@ -47,15 +47,32 @@ def result_of(report: Report) -> RunResult:
     )
 
 
+def _judged(
+    experiment: Experiment, result: Report | tuple[Report, Report], plain: Report, code: str
+) -> tuple[RunResult, RunResult, Verdict]:
+    baseline, after_report = result if isinstance(result, tuple) else (plain, result)  # (first run, second run)
+    before, after = result_of(baseline), result_of(after_report)
+    verdict = judge(
+        before, after, by_compile_time=is_compile_time(experiment), compare_output_too=False, aimed_at=(code,)
+    )
+    return before, after, verdict
+
+
+def timing_decided(experiment: Experiment, result: Measured, plain: Report) -> bool:
+    """Whether one timed run beyond the noise made the experiment's verdict (fix/judge.decided_by_timing): such
+    an experiment is measured again before its verdict stands."""
+    if isinstance(result, str):
+        return False
+    before, after, verdict = _judged(experiment, result, plain, "")
+    return decided_by_timing(before, after, verdict)
+
+
 def _verification(finding: Finding, experiment: Experiment, result: Measured, plain: Report) -> Verification:
     if isinstance(result, str):
         not_measured = str(Outcome.NOT_MEASURED)
         return Verification(describe(experiment), figures(plain), None, ok=False, effect=not_measured, error=result)
-    baseline, after_report = result if isinstance(result, tuple) else (plain, result)  # (first run, second run)
-    before, after = result_of(baseline), result_of(after_report)
-    verdict = judge(
-        before, after, by_compile_time=is_compile_time(experiment), compare_output_too=False, aimed_at=(finding.code,)
-    )
+    before, after, verdict = _judged(experiment, result, plain, finding.code)
+    after_report = result[1] if isinstance(result, tuple) else result
     outcome = verdict.outcome
     if verdict.helps and not is_compile_time(experiment):
         gone = all(f.fingerprint != finding.fingerprint for f in after_report.findings)

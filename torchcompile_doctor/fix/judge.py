@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from torchcompile_doctor.events.model import CallCount, CompilationMetrics
@@ -304,6 +304,28 @@ def _all_gone(before: RunResult, after: RunResult, codes: Collection[str]) -> bo
         return sum(count for key, count in run.problems.items() if key.split(" ")[0] in codes)
 
     return of_codes(before) > 0 and of_codes(after) == 0
+
+
+def decided_by_timing(before: RunResult, after: RunResult, verdict: Verdict) -> bool:
+    """A verdict that one timed run beyond the noise made: a trade-off, or worse with no problem grown (slower
+    alone). On a busy machine one run can be slow by itself: such a verdict is measured again before it stands."""
+    if verdict.outcome is Outcome.TRADE_OFF:
+        return True
+    was, now = _problems(before), _problems(after)
+    return verdict.outcome is Outcome.WORSE and all(now[name] <= was[name] for name in was)
+
+
+def fastest_of(runs: Sequence[RunResult]) -> RunResult:
+    """One change's runs as one: the first run's counts and output (they are the same on every run: a change's
+    counts are torch's), its timings the least of the runs'. A busy machine only ever adds time, so what a change
+    costs in every run shows in the least too, and a run slowed by others' work does not count against it."""
+    steady = [r.figures.steady_state_s for r in runs if r.figures.steady_state_s is not None]
+    figures = replace(
+        runs[0].figures,
+        compile_time_s=min(r.figures.compile_time_s for r in runs),
+        steady_state_s=min(steady) if steady else None,
+    )
+    return replace(runs[0], figures=figures)
 
 
 def judge(

@@ -23,7 +23,7 @@ from typing import Generic, Protocol, TypeVar
 
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.fix.candidates import Candidate, FileEdit
-from torchcompile_doctor.fix.judge import compare_output, judge, problem_count, removed
+from torchcompile_doctor.fix.judge import compare_output, decided_by_timing, fastest_of, judge, problem_count, removed
 from torchcompile_doctor.model.trial import LeftOut, Noise, Outcome, RunResult, Verdict
 from torchcompile_doctor.patches.edits import EditError, edit_source
 from torchcompile_doctor.patches.project import trial_copy
@@ -271,8 +271,9 @@ def measure_candidates(
     trials = [
         _judged((c,), changed, r, context) for (c, changed), r in zip(runnable, results[plain_runs:], strict=True)
     ]
-    trials += settled
-    return _with_patch(trials, originals, runner, context, _Place(root, measure))
+    place = _Place(root, measure)
+    trials = _confirmed(trials, runner, context, place, jobs) + settled
+    return _with_patch(trials, originals, runner, context, place)
 
 
 @dataclass(frozen=True)
@@ -281,6 +282,40 @@ class _Place:
 
     root: Path
     measure: Measure
+
+
+AGAIN = "again: one timed run decided it"
+
+
+def _confirmed(
+    trials: Sequence[Trial], runner: TrialRunner[RunResult], context: _Judging, place: _Place, jobs: int
+) -> list[Trial]:
+    """Each verdict that one timed run made (a trade-off, or slower alone) measured once more and judged on the
+    change's timings at their least (judge.fastest_of): on a busy machine a run can be slow by itself, and a
+    patch must not move with that."""
+    doubtful = [t for t in trials if t.result is not None and decided_by_timing(context.before, t.result, t.verdict)]
+    work = [Job(f"{t.title} ({AGAIN})", _in_copy(place.root, place.measure, t.changed)) for t in doubtful]
+    again = dict(zip(map(id, doubtful), runner.run_all(work, jobs), strict=True)) if work else {}
+    return [_rejudged(t, again[id(t)], context) if id(t) in again else t for t in trials]
+
+
+def _rejudged(trial: Trial, again: RunResult | str, context: _Judging) -> Trial:
+    """The trial judged on both its runs; as it was when the second did not end as the first (cut short, not
+    run, other counts: then the two are not one change's timings)."""
+    first = trial.result
+    assert first is not None
+    if (
+        isinstance(again, str)
+        or again.timed_out
+        or (again.exit_code, again.figures.graphs, again.problems)
+        != (
+            first.exit_code,
+            first.figures.graphs,
+            first.problems,
+        )
+    ):
+        return trial
+    return _judged(trial.candidates, trial.changed, fastest_of([first, again]), context)
 
 
 def _rank(trial: Trial) -> tuple[int, int, str]:
@@ -365,7 +400,7 @@ def _with_patch(
         changed = changed_texts([e for c in group for e in c.edits], originals)
         runner.add(1)
         job = Job(" + ".join(c.title for c in group), _in_copy(place.root, place.measure, changed))
-        combined = _judged(group, changed, runner.run(job), context)
+        combined = _confirmed([_judged(group, changed, runner.run(job), context)], runner, context, place, 1)[0]
     patch, more = _choose(ranked, chosen, combined, context)
     return Measured(trials, combined, context.noise, context.output_varies, patch, tuple(left + more))
 
