@@ -1,22 +1,31 @@
 """A tensor a module grows each step inside its compiled `forward` (a key/value cache or a history kept as an
-attribute and re-made by `torch.cat` one step longer): its length is a new size on every call. The user-side fix
-torch's issues give without rewriting the module: mark the growing dimension at the line that calls the compiled
-module, on every attribute grown alike (they are tied: one marked alone leaves the other's recompiles), unbacked
-where the first compile saw a size of 0 or 1 (torch specializes those whatever `mark_dynamic` says). Read from
-the file's syntax tree; nothing here runs the code."""
+attribute, a registered buffer or an entry of a dict attribute, re-made by `torch.cat` one step longer): its length
+is a new size on every call. The user-side fix torch's issues give without rewriting the module: mark the growing
+dimension at the line that calls the compiled module, on the expression that reaches that tensor from the caller
+(the recompile's guard source `self.caches['k']` read on the instance the caller compiled: `layer.caches['k']`), on
+every tensor grown alike (they are tied: one marked alone leaves the other's recompiles), unbacked where the first
+compile saw a size of 0 or 1 (torch specializes those whatever `mark_dynamic` says). A registered buffer's shape is
+static whatever its marking (`torch._dynamo.config.force_parameter_static_shapes`, True by default, covers a
+module's parameters and buffers): that setting is turned off with it. Read from the file's syntax tree; nothing here
+runs the code."""
 
 from __future__ import annotations
 
 import ast
 
-from torchcompile_doctor.model.edits import Edit, InsertBefore
+from torchcompile_doctor.model.edits import AfterTorchImport, Edit, InsertBefore
 from torchcompile_doctor.transforms.line_code import MARK_DYNAMIC, MARK_UNBACKED, SPECIALIZED_SIZES
 from torchcompile_doctor.transforms.loops import _instances_of
 from torchcompile_doctor.transforms.site import Site, innermost_statement
 
+# torch 2.13-2.15: True keeps every nn.Module parameter's and buffer's shape static (torch/_dynamo/utils.py
+# `tensor_always_has_static_shape`), so a growing buffer recompiles on each new length until the recompile limit
+BUFFER_SHAPES_DYNAMIC = "torch._dynamo.config.force_parameter_static_shapes = False"
+
 
 def _grown(cls: ast.ClassDef) -> list[tuple[str, int]]:
-    """(attribute, dim) of each `self.A = torch.cat([self.A, ...], dim=D)` in the class's methods."""
+    """(target, dim) of each `self.A = torch.cat([self.A, ...], dim=D)` in the class's methods, the target as the
+    user's code reads it (`self.k_cache`, `self.caches['k']`, `self.memory[0]`)."""
     found: list[tuple[str, int]] = []
     for node in ast.walk(cls):
         if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.value, ast.Call):
@@ -29,21 +38,54 @@ def _grown(cls: ast.ClassDef) -> list[tuple[str, int]]:
             continue
         given = [k.value for k in call.keywords if k.arg == "dim"] or call.args[1:2]
         dim = given[0].value if given and isinstance(given[0], ast.Constant) else 0 if not given else None
-        if isinstance(dim, int) and (target.removeprefix("self."), dim) not in found:
-            found.append((target.removeprefix("self."), dim))
+        if isinstance(dim, int) and (target, dim) not in found:
+            found.append((target, dim))
     return found
 
 
-def _compiled_callers(tree: ast.Module, instances: set[str]) -> dict[str, str]:
-    """By the name the compiled module is called by, the instance it compiles (`step = torch.compile(attn)`)."""
+def _growing_class(site: Site, variable: str) -> ast.ClassDef | None:
+    """The class whose methods grow `variable`: the one holding the site, else the one class of the file that does
+    (the site is the line calling the compiled module)."""
+    held = site.enclosing_class()
+    if held is not None:
+        return held
+    classes = [c for c in ast.walk(site.tree) if isinstance(c, ast.ClassDef)] if site.tree else []
+    growing = [c for c in classes if variable in {t for t, _ in _grown(c)}]
+    return growing[0] if len(growing) == 1 else None
+
+
+def _compiled_callers(tree: ast.Module, instances: set[str], cls: ast.ClassDef) -> dict[str, str]:
+    """By the name the compiled module is called by, the instance whose attributes the caller reaches:
+    `step = torch.compile(attn)` (attn), `model = torch.compile(Net())` (model: a compiled module reads its
+    module's attributes), `model.compile()` (model)."""
     callers = {}
-    for statement in (s for s in tree.body if isinstance(s, ast.Assign) and len(s.targets) == 1):
-        call = statement.value
-        if isinstance(call, ast.Call) and ast.unparse(call.func) == "torch.compile" and call.args:
-            instance, target = ast.unparse(call.args[0]), statement.targets[0]
-            if instance in instances and isinstance(target, ast.Name):
-                callers[target.id] = instance
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            call, target = statement.value, statement.targets[0]
+            if not isinstance(call, ast.Call) or ast.unparse(call.func) != "torch.compile" or not call.args:
+                continue
+            compiled = call.args[0]
+            made_here = isinstance(compiled, ast.Call) and ast.unparse(compiled.func) == cls.name
+            if isinstance(target, ast.Name) and (ast.unparse(compiled) in instances or made_here):
+                callers[target.id] = target.id if made_here else ast.unparse(compiled)
+        elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+            func = statement.value.func
+            if isinstance(func, ast.Attribute) and func.attr == "compile" and ast.unparse(func.value) in instances:
+                callers[ast.unparse(func.value)] = ast.unparse(func.value)
     return callers
+
+
+def _registered_buffers(cls: ast.ClassDef) -> set[str]:
+    """The names the class registers as buffers (`self.register_buffer("context", ...)`)."""
+    return {
+        node.args[0].value
+        for node in ast.walk(cls)
+        if isinstance(node, ast.Call)
+        and ast.unparse(node.func) == "self.register_buffer"
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+    }
 
 
 def mark_growing_cache(site: Site) -> tuple[Edit, ...] | str:
@@ -54,16 +96,20 @@ def mark_growing_cache(site: Site) -> tuple[Edit, ...] | str:
                                                     torch._dynamo.decorators.mark_unbacked(attn.v_cache, 0)
                                                     tok = step(tok)
     ```
-    Before each line of the file that calls the compiled module, every attribute its class grows by `torch.cat`
-    marked on the dimension it grows along."""
-    tree, cls = site.tree, site.enclosing_class()
-    attribute = (site.facts.variable or "").removeprefix("self.")
+    Before each line of the file that calls the compiled module, every tensor its class grows by `torch.cat`
+    marked on the dimension it grows along, on the instance the caller compiled; where one is a registered
+    buffer, buffers' shapes made dynamic where the program starts."""
+    tree = site.tree
+    variable = site.facts.variable or ""
+    if not variable.startswith("self."):
+        variable = f"self.{variable}"  # the detector's older facts name an attribute without `self.`
+    cls = _growing_class(site, variable) if tree is not None else None
     if tree is None or cls is None:
-        return "the line is not in a module's method"
+        return f"no class of this file grows `{variable}` with `torch.cat`"
     grown = _grown(cls)
-    if attribute not in {a for a, _ in grown}:
-        return f"`{cls.name}` does not grow `self.{attribute}` with `torch.cat`"
-    callers = _compiled_callers(tree, _instances_of(tree, cls))
+    if variable not in {t for t, _ in grown}:
+        return f"`{cls.name}` does not grow `{variable}` with `torch.cat`"
+    callers = _compiled_callers(tree, _instances_of(tree, cls), cls)
     calls = [
         (n.lineno, callers[n.func.id])
         for n in ast.walk(tree)
@@ -77,6 +123,9 @@ def mark_growing_cache(site: Site) -> tuple[Edit, ...] | str:
         statement = innermost_statement(tree, line)
         if statement is None or not isinstance(statement, ast.Assign | ast.Expr | ast.AugAssign | ast.Return):
             return f"the call at line {line} is not a simple statement"
-        marks = "\n".join(f"{marking}({instance}.{name}, {dim})" for name, dim in grown)
+        marks = "\n".join(f"{marking}({instance}{target.removeprefix('self')}, {dim})" for target, dim in grown)
         edits.append(InsertBefore(statement.lineno, marks))
+    buffers = _registered_buffers(cls)
+    if any(target.removeprefix("self.").split("[")[0] in buffers for target, _ in grown):
+        edits.append(AfterTorchImport(BUFFER_SHAPES_DYNAMIC))
     return tuple(dict.fromkeys(edits))
