@@ -165,9 +165,12 @@ def _helper(name: str, op: str) -> str:
     """The op written with torch ops, as a module-level function of the op's signature (its defaults kept)."""
     number_op = NUMBER_OPS[op]
     defaults = _DEFAULTS | ({"margin": _MARGIN_DEFAULTS[op]} if op in _MARGIN_DEFAULTS else {})
-    parameters = ", ".join(p if p not in defaults else f"{p}={defaults[p]}" for p in number_op.parameters)
+    parameters = [p if p not in defaults else f"{p}={defaults[p]}" for p in number_op.parameters]
     why = f"# F.{op} with {', '.join(f'`{n}`' for n in number_op.numbers)} a tensor: graph data, not a constant"
-    return f"def {name}({parameters}):\n    {why}\n{number_op.body}"
+    head = f"def {name}({', '.join(parameters)}):"
+    if len(head) > 100:  # a long signature: a parameter a line, as a formatter wraps it
+        head = f"def {name}(\n" + "".join(f"    {p},\n" for p in parameters) + "):"
+    return f"{head}\n    {why}\n{number_op.body}"
 
 
 def _free(tree: ast.Module, wanted: str) -> str:
