@@ -25,7 +25,7 @@ def test_a_loss_s_changing_delta_is_written_out_with_torch_ops_and_passed_as_a_t
     (written_out,) = [c for c in built if c.codes == ("TCD203",)]
     (path,) = {e.path for e in written_out.edits}
     written = edit_source(program.read(path) or "", [e.edit for e in written_out.edits])
-    assert "def huber_loss(input, target, reduction=\"mean\", delta=1.0):" in written
+    assert 'def huber_loss(input, target, reduction="mean", delta=1.0):' in written
     assert "    return huber_loss(pred, target, delta=delta)" in written
     assert "robust_loss(pred, target, torch.tensor(2.0 - step / 8))" in written
     compile(written, str(path), "exec")  # the written file parses
