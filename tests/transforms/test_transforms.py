@@ -428,6 +428,28 @@ for _ in range(9):
     out = layer(k, v)
 """
 
+LIST_CACHES = """\
+import torch
+
+
+class Decoder(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = torch.nn.ModuleList(torch.nn.Linear(8, 8) for _ in range(3))
+        self.caches = [torch.zeros(0, 8) for _ in range(3)]
+
+    def forward(self, x):
+        for i, layer in enumerate(self.layers):
+            self.caches[i] = torch.cat([self.caches[i], layer(x)], dim=0)
+        return self.caches[-1].sum(0)
+
+
+decoder = Decoder()
+step = torch.compile(decoder, backend="eager")
+for _ in range(9):
+    out = step(x)
+"""
+
 CASES = {
     "eager_call: the odd call on the eager module": Case(
         "eager_call", EAGER, 5, EAGER.replace("low = model(x.half())", "low = net(x.half())")
@@ -527,6 +549,26 @@ CASES = {
             "    torch._dynamo.decorators.mark_unbacked(layer.caches['v'], 0)\n    out = layer(k, v)",
         ),
         SiteFacts(variable="self.caches['k']", dim="0", first_value="0"),
+    ),
+    "mark_growing_cache: a list's caches grown in a loop over the layers, each item marked": Case(
+        "mark_growing_cache",
+        LIST_CACHES,
+        20,
+        LIST_CACHES.replace(
+            "    out = step(x)",
+            "    for grown in decoder.caches:\n        torch._dynamo.decorators.mark_unbacked(grown, 0)\n"
+            "    out = step(x)",
+        ),
+        SiteFacts(variable="self.caches[0]", dim="0", first_value="0"),
+    ),
+    "mark_growing_cache: a list item grown by its own index is marked alone": Case(
+        "mark_growing_cache",
+        LIST_CACHES.replace("self.caches[i]", "self.caches[0]"),
+        20,
+        LIST_CACHES.replace("self.caches[i]", "self.caches[0]").replace(
+            "    out = step(x)", "    torch._dynamo.decorators.mark_unbacked(decoder.caches[0], 0)\n    out = step(x)"
+        ),
+        SiteFacts(variable="self.caches[0]", dim="0", first_value="0"),
     ),
     "mark_growing_cache: a tensor passed in, no module's (mark_dynamic marks it at the call)": Case(
         "mark_growing_cache", DICT_CACHES, 16, None, SiteFacts(variable="k", dim="0", first_value="0")

@@ -12,8 +12,10 @@ runs the code."""
 from __future__ import annotations
 
 import ast
+import re
 
 from torchcompile_doctor.model.edits import AfterTorchImport, Edit, InsertBefore
+from torchcompile_doctor.transforms.call_source import free_name
 from torchcompile_doctor.transforms.line_code import MARK_DYNAMIC, MARK_UNBACKED, SPECIALIZED_SIZES
 from torchcompile_doctor.transforms.loops import _instances_of
 from torchcompile_doctor.transforms.site import Site, innermost_statement
@@ -21,6 +23,8 @@ from torchcompile_doctor.transforms.site import Site, innermost_statement
 # torch 2.13-2.15: True keeps every nn.Module parameter's and buffer's shape static (torch/_dynamo/utils.py
 # `tensor_always_has_static_shape`), so a growing buffer recompiles on each new length until the recompile limit
 BUFFER_SHAPES_DYNAMIC = "torch._dynamo.config.force_parameter_static_shapes = False"
+EVERY_ITEM = "[*]"  # a list's items grown alike in a loop (`self.caches[i]`): each guarded as `self.caches[0]`, ...
+_ITEM = re.compile(r"\[\d+\]$")
 
 
 def _grown(cls: ast.ClassDef) -> list[tuple[str, int]]:
@@ -36,6 +40,8 @@ def _grown(cls: ast.ClassDef) -> list[tuple[str, int]]:
         parts = call.args[0]
         if not isinstance(parts, ast.List | ast.Tuple) or not parts.elts or ast.unparse(parts.elts[0]) != target:
             continue
+        if isinstance(node.targets[0], ast.Subscript) and isinstance(node.targets[0].slice, ast.Name):
+            target = f"{ast.unparse(node.targets[0].value)}{EVERY_ITEM}"  # `self.caches[i]` in a loop: every item
         given = [k.value for k in call.keywords if k.arg == "dim"] or call.args[1:2]
         dim = given[0].value if given and isinstance(given[0], ast.Constant) else 0 if not given else None
         if isinstance(dim, int) and (target, dim) not in found:
@@ -103,6 +109,7 @@ def mark_growing_cache(site: Site) -> tuple[Edit, ...] | str:
     variable = site.facts.variable or ""
     if not variable.startswith("self."):
         variable = f"self.{variable}"  # the detector's older facts name an attribute without `self.`
+    variable = _ITEM.sub(EVERY_ITEM, variable) if variable not in _every_target(site) else variable
     cls = _growing_class(site, variable) if tree is not None else None
     if tree is None or cls is None:
         return f"no class of this file grows `{variable}` with `torch.cat`"
@@ -118,14 +125,32 @@ def mark_growing_cache(site: Site) -> tuple[Edit, ...] | str:
     if not calls:
         return f"no line of this file calls a `torch.compile` of a `{cls.name}` made here"
     marking = MARK_UNBACKED if str(site.facts.first_value) in SPECIALIZED_SIZES else MARK_DYNAMIC
+    loop_name = free_name(site.source, "grown")
     edits: list[Edit] = []
     for line, instance in calls:
         statement = innermost_statement(tree, line)
         if statement is None or not isinstance(statement, ast.Assign | ast.Expr | ast.AugAssign | ast.Return):
             return f"the call at line {line} is not a simple statement"
-        marks = "\n".join(f"{marking}({instance}{target.removeprefix('self')}, {dim})" for target, dim in grown)
+        marks = "\n".join(_marks(marking, instance, target, dim, loop_name) for target, dim in grown)
         edits.append(InsertBefore(statement.lineno, marks))
     buffers = _registered_buffers(cls)
     if any(target.removeprefix("self.").split("[")[0] in buffers for target, _ in grown):
         edits.append(AfterTorchImport(BUFFER_SHAPES_DYNAMIC))
     return tuple(dict.fromkeys(edits))
+
+
+def _every_target(site: Site) -> set[str]:
+    """Every tensor a class of the file grows (to tell `self.caches[0]`, grown by that name, from an item of a list
+    grown in a loop)."""
+    tree = site.tree
+    classes = [c for c in ast.walk(tree) if isinstance(c, ast.ClassDef)] if tree is not None else []
+    return {target for cls in classes for target, _ in _grown(cls)}
+
+
+def _marks(marking: str, instance: str, target: str, dim: int, loop_name: str) -> str:
+    """The marking of one grown tensor as the caller reaches it: `mark(model.cache, 0)`, or, for the items of a list
+    grown in a loop, a loop marking each (`for grown in model.caches: mark(grown, 0)`)."""
+    reached = f"{instance}{target.removeprefix('self')}"
+    if reached.endswith(EVERY_ITEM):
+        return f"for {loop_name} in {reached.removesuffix(EVERY_ITEM)}:\n    {marking}({loop_name}, {dim})"
+    return f"{marking}({reached}, {dim})"
