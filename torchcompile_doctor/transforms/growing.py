@@ -32,21 +32,27 @@ def _grown(cls: ast.ClassDef) -> list[tuple[str, int]]:
     user's code reads it (`self.k_cache`, `self.caches['k']`, `self.memory[0]`)."""
     found: list[tuple[str, int]] = []
     for node in ast.walk(cls):
-        if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.value, ast.Call):
-            continue
-        target, call = ast.unparse(node.targets[0]), node.value
-        if not target.startswith("self.") or ast.unparse(call.func) != "torch.cat" or not call.args:
-            continue
-        parts = call.args[0]
-        if not isinstance(parts, ast.List | ast.Tuple) or not parts.elts or ast.unparse(parts.elts[0]) != target:
-            continue
-        if isinstance(node.targets[0], ast.Subscript) and isinstance(node.targets[0].slice, ast.Name):
-            target = f"{ast.unparse(node.targets[0].value)}{EVERY_ITEM}"  # `self.caches[i]` in a loop: every item
-        given = [k.value for k in call.keywords if k.arg == "dim"] or call.args[1:2]
-        dim = given[0].value if given and isinstance(given[0], ast.Constant) else 0 if not given else None
-        if isinstance(dim, int) and (target, dim) not in found:
-            found.append((target, dim))
+        grown = _grown_by_cat(node) if isinstance(node, ast.Assign) else None
+        if grown is not None and grown not in found:
+            found.append(grown)
     return found
+
+
+def _grown_by_cat(node: ast.Assign) -> tuple[str, int] | None:
+    """(target, dim) where the assignment is `self.A = torch.cat([self.A, ...], dim=D)` (D a number)."""
+    if len(node.targets) != 1 or not isinstance(node.value, ast.Call):
+        return None
+    target, call = ast.unparse(node.targets[0]), node.value
+    if not target.startswith("self.") or ast.unparse(call.func) != "torch.cat" or not call.args:
+        return None
+    parts = call.args[0]
+    if not isinstance(parts, ast.List | ast.Tuple) or not parts.elts or ast.unparse(parts.elts[0]) != target:
+        return None
+    if isinstance(node.targets[0], ast.Subscript) and isinstance(node.targets[0].slice, ast.Name):
+        target = f"{ast.unparse(node.targets[0].value)}{EVERY_ITEM}"  # `self.caches[i]` in a loop: every item
+    given = [k.value for k in call.keywords if k.arg == "dim"] or call.args[1:2]
+    dim = given[0].value if given and isinstance(given[0], ast.Constant) else 0 if not given else None
+    return (target, dim) if isinstance(dim, int) else None
 
 
 def _growing_class(site: Site, variable: str) -> ast.ClassDef | None:
@@ -106,10 +112,7 @@ def mark_growing_cache(site: Site) -> tuple[Edit, ...] | str:
     marked on the dimension it grows along, on the instance the caller compiled; where one is a registered
     buffer, buffers' shapes made dynamic where the program starts."""
     tree = site.tree
-    variable = site.facts.variable or ""
-    if not variable.startswith("self."):
-        variable = f"self.{variable}"  # the detector's older facts name an attribute without `self.`
-    variable = _ITEM.sub(EVERY_ITEM, variable) if variable not in _every_target(site) else variable
+    variable = _grown_name(site)
     cls = _growing_class(site, variable) if tree is not None else None
     if tree is None or cls is None:
         return f"no class of this file grows `{variable}` with `torch.cat`"
@@ -133,10 +136,18 @@ def mark_growing_cache(site: Site) -> tuple[Edit, ...] | str:
             return f"the call at line {line} is not a simple statement"
         marks = "\n".join(_marks(marking, instance, target, dim, loop_name) for target, dim in grown)
         edits.append(InsertBefore(statement.lineno, marks))
-    buffers = _registered_buffers(cls)
-    if any(target.removeprefix("self.").split("[")[0] in buffers for target, _ in grown):
+    if any(target.removeprefix("self.").split("[")[0] in _registered_buffers(cls) for target, _ in grown):
         edits.append(AfterTorchImport(BUFFER_SHAPES_DYNAMIC))
     return tuple(dict.fromkeys(edits))
+
+
+def _grown_name(site: Site) -> str:
+    """The recompile's tensor as the class's code names it: `self.k_cache`; an item of a list grown in a loop
+    (`self.caches[0]`, grown as `self.caches[i]`) as every item of it (`self.caches[*]`)."""
+    variable = site.facts.variable or ""
+    if not variable.startswith("self."):
+        variable = f"self.{variable}"  # the detector's older facts name an attribute without `self.`
+    return _ITEM.sub(EVERY_ITEM, variable) if variable not in _every_target(site) else variable
 
 
 def _every_target(site: Site) -> set[str]:
