@@ -183,11 +183,11 @@ def test_each_session_has_its_own_fingerprint(report):
 
 def test_shape_rule_speaks_of_a_package_call_only_when_one_is_known():
     """TCD301 worded for a compiled function reached through a package's call: no rewrite of the user's line,
-    on the user's own code too; without such a call the rule keeps its mark_dynamic rewrite."""
+    on the user's own code too; without such a call the rule keeps its rewrites (mark_dynamic, mark_growing_cache)."""
     shape = rule("TCD301")
     for origin in ("user", "third_party"):
         worded = shape.worded_for(origin, {"library_call": "`generate` (transformers/generation/utils.py:2543)"})
         assert worded.transforms == ()
         assert worded.fix.startswith("no `torch._dynamo.mark_dynamic` on your own tensors")
         assert "not your own tensor" in worded.why  # no calls from different lines known: the plain wording
-    assert shape.worded_for("user", {}).transforms == ("mark_dynamic",)
+    assert shape.worded_for("user", {}).transforms == ("mark_dynamic", "mark_growing_cache")

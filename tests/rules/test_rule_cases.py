@@ -254,6 +254,7 @@ TRANSFORM_CHECKS = {
     "numpy_to_torch": lambda b, a, c: re.search(r"\bnp\.|\.numpy\(\)", b) and not re.search(r"\bnp\.|\.numpy\(\)", a),
     "cast_at_call_site": lambda b, a, c: f"{c.variable}.to(torch." in a,
     "tensor_argument": lambda b, a, c: f"torch.tensor({c.variable})" in a,
+    "op_written_out": lambda b, a, c: re.search(r"torch\.(where|clamp_min)\(", a) and "torch.tensor(" in a,
     "mark_dynamic": lambda b, a, c: f"torch._dynamo.mark_dynamic({c.variable}, " in a and a.endswith(b),
     "tensor_hyperparameter": lambda b, a, c: "optim." in b and "lr=torch.tensor(" in a,
     "eager_call": lambda b, a, c: a != b and "(" in a,

@@ -48,3 +48,21 @@ def test_a_module_s_kv_caches_grown_from_empty_are_marked_unbacked_before_the_co
         "        torch._dynamo.decorators.mark_unbacked(attn.v_cache, 0)",
         "        tok = step(tok)",
     ]
+
+
+def test_a_registered_buffer_grown_on_dim_1_is_marked_on_the_instance_with_buffer_shapes_made_dynamic():
+    capture = DATA / "growing" / "context_buffer.capture"
+    program, report = project_of(capture), reread(capture)
+    shape = next(f for f in report.findings if f.code in ("TCD301", "TCD303"))
+    assert "self.context" in shape.why  # torch's guard source: L['self']._buffers['context']
+    built, _ = candidates(report, program)
+    (marked,) = [c for c in built if any("mark_unbacked" in getattr(e.edit, "code", "") for e in c.edits)]
+    (path,) = {e.path for e in marked.edits}
+    written = edit_source(program.read(path) or "", [e.edit for e in marked.edits]).splitlines()
+    # the buffer as the caller reaches it (the compiled module's instance), on the dimension it grows along, and
+    # the setting without which torch keeps a buffer's shape static whatever its marking
+    assert written[:2] == ["import torch", "torch._dynamo.config.force_parameter_static_shapes = False"]
+    assert written[-3:-1] == [
+        "        torch._dynamo.decorators.mark_unbacked(model.context, 1)",
+        "        x = compiled(x)",
+    ]

@@ -345,6 +345,111 @@ for _ in range(9):
     out = step(q, k, v)
 """
 
+HUBER_STEP = """\
+import torch
+import torch.nn.functional as F
+
+
+@torch.compile(backend="eager")
+def step(x, y, delta):
+    return F.huber_loss(x, y, delta=delta)
+
+
+for i in range(9):
+    out = step(x, y, 0.5 + i / 10)
+"""
+HUBER_HELPER = """\
+def huber_loss(input, target, reduction="mean", delta=1.0):
+    # F.huber_loss with `delta` a tensor: graph data, not a constant
+    error = (input - target).abs()
+    loss = torch.where(error < delta, 0.5 * error**2, delta * (error - 0.5 * delta))
+    if reduction == "mean":
+        return loss.mean()
+    return loss.sum() if reduction == "sum" else loss
+
+
+"""
+SLOPE_MODULE = """\
+import torch
+
+
+class Probe(torch.nn.Module):
+    def forward(self, h, slope):
+        return torch.nn.functional.leaky_relu(h, slope)
+
+
+probe = torch.compile(Probe(), backend="eager")
+for s in (0.1, 0.2, 0.3):
+    out = probe(h, slope=s)
+"""
+SLOPE_HELPER = """\
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    # F.leaky_relu with `negative_slope` a tensor: graph data, not a constant
+    return torch.where(input > 0, input, input * negative_slope)
+
+
+"""
+CONTEXT_BUFFER = """\
+import torch
+
+
+class Context(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("seen", torch.zeros(2, 0, 8))
+
+    def forward(self, h):
+        self.seen = torch.cat([self.seen, h[:, None]], dim=1)
+        return self.seen.mean(dim=1)
+
+
+model = Context()
+compiled = torch.compile(model, backend="eager")
+for _ in range(9):
+    out = compiled(h)
+"""
+DICT_CACHES = """\
+import torch
+
+
+class Layer(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.caches = {"k": torch.zeros(0, 8), "v": torch.zeros(0, 8)}
+
+    def forward(self, k, v):
+        self.caches["k"] = torch.cat([self.caches["k"], k])
+        self.caches["v"] = torch.cat([self.caches["v"], v])
+        return self.caches["k"].T @ self.caches["v"]
+
+
+layer = torch.compile(Layer(), backend="eager")
+for _ in range(9):
+    out = layer(k, v)
+"""
+
+LIST_CACHES = """\
+import torch
+
+
+class Decoder(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = torch.nn.ModuleList(torch.nn.Linear(8, 8) for _ in range(3))
+        self.caches = [torch.zeros(0, 8) for _ in range(3)]
+
+    def forward(self, x):
+        for i, layer in enumerate(self.layers):
+            self.caches[i] = torch.cat([self.caches[i], layer(x)], dim=0)
+        return self.caches[-1].sum(0)
+
+
+decoder = Decoder()
+step = torch.compile(decoder, backend="eager")
+for _ in range(9):
+    out = step(x)
+"""
+
 CASES = {
     "eager_call: the odd call on the eager module": Case(
         "eager_call", EAGER, 5, EAGER.replace("low = model(x.half())", "low = net(x.half())")
@@ -387,6 +492,86 @@ CASES = {
         9,
         None,
         SiteFacts(variable="iters"),
+    ),
+    "op_written_out: a loss's float the op needs as a number: the op written with torch ops, the value a tensor": Case(
+        "op_written_out",
+        HUBER_STEP,
+        11,
+        HUBER_STEP.replace("@torch.compile(", HUBER_HELPER + "@torch.compile(")
+        .replace("F.huber_loss(x", "huber_loss(x")
+        .replace("step(x, y, 0.5 + i / 10)", "step(x, y, torch.tensor(0.5 + i / 10))"),
+        SiteFacts(variable="delta", passed="0.5 + i / 10"),
+    ),
+    "op_written_out: an activation's slope passed by position in a compiled module's forward": Case(
+        "op_written_out",
+        SLOPE_MODULE,
+        11,
+        SLOPE_MODULE.replace("class Probe", SLOPE_HELPER + "class Probe")
+        .replace("torch.nn.functional.leaky_relu(h", "leaky_relu(h")
+        .replace("slope=s)", "slope=torch.tensor(s))"),
+        SiteFacts(variable="slope", passed="s"),
+    ),
+    "op_written_out: an in-place activation (the helper does not honour `inplace=`)": Case(
+        "op_written_out",
+        SLOPE_MODULE.replace("leaky_relu(h, slope)", "leaky_relu(h, slope, inplace=True)"),
+        11,
+        None,
+        SiteFacts(variable="slope", passed="s"),
+    ),
+    "op_written_out: the float reaches no op that needs a number": Case(
+        "op_written_out",
+        HUBER_STEP.replace("F.huber_loss(x, y, delta=delta)", "(x - y).abs().clamp(max=delta).mean()"),
+        11,
+        None,
+        SiteFacts(variable="delta", passed="0.5 + i / 10"),
+    ),
+    "tensor_argument: not where the op consuming it needs a Python number (a tensor breaks there)": Case(
+        "tensor_argument", HUBER_STEP, 11, None, SiteFacts(variable="delta", passed="0.5 + i / 10")
+    ),
+    "mark_growing_cache: a registered buffer grown on dim 1, from the line calling the compiled module": Case(
+        "mark_growing_cache",
+        CONTEXT_BUFFER,
+        17,
+        CONTEXT_BUFFER.replace(
+            "import torch\n", "import torch\ntorch._dynamo.config.force_parameter_static_shapes = False\n", 1
+        ).replace(
+            "    out = compiled(h)", "    torch._dynamo.decorators.mark_unbacked(model.seen, 1)\n    out = compiled(h)"
+        ),
+        SiteFacts(variable="self.seen", dim="1", first_value="0"),
+    ),
+    "mark_growing_cache: a dict's caches, on a module compiled where it is made": Case(
+        "mark_growing_cache",
+        DICT_CACHES,
+        16,
+        DICT_CACHES.replace(
+            "    out = layer(k, v)",
+            "    torch._dynamo.decorators.mark_unbacked(layer.caches['k'], 0)\n"
+            "    torch._dynamo.decorators.mark_unbacked(layer.caches['v'], 0)\n    out = layer(k, v)",
+        ),
+        SiteFacts(variable="self.caches['k']", dim="0", first_value="0"),
+    ),
+    "mark_growing_cache: a list's caches grown in a loop over the layers, each item marked": Case(
+        "mark_growing_cache",
+        LIST_CACHES,
+        20,
+        LIST_CACHES.replace(
+            "    out = step(x)",
+            "    for grown in decoder.caches:\n        torch._dynamo.decorators.mark_unbacked(grown, 0)\n"
+            "    out = step(x)",
+        ),
+        SiteFacts(variable="self.caches[0]", dim="0", first_value="0"),
+    ),
+    "mark_growing_cache: a list item grown by its own index is marked alone": Case(
+        "mark_growing_cache",
+        LIST_CACHES.replace("self.caches[i]", "self.caches[0]"),
+        20,
+        LIST_CACHES.replace("self.caches[i]", "self.caches[0]").replace(
+            "    out = step(x)", "    torch._dynamo.decorators.mark_unbacked(decoder.caches[0], 0)\n    out = step(x)"
+        ),
+        SiteFacts(variable="self.caches[0]", dim="0", first_value="0"),
+    ),
+    "mark_growing_cache: a tensor passed in, no module's (mark_dynamic marks it at the call)": Case(
+        "mark_growing_cache", DICT_CACHES, 16, None, SiteFacts(variable="k", dim="0", first_value="0")
     ),
     "mark_growing_cache: every cache the module grows marked before the call of the compiled module": Case(
         "mark_growing_cache",

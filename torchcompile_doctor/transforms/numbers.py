@@ -16,6 +16,7 @@ from torchcompile_doctor.transforms.line_code import (
     passed_value,
     replace_argument,
 )
+from torchcompile_doctor.transforms.number_ops import needs_number
 from torchcompile_doctor.transforms.site import Site, SiteFacts
 from torchcompile_doctor.transforms.statements import simple_statement
 
@@ -41,6 +42,9 @@ def tensor_argument(site: Site) -> tuple[Edit, ...] | str:
     var = passed_value(site.facts)
     if not var or var.startswith("self.") or is_carried_value(var):  # an attribute, or a value torch carried
         return "the changing value is no argument of the user's call"
+    consumer = needs_number(site.tree, site.facts.variable or "")
+    if consumer is not None:  # it reads the tensor with `.item()`: a graph break for each recompile
+        return f"`{consumer}` needs `{site.facts.variable}` as a Python number: a tensor there breaks the graph"
     why_not = _passes(site, var)
     return why_not if why_not is not None else (WrapArgument(site.line, var, "torch.tensor({value})"),)
 

@@ -11,6 +11,7 @@ from torchcompile_doctor.transforms import (
     loops,
     modes,
     mutation,
+    number_ops,
     numbers,
     numpy_ops,
     one_time,
@@ -38,6 +39,14 @@ TRANSFORMS: dict[str, Transform] = {
         Transform("cast_at_call_site", "mode", numbers.cast_at_call_site, reads_facts=True),
         Transform("mark_dynamic", "number", numbers.mark_dynamic, reads_facts=True),
         Transform("tensor_argument", "number", numbers.tensor_argument, reads_facts=True),
+        Transform(
+            "op_written_out",
+            "number",
+            number_ops.op_written_out,
+            reads_facts=True,
+            words="the op that needs the changing number as a Python number written with torch ops that take it "
+            "as a tensor, and the number passed as a tensor",
+        ),
         Transform(
             "compile_loop_body",
             "number",
