@@ -135,6 +135,9 @@ def time_at_caller(site: Site) -> tuple[Edit, ...] | str:
     start, recording = block[0], block[1:]
     timing_names = {n for s in block for n in _bound_names(s)}
     own = _locals(function) - timing_names - {"self"}
+    fed = [s for s in recording if _bound_names(s) and not reads_clock(s)]
+    if fed:  # `y = x * t0`: a value computed from the clock read, not a measurement of the time spent
+        return f"the clock read's value feeds `{site.code(fed[0]).split('=')[0].strip()}`"
     if any(isinstance(s, ast.Return) for s in recording):
         if len(recording) != 1:
             return "the elapsed time is both recorded and returned"
