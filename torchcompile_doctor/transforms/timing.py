@@ -34,36 +34,69 @@ def _is_compile(node: ast.expr) -> bool:
     return (dotted_name(called) or "") in ("torch.compile", "compile")
 
 
+def _name_bindings(tree: ast.Module) -> dict[str, ast.expr]:
+    """What the file binds to each plain name (`model = Net()`, `cmodel = torch.compile(model)`)."""
+    return {
+        node.targets[0].id: node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+    }
+
+
+def _makes(value: ast.expr, wanted: str | None) -> bool:
+    """`Net(...)`: a call of the class named `wanted`."""
+    return wanted is not None and isinstance(value, ast.Call) and dotted_name(value.func) == wanted
+
+
+def _compiles(value: ast.expr, function: str | None, module: str | None, instances: set[str]) -> bool:
+    """`torch.compile(f)` of the function named `function`, `torch.compile(Net(...))` of the class named
+    `module`, or `torch.compile(m)` of one of its instances."""
+    if not (isinstance(value, ast.Call) and _is_compile(value) and value.args):
+        return False
+    compiled = value.args[0]
+    if isinstance(compiled, ast.Name):
+        return compiled.id == function or compiled.id in instances
+    return _makes(compiled, module)
+
+
+def _compiled_in_place(tree: ast.Module, instances: set[str]) -> set[str]:
+    """The instances the file compiles in place (`model.compile()`)."""
+    return {
+        node.func.value.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "compile"
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id in instances
+    }
+
+
 def _compiled_names(tree: ast.Module, function: Function, owner: ast.ClassDef | None) -> set[str]:
     """The names the file calls the function compiled by: a decorated function's own name, the names bound to
     `torch.compile(f)`, and for a module's `forward` the names bound to `torch.compile(Net(...))`, to
     `torch.compile(m)` of an `m = Net(...)`, and `m` itself where the file calls `m.compile()`."""
     if owner is None and any(_is_compile(d) for d in function.decorator_list):
         return {function.name}
-    wanted = owner.name if owner is not None and function.name == "forward" else None
-    instances: set[str] = set()
-    bound: dict[str, ast.expr] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            bound[node.targets[0].id] = node.value
-            if wanted and isinstance(node.value, ast.Call) and dotted_name(node.value.func) == wanted:
-                instances.add(node.targets[0].id)
-    names = set()
-    for name, value in bound.items():
-        if not (isinstance(value, ast.Call) and _is_compile(value) and value.args):
-            continue
-        compiled = value.args[0]
-        if owner is None and isinstance(compiled, ast.Name) and compiled.id == function.name:
-            names.add(name)
-        elif wanted and isinstance(compiled, ast.Call) and dotted_name(compiled.func) == wanted:
-            names.add(name)
-        elif wanted and isinstance(compiled, ast.Name) and compiled.id in instances:
-            names.add(name)
-    for node in ast.walk(tree):  # `model.compile()`: the module compiled in place
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "compile":
-            if isinstance(node.func.value, ast.Name) and node.func.value.id in instances:
-                names.add(node.func.value.id)
-    return names
+    module = owner.name if owner is not None and function.name == "forward" else None
+    plain = function.name if owner is None else None
+    bound = _name_bindings(tree)
+    instances = {name for name, value in bound.items() if _makes(value, module)}
+    names = {name for name, value in bound.items() if _compiles(value, plain, module, instances)}
+    return names | _compiled_in_place(tree, instances)
+
+
+def _call_line(held: ast.stmt | None, call: ast.Call, function: Function) -> CallLine | str:
+    """The statement holding the call as a call line (`y = f(x)`, `a, b = f(x)`, `f(x)`), else why not."""
+    if held is None or function.lineno <= call.lineno <= (function.end_lineno or 0):
+        return f"the call at line {call.lineno} is inside a larger expression"
+    targets = None
+    if isinstance(held, ast.Assign) and isinstance(held.targets[0], ast.Tuple):
+        elements = held.targets[0].elts
+        if not all(isinstance(e, ast.Name) for e in elements) or len(held.targets) > 1:
+            return f"the call at line {call.lineno} unpacks into more than names"
+        targets = tuple(e.id for e in elements if isinstance(e, ast.Name))
+    return CallLine(held, dotted_name(call.func) or "", targets)
 
 
 def _call_lines(tree: ast.Module, names: set[str], function: Function) -> list[CallLine] | str:
@@ -74,19 +107,13 @@ def _call_lines(tree: ast.Module, names: set[str], function: Function) -> list[C
     ]
     if not calls:
         return "the file never calls the compiled function"
-    made = []
     statements = [s for s in ast.walk(tree) if isinstance(s, (ast.Assign, ast.Expr))]
+    made = []
     for call in calls:
-        held = next((s for s in statements if s.value is call), None)
-        if held is None or function.lineno <= call.lineno <= (function.end_lineno or 0):
-            return f"the call at line {call.lineno} is inside a larger expression"
-        targets = None
-        if isinstance(held, ast.Assign) and isinstance(held.targets[0], ast.Tuple):
-            elements = held.targets[0].elts
-            if not all(isinstance(e, ast.Name) for e in elements) or len(held.targets) > 1:
-                return f"the call at line {call.lineno} unpacks into more than names"
-            targets = tuple(e.id for e in elements if isinstance(e, ast.Name))
-        made.append(CallLine(held, dotted_name(call.func) or "", targets))
+        line = _call_line(next((s for s in statements if s.value is call), None), call, function)
+        if isinstance(line, str):
+            return line
+        made.append(line)
     return made
 
 
@@ -178,12 +205,12 @@ def _returned_elapsed(
     for call in calls:
         if call.targets is None or len(call.targets) != len(items):
             return f"the call at line {call.statement.lineno} does not unpack the returned items into names"
-        names = [n for i, n in enumerate(call.targets) if i != at]
+        unpacked = [n for i, n in enumerate(call.targets) if i != at]
         called = site.code(call.statement.value) if isinstance(call.statement, ast.Assign) else ""
         code = "\n".join(
             (
                 site.code(start),
-                f"{', '.join(names)} = {called}",
+                f"{', '.join(unpacked)} = {called}",
                 f"{call.targets[at]} = {site.code(items[at])}",
             )
         )
@@ -323,31 +350,42 @@ def untimed_helper(site: Site) -> tuple[Edit, ...] | str:
     block = timing_block(wrapper.body, site.line)
     if block is None:
         return f"line {site.line} is in no timing block of `{wrapper.name}`"
-    parameter = decorator.args.args[0].arg
-    start, recording = block[0], block[1:]
     own = _locals(wrapper) - {n for s in block for n in _bound_names(s)}
-    if any(_reads(s) & own for s in recording):
+    if any(_reads(s) & own for s in block[1:]):
         return "the recording reads values of the wrapper's own"
     edits: list[Edit] = []
     for helper in _decorated(tree, decorator.name):
-        callers = _helper_calls(tree, helper.name)
-        if not callers or len({id(f) for f, _ in callers}) != len(callers) or len(helper.decorator_list) != 1:
-            return f"`{helper.name}` is called other than once by each function that calls it"
-        if any(_in_loop(function, call) for function, call in callers):
-            return f"`{helper.name}` is called in a loop"
-        lines = site.source.splitlines()[helper.lineno - 1 : helper.end_lineno]
-        edits.append(ReplaceStatement(helper.lineno, "\n".join(line[helper.col_offset :] for line in lines)))
-        for function, _ in callers:
-            calls = _call_lines(tree, _compiled_names(tree, function, None), function)
-            if isinstance(calls, str) or not _compiled_names(tree, function, None):
-                return f"`{function.name}`, which calls `{helper.name}`, is not compiled and called alone"
-            moved = "\n".join(renamed(site.code(s), parameter, helper.name) for s in recording)
-            for call in calls:
-                edits += [
-                    InsertBefore(call.statement.lineno, site.code(start)),
-                    InsertAfter(call.statement.lineno, moved),
-                ]
+        made = _helper_timed_at_caller(site, helper, block, decorator.args.args[0].arg)
+        if isinstance(made, str):
+            return made
+        edits += made
     return tuple(edits) if edits else f"no function of the file is decorated with `{decorator.name}`"
+
+
+def _helper_timed_at_caller(
+    site: Site, helper: ast.FunctionDef, block: list[ast.stmt], parameter: str
+) -> list[Edit] | str:
+    """The decorator taken off the helper, and each function that calls it (once, compiled) timed at its calls."""
+    tree = site.tree
+    callers = _helper_calls(tree, helper.name) if tree is not None else []
+    if tree is None or not callers or len({id(f) for f, _ in callers}) != len(callers):
+        return f"`{helper.name}` is called other than once by each function that calls it"
+    if len(helper.decorator_list) != 1 or any(_in_loop(function, call) for function, call in callers):
+        return f"`{helper.name}` is called in a loop, or decorated more than once"
+    lines = site.source.splitlines()[helper.lineno - 1 : helper.end_lineno]
+    edits: list[Edit] = [ReplaceStatement(helper.lineno, "\n".join(line[helper.col_offset :] for line in lines))]
+    moved = "\n".join(renamed(site.code(s), parameter, helper.name) for s in block[1:])
+    for function, _ in callers:
+        names = _compiled_names(tree, function, None)
+        calls = _call_lines(tree, names, function) if names else "not compiled"
+        if isinstance(calls, str):
+            return f"`{function.name}`, which calls `{helper.name}`, is not compiled and called alone"
+        for call in calls:
+            edits += [
+                InsertBefore(call.statement.lineno, site.code(block[0])),
+                InsertAfter(call.statement.lineno, moved),
+            ]
+    return edits
 
 
 def _in_loop(function: Function, call: ast.Call) -> bool:
