@@ -14,7 +14,7 @@ from torchcompile_doctor.model.edits import Edit, InsertAfter, InsertBefore, Rem
 from torchcompile_doctor.transforms.call_source import renamed
 from torchcompile_doctor.transforms.line_code import dotted_name
 from torchcompile_doctor.transforms.side_effects import reads_clock, timing_block
-from torchcompile_doctor.transforms.site import Site
+from torchcompile_doctor.transforms.site import Site, innermost_statement
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -24,8 +24,8 @@ class CallLine:
     """A statement of the file that calls the function compiled: `out = cmodel(x)`, `loss, t = step(x, y)`."""
 
     statement: ast.stmt
-    callee: str  # the compiled name it calls (`self` in the function's own code reads as it)
-    targets: tuple[str, ...] | None  # the names it unpacks the result into (None: not a tuple unpacking)
+    receiver: str  # what `self` in the function's own code reads as there: the module compiled, else its name
+    targets: tuple[str, ...] | None  # the names the call's result is unpacked into (None: no tuple unpacking)
 
 
 def _is_compile(node: ast.expr) -> bool:
@@ -34,13 +34,13 @@ def _is_compile(node: ast.expr) -> bool:
     return (dotted_name(called) or "") in ("torch.compile", "compile")
 
 
-def _name_bindings(tree: ast.Module) -> dict[str, ast.expr]:
-    """What the file binds to each plain name (`model = Net()`, `cmodel = torch.compile(model)`)."""
-    return {
-        node.targets[0].id: node.value
+def _name_bindings(tree: ast.Module) -> list[tuple[str, ast.expr]]:
+    """What the file binds to plain names (`model = Net()`, `cmodel = torch.compile(model)`), in order."""
+    return [
+        (node.targets[0].id, node.value)
         for node in ast.walk(tree)
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-    }
+    ]
 
 
 def _makes(value: ast.expr, wanted: str | None) -> bool:
@@ -72,34 +72,49 @@ def _compiled_in_place(tree: ast.Module, instances: set[str]) -> set[str]:
     }
 
 
-def _compiled_names(tree: ast.Module, function: Function, owner: ast.ClassDef | None) -> set[str]:
-    """The names the file calls the function compiled by: a decorated function's own name, the names bound to
-    `torch.compile(f)`, and for a module's `forward` the names bound to `torch.compile(Net(...))`, to
-    `torch.compile(m)` of an `m = Net(...)`, and `m` itself where the file calls `m.compile()`."""
+def _compiled_names(tree: ast.Module, function: Function, owner: ast.ClassDef | None) -> dict[str, str]:
+    """The names the file calls the function compiled by, each with what a method's `self` reads as there: a
+    decorated function's own name, the names bound to `torch.compile(f)`, and for a module's `forward` the names
+    bound to `torch.compile(Net(...))` (`self` read as that name), to `torch.compile(m)` of an `m = Net(...)` (`self`
+    read as `m`: an attribute set on the compiled wrapper is not set on the module), and `m` itself where the file
+    calls `m.compile()`."""
     if owner is None and any(_is_compile(d) for d in function.decorator_list):
-        return {function.name}
+        return {function.name: function.name}
     module = owner.name if owner is not None and function.name == "forward" else None
     plain = function.name if owner is None else None
     bound = _name_bindings(tree)
-    instances = {name for name, value in bound.items() if _makes(value, module)}
-    names = {name for name, value in bound.items() if _compiles(value, plain, module, instances)}
-    return names | _compiled_in_place(tree, instances)
+    instances = {name for name, value in bound if _makes(value, module)}
+    names = {}
+    for name, value in bound:
+        if _compiles(value, plain, module, instances):
+            compiled = value.args[0] if isinstance(value, ast.Call) else None
+            names[name] = compiled.id if isinstance(compiled, ast.Name) and compiled.id != name else name
+    return names | {name: name for name in _compiled_in_place(tree, instances)}
 
 
-def _call_line(held: ast.stmt | None, call: ast.Call, function: Function) -> CallLine | str:
-    """The statement holding the call as a call line (`y = f(x)`, `a, b = f(x)`, `f(x)`), else why not."""
+_SIMPLE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)
+
+
+def _call_line(tree: ast.Module, call: ast.Call, function: Function, receiver: str) -> CallLine | str:
+    """The simple statement holding the call (`y = f(x)`, `a, b = f(x)`, `f(x)`, `loss = fn(f(x), y)`: the clock
+    read around it times the call once), else why not (a `return`, a loop's header, a comprehension or lambda)."""
+    held = innermost_statement(tree, call.lineno)
     if held is None or function.lineno <= call.lineno <= (function.end_lineno or 0):
-        return f"the call at line {call.lineno} is inside a larger expression"
+        return f"the call at line {call.lineno} is the function's own"
+    scoped = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+    inner = [n for n in ast.walk(held) if isinstance(n, scoped) and any(c is call for c in ast.walk(n))]
+    if not isinstance(held, _SIMPLE) or inner or not any(c is call for c in ast.walk(held)):
+        return f"the call at line {call.lineno} is not made once by a statement of its own"
     targets = None
-    if isinstance(held, ast.Assign) and isinstance(held.targets[0], ast.Tuple):
+    if isinstance(held, ast.Assign) and held.value is call and isinstance(held.targets[0], ast.Tuple):
         elements = held.targets[0].elts
         if not all(isinstance(e, ast.Name) for e in elements) or len(held.targets) > 1:
             return f"the call at line {call.lineno} unpacks into more than names"
         targets = tuple(e.id for e in elements if isinstance(e, ast.Name))
-    return CallLine(held, dotted_name(call.func) or "", targets)
+    return CallLine(held, receiver, targets)
 
 
-def _call_lines(tree: ast.Module, names: set[str], function: Function) -> list[CallLine] | str:
+def _call_lines(tree: ast.Module, names: dict[str, str], function: Function) -> list[CallLine] | str:
     """Every call of a compiled name in the file, each a statement of its own (`y = f(x)`, `a, b = f(x)`,
     `f(x)`); why not, where one is a call inside a larger expression (no statement to wrap)."""
     calls = [
@@ -107,10 +122,9 @@ def _call_lines(tree: ast.Module, names: set[str], function: Function) -> list[C
     ]
     if not calls:
         return "the file never calls the compiled function"
-    statements = [s for s in ast.walk(tree) if isinstance(s, (ast.Assign, ast.Expr))]
     made = []
     for call in calls:
-        line = _call_line(next((s for s in statements if s.value is call), None), call, function)
+        line = _call_line(tree, call, function, names[dotted_name(call.func) or ""])
         if isinstance(line, str):
             return line
         made.append(line)
@@ -174,9 +188,9 @@ def time_at_caller(site: Site) -> tuple[Edit, ...] | str:
     counters = _counters(function, block, own)
     edits: list[Edit] = [RemoveStatement(s.lineno) for s in (*counters, *block)]
     for call in calls:
-        before = "\n".join(_as_callee(site.code(s), call.callee, method) for s in (*counters, start))
+        before = "\n".join(_as_callee(site.code(s), call.receiver, method) for s in (*counters, start))
         edits.append(InsertBefore(call.statement.lineno, before))
-        moved = "\n".join(_as_callee(site.code(s), call.callee, method) for s in recording)
+        moved = "\n".join(_as_callee(site.code(s), call.receiver, method) for s in recording)
         edits.append(InsertAfter(call.statement.lineno, moved))
     return tuple(edits)
 
@@ -300,7 +314,7 @@ def unwrap_timer_block(site: Site) -> tuple[Edit, ...] | str:
             inner = site.code(call.statement)
             edits.append(
                 ReplaceStatement(
-                    call.statement.lineno, f"with {_as_callee(manager, call.callee, owner is not None)}:\n    {inner}"
+                    call.statement.lineno, f"with {_as_callee(manager, call.receiver, owner is not None)}:\n    {inner}"
                 )
             )
     return tuple(edits) if edits else f"no compiled function in the file times its work with `{timer.name}`"
