@@ -291,7 +291,22 @@ other.spent += time.perf_counter() - start
 print(model.spent, other.spent)
 """
 
+IN_DICT = RETURNED.replace("return loss, time.time() - start", 'return {"loss": loss, "seconds": time.time() - start}')
+IN_DICT = IN_DICT.replace(
+    "loss, elapsed = step(x)\n    times.append(elapsed)", 'out = step(x)\n    times.append(out["seconds"])'
+)
+IN_DICT_AT_CALLER = RETURNED_AT_CALLER.replace("    return loss\n", '    return {"loss": loss}\n').replace(
+    "    loss = step(x)\n    elapsed = time.time() - start\n    times.append(elapsed)",
+    '    out = step(x)\n    out["seconds"] = time.time() - start\n    times.append(out["seconds"])',
+)
+
 GOLDEN = {
+    "the elapsed time returned in a dict, set by the caller on the dict it binds": (
+        "time_at_caller",
+        IN_DICT,
+        8,
+        IN_DICT_AT_CALLER,
+    ),
     "an attribute total, on the module compiled (not its wrapper), a call inside a larger statement": (
         "time_at_caller",
         SPENT,

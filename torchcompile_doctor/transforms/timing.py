@@ -202,18 +202,21 @@ def _returned_elapsed(
     calls: list[CallLine],
     names: tuple[set[str], set[str]],
 ) -> tuple[Edit, ...] | str:
-    """`return y, time.time() - t0` -> `return y`; each caller's `y, elapsed = f(x)` made `t0 = time.time()`,
-    `y = f(x)`, `elapsed = time.time() - t0` (`names`: the timing block's, the function's other locals)."""
+    """`return y, time.time() - t0` -> `return y`, each caller's `y, elapsed = f(x)` made `t0 = time.time()`,
+    `y = f(x)`, `elapsed = time.time() - t0`; `return {"loss": y, "time": time.time() - t0}` -> `return {"loss":
+    y}`, each caller's `out = f(x)` followed by `out["time"] = time.time() - t0` (`names`: the timing block's, the
+    function's other locals)."""
     start, back = block
     timing, own = names
-    if not isinstance(back, ast.Return) or not isinstance(back.value, ast.Tuple):
-        return "the elapsed time is returned other than as one item of a returned tuple"
-    items = back.value.elts
+    value = back.value if isinstance(back, ast.Return) else None
+    items = value.elts if isinstance(value, ast.Tuple) else value.values if isinstance(value, ast.Dict) else []
     timed = [i for i, item in enumerate(items) if _reads(item) & timing]
     returns = [n for n in ast.walk(function) if isinstance(n, ast.Return)]
     if len(timed) != 1 or len(returns) != 1 or _reads(items[timed[0]]) & own:
-        return "the function returns the elapsed time other than once, as one item of its own"
+        return "the function returns the elapsed time other than once, as one item of a tuple or dict"
     at = timed[0]
+    if isinstance(value, ast.Dict):
+        return _returned_in_dict(site, (start, back), value, at, calls)
     kept = [site.code(item) for i, item in enumerate(items) if i != at]
     edits: list[Edit] = [RemoveStatement(start.lineno), ReplaceStatement(back.lineno, f"return {', '.join(kept)}")]
     for call in calls:
@@ -229,6 +232,27 @@ def _returned_elapsed(
             )
         )
         edits.append(ReplaceStatement(call.statement.lineno, code))
+    return tuple(edits)
+
+
+def _returned_in_dict(
+    site: Site, block: tuple[ast.stmt, ast.stmt], value: ast.Dict, at: int, calls: list[CallLine]
+) -> tuple[Edit, ...] | str:
+    """The timed entry left out of the returned dict and set by each caller on the dict it binds."""
+    start, back = block
+    key = value.keys[at]
+    pairs = list(zip(value.keys, value.values, strict=True))
+    if key is None or any(k is None for k, _ in pairs):  # `**other`
+        return "the elapsed time is returned in a dict unpacked into another"
+    kept = [f"{site.code(k)}: {site.code(v)}" for i, (k, v) in enumerate(pairs) if i != at and k is not None]
+    kept_code = "{" + ", ".join(kept) + "}"
+    edits: list[Edit] = [RemoveStatement(start.lineno), ReplaceStatement(back.lineno, f"return {kept_code}")]
+    for call in calls:
+        held = call.statement
+        if not (isinstance(held, ast.Assign) and len(held.targets) == 1 and isinstance(held.targets[0], ast.Name)):
+            return f"the call at line {held.lineno} does not bind the returned dict to a name"
+        set_entry = f"{held.targets[0].id}[{site.code(key)}] = {site.code(value.values[at])}"
+        edits += [InsertBefore(held.lineno, site.code(start)), InsertAfter(held.lineno, set_entry)]
     return tuple(edits)
 
 
