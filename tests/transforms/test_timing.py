@@ -300,7 +300,30 @@ IN_DICT_AT_CALLER = RETURNED_AT_CALLER.replace("    return loss\n", '    return 
     '    out = step(x)\n    out["seconds"] = time.time() - start\n    times.append(out["seconds"])',
 )
 
+EAGER_TOO = STATS.replace("s = cscore(x)\n", "s = cscore(x)\nreference = score(x)\n")
+EAGER_TOO_AT_CALLER = STATS_AT_CALLER + (
+    'stats["calls"] += 1\nt0 = time.perf_counter()\nreference = score(x)\n'
+    'stats["seconds"] += time.perf_counter() - t0\n'
+)
+TIMEIT = FORWARD.replace("import time\n", "from timeit import default_timer\n").replace(
+    "time.perf_counter()", "default_timer()"
+)
+
 GOLDEN = {
+    "the function called eagerly too: that call timed alike (the record keeps its count)": (
+        "time_at_caller",
+        EAGER_TOO,
+        10,
+        EAGER_TOO_AT_CALLER,
+    ),
+    "timeit's default_timer": (
+        "time_at_caller",
+        TIMEIT,
+        8,
+        FORWARD_AT_CALLER.replace("import time\n", "from timeit import default_timer\n").replace(
+            "time.perf_counter()", "default_timer()"
+        ),
+    ),
     "the elapsed time returned in a dict, set by the caller on the dict it binds": (
         "time_at_caller",
         IN_DICT,

@@ -53,6 +53,7 @@ def unwrap_progress(site: Site) -> tuple[Edit, ...] | str:
 
 _CLOCKS = frozenset(
     {"time", "perf_counter", "monotonic", "process_time", "thread_time", "time_ns", "perf_counter_ns", "monotonic_ns"}
+    | {"default_timer"}  # timeit's: time.perf_counter by another name
 )
 
 

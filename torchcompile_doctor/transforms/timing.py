@@ -73,11 +73,11 @@ def _compiled_in_place(tree: ast.Module, instances: set[str]) -> set[str]:
 
 
 def _compiled_names(tree: ast.Module, function: Function, owner: ast.ClassDef | None) -> dict[str, str]:
-    """The names the file calls the function compiled by, each with what a method's `self` reads as there: a
-    decorated function's own name, the names bound to `torch.compile(f)`, and for a module's `forward` the names
-    bound to `torch.compile(Net(...))` (`self` read as that name), to `torch.compile(m)` of an `m = Net(...)` (`self`
-    read as `m`: an attribute set on the compiled wrapper is not set on the module), and `m` itself where the file
-    calls `m.compile()`."""
+    """The names the file calls the function by (compiled, and the eager ones beside them; none where the file
+    never compiles it), each with what a method's `self` reads as there: a decorated function's own name, the
+    names bound to `torch.compile(f)`, and for a module's `forward` the names bound to `torch.compile(Net(...))`
+    (`self` read as that name), to `torch.compile(m)` of an `m = Net(...)` (`self` read as `m`: an attribute set
+    on the compiled wrapper is not set on the module), and `m` itself where the file calls `m.compile()`."""
     if owner is None and any(_is_compile(d) for d in function.decorator_list):
         return {function.name: function.name}
     module = owner.name if owner is not None and function.name == "forward" else None
@@ -89,7 +89,13 @@ def _compiled_names(tree: ast.Module, function: Function, owner: ast.ClassDef | 
         if _compiles(value, plain, module, instances):
             compiled = value.args[0] if isinstance(value, ast.Call) else None
             names[name] = compiled.id if isinstance(compiled, ast.Name) and compiled.id != name else name
-    return names | {name: name for name in _compiled_in_place(tree, instances)}
+    names |= {name: name for name in _compiled_in_place(tree, instances)}
+    # the function run eagerly too (`model(x)` beside `cmodel(x)`, `f(x)` beside `g = torch.compile(f)`) recorded
+    # its timing as well: those calls are timed alike, so the record keeps its count
+    if not names:
+        return {}
+    eager = {name for name in instances if name not in names} | ({plain} if plain else set())
+    return names | {name: name for name in eager}
 
 
 _SIMPLE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)
