@@ -225,6 +225,9 @@ SHAPED = {
     "guard_helper_call",
     "return_printed",
     "guard_timer",
+    "time_at_caller",  # these three: a compiled function of the file timing itself (tests/transforms/test_timing.py)
+    "unwrap_timer_block",
+    "untimed_helper",
     "interp_to_torch",
     "fresh_tensor_for_resized",
     "compile_region",
@@ -263,6 +266,10 @@ TRANSFORM_CHECKS = {
     "hoist_to_module": lambda b, a, c: a.splitlines()[0].strip() in b,  # the statement, now at module level
     "hoist_probe": lambda b, a, c: a.splitlines()[0].split(" = ")[1] in b,  # the probe, now at module level
     "guard_timer": lambda b, a, c: "time" in b and "if not torch.compiler.is_compiling():" in a,
+    # the timing moved to the caller: the clock read in the last run of changes, the line that calls the function
+    "time_at_caller": lambda b, a, c: "time." in b and "time." in a.split("\n...\n")[-1],
+    "unwrap_timer_block": lambda b, a, c: "with " in b and "with " in a.split("\n...\n")[-1],
+    "untimed_helper": lambda b, a, c: b.lstrip().startswith("@") and "time." in a.split("\n...\n")[-1],
     "hoist_to_init": lambda b, a, c: a.lstrip().startswith("self."),  # now in `__init__`, bound to attributes
     "detach_out_of_place": lambda b, a, c: ".detach_()" in b and ".detach()" in a,
     "data_write_no_grad": lambda b, a, c: ".data" in b and "torch.no_grad()" in a,

@@ -951,4 +951,7 @@ def test_every_transform_is_tested() -> None:
         "set_fallback_attribute",
         "pass_from_caller",
         "raise_limit_for_number_sweep",  # tests/transforms/test_sweeps.py
+        "time_at_caller",  # tests/transforms/test_timing.py
+        "unwrap_timer_block",
+        "untimed_helper",
     }

@@ -17,6 +17,7 @@ from torchcompile_doctor.transforms import (
     one_time,
     side_effects,
     sweeps,
+    timing,
 )
 from torchcompile_doctor.transforms.engine import Built, Dropped, Transform, build
 from torchcompile_doctor.transforms.site import Site
@@ -81,6 +82,24 @@ TRANSFORMS: dict[str, Transform] = {
         Transform("eager_call", "mode", modes.eager_call),
         Transform("unwrap_progress", "side_effect", side_effects.unwrap_progress),
         Transform("guard_timer", "side_effect", side_effects.guard_timer, words="the timing kept for eager calls only"),
+        Transform(
+            "time_at_caller",
+            "side_effect",
+            timing.time_at_caller,
+            words="the timing moved out of the compiled function, around each call of it",
+        ),
+        Transform(
+            "unwrap_timer_block",
+            "side_effect",
+            timing.unwrap_timer_block,
+            words="the timing block unwrapped in the compiled function, each call of it timed in the same block",
+        ),
+        Transform(
+            "untimed_helper",
+            "side_effect",
+            timing.untimed_helper,
+            words="the timing decorator taken off the helper, each call of the compiled function timed instead",
+        ),
         Transform("math_to_torch", "numpy", numpy_ops.math_to_torch),
         Transform("hoist_to_module", "one_time", one_time.hoist_to_module, words="moved to import time"),
         Transform(

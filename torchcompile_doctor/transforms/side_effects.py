@@ -53,10 +53,12 @@ def unwrap_progress(site: Site) -> tuple[Edit, ...] | str:
 
 _CLOCKS = frozenset(
     {"time", "perf_counter", "monotonic", "process_time", "thread_time", "time_ns", "perf_counter_ns", "monotonic_ns"}
+    | {"default_timer"}  # timeit's: time.perf_counter by another name
 )
 
 
-def _reads_clock(node: ast.AST) -> bool:
+def reads_clock(node: ast.AST) -> bool:
+    """A clock read (`time.perf_counter()`, `time.time()`, ...) anywhere in the node."""
     return any(
         isinstance(c, ast.Call) and (dotted_name(c.func) or "").rsplit(".", 1)[-1] in _CLOCKS for c in ast.walk(node)
     )
@@ -66,10 +68,10 @@ def _bound(statement: ast.stmt) -> set[str]:
     return {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
-def _timing_block(body: list[ast.stmt], start: ast.stmt) -> list[ast.stmt] | None:
+def _timing_block(body: list[ast.stmt], start: ast.stmt, returns: bool = False) -> list[ast.stmt] | None:
     """`start` (`t0 = time.perf_counter()`) and every later statement that reads what the block binds (`elapsed =
-    time.perf_counter() - t0`, `self.timings.append(elapsed)`): None when one of them returns, or binds a name the
-    rest of the function reads too."""
+    time.perf_counter() - t0`, `self.timings.append(elapsed)`): None when one of them returns (unless `returns`),
+    or binds a name the rest of the function reads too."""
     block, names = [start], _bound(start)
     for statement in body[body.index(start) + 1 :]:
         read = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
@@ -78,9 +80,24 @@ def _timing_block(body: list[ast.stmt], start: ast.stmt) -> list[ast.stmt] | Non
             names |= _bound(statement)
     rest = [s for s in body if s not in block]
     rest_reads = {n.id for s in rest for n in ast.walk(s) if isinstance(n, ast.Name)}
-    if any(isinstance(n, ast.Return) for s in block for n in ast.walk(s)) or names & rest_reads:
+    if (not returns and any(isinstance(n, ast.Return) for s in block for n in ast.walk(s))) or names & rest_reads:
         return None
     return block
+
+
+def timing_block(body: list[ast.stmt], line: int, returns: bool = False) -> list[ast.stmt] | None:
+    """The timing block among the function body's statements (a clock read bound to a name, and the statements
+    that use it) holding the line, or None; one that returns what it measures only where `returns`."""
+    starts = [
+        s
+        for s in body
+        if isinstance(s, ast.Assign) and len(_bound(s)) == 1 and isinstance(s.value, ast.Call) and reads_clock(s)
+    ]
+    for start in starts:
+        block = _timing_block(body, start, returns)
+        if block is not None and len(block) > 1 and any(s.lineno <= line <= (s.end_lineno or 0) for s in block):
+            return block
+    return None
 
 
 def guard_timer(site: Site) -> tuple[Edit, ...] | str:
@@ -90,14 +107,7 @@ def guard_timer(site: Site) -> tuple[Edit, ...] | str:
     function = site.function()
     if function is None:
         return "the line is in no function"
-    body = function.body
-    starts = [
-        s
-        for s in body
-        if isinstance(s, ast.Assign) and len(_bound(s)) == 1 and isinstance(s.value, ast.Call) and _reads_clock(s)
-    ]
-    for start in starts:
-        block = _timing_block(body, start)
-        if block is not None and len(block) > 1 and any(s.lineno <= site.line <= (s.end_lineno or 0) for s in block):
-            return names_no_torch(site) or tuple(WrapStatement(s.lineno, NOT_COMPILING) for s in block)
+    block = timing_block(function.body, site.line)
+    if block is not None:
+        return names_no_torch(site) or tuple(WrapStatement(s.lineno, NOT_COMPILING) for s in block)
     return f"line {site.line} is in no timing block whose result only the block itself uses"
