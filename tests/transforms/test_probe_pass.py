@@ -36,7 +36,7 @@ def test_a_disabled_helper_called_in_a_compiled_forward_is_skipped_while_dynamo_
     assert guarded, [c.title for c in built]
     (edit,) = guarded[0].edits
     written = edit_source(program.read(edit.path) or "", [edit.edit])
-    assert "            if not torch.compiler.is_compiling():\n                record_stats(f\"layer{i}\", x)" in written
+    assert '            if not torch.compiler.is_compiling():\n                record_stats(f"layer{i}", x)' in written
 
 
 def test_a_disabled_function_of_a_library_is_never_rewritten():
@@ -68,3 +68,20 @@ def test_hoist_probe_leaves_a_path_the_call_passes_in():
     """`os.path.exists(path)` on the function's parameter may differ on each call: not a one-time probe."""
     made = build_named("hoist_probe", Site("m.py", PROBE.replace('"debug.flag"', "path"), 7))
     assert isinstance(made, Dropped)
+
+
+def test_a_phase_loop_calls_its_compiled_method_only_with_grad_on():
+    """`torch.compile(self.compute_loss)` called on one line under `torch.set_grad_enabled(phase == "train")`: the
+    callers of a compiled bound method are recorded (the line in `run_phase`, not the module's call of it), and the
+    call there chooses the eager method when grad is off; making that line eager (train too) is the other rewrite,
+    which compiles nothing and which the judge refuses."""
+    capture = ENGINE / "grad_phases.capture"
+    report, program = reread(capture), project_of(capture, with_calls=True)
+    (finding,) = [f for f in report.findings if f.code == "TCD206"]
+    assert finding.fix is not None and finding.fix.rewrite_at is not None and finding.fix.rewrite_at.line == 16
+    by_name = {r.transform: r for r in finding.fix.rewrites}
+    chosen = by_name["eager_call_without_grad"]
+    assert chosen.after == "loss = (self.loss_fn if torch.is_grad_enabled() else self.compute_loss)(x, y)"
+    (edit,) = chosen.edits
+    written = edit_source(program.read(edit.path) or "", [edit.edit])
+    assert chosen.after in written and by_name["eager_call"].after == "loss = self.compute_loss(x, y)"
