@@ -12,8 +12,8 @@ from torchcompile_doctor.fix.candidates import candidates
 from torchcompile_doctor.model.edits import WrapStatement
 from torchcompile_doctor.patches.edits import edit_source
 from torchcompile_doctor.rules.catalogue import load_catalogue
-from torchcompile_doctor.transforms.registry import build_named
 from torchcompile_doctor.transforms.engine import Built, Dropped
+from torchcompile_doctor.transforms.registry import build_named
 from torchcompile_doctor.transforms.site import Site
 
 ENGINE = DATA / "engine"
