@@ -52,3 +52,33 @@ def test_a_call_that_compiles_nothing_is_not_counted_as_compiling(tmp_path):
     assert (calls, last_compile_call) == (3, 1)
     channel.close()
     torch._dynamo.reset()
+
+
+def test_the_lines_that_call_a_compiled_bound_method_are_recorded(tmp_path):
+    """`torch.compile(self.compute_loss)` is called as a plain function is: the line that calls it is noted (the
+    probe pass of issue 33: torch's own stacks leave that line out, and a fix at the odd call belongs there)."""
+    import json
+
+    import torch
+
+    from torchcompile_doctor.capture.hooks import compile_hook
+    from torchcompile_doctor.events.sidechannel import SideChannel
+
+    class Trainer:
+        def compute(self, x: torch.Tensor) -> torch.Tensor:
+            return x.sin()
+
+    trainer = Trainer()
+    events = tmp_path / "events.jsonl"
+    channel = SideChannel(str(events))
+    torch._dynamo.reset()
+    with compile_hook(channel, "eager"):
+        compiled = torch.compile(trainer.compute, backend="eager")
+        compiled(torch.ones(3))  # the calling line
+    channel.close()
+    torch._dynamo.reset()
+    noted = [json.loads(line) for line in events.read_text(encoding="utf-8").splitlines()]
+    sites = [e for e in noted if e.get("event") == "call_site"]
+    assert [(s["function"], s["caller"]) for s in sites] == [
+        ("compute", "test_the_lines_that_call_a_compiled_bound_method_are_recorded")
+    ]

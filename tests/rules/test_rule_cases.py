@@ -221,6 +221,7 @@ SHAPED = {
     "unwrap_progress",
     "move_after_call",
     "eager_call",
+    "eager_call_without_grad",
     "hoist_to_init",
     "guard_helper_call",
     "return_printed",
@@ -261,6 +262,7 @@ TRANSFORM_CHECKS = {
     "mark_dynamic": lambda b, a, c: f"torch._dynamo.mark_dynamic({c.variable}, " in a and a.endswith(b),
     "tensor_hyperparameter": lambda b, a, c: "optim." in b and "lr=torch.tensor(" in a,
     "eager_call": lambda b, a, c: a != b and "(" in a,
+    "eager_call_without_grad": lambda b, a, c: "if torch.is_grad_enabled() else" in a,
     "unwrap_progress": lambda b, a, c: "tqdm(" in b and "tqdm(" not in a,
     "math_to_torch": lambda b, a, c: "math." in b and "torch." in a,
     "hoist_to_module": lambda b, a, c: a.splitlines()[0].strip() in b,  # the statement, now at module level

@@ -19,7 +19,8 @@ from torchcompile_doctor.model.trial import RunResult
 def snapshot_files(capture: Path) -> dict[str, str]:
     """The texts of the files the capture's snapshot holds, by the path they were recorded at."""
     files = json.loads((capture / SOURCE_SNAPSHOT).read_text(encoding="utf-8"))["files"]
-    return {path: "".join(lines) for path, lines in files.items()}
+    # a frame of no file (`<frozen genericpath>`) is recorded with no text
+    return {path: "".join(lines) for path, lines in files.items() if lines is not None}
 
 
 def project_of(capture: Path, program: str | None = None, *, with_calls: bool = False) -> Program:

@@ -450,11 +450,44 @@ for _ in range(9):
     out = step(x)
 """
 
+PHASES = """\
+import torch
+
+
+class Trainer:
+    def __init__(self):
+        self.loss_fn = torch.compile(self.compute)
+
+    def run(self, phase, x):
+        with torch.set_grad_enabled(phase == "train"):
+            loss = self.loss_fn(x)
+        return loss
+"""
+
 CASES = {
     "eager_call: the odd call on the eager module": Case(
         "eager_call", EAGER, 5, EAGER.replace("low = model(x.half())", "low = net(x.half())")
     ),
     "eager_call: a model not compiled by name here": Case("eager_call", EAGER, 3, None),
+    "eager_call: a method compiled as an attribute": Case(
+        "eager_call",
+        PHASES,
+        10,
+        PHASES.replace("loss = self.loss_fn(x)", "loss = self.compute(x)"),
+    ),
+    "eager_call_without_grad: the compiled method with grad on, the eager one with grad off": Case(
+        "eager_call_without_grad",
+        PHASES,
+        10,
+        PHASES.replace(
+            "loss = self.loss_fn(x)", "loss = (self.loss_fn if torch.is_grad_enabled() else self.compute)(x)"
+        ),
+    ),
+    "eager_call_without_grad: a line that calls nothing compiled": Case("eager_call_without_grad", PHASES, 11, None),
+    # the choice names torch: in a file that never imports it the trial would end in a NameError
+    "eager_call_without_grad: never in a file without `import torch`": Case(
+        "eager_call_without_grad", PHASES.replace("import torch\n", "import numpy\n"), 10, None
+    ),
     "raise_recompile_limit: a sweep's size, after import torch": Case(
         "raise_recompile_limit",
         SWEEP,

@@ -237,7 +237,8 @@ def compile_hook(
         if compile_blocks(model, regional, kwargs):  # a regional-compilation experiment
             return model
         compiled = original(model, **kwargs)
-        if isinstance(model, types.FunctionType) and isinstance(compiled, types.FunctionType):
+        # a bound method (`torch.compile(self.compute_loss)`) is called as a plain function is: its callers noted too
+        if isinstance(model, (types.FunctionType, types.MethodType)) and isinstance(compiled, types.FunctionType):
             return _recording_callers(compiled, model, channel, counts, recorder, mark)
         if isinstance(model, torch.nn.Module) and hasattr(compiled, "_orig_mod"):
             _recording_module_calls(compiled, channel, counts, recorder, mark)

@@ -40,6 +40,14 @@ _ONE_TIME_CALLS = frozenset(
         "hasattr",
         "get_world_size",
         "get_rank",
+        # the file system read for a switch or a setup file (a flag file, a cache folder, a tool on the PATH)
+        "exists",
+        "isfile",
+        "isdir",
+        "is_file",
+        "is_dir",
+        "access",
+        "which",
     }
 )
 

@@ -80,6 +80,12 @@ TRANSFORMS: dict[str, Transform] = {
             words="the network compiled, its post-processing left out of the compiled function",
         ),
         Transform("eager_call", "mode", modes.eager_call),
+        Transform(
+            "eager_call_without_grad",
+            "mode",
+            modes.eager_call_without_grad,
+            words="the compiled function called with gradients on, the eager one with gradients off",
+        ),
         Transform("unwrap_progress", "side_effect", side_effects.unwrap_progress),
         Transform("guard_timer", "side_effect", side_effects.guard_timer, words="the timing kept for eager calls only"),
         Transform(
