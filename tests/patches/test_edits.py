@@ -15,6 +15,7 @@ from torchcompile_doctor.patches.edits import (
     InsertAfter,
     InsertBefore,
     RemoveStatement,
+    ReplaceExpression,
     ReplaceStatement,
     WrapStatement,
     edit_source,
@@ -170,3 +171,23 @@ def test_a_setting_s_import_is_made_again_where_the_file_imports_it_only_later()
     )
     done = edit_source(source, [AfterTorchImport(code)])
     assert edit_source(done, [AfterTorchImport(code)]) == done  # the same setting twice: made once
+
+
+@pytest.mark.parametrize(
+    ("line", "old", "new", "made"),
+    [
+        # found by the probe pass: a callee made a conditional kept what the call does
+        ("y = f(x)\n", "f", "f if torch.is_grad_enabled() else g", "y = (f if torch.is_grad_enabled() else g)(x)\n"),
+        ("y = a * s\n", "s", "b + c", "y = a * (b + c)\n"),
+        ("y = -s\n", "s", "not t", "y = -(not t)\n"),
+        ("y = s.sum()\n", "s", "a, b", "y = (a, b).sum()\n"),
+        # as tight as what it replaces, or in the parentheses of what it replaces: written as given
+        ("y = a + b * s\n", "b * s", "b * c", "y = a + b * c\n"),
+        ("y = (s)\n", "(s)", "b if c else d", "y = (b if c else d)\n"),
+        ("y = math.exp(t)\n", "math.exp(t)", "torch.exp(t)", "y = torch.exp(t)\n"),
+    ],
+)
+def test_a_replaced_expression_binds_as_the_one_it_replaces(line, old, new, made):
+    changed = edit_source(line, [ReplaceExpression(1, old, new)])
+    assert changed == made
+    compile(changed, "<edit>", "exec")

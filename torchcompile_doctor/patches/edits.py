@@ -353,6 +353,49 @@ def _with_wrapped_argument(statement: cst.BaseStatement, edit: WrapArgument) -> 
     return changed
 
 
+# How tightly an operator binds (Python's precedence table, loosest first); atoms, calls, attributes, subscripts
+# and anything in parentheses bind tightest.
+_BINARY_BINDING = {
+    cst.BitOr: 6,
+    cst.BitXor: 7,
+    cst.BitAnd: 8,
+    cst.LeftShift: 9,
+    cst.RightShift: 9,
+    cst.Add: 10,
+    cst.Subtract: 10,
+    cst.Multiply: 11,
+    cst.Divide: 11,
+    cst.FloorDivide: 11,
+    cst.Modulo: 11,
+    cst.MatrixMultiply: 11,
+    cst.Power: 13,
+}
+_TIGHTEST = 15
+
+
+def _binding(node: cst.BaseExpression) -> int:
+    """How tightly `node`'s outermost operator binds (a higher number binds tighter)."""
+    if getattr(node, "lpar", ()):
+        return _TIGHTEST
+    if isinstance(node, (cst.NamedExpr, cst.Tuple)):
+        return -1
+    if isinstance(node, cst.Lambda):
+        return 0
+    if isinstance(node, cst.IfExp):
+        return 1
+    if isinstance(node, cst.BooleanOperation):
+        return 2 if isinstance(node.operator, cst.Or) else 3
+    if isinstance(node, cst.UnaryOperation):
+        return 4 if isinstance(node.operator, cst.Not) else 12
+    if isinstance(node, cst.Comparison):
+        return 5
+    if isinstance(node, cst.BinaryOperation):
+        return _BINARY_BINDING.get(type(node.operator), 6)
+    if isinstance(node, cst.Await):
+        return 14
+    return _TIGHTEST
+
+
 class _ExpressionReplacer(cst.CSTTransformer):
     def __init__(self, edit: ReplaceExpression) -> None:
         super().__init__()
@@ -365,9 +408,12 @@ class _ExpressionReplacer(cst.CSTTransformer):
         if self.done or not isinstance(updated_node, cst.BaseExpression) or _code(original_node) != self.edit.old:
             return updated_node
         self.done = True
-        return cst.parse_expression(self.edit.new).with_changes(
-            lpar=getattr(updated_node, "lpar", ()), rpar=getattr(updated_node, "rpar", ())
-        )
+        new = cst.parse_expression(self.edit.new)
+        if getattr(updated_node, "lpar", ()):
+            return new.with_changes(lpar=updated_node.lpar, rpar=getattr(updated_node, "rpar", ()))
+        if _binding(new) < _binding(updated_node):  # `f` -> `(f if c else g)` in `f(x)`: what the line does stays
+            return new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        return new
 
 
 def _with_expression_replaced(statement: cst.BaseStatement, edit: ReplaceExpression) -> cst.BaseStatement:
