@@ -100,6 +100,19 @@ def test_a_number_printed_as_a_tensor_is_the_same_number_and_the_verdict_says_so
     )
 
 
+def test_a_tensor_printed_to_torch_s_four_decimals_is_the_number_it_rounds():
+    # a scheduler's lr made a tensor (the realworld compiled_optimizer.py): a list of it printed at 4 decimals
+    printed = compare_output("[0.004666666666666667]\n", "[tensor(0.0047)]\n")
+    assert (
+        printed.differs is None
+        and printed.printed_otherwise == "prints `[tensor(0.0047)]` for `[0.004666666666666667]`"
+    )
+    assert compare_output("lr 0.0046666\n", "lr tensor(4.6666e-03)\n").differs is None
+    # beyond half the last printed place it is another number; and without the tensor's print, precision counts
+    assert compare_output("[0.004666666666666667]\n", "[tensor(0.0048)]\n").differs is not None
+    assert compare_output("lr 0.004666666666666667\n", "lr 0.0047\n").differs is not None
+
+
 def test_a_change_that_compiles_less_is_never_a_fix():
     # regional compilation of torch.nn built-ins: nothing compiled at all, and so no break and no compile time
     before, after = _run(breaks=2, graphs=8, compile_s=17.0), _run(breaks=0, recompiles=0, graphs=0, compile_s=0.0)

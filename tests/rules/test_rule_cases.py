@@ -291,10 +291,14 @@ TRANSFORM_CHECKS = {
 
 @pytest.mark.parametrize("case", _params(_transform_cases(), FIX_NOT_BUILT))
 def test_rule_case_fix_rewrites_the_user_line(case: Case):
-    _, _, finding = _found(case)
+    _, found, finding = _found(case)
     rule = _rules()[case.code]
     before, after = finding["fix"]["before"], finding["fix"]["after"]
     assert before and after, f"{rule.code} has transforms {rule.transforms} but the fix has no before/after"
+    # what the report prints is the edit `doctor fix` writes: a before/after made on the line alone would leave
+    # doctor fix nothing to write (TCD220's optimizer line was found so, and doctor fix said "nothing to fix")
+    assert found.fix is not None and found.fix.rewrites and found.fix.rewrites[0].edits, f"{rule.code}: no edit"
+    assert (found.fix.rewrites[0].before, found.fix.rewrites[0].after) == (before, after)
     # the hunk of the edit: lines of the user's program, the first the line that breaks or the user's call
     assert {line.strip() for line in before.splitlines()} - {"..."} <= {text.strip() for text in case.lines}, before
     if rule.kind in ("graph_break", "frame_skipped"):

@@ -262,8 +262,11 @@ def optimizer_line(index: AnalysisIndex) -> tuple[SourceLine, str] | None:
     """(the line, `file:line` as shown) where the user's code creates a torch optimizer, if one is found."""
     for file in sorted(index.user_files()):
         for number, line in enumerate(index.code.lines(file) or (), start=1):
-            if _OPTIMIZER.search(line) and not line.lstrip().startswith("#"):
-                return SourceLine(line.rstrip("\n"), file, number), f"{index.code.display(file)}:{number}"
+            # with the file's text, as every fix line: the edit is made on it, so `doctor fix` can write what the
+            # report prints (the line alone gave a before/after with nothing to write: "nothing to fix")
+            found = index.source_line(file, number) if _OPTIMIZER.search(line) else None
+            if found is not None and not line.lstrip().startswith("#"):
+                return found, f"{index.code.display(file)}:{number}"
     return None
 
 
