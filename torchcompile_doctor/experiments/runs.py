@@ -64,6 +64,11 @@ def _same_counts(first: Report, again: Report) -> bool:
     return same and first.target_succeeded == again.target_succeeded
 
 
+def _compile_s(report: Report) -> float:
+    told = report.summary.compile_time_s
+    return math.inf if told is None else told
+
+
 def _again(
     measure: Measure, kept: CaptureFolder | None, number: int, experiment: Experiment, first: Measured
 ) -> Measured:
@@ -77,7 +82,7 @@ def _again(
         isinstance(first, Report)
         and isinstance(again, Report)
         and _same_counts(first, again)
-        and (again.summary.compile_time_s or math.inf) < (first.summary.compile_time_s or math.inf)
+        and _compile_s(again) < _compile_s(first)
     )
     if where is not None and spare is not None:
         if faster:
