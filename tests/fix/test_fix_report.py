@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import json
 
-from torchcompile_doctor.fix.judge import timing_words
 from torchcompile_doctor.model.findings import RunFigures
 from torchcompile_doctor.model.fix import FIX_SCHEMA_VERSION, FixReport, PatchRecord, ProblemChange, TrialRecord
-from torchcompile_doctor.model.trial import LeftOut, Noise, RunResult
+from torchcompile_doctor.model.trial import LeftOut, Noise, RunResult, timing_words
 from torchcompile_doctor.renderers.fix_report import render_fix
 
 BEFORE = RunFigures(2, 1, 3, 0, 0, 1.5, compiled_ops=40, steady_state_s=0.0042)
@@ -43,7 +42,7 @@ def _report(noise: Noise | None = None) -> FixReport:
         ("TCD202",),
         (),
         "trade-off",
-        timing_words(noise, slower_after),  # the verdict's words (fix/judge.py), from the same runs
+        timing_words(noise, slower_after),  # the verdict's words (model/trial.py), from the same runs
         None,
         slower_after,
     )

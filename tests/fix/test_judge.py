@@ -14,10 +14,9 @@ from torchcompile_doctor.fix.judge import (
     crash_line,
     judge,
     steady_state_s,
-    timing_words,
 )
 from torchcompile_doctor.model.findings import RunFigures
-from torchcompile_doctor.model.trial import Noise, Outcome, RunResult
+from torchcompile_doctor.model.trial import Noise, Outcome, RunResult, timing_words
 
 
 def _run(

@@ -17,9 +17,8 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from torchcompile_doctor.events.model import CallCount, CompilationMetrics
-from torchcompile_doctor.model.findings import RunFigures
 from torchcompile_doctor.model.report import Kind, Report
-from torchcompile_doctor.model.trial import Noise, Outcome, RunResult, Spread, Verdict
+from torchcompile_doctor.model.trial import Noise, Outcome, RunResult, Spread, Verdict, timing_words
 
 RELATIVE_TOLERANCE = 1e-3  # printed numbers that differ by more are a different result
 ABSOLUTE_TOLERANCE = 1e-6
@@ -218,27 +217,6 @@ class TimingChange:
     compile: int  # -1 faster beyond the noise, 1 slower, 0 within it
     steady: int
     words: str  # both figures: `compile 1.20 s → 3.40 s, steady state 0.110 s → 0.105 s`
-
-
-def _seconds(value: float | None) -> str:
-    """Seconds as people read them: `1.20 s`, `0.120 s`, `4.2 ms`, `85 µs` (a compiled call is often short)."""
-    if value is None:
-        return "?"
-    if value >= 0.1:
-        return f"{value:.2f} s" if value >= 1 else f"{value:.3f} s"
-    return f"{value * 1e3:.1f} ms" if value >= 1e-3 else f"{value * 1e6:.0f} µs"
-
-
-def timing_words(noise: Noise, after: RunFigures) -> str | None:
-    """`compile 1.20 s → 3.40 s, steady state 0.110 s → 0.105 s`: the medians of the runs timed as the trials are
-    (the noise's; never the plain run's own when it ran cold and the trials forked warm) beside the trial's.
-    None: no run was timed as the trials are, so no timing is put beside the trial's."""
-    if not noise.timed:
-        return None
-    words = f"compile {_seconds(noise.compile_s.median)} → {_seconds(after.compile_time_s)}"
-    if noise.steady_s is not None and after.steady_state_s is not None:
-        words += f", steady state {_seconds(noise.steady_s.median)} → {_seconds(after.steady_state_s)}"
-    return words
 
 
 def timing_change(after: RunResult, noise: Noise) -> TimingChange:

@@ -107,3 +107,25 @@ class LeftOut:
 
     change: str
     reason: str
+
+
+def seconds_words(value: float | None) -> str:
+    """Seconds as people read them: `1.20 s`, `0.120 s`, `4.2 ms`, `85 µs` (a compiled call is often short)."""
+    if value is None:
+        return "?"
+    if value >= 0.1:
+        return f"{value:.2f} s" if value >= 1 else f"{value:.3f} s"
+    return f"{value * 1e3:.1f} ms" if value >= 1e-3 else f"{value * 1e6:.0f} µs"
+
+
+def timing_words(noise: Noise, after: RunFigures) -> str | None:
+    """`compile 1.20 s → 3.40 s, steady state 0.110 s → 0.105 s`: the medians of the runs timed as the trials are
+    (the noise's; never the plain run's own when it ran cold and the trials forked warm) beside the trial's, in
+    the verdict's words and the report's alike. None: no run was timed as the trials are, so no timing is put
+    beside the trial's."""
+    if not noise.timed:
+        return None
+    words = f"compile {seconds_words(noise.compile_s.median)} → {seconds_words(after.compile_time_s)}"
+    if noise.steady_s is not None and after.steady_state_s is not None:
+        words += f", steady state {seconds_words(noise.steady_s.median)} → {seconds_words(after.steady_state_s)}"
+    return words

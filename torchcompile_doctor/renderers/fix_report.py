@@ -10,7 +10,7 @@ from torchcompile_doctor.model.findings import RunFigures
 from torchcompile_doctor.model.fix import FixReport, TrialRecord
 from torchcompile_doctor.model.json import to_json
 from torchcompile_doctor.model.paths import display_text
-from torchcompile_doctor.model.trial import HELPFUL, Noise
+from torchcompile_doctor.model.trial import HELPFUL, Noise, seconds_words, timing_words
 
 _FIGURES = (
     ("graph_breaks", "graph breaks"),
@@ -21,23 +21,11 @@ _FIGURES = (
 )
 
 
-def _seconds(value: float) -> str:
-    """Seconds as people read them: `1.20 s`, `0.120 s`, `4.2 ms`, `85 µs` (a compiled call is often short)."""
-    if value >= 0.1:
-        return f"{value:.2f} s" if value >= 1 else f"{value:.3f} s"
-    return f"{value * 1e3:.1f} ms" if value >= 1e-3 else f"{value * 1e6:.0f} µs"
-
-
 def _timings(after: RunFigures, noise: Noise) -> list[str]:
-    """Compile and steady-state time before → after, "before" being the medians of the runs timed as the trials
-    are (the noise's: the plain run's repeats forked warm as the trials are, or the plain run and its repeats when
-    all ran cold), never the plain run's own beside a forked trial's; none when no run was timed so."""
-    if not noise.timed:
-        return []
-    parts = [f"compile {noise.compile_s.median:.2f} s → {after.compile_time_s:.2f} s"]
-    if noise.steady_s is not None and after.steady_state_s is not None:
-        parts.append(f"steady state {_seconds(noise.steady_s.median)} → {_seconds(after.steady_state_s)}")
-    return parts
+    """Compile and steady-state time before → after, as the verdict words them (model/trial.py timing_words):
+    none when no run was timed as the trials are."""
+    words = timing_words(noise, after)
+    return [words] if words else []
 
 
 def effect(before: RunFigures, after: RunFigures, noise: Noise) -> str:
@@ -73,7 +61,7 @@ def noise_line(noise: Noise) -> str | None:
     )
     line = f"{runs}: compile {noise.compile_s.median:.2f} s ± {noise.compile_s.spread / 2:.2f} s"
     if noise.steady_s is not None:
-        line += f", steady state {_seconds(noise.steady_s.median)} ± {_seconds(noise.steady_s.spread / 2)}"
+        line += f", steady state {seconds_words(noise.steady_s.median)} ± {seconds_words(noise.steady_s.spread / 2)}"
     return line + "; a timing counts only beyond its spread"
 
 
