@@ -71,6 +71,11 @@ def test_the_patch_states_its_four_figures_before_and_after_and_what_stayed_out(
         "beyond its spread"
     ) in text
     assert "kept: prints `lr tensor(0.0064)` for `lr 0.0064`" in text
+    # and under the change the patch holds, where a user reads what it does to the printout
+    assert (
+        "  - lr as a tensor [TCD202]: " in text
+        and "\n    note: the program prints `lr tensor(0.0064)` for `lr 0.0064`\n" in text
+    )
     assert "  trade-off      torch.compile(..., dynamic=True) [TCD202]" in text
     assert "compile 1.50 s → 9.00 s" in text
 

@@ -97,6 +97,8 @@ def render_terminal(report: FixReport) -> str:
                 lines.append(
                     f"  - {trial.change} [{', '.join(trial.codes)}]: {effect(report.before, trial.after, noise)}"
                 )
+                if trial.label:  # the same numbers printed another way: the user sees the printout change
+                    lines.append(f"    note: the program {trial.label}")
                 if trial.caution:
                     lines.append(f"    note: {trial.caution}")
         lines += ["", patch.diff.rstrip("\n"), ""]
