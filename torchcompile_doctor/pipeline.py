@@ -537,28 +537,50 @@ def _run_result(outcome: RunOutcome, report: Report, workdir: Path, wall_s: floa
 
 
 def _plain_run(
-    target: TargetSpec, keep: RunOptions, options: RunOptions, progress: Progress
+    target: TargetSpec, keep: RunOptions, options: RunOptions, progress: Progress, warm: WarmProcesses | None
 ) -> tuple[Report, EventLog, RunResult, tuple[str, ...]]:
     """`doctor fix`'s plain run: its report, its processes' events together, what the trials are judged by, and
-    the variables of its environment the program set."""
-    from torchcompile_doctor.capture.environment_watch import read_changed
+    the variables of its environment the program set. Forked from the warm process when it is warm, as the trials
+    are (the program does not pay for importing torch twice); a program that set torch's variables (read when
+    torch is imported, which the warm process did before the program ran) is run again afresh, and that run is
+    the plain run."""
     from torchcompile_doctor.capture.runner import capture_folder
     from torchcompile_doctor.events.model import EventLog
-    from torchcompile_doctor.events.processes import load_processes
 
-    with capture_folder(options.artifacts) as workdir:
-        with progress(_running(target, options)):
-            started = time.monotonic()
-            outcome, report = _capture_and_analyze(target, keep, workdir)
-            before = _run_result(outcome, report, workdir, time.monotonic() - started)
-            log = load_processes(workdir).logs
-            environment_set = read_changed(CaptureFolder(workdir).environment_set)
+    forked = warm if warm is not None and warm.ready() else None
+    with capture_folder(options.artifacts) as workdir, progress(_running(target, options)):
+        present = set(workdir.iterdir())
+        outcome, report, before, log, environment_set = _plain_capture(target, keep, workdir, forked)
+        if forked is not None and environment_set and not outcome.interrupted:
+            _remove(set(workdir.iterdir()) - present)  # the forked run's capture: the run afresh replaces it
+            outcome, report, before, log, environment_set = _plain_capture(target, keep, workdir, None)
     if outcome.interrupted:
         raise KeyboardInterrupt
     merged = EventLog()
     for one in log.values():
         merged.extend(one)
     return report, merged, before, environment_set
+
+
+def _remove(paths: set[Path]) -> None:
+    for path in paths:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+
+
+def _plain_capture(
+    target: TargetSpec, keep: RunOptions, workdir: Path, warm: WarmProcesses | None
+) -> tuple[RunOutcome, Report, RunResult, dict[int, EventLog], tuple[str, ...]]:
+    from torchcompile_doctor.capture.environment_watch import read_changed
+    from torchcompile_doctor.events.processes import load_processes
+
+    started = time.monotonic()
+    outcome, report = _capture_and_analyze(target, keep, workdir, warm=warm)
+    before = _run_result(outcome, report, workdir, time.monotonic() - started)
+    environment_set = read_changed(CaptureFolder(workdir).environment_set)
+    return outcome, report, before, load_processes(workdir).logs, environment_set
 
 
 def fix(
@@ -572,10 +594,10 @@ def fix(
 ) -> FixReport:
     """`doctor fix`: run the target as explain does (its output kept to compare), then measure each candidate
     fix in a trial copy of its project (fix/session.py) and choose the patch. Nothing of the user's is written.
-    The plain run and every trial compile into an empty inductor cache of their own. The trials (and the plain
-    run's repeats they are timed against) are forked from a warm process that imported torch while the plain run
-    went on (capture/warm_server.py), unless the program sets variables torch reads when imported: then each
-    starts afresh as the plain run did.
+    The plain run and every trial compile into an empty inductor cache of their own. The plain run, its repeats
+    the trials are timed against, and the trials are forked from a warm process that imported torch once
+    (capture/warm_server.py), unless the program sets variables torch reads when imported: then the plain run is
+    run again afresh and the trials start afresh too.
     `candidate`: a unified diff of a person's or an agent's, measured alone as our candidates are (a patch that
     does not apply stops it before anything runs)."""
     from torchcompile_doctor.capture.runner import start_warm
@@ -591,10 +613,10 @@ def fix(
     given = GivenPatch(candidate.name, read_patch(candidate, root)) if candidate is not None else None
     keep = replace(options, capture=replace(options.capture, keep_output=True, fresh_inductor_cache=True))
     with contextlib.ExitStack() as stack:
-        warm = start_warm()  # importing torch while the plain run goes on
+        warm = start_warm()  # torch imported once, for the plain run and every trial
         if warm is not None:
             stack.callback(warm.close)
-        report, merged, before, environment_set = _plain_run(target, keep, options, progress)
+        report, merged, before, environment_set = _plain_run(target, keep, options, progress, warm)
         alike = before.succeeded and not environment_set
         forked = warm if warm is not None and alike and warm.ready() else None
         measure = _trial_measure(_in_copy_of(target, root), keep, forked)

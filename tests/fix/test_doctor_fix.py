@@ -143,12 +143,31 @@ def test_a_spent_budget_measures_nothing_and_says_so(tmp_path):
     ]
 
 
+# Sets a variable torch reads when torch._dynamo is imported: `.item()` compiles into the graph, but in a run forked
+# from the warm process, which imported torch before the program ran, it would break the graph.
+SETS_TORCH_VARIABLE = """\
+import os
+
+os.environ["TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS"] = "1"
+
+import torch
+
+
+@torch.compile(backend="eager")
+def scaled(x):
+    return x * x.sum().item()
+
+
+print(float(scaled(torch.ones(2)).sum()))
+"""
+
+
 def test_a_program_without_anything_to_fix_says_so(tmp_path):
+    """Nothing to fix, seen in the plain run run again afresh: the program sets a variable torch reads when imported,
+    so its run forked from the warm process (where `.item()` would break the graph) is not the plain run."""
     root = tmp_path / "project"
     root.mkdir()
-    (root / "clean.py").write_text(
-        "import torch\n\nf = torch.compile(torch.sin, backend='eager')\nprint(float(f(torch.ones(2)).sum()))\n"
-    )
+    (root / "clean.py").write_text(SETS_TORCH_VARIABLE)
     run = doctor_here("fix", str(root / "clean.py"))
     assert run.returncode == 1
     assert "nothing to fix: no finding of this run asks for a change doctor fix can make" in run.stdout

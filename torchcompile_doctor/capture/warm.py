@@ -1,5 +1,5 @@
 """The parent's side of the warm process (capture/warm_server.py): started once per `doctor fix`, it imports torch
-while the plain run goes on, then forks each trial's capture child. A child started here is waited for, polled
+once, then forks the capture child of the plain run and of each trial. A child started here is waited for, polled
 and stopped as the runner does a cold one (`WarmChild` answers as subprocess.Popen does: pid, poll, wait); it
 leads a process group of its own, so stopping it stops what it started."""
 

@@ -1,15 +1,15 @@
-"""The warm process of `doctor fix`'s trials (started as `python .../capture/_entry.py --warm`; its parent's side is
-capture/warm.py). It imports torch and the modules torch.compile's first call imports, once, then forks one capture
-child per request: each runs the target exactly as a cold capture child does (capture/_bootstrap.py), in a process
-of its own (its own session, its own stdout and stderr files, the trial's working directory and environment), so a
-trial pays for its program, not for `import torch` and Dynamo's first import of itself (2.5 s of CPU of a 3 s
-program).
+"""The warm process of `doctor fix`'s plain run and trials (started as `python .../capture/_entry.py --warm`; its
+parent's side is capture/warm.py). It imports torch and the modules torch.compile's first call imports, once, then
+forks one capture child per request: each runs the target exactly as a cold capture child does
+(capture/_bootstrap.py), in a process of its own (its own session, its own stdout and stderr files, the trial's
+working directory and environment), so a run pays for its program, not for `import torch` and Dynamo's first
+import of itself (2.5 s of CPU of a 3 s program).
 
 Fresh as far as Dynamo is concerned: nothing here compiles or runs a tensor op, so no cache entry, guard, counter
 or compile id exists before the program's own; torch's trace is opened afresh for the trial's TORCH_TRACE. What a
 program could see differently is only what it sets in the environment for torch to read at import: the capture
-records such settings (_bootstrap.py), and `doctor fix` then runs every trial cold. A child ends as the
-interpreter ends a cold one in all its program sees (`leave`), without tearing torch down.
+records such settings (_bootstrap.py), and `doctor fix` then runs the plain run again and every trial cold. A child
+ends as the interpreter ends a cold one in all its program sees (`leave`), without tearing torch down.
 
 Protocol, one line each: the parent writes `ID JSON` (a request: the child's spec and how to start it); this process
 answers `ready` once warm, `started ID PID` for each child and `exited PID CODE` when it ends (CODE as

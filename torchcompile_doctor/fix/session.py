@@ -59,7 +59,7 @@ def find_fix(
     a file the patch may change that holds uncommitted work stops it before anything is measured. With `given`
     (`--candidate PATCH`), that patch is the one candidate, measured as ours are. `warm`: `measure` forks the
     trials from a process that imported torch already, so they are timed against the plain run's repeats alone
-    (fix/trials.py's WARM_REPEATS), not against the plain run, which paid for that import."""
+    (fix/trials.py's WARM_REPEATS), not against the plain run, which ran alone."""
     program = Program.of(log, root, _read)
     built, refused = candidates(report, program) if given is None else ([], [])
     touched = edited_files([e for c in built for e in c.edits]) + sorted(given.changed if given else ())

@@ -120,7 +120,7 @@ def seconds_words(value: float | None) -> str:
 
 def timing_words(noise: Noise, after: RunFigures) -> str | None:
     """`compile 1.20 s → 3.40 s, steady state 0.110 s → 0.105 s`: the medians of the runs timed as the trials are
-    (the noise's; never the plain run's own when it ran cold and the trials forked warm) beside the trial's, in
+    (the noise's; never the plain run's own, which ran alone, when the trials forked warm) beside the trial's, in
     the verdict's words and the report's alike. None: no run was timed as the trials are, so no timing is put
     beside the trial's."""
     if not noise.timed:
