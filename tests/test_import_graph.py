@@ -9,6 +9,7 @@ the CLI, the API, the pytest plugin, the experiments' runs, doctor fix) is the o
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -135,10 +136,19 @@ def _imports_of(module: str, path: Path) -> Iterator[Import]:
     yield from walk(ast.parse(path.read_text(encoding="utf-8")), False, False)
 
 
-IMPORTS = [found for module, path in MODULES.items() for found in _imports_of(module, path)]
+@functools.cache
+def _all_imports() -> tuple[Import, ...]:
+    """Every import of the package's own modules (parsed when a test first asks, not when the suite is collected)."""
+    return tuple(found for module, path in MODULES.items() for found in _imports_of(module, path))
+
+
 # the one import that runs up the layers, on purpose and only when called: the package's `diagnose` and `expect`
 DELIBERATE = (PACKAGE, f"{PACKAGE}.api")
-CHECKED = [i for i in IMPORTS if (i.importer, i.imported) != DELIBERATE]  # lazy and TYPE_CHECKING ones included
+
+
+def _checked() -> list[Import]:
+    """The imports the layering holds to: lazy and TYPE_CHECKING ones included."""
+    return [i for i in _all_imports() if (i.importer, i.imported) != DELIBERATE]
 
 
 def layer_of(module: str) -> str:
@@ -197,10 +207,10 @@ def _circles(edges: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_graph_is_read_from_the_source():
     # a sanity check of the reader: known edges are found, each in its place
-    edges = {(i.importer, i.imported) for i in IMPORTS}
+    edges = {(i.importer, i.imported) for i in _all_imports()}
     assert (f"{PACKAGE}.analysis.analyze", f"{PACKAGE}.analysis.detectors") in edges
     assert (f"{PACKAGE}.renderers.sarif", f"{PACKAGE}.model.report") in edges
-    lazy = {(i.importer, i.imported) for i in IMPORTS if i.in_function}
+    lazy = {(i.importer, i.imported) for i in _all_imports() if i.in_function}
     assert (PACKAGE, f"{PACKAGE}.api") in lazy
     assert layer_of(f"{PACKAGE}.events.model") == "records" and layer_of(f"{PACKAGE}.events.load") == "events"
     assert layer_of(PACKAGE) == "foundation"
@@ -213,7 +223,7 @@ def test_every_module_has_a_layer():
 
 def test_no_import_circle():
     edges: dict[str, set[str]] = {module: set() for module in MODULES}
-    for found in CHECKED:
+    for found in _checked():
         if found.imported != found.importer:
             edges[found.importer].add(found.imported)
     assert not _circles(edges)
@@ -222,7 +232,7 @@ def test_no_import_circle():
 def test_no_import_back_up_the_layers():
     upward = [
         f"{i.importer}:{i.line} imports {i.imported} ({layer_of(i.importer)} -> {layer_of(i.imported)})"
-        for i in CHECKED
+        for i in _checked()
         if layer_of(i.imported) != layer_of(i.importer) and layer_of(i.imported) not in MAY_IMPORT[layer_of(i.importer)]
     ]
     assert not upward, "\n".join(upward)
@@ -231,9 +241,9 @@ def test_no_import_back_up_the_layers():
 def test_imports_inside_functions_are_the_deliberate_lazy_ones():
     lazy = [
         f"{i.importer}:{i.line} imports {i.imported}"
-        for i in IMPORTS
+        for i in _all_imports()
         if i.in_function and not i.type_checking and i.importer not in LAZY_IMPORTERS
     ]
     assert not lazy, "\n".join(lazy)
     for importer in LAZY_IMPORTERS:  # each one listed still is one
-        assert any(i.importer == importer and i.in_function for i in IMPORTS), importer
+        assert any(i.importer == importer and i.in_function for i in _all_imports()), importer

@@ -31,7 +31,8 @@ from torchcompile_doctor.rules import CATALOGUE
 
 
 def _catalogue_experiments() -> list[dict]:
-    document = yaml.safe_load(CATALOGUE.read_text(encoding="utf-8"))
+    text = CATALOGUE.read_text(encoding="utf-8")  # libyaml's parser where PyYAML has it, as the catalogue reads it
+    document = yaml.load(text, Loader=yaml.CSafeLoader) if yaml.__with_libyaml__ else yaml.safe_load(text)
     found = [rule["experiment"] for rule in document["rules"] if rule.get("experiment")]
     found += [w["experiment"] for rule in document["rules"] for w in rule.get("wordings") or [] if w.get("experiment")]
     return found
