@@ -55,9 +55,9 @@ def _torch_run(root: Path, program: str, tmp_path: Path, extra_env: dict | None 
 
 
 def _recorded_torch_run(program: str) -> tuple[str, int, int]:
-    """`_torch_run` of the program as written, recorded (tests/fix/recorded/README.md): torch's own account of
-    the unchanged program, which only the patched program's run needs to be compared with."""
-    stem = RECORDED / Path(program).stem
+    """`_torch_run` of the program as written (`NAME.py`), or as patched (`fixed/NAME.py`), recorded
+    (tests/fix/recorded/README.md): torch's own account of the run."""
+    stem = RECORDED / Path(program).with_suffix("")
     torch_log = read_torch_log(stem.with_suffix(".torch_logs.txt"))
     printed = stem.with_suffix(".stdout.txt").read_text(encoding="utf-8")
     return printed, len({(b.file, b.line) for b in torch_log.breaks}), len(torch_log.recompiles)
@@ -198,15 +198,16 @@ def test_three_runs_give_one_patch_and_each_trial_is_told_on_a_redirected_stderr
     assert told and told[0].startswith("doctor: trial 1/") and "measured in" in told[0]
     assert not any("doctor: trial" in run.stderr for run in runs[1:])
 
-    # the patch as a diff, applied with git (nothing was written without --apply): the recompile gone, the same
-    # lines printed, in torch's own log of a plain run
+    # the patch as a diff, applied with git (nothing was written without --apply), is the patched program whose
+    # plain run torch logged (recorded: tests/fix/recorded/README.md): the recompile gone, the same lines printed
     before = _recorded_torch_run("batch_sizes.py")
     assert before[2] == 1 and (root / "batch_sizes.py").read_text() == (PROGRAMS / "batch_sizes.py").read_text()
     diff = runs[0].json["patch"]["diff"]
     assert diff.count("torch._dynamo.mark_dynamic(batch, 0)") == 1 and "\n     out = pool(batch, weights)\n" in diff
     (tmp_path / "fix.patch").write_text(diff)
     _git(root, "apply", str(tmp_path / "fix.patch"))
-    assert _torch_run(root, "batch_sizes.py", tmp_path) == (before[0], 0, 0)
+    assert (root / "batch_sizes.py").read_text() == (RECORDED / "fixed" / "batch_sizes.py").read_text()
+    assert _recorded_torch_run("fixed/batch_sizes.py") == (before[0], 0, 0)
 
 
 def test_a_patch_of_the_user_s_is_measured_as_ours_are(tmp_path):
