@@ -24,6 +24,24 @@ def test_the_policy_keeps_the_clone_the_interpreter_and_the_session_temp():
     assert fence.outside("/")
 
 
+def test_a_link_inside_that_leads_out_is_outside(tmp_path):
+    """Each root and each read resolved: a file or a folder inside that is a link to outside does not let a read
+    out; a link from inside to inside does not refuse one."""
+    inside, elsewhere = tmp_path / "inside", tmp_path / "elsewhere"
+    for folder in (inside, elsewhere):
+        folder.mkdir()
+    (elsewhere / "data.txt").write_text("x")
+    (inside / "kept.txt").write_text("x")
+    (inside / "file_link.txt").symlink_to(elsewhere / "data.txt")
+    (inside / "folder_link").symlink_to(elsewhere)
+    (inside / "inner_link.txt").symlink_to(inside / "kept.txt")
+    fence = confinement.Confinement((str(inside),))
+    assert fence.outside(str(inside / "file_link.txt"))
+    assert fence.outside(str(inside / "folder_link" / "data.txt"))
+    assert fence.outside(str(inside / "folder_link" / ".." / "elsewhere" / "data.txt"))
+    assert not fence.outside(str(inside / "inner_link.txt")) and not fence.outside(str(inside / "kept.txt"))
+
+
 def test_this_session_is_confined():
     """The session's own temp folder is fresh, and a read outside the clone raises here."""
     assert os.environ[confinement.ROOTS_ENV] and tempfile.gettempdir().rsplit("/", 1)[-1].startswith("doctor-tests-")
