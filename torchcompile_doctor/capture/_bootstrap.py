@@ -109,9 +109,8 @@ def _attribute(module: object, dotted: str, path: str) -> Any:
 
 
 def _run_function(target: TargetSpec, channel: SideChannel) -> None:
-    """Compile the function (unless it already is), call it on its example inputs, then explain it."""
-    import torch
-
+    """Compile the function (unless it already is), call it on its example inputs, then explain it. torch is
+    imported after the names are checked: a wrong name costs no import of torch the target does not make."""
     path, inputs_path = str(target.path), str(target.inputs_path)
     sys.path.insert(0, os.path.dirname(path))
     module = _load_file_as_module(path, "__doctor_target__")
@@ -122,6 +121,8 @@ def _run_function(target: TargetSpec, channel: SideChannel) -> None:
         raise UsageError(
             f"{inputs_path}:{target.inputs_function} must return a tuple of arguments, got {type(inputs).__name__}"
         )
+    import torch
+
     original = getattr(function, "_torchdynamo_orig_callable", None) or getattr(function, "_orig_mod", None)
     compiled = function if original is not None else torch.compile(function)
     for _ in range(2):  # a second call shows guards that fail on state the first call changed
