@@ -547,8 +547,8 @@ def _plain_run(
     from torchcompile_doctor.capture.runner import capture_folder
     from torchcompile_doctor.events.model import EventLog
 
-    forked = warm if warm is not None and warm.ready() else None
     with capture_folder(options.artifacts) as workdir, progress(_running(target, options)):
+        forked = warm if warm is not None and warm.ready() else None  # waits while it imports torch
         present = set(workdir.iterdir())
         outcome, report, before, log, environment_set = _plain_capture(target, keep, workdir, forked)
         if forked is not None and environment_set and not outcome.interrupted:
