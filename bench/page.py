@@ -20,6 +20,7 @@ import argparse
 import datetime as _dt
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -149,10 +150,23 @@ def describe(rows) -> tuple[str, str]:
     return "\n".join(lines), "\n".join(notes)
 
 
+def _tlparse_version(binary: Path) -> str:
+    try:
+        done = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=30, check=False)
+    except OSError:
+        return "(version unknown)"
+    return done.stdout.strip().removeprefix("tlparse ") or "(version unknown)"
+
+
 def write_section(seeds: list[Path], opts, table: str, notes: str, total_s: float) -> None:
     date = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     seed_names = ", ".join(p.relative_to(ROOT).as_posix() if p.is_relative_to(ROOT) else p.name for p in seeds)
-    argv = " ".join(["bench/page.py", *sys.argv[1:]])
+    # the tlparse given is named by its version, not by where it lies on this machine
+    given = [
+        f"<tlparse {_tlparse_version(opts.tlparse)}>" if opts.tlparse and arg == str(opts.tlparse) else arg
+        for arg in sys.argv[1:]
+    ]
+    argv = " ".join(["bench/page.py", *given])
     section = f"""{SECTION_START}
 ## The page as the log grows (issue 36)
 
