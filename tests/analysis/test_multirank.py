@@ -297,7 +297,7 @@ def test_live_and_offline_agree_on_two_ranks(ddp_run, tmp_path):
 
 # Rank 1 never ends, and rank 0 waits for it, as at a barrier it never reaches. What is stopped is processes, not
 # torch's: the ranks import no torch, so the test pays for torchrun's start alone (the process group of the live
-# DDP sample above is torch's).
+# DDP sample above is torch's); 8 s leaves torchrun, which imports torch, the time to start both ranks under load.
 HANGING = """
 import os
 import time
@@ -313,7 +313,7 @@ while True:
 def test_timeout_stops_every_rank(tmp_path):
     script = tmp_path / "hangs_on_rank_1.py"
     script.write_text(HANGING)
-    run = run_doctor("explain", str(script), "--nproc-per-node", "2", "--timeout", "6", "--format", "json")
+    run = run_doctor("explain", str(script), "--nproc-per-node", "2", "--timeout", "8", "--format", "json")
     assert run.returncode == 3, run.stderr[-3000:]
     assert run.json["target_status"] == "timeout"
     assert [row["target_status"] for row in run.json["ranks"]] == ["timeout", "timeout"]  # both ranks had started

@@ -22,7 +22,7 @@ SECONDS = {
     "test_recording_again_finds_what_the_checked_in_capture_says[library_logging.py]": 7.1,
     "test_observe_into_dumps_without_changing_the_program": 6.8,
     "test_settings_made_before_import_torch_take_effect": 6.8,
-    "test_timeout_stops_every_rank": 6.8,
+    "test_timeout_stops_every_rank": 8.8,
     "test_a_program_without_anything_to_fix_says_so": 6.6,
     "test_missing_function_and_bad_inputs": 6.3,
     "test_fixture_marker_and_session_report": 5.4,
