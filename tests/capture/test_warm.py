@@ -32,7 +32,7 @@ OPTIONS = CaptureOptions(keep_output=True, fresh_inductor_cache=True, timeout_s=
 
 @pytest.fixture(scope="module")
 def warm():
-    """One warm process for the module's tests, as `doctor fix` forks all its trials from one."""
+    """One warm process for the module's tests, as `doctor fix` forks its plain run and all its trials from one."""
     processes = start_warm()
     assert processes is not None  # on Linux
     with contextlib.closing(processes):

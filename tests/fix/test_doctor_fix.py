@@ -2,9 +2,10 @@
 test_recorded_fixes.py): candidates measured in a copy of the project, the helpful ones combined and applied (a
 config switch, a keyword of the torch.compile call, rewrites), the patch applied and the program run again under
 torch's own TORCH_LOGS (the breaks and recompiles it claims to remove are gone, the same lines printed); one patch
-on three runs, each trial told on a redirected stderr; a patch of the user's measured as ours are. Then what must
-never happen: work lost (a file with uncommitted changes is refused before anything runs; outside git a backup
-is kept), bad input with a traceback, a failing program reported as fixed, a spent budget taken for a result."""
+on three runs (the patched program's TORCH_LOGS recorded), each trial told on a redirected stderr; a patch of the
+user's measured as ours are. Then what must never happen: work lost (a file with uncommitted changes is refused
+before anything runs; outside git a backup is kept), bad input with a traceback, a failing program reported as
+fixed, a spent budget taken for a result."""
 
 from __future__ import annotations
 
