@@ -102,8 +102,8 @@ def test_the_diff_format_is_the_patch_alone_as_the_json_carries_it():
 
 
 def test_forked_trials_are_put_beside_the_plain_run_s_forked_repeats_never_beside_the_cold_plain_run():
-    # the plain run (BEFORE: compile 1.50 s, steady state 4.2 ms) ran cold and alone; its two repeats were forked
-    # warm beside the trials, as the trials were: every timing printed beside a trial's is the repeats' median
+    # the plain run (BEFORE: compile 1.50 s, steady state 4.2 ms) ran alone (cold here); its two repeats were
+    # forked warm beside the trials, as the trials were: every timing printed beside a trial's is the repeats' median
     forked = Noise.of([_run(0.9, 0.55), _run(1.1, 0.60)], forked=True)
     text = render_fix(_report(forked), "terminal")
     assert "graph breaks 2 → 0, recompiles 1 → 0, compile 1.00 s → 1.20 s, steady state 0.575 s → 4.0 ms" in text

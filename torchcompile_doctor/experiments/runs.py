@@ -17,7 +17,8 @@ from torchcompile_doctor.capture_layout import CARRIED_RUNS, CaptureFolder, Expe
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.experiments.plan import plan
 from torchcompile_doctor.experiments.record import ExperimentRecord, write_record
-from torchcompile_doctor.experiments.verify import Measured, attach, timing_decided
+from torchcompile_doctor.experiments.verify import Measured, attach, result_of, timing_decided
+from torchcompile_doctor.fix.judge import ended_alike
 from torchcompile_doctor.fix.trials import AGAIN, Job, QuietProgress, TrialProgress, TrialRunner
 from torchcompile_doctor.model.experiment import CacheDir, Experiment, carries_cache, describe, key
 from torchcompile_doctor.model.report import Report
@@ -57,13 +58,6 @@ def _run_one(measure: Measure, where: Path | None, experiment: Experiment) -> Me
     return result
 
 
-def _same_counts(first: Report, again: Report) -> bool:
-    a, b = first.summary, again.summary
-    counted = ("graph_breaks", "recompiles", "graphs", "recompile_limit_hits", "compile_failures", "fallbacks_to_eager")
-    same = all(getattr(a, name) == getattr(b, name) for name in counted)
-    return same and first.target_succeeded == again.target_succeeded
-
-
 def _compile_s(report: Report) -> float:
     told = report.summary.compile_time_s
     return math.inf if told is None else told
@@ -81,7 +75,7 @@ def _again(
     faster = (
         isinstance(first, Report)
         and isinstance(again, Report)
-        and _same_counts(first, again)
+        and ended_alike(result_of(first), result_of(again))
         and _compile_s(again) < _compile_s(first)
     )
     if where is not None and spare is not None:

@@ -311,6 +311,13 @@ def decided_by_timing(before: RunResult, after: RunResult, verdict: Verdict) -> 
     return verdict.outcome is Outcome.WORSE and all(now[name] <= was[name] for name in was)
 
 
+def ended_alike(first: RunResult, again: RunResult) -> bool:
+    """Whether a change's second run ended as its first (neither cut short; the same exit code, graphs and problems
+    of every finding): then the two are one change's runs, and only their timings differ."""
+    ends = [(r.timed_out, r.exit_code, r.figures.graphs, r.problems) for r in (first, again)]
+    return not first.timed_out and ends[0] == ends[1]
+
+
 def fastest_of(runs: Sequence[RunResult]) -> RunResult:
     """One change's runs as one: the first run's counts and output (they are the same on every run: a change's
     counts are torch's), its timings the least of the runs'. A busy machine only ever adds time, so what a change

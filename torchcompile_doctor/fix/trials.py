@@ -23,7 +23,15 @@ from typing import Generic, Protocol, TypeVar
 
 from torchcompile_doctor.errors import DoctorError
 from torchcompile_doctor.fix.candidates import Candidate, FileEdit
-from torchcompile_doctor.fix.judge import compare_output, decided_by_timing, fastest_of, judge, problem_count, removed
+from torchcompile_doctor.fix.judge import (
+    compare_output,
+    decided_by_timing,
+    ended_alike,
+    fastest_of,
+    judge,
+    problem_count,
+    removed,
+)
 from torchcompile_doctor.model.trial import LeftOut, Noise, Outcome, RunResult, Verdict
 from torchcompile_doctor.patches.edits import EditError, edit_source
 from torchcompile_doctor.patches.project import trial_copy
@@ -145,8 +153,9 @@ def _in_copy(root: Path, measure: Measure, changed: Mapping[Path, str]) -> Calla
 
 
 def _figures_line(before: RunResult, after: RunResult, took: float) -> str:
-    """A finished run's line: its counts beside the plain run's, its compile time alone (the plain run may have run
-    cold where this one was forked warm: the timings it is judged against are known once the repeats are in)."""
+    """A finished run's line: its counts beside the plain run's, its compile time alone (the plain run ran alone, or
+    cold where the program sets torch's variables: the timings it is judged against are the repeats', known once
+    they are in)."""
     was, now = before.figures, after.figures
     cut = " (cut short: partial figures)" if after.timed_out else ""
     return (
@@ -203,7 +212,7 @@ def _plain_again(
     before: RunResult, repeats: Sequence[RunResult | str], timed_by_repeats: bool
 ) -> tuple[Noise, str | None]:
     """The noise of the plain run's timings, and the printed line a plain run again changed (None: the same).
-    `timed_by_repeats`: the repeats alone are timed as the trials are, forked warm; the plain run, cold and alone,
+    `timed_by_repeats`: the repeats alone are timed as the trials are, forked warm; the plain run, which ran alone,
     never joins them (when none ran to its end, no timing is compared: Noise.timed is False)."""
     alike = [r for r in repeats if isinstance(r, RunResult) and r.exit_code == before.exit_code and not r.timed_out]
     varies = next((d for r in alike if (d := compare_output(before.output, r.output).differs) is not None), None)
@@ -300,20 +309,11 @@ def _confirmed(
 
 
 def _rejudged(trial: Trial, again: RunResult | str, context: _Judging) -> Trial:
-    """The trial judged on both its runs; as it was when the second did not end as the first (cut short, not
-    run, other counts: then the two are not one change's timings)."""
+    """The trial judged on both its runs; as it was when the second did not end as the first (not run, cut short,
+    other counts: then the two are not one change's timings)."""
     first = trial.result
     assert first is not None
-    if (
-        isinstance(again, str)
-        or again.timed_out
-        or (again.exit_code, again.figures.graphs, again.problems)
-        != (
-            first.exit_code,
-            first.figures.graphs,
-            first.problems,
-        )
-    ):
+    if isinstance(again, str) or not ended_alike(first, again):
         return trial
     return _judged(trial.candidates, trial.changed, fastest_of([first, again]), context)
 

@@ -82,7 +82,7 @@ class Noise:
     """How much the plain run's compile time and steady-state time varied by themselves (None: not timed), over the
     runs timed as the trials are: their medians are the "before" a trial's timings are put beside and judged
     against. `forked`: those runs are the plain run's repeats forked from the warm process as the trials are (the
-    plain run itself, started cold and alone, is not among them: its timings are of another kind); none of them
+    plain run itself, which ran alone before them, is not among them: its timings are of another kind); none of them
     (`compile_s.runs` 0) means no timing was compared."""
 
     compile_s: Spread
