@@ -12,6 +12,7 @@ from torchcompile_doctor.fix.judge import (
     compare_output,
     compiled_ops,
     crash_line,
+    ended_alike,
     judge,
     steady_state_s,
 )
@@ -250,3 +251,15 @@ def test_the_caches_reset_per_item_compile_the_calls_that_ran_eagerly_and_are_ju
     assert reset.outcome == Outcome.IMPROVED and reset.detail is None
     slower = judge(before, _run(breaks=0, recompiles=0, graphs=10, compile_s=4.0))
     assert slower.outcome == Outcome.TRADE_OFF
+
+
+def test_two_runs_of_a_change_are_one_change_s_runs_only_when_they_ended_alike():
+    """A change measured again is judged on both runs only when the second ended as the first (doctor fix's trials
+    and --try-fixes' experiments alike): only its timings may differ."""
+    first = _run(compile_s=9.0, problems={"TCD104": 1})
+    assert ended_alike(first, replace(_run(compile_s=1.0, problems={"TCD104": 1}), wall_s=2.0))
+    assert not ended_alike(first, replace(first, timed_out=True))  # cut short: partial figures
+    assert not ended_alike(replace(first, timed_out=True), first)
+    assert not ended_alike(first, _run(compile_s=9.0, problems={"TCD104": 2}))
+    assert not ended_alike(first, _run(compile_s=9.0, graphs=4, problems={"TCD104": 1}))
+    assert not ended_alike(first, _run(compile_s=9.0, code=1, problems={"TCD104": 1}))
