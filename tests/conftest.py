@@ -103,17 +103,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     read) is made once, not again after another module's test. A stable sort: the same order on every worker, as
     xdist needs."""
 
-    def lane(item: pytest.Item) -> int:
-        return 0 if item.get_closest_marker("inductor") else 1 if item.get_closest_marker("slow") else 2
+    def group(item: pytest.Item) -> tuple[int, str]:  # (lane, module)
+        lane = 0 if item.get_closest_marker("inductor") else 1 if item.get_closest_marker("slow") else 2
+        return lane, item.module.__name__ if item.module else ""
 
     weights: dict[tuple[int, str], float] = {}
     for item in items:
-        group = (lane(item), item.module.__name__ if item.module else "")
-        weights[group] = weights.get(group, 0.0) + longest.seconds(item.name)
+        weights[group(item)] = weights.get(group(item), 0.0) + longest.seconds(item.name)
 
     def key(item: pytest.Item) -> tuple[int, float, str, float]:
-        group = (lane(item), item.module.__name__ if item.module else "")
-        return group[0], -weights[group], group[1], -longest.seconds(item.name)
+        lane, module = group(item)
+        return lane, -weights[(lane, module)], module, -longest.seconds(item.name)
 
     items.sort(key=key)
 
