@@ -27,22 +27,21 @@ def _compiled_names(tree: ast.Module) -> dict[str, str]:
     return found
 
 
-def _compiled_call(site: Site) -> tuple[ast.stmt, ast.Call, str, str] | str:
-    """(the statement, the call, the compiled callable's name, the eager one's) of the call at the site's line of
-    a callable compiled in this file by name, else why not."""
+def _compiled_call(site: Site) -> tuple[ast.stmt, str, str] | str:
+    """(the statement, the compiled callable's name, the eager one's) of the call at the site's line of a callable
+    compiled in this file by name, else why not."""
     node, tree = site.statement(), site.tree
     if node is None or tree is None:
         return f"no statement at line {site.line}"
     compiled = _compiled_names(tree)
-    calls = [
-        (c, name)
+    names = [
+        name
         for c in ast.walk(node)
         if isinstance(c, ast.Call) and c.lineno == site.line and (name := dotted_name(c.func)) in compiled
     ]
-    if not calls:
+    if not names:
         return f"line {site.line} calls no model compiled in this file by name"
-    call, name = calls[0]
-    return node, call, name, compiled[name]
+    return node, names[0], compiled[names[0]]
 
 
 def eager_call(site: Site) -> tuple[Edit, ...] | str:
@@ -51,7 +50,7 @@ def eager_call(site: Site) -> tuple[Edit, ...] | str:
     found = _compiled_call(site)
     if isinstance(found, str):
         return found
-    node, _, name, eager = found
+    node, name, eager = found
     return (ReplaceExpression(node.lineno, name, eager),)
 
 
@@ -64,9 +63,6 @@ def eager_call_without_grad(site: Site) -> tuple[Edit, ...] | str:
         return found
     if not imports_torch(site.source):
         return "the file does not `import torch`, which the choice names"
-    node, call, name, eager = found
-    code = site.code(call)
-    if not code.startswith(name):
-        return f"the call at line {site.line} is written across its lines"
-    chosen = f"({name} if torch.is_grad_enabled() else {eager}){code.removeprefix(name)}"
-    return (ReplaceExpression(node.lineno, code, chosen),)
+    node, name, eager = found
+    # the edit brackets the choice where it is called (patches/edits.py: what binds looser than it replaces)
+    return (ReplaceExpression(node.lineno, name, f"{name} if torch.is_grad_enabled() else {eager}"),)
