@@ -364,9 +364,21 @@ def assigned_call(source: str, line: int) -> tuple[str, str] | None:
 
 
 def free_name(source: str, wanted: str) -> str:
-    """`wanted`, or `wanted_2`, ...: a name the file does not use yet."""
+    """`wanted`, or `wanted_2`, ...: a name the file does not use yet (see `free_name_in`)."""
     tree = _parsed(source)
-    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} if tree is not None else set()
+    return free_name_in(tree, wanted) if tree is not None else wanted
+
+
+def free_name_in(tree: ast.Module, wanted: str) -> str:
+    """`wanted`, or `wanted_2`, ...: a name the file neither reads, defines nor imports."""
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    used |= {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
+    used |= {
+        (a.asname or a.name).split(".")[0]
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Import | ast.ImportFrom)
+        for a in n.names
+    }
     name, number = wanted, 1
     while name in used:
         number += 1

@@ -8,14 +8,11 @@ from __future__ import annotations
 import ast
 
 from torchcompile_doctor.model.edits import Edit, ReplaceStatement
+from torchcompile_doctor.transforms.call_source import free_name_in
+from torchcompile_doctor.transforms.line_code import is_compile
 from torchcompile_doctor.transforms.site import Site
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
-
-
-def _compile_decorator(decorator: ast.expr) -> bool:
-    called = decorator.func if isinstance(decorator, ast.Call) else decorator
-    return ast.unparse(called) in ("torch.compile", "compile")
 
 
 def _module_instances(tree: ast.Module, before: int) -> set[str]:
@@ -50,16 +47,6 @@ def _autograd_call(node: ast.AST) -> bool:
     return called in _AUTOGRAD_CALLS or called.rpartition(".")[2] == "requires_grad_"
 
 
-def _free_name(tree: ast.Module, wanted: str) -> str:
-    taken = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {
-        n.name for n in ast.walk(tree) if isinstance(n, _Function | ast.ClassDef)
-    }
-    name, number = wanted, 2
-    while name in taken:
-        name, number = f"{wanted}_{number}", number + 1
-    return name
-
-
 def compile_called_modules(site: Site) -> tuple[Edit, ...] | str:
     """```
     critic = nn.Sequential(...)                 critic = nn.Sequential(...)
@@ -74,7 +61,7 @@ def compile_called_modules(site: Site) -> tuple[Edit, ...] | str:
     function, tree = site.function(), site.tree
     if function is None or tree is None or function not in tree.body:
         return "the line is not in a module-level function"
-    decorators = [d for d in function.decorator_list if _compile_decorator(d)]
+    decorators = [d for d in function.decorator_list if is_compile(d)]
     if len(decorators) != 1 or len(function.decorator_list) != 1:
         return f"`{function.name}` is not compiled by one `@torch.compile` decorator alone"
     if not any(_autograd_call(n) for n in ast.walk(function)):
@@ -98,7 +85,7 @@ def compile_called_modules(site: Site) -> tuple[Edit, ...] | str:
     text = "\n".join(lines[function.lineno - 1 : function.end_lineno])
     compiled: list[str] = []
     for module in dict.fromkeys(called):
-        name = _free_name(tree, f"compiled_{module}")
+        name = free_name_in(tree, f"compiled_{module}")
         compiled.append(f"{name} = torch.compile({module}{', ' + options if options else ''})")
         text = _renamed_calls(text, module, name)
     return (ReplaceStatement(function.lineno, "\n".join([*compiled, "", "", text])),)

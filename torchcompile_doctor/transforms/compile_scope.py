@@ -9,6 +9,7 @@ import re
 
 from torchcompile_doctor.model.edits import Edit, ReplaceStatement
 from torchcompile_doctor.transforms.call_source import free_name
+from torchcompile_doctor.transforms.line_code import is_compile
 from torchcompile_doctor.transforms.site import Site
 
 
@@ -30,7 +31,7 @@ def compile_network_only(site: Site) -> tuple[Edit, ...] | str:
     tree = site.tree
     if function is None or tree is None or function not in tree.body:
         return "the line is not in a module-level function"
-    if not any(_is_compile(d) for d in function.decorator_list):
+    if not any(is_compile(d) for d in function.decorator_list):
         return f"`{function.name}` is not compiled with a `@torch.compile` decorator"
     at = next((i for i, s in enumerate(function.body) if s.lineno <= site.line <= (s.end_lineno or s.lineno)), None)
     if at is None or at == 0 or _docstring_only(function.body[:at]):
@@ -42,11 +43,6 @@ def compile_network_only(site: Site) -> tuple[Edit, ...] | str:
     if not live:
         return "the post-processing reads nothing the network computes"
     return (ReplaceStatement(function.lineno, _split(site, function, head, tail, live)),)
-
-
-def _is_compile(decorator: ast.expr) -> bool:
-    called = decorator.func if isinstance(decorator, ast.Call) else decorator
-    return ast.unparse(called) in ("torch.compile", "compile")
 
 
 def _docstring_only(statements: list[ast.stmt]) -> bool:
@@ -165,7 +161,7 @@ def compile_region(site: Site) -> tuple[Edit, ...] | str:
 def _decorated_function(tree: ast.Module, line: int) -> ast.FunctionDef | None:
     """The module-level function compiled by a `@torch.compile` decorator whose lines (decorators too) hold `line`."""
     for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and any(_is_compile(d) for d in node.decorator_list):
+        if isinstance(node, ast.FunctionDef) and any(is_compile(d) for d in node.decorator_list):
             first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
             if first <= line <= (node.end_lineno or node.lineno):
                 return node

@@ -164,6 +164,12 @@ def dotted_name(func: ast.expr) -> str | None:
     return None
 
 
+def is_compile(node: ast.expr) -> bool:
+    """`torch.compile` or `torch.compile(...)` (`compile` where it was imported by name): a decorator, or a call."""
+    called = node.func if isinstance(node, ast.Call) else node
+    return dotted_name(called) in ("torch.compile", "compile")
+
+
 def drop_keyword(code: str, argument: str) -> str | None:
     """`out = model(ids, attention_mask=mask)` -> `out = model(ids)`: the keyword left out of the line's call
     (None: the call does not pass it)."""

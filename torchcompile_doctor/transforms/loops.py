@@ -8,7 +8,8 @@ from __future__ import annotations
 import ast
 
 from torchcompile_doctor.model.edits import Edit, InsertBefore, ReplaceStatement
-from torchcompile_doctor.transforms.compile_callees import _compile_decorator, _free_name
+from torchcompile_doctor.transforms.call_source import free_name_in
+from torchcompile_doctor.transforms.line_code import is_compile
 from torchcompile_doctor.transforms.site import Site
 
 _EXITS = (ast.Return, ast.Break, ast.Continue, ast.Yield, ast.YieldFrom, ast.Await, ast.Global, ast.Nonlocal)
@@ -45,7 +46,7 @@ def _compiled_function(site: Site, bound: str) -> tuple[ast.FunctionDef, ast.For
     for function in (f for f in tree.body if isinstance(f, ast.FunctionDef)):
         if function.name not in called and function is not held:
             continue
-        if len(function.decorator_list) != 1 or not _compile_decorator(function.decorator_list[0]):
+        if len(function.decorator_list) != 1 or not is_compile(function.decorator_list[0]):
             continue
         loop = _bounded_loop(function, bound)
         if loop is not None:
@@ -120,7 +121,7 @@ def _rewritten(
         decorator = lines[function.decorator_list[0].lineno - 1].strip()
     else:
         decorator = f"@torch.compile({method_options})" if method_options else "@torch.compile"
-    step = _free_name(site.tree or ast.Module(body=[], type_ignores=[]), f"_{function.name}_step")
+    step = free_name_in(site.tree or ast.Module(body=[], type_ignores=[]), f"_{function.name}_step")
     body_indent = loop.body[0].col_offset
     body = [ln[body_indent:] if ln.strip() else "" for ln in lines[loop.body[0].lineno - 1 : loop.end_lineno]]
     returned = ", ".join(assigned)

@@ -13,6 +13,7 @@ import ast
 from dataclasses import dataclass
 
 from torchcompile_doctor.model.edits import Edit, InsertBefore, ReplaceExpression, WrapArgument
+from torchcompile_doctor.transforms.call_source import free_name_in
 from torchcompile_doctor.transforms.line_code import passed_value
 from torchcompile_doctor.transforms.site import Site
 from torchcompile_doctor.transforms.statements import simple_statement
@@ -173,23 +174,6 @@ def _helper(name: str, op: str) -> str:
     return f"{head}\n    {why}\n{number_op.body}"
 
 
-def _free(tree: ast.Module, wanted: str) -> str:
-    """`wanted`, or `wanted_2`, ...: a name the file neither reads, defines nor imports."""
-    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-    used |= {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
-    used |= {
-        (a.asname or a.name).split(".")[0]
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Import | ast.ImportFrom)
-        for a in n.names
-    }
-    name, number = wanted, 1
-    while name in used:
-        number += 1
-        name = f"{wanted}_{number}"
-    return name
-
-
 def op_written_out(site: Site) -> tuple[Edit, ...] | str:
     """```
     def train_step(x, y, delta):                          def huber_loss(input, target, reduction="mean", delta=1.0):
@@ -213,7 +197,7 @@ def op_written_out(site: Site) -> tuple[Edit, ...] | str:
     helpers: dict[str, str] = {}
     for use in uses:
         if use.op not in helpers:
-            helpers[use.op] = _free(tree, use.op)
+            helpers[use.op] = free_name_in(tree, use.op)
             top = next(s for s in tree.body if s.lineno <= use.line <= (s.end_lineno or s.lineno))
             before = min([top.lineno, *(d.lineno for d in getattr(top, "decorator_list", []))])
             edits.append(InsertBefore(before, _helper(helpers[use.op], use.op)))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from torchcompile_doctor.model.edits import Edit, InsertAfter, InsertBefore, RemoveStatement, ReplaceStatement
 from torchcompile_doctor.transforms.call_source import renamed
-from torchcompile_doctor.transforms.line_code import dotted_name
+from torchcompile_doctor.transforms.line_code import dotted_name, is_compile
 from torchcompile_doctor.transforms.side_effects import reads_clock, timing_block
 from torchcompile_doctor.transforms.site import Site, innermost_statement
 
@@ -26,12 +26,6 @@ class CallLine:
     statement: ast.stmt
     receiver: str  # what `self` in the function's own code reads as there: the module compiled, else its name
     targets: tuple[str, ...] | None  # the names the call's result is unpacked into (None: no tuple unpacking)
-
-
-def _is_compile(node: ast.expr) -> bool:
-    """`torch.compile`, `torch.compile(...)` (a decorator with options)."""
-    called = node.func if isinstance(node, ast.Call) else node
-    return (dotted_name(called) or "") in ("torch.compile", "compile")
 
 
 def _name_bindings(tree: ast.Module) -> list[tuple[str, ast.expr]]:
@@ -51,7 +45,7 @@ def _makes(value: ast.expr, wanted: str | None) -> bool:
 def _compiles(value: ast.expr, function: str | None, module: str | None, instances: set[str]) -> bool:
     """`torch.compile(f)` of the function named `function`, `torch.compile(Net(...))` of the class named
     `module`, or `torch.compile(m)` of one of its instances."""
-    if not (isinstance(value, ast.Call) and _is_compile(value) and value.args):
+    if not (isinstance(value, ast.Call) and is_compile(value) and value.args):
         return False
     compiled = value.args[0]
     if isinstance(compiled, ast.Name):
@@ -78,7 +72,7 @@ def _compiled_names(tree: ast.Module, function: Function, owner: ast.ClassDef | 
     names bound to `torch.compile(f)`, and for a module's `forward` the names bound to `torch.compile(Net(...))`
     (`self` read as that name), to `torch.compile(m)` of an `m = Net(...)` (`self` read as `m`: an attribute set
     on the compiled wrapper is not set on the module), and `m` itself where the file calls `m.compile()`."""
-    if owner is None and any(_is_compile(d) for d in function.decorator_list):
+    if owner is None and any(is_compile(d) for d in function.decorator_list):
         return {function.name: function.name}
     module = owner.name if owner is not None and function.name == "forward" else None
     plain = function.name if owner is None else None
