@@ -16,7 +16,7 @@ from torchcompile_doctor.model.edits import Edit, InsertBefore, ReplaceExpressio
 from torchcompile_doctor.transforms.call_source import free_name_in
 from torchcompile_doctor.transforms.line_code import passed_value
 from torchcompile_doctor.transforms.site import Site
-from torchcompile_doctor.transforms.statements import simple_statement
+from torchcompile_doctor.transforms.statements import passes, simple_statement
 
 _REDUCED = """    if reduction == "mean":
         return loss.mean()
@@ -204,20 +204,9 @@ def op_written_out(site: Site) -> tuple[Edit, ...] | str:
         edits.append(ReplaceExpression(use.line, use.callee, helpers[use.op]))
     passed = passed_value(site.facts) or variable
     statement = simple_statement(site)
-    if not isinstance(statement, str) and _passes_value(statement.node, site.source, passed):
+    if not isinstance(statement, str) and passes(statement.node, site.source, passed):
         edits.append(WrapArgument(site.line, passed, "torch.tensor({value})"))
     return tuple(edits)
-
-
-def _passes_value(node: ast.stmt, source: str, passed: str) -> bool:
-    """The statement calls something with `passed=` or with an argument whose code is `passed` (what the call line
-    passes for the changing value: `delta_at(step)`, `beta`)."""
-    for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
-        if any(k.arg == passed for k in call.keywords):
-            return True
-        if any(ast.get_source_segment(source, a) == passed for a in (*call.args, *(k.value for k in call.keywords))):
-            return True
-    return False
 
 
 def needs_number(tree: ast.Module | None, variable: str) -> str | None:

@@ -18,7 +18,7 @@ from torchcompile_doctor.transforms.line_code import (
 )
 from torchcompile_doctor.transforms.number_ops import needs_number
 from torchcompile_doctor.transforms.site import Site, SiteFacts
-from torchcompile_doctor.transforms.statements import simple_statement
+from torchcompile_doctor.transforms.statements import passes, simple_statement
 
 
 def _passes(site: Site, argument: str) -> tuple[Edit, ...] | str | None:
@@ -26,14 +26,11 @@ def _passes(site: Site, argument: str) -> tuple[Edit, ...] | str | None:
     statement = simple_statement(site)
     if isinstance(statement, str):
         return statement
-    for node in ast.walk(statement.node):
-        if isinstance(node, ast.Call):
-            if any(k.arg == argument for k in node.keywords):
-                return None
-            values = [*node.args, *(k.value for k in node.keywords)]
-            if any(ast.get_source_segment(site.source, a) == argument for a in values):
-                return None
-    return f"the call at line {site.line} does not pass `{argument}`"
+    return (
+        None
+        if passes(statement.node, site.source, argument)
+        else f"the call at line {site.line} does not pass `{argument}`"
+    )
 
 
 def tensor_argument(site: Site) -> tuple[Edit, ...] | str:

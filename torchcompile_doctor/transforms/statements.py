@@ -39,3 +39,14 @@ def _inside(inner: ast.stmt, outer: ast.stmt) -> bool:
 def is_call_expression(node: ast.stmt) -> bool:
     """A statement that is a call made for its effect (`print(x)`, `log.info(...)`, `bar.update(1)`)."""
     return isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+
+
+def passes(node: ast.stmt, source: str, argument: str) -> bool:
+    """The statement calls something with `argument=` or with an argument whose code is `argument` (what a call
+    line passes for a changing value: `delta_at(step)`, `beta`)."""
+    for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
+        if any(k.arg == argument for k in call.keywords):
+            return True
+        if any(ast.get_source_segment(source, a) == argument for a in (*call.args, *(k.value for k in call.keywords))):
+            return True
+    return False
