@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from torchcompile_doctor.model.edits import Edit, InsertBefore, ReplaceExpression, WrapArgument
 from torchcompile_doctor.transforms.call_source import free_name_in
 from torchcompile_doctor.transforms.line_code import passed_value
-from torchcompile_doctor.transforms.site import Site
+from torchcompile_doctor.transforms.site import Site, first_line, top_statement
 from torchcompile_doctor.transforms.statements import passes, simple_statement
 
 _REDUCED = """    if reduction == "mean":
@@ -198,9 +198,10 @@ def op_written_out(site: Site) -> tuple[Edit, ...] | str:
     for use in uses:
         if use.op not in helpers:
             helpers[use.op] = free_name_in(tree, use.op)
-            top = next(s for s in tree.body if s.lineno <= use.line <= (s.end_lineno or s.lineno))
-            before = min([top.lineno, *(d.lineno for d in getattr(top, "decorator_list", []))])
-            edits.append(InsertBefore(before, _helper(helpers[use.op], use.op)))
+            top = top_statement(tree, use.line)
+            if top is None:
+                return f"line {use.line} is in no module-level statement"
+            edits.append(InsertBefore(first_line(top), _helper(helpers[use.op], use.op)))
         edits.append(ReplaceExpression(use.line, use.callee, helpers[use.op]))
     passed = passed_value(site.facts) or variable
     statement = simple_statement(site)

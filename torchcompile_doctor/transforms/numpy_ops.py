@@ -8,7 +8,7 @@ import re
 from torchcompile_doctor.model.edits import Edit, InsertBefore, ReplaceExpression, ReplaceStatement
 from torchcompile_doctor.transforms.call_source import free_name, imports_torch
 from torchcompile_doctor.transforms.line_code import RENAMED_IN_TORCH, SAME_IN_TORCH
-from torchcompile_doctor.transforms.site import Site
+from torchcompile_doctor.transforms.site import Site, first_line, top_statement
 from torchcompile_doctor.transforms.statements import simple_statement
 
 
@@ -136,8 +136,10 @@ def interp_to_torch(site: Site) -> tuple[Edit, ...] | str:
         return later
     wrapper = _wrapping_call(node, call)
     old = site.code(wrapper) if wrapper is not None else site.code(call)
-    top = next(s for s in tree.body if s.lineno <= site.line <= (s.end_lineno or s.lineno))
-    first = min([top.lineno, *(d.lineno for d in getattr(top, "decorator_list", []))])
+    top = top_statement(tree, site.line)
+    if top is None:
+        return f"line {site.line} is in no module-level statement"
+    first = first_line(top)
     return (
         InsertBefore(first, _INTERP_HELPER.format(name=name)),
         ReplaceExpression(node.lineno, old, torch_call),
@@ -262,8 +264,10 @@ def numpy_draw_kept_eager(site: Site) -> tuple[Edit, ...] | str:
         return f"line {site.line} assigns the draw to no one name"
     name = free_name(site.source, f"_{node.targets[0].id}_drawn")
     helper = f"@torch.compiler.disable\ndef {name}():\n    return torch.tensor({site.code(call)})\n"
-    top = next(s for s in tree.body if s.lineno <= site.line <= (s.end_lineno or s.lineno))
-    first = min([top.lineno, *(d.lineno for d in getattr(top, "decorator_list", []))])
+    top = top_statement(tree, site.line)
+    if top is None:
+        return f"line {site.line} is in no module-level statement"
+    first = first_line(top)
     return (InsertBefore(first, helper), ReplaceExpression(node.lineno, site.code(call), f"{name}()"), *numbers)
 
 

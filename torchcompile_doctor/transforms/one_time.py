@@ -15,7 +15,7 @@ from torchcompile_doctor.model.edits import (
     ReplaceStatement,
 )
 from torchcompile_doctor.transforms.line_code import dotted_name
-from torchcompile_doctor.transforms.site import Site
+from torchcompile_doctor.transforms.site import Site, first_line, top_statement
 from torchcompile_doctor.transforms.statements import simple_statement
 
 # calls whose result is the same on every call of a program's run: probes of the machine and reads of its setup
@@ -79,16 +79,6 @@ def _module_names(tree: ast.Module) -> set[str]:
     return names
 
 
-def _top_statement(tree: ast.Module, line: int) -> ast.stmt | None:
-    """The module-level statement (a def or class) holding the line: new module-level code goes before it."""
-    return next((s for s in tree.body if s.lineno <= line <= (s.end_lineno or s.lineno)), None)
-
-
-def _first_line(statement: ast.stmt) -> int:
-    decorators: list[ast.expr] = getattr(statement, "decorator_list", [])
-    return min([statement.lineno, *(d.lineno for d in decorators)])
-
-
 def hoist_to_module(site: Site) -> tuple[Edit, ...] | str:
     """`config = json.loads(CONFIG.read_text())` (or `import x`) in a compiled function, reading nothing of the
     function's: moved to module level before the function (or its class), where it runs once at import."""
@@ -97,16 +87,16 @@ def hoist_to_module(site: Site) -> tuple[Edit, ...] | str:
     if isinstance(statement, str) or function is None or tree is None:
         return statement if isinstance(statement, str) else "the line is in no function"
     node = statement.node
-    top = _top_statement(tree, site.line)
+    top = top_statement(tree, site.line)
     if top is None or top is node:
         return "the line is at module level already"
     if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return (RemoveStatement(node.lineno), InsertBefore(_first_line(top), statement.code))
+        return (RemoveStatement(node.lineno), InsertBefore(first_line(top), statement.code))
     why_not = _why_not_hoisted(node, function, tree, site.line)
     return (
         why_not
         if why_not is not None
-        else (RemoveStatement(node.lineno), InsertBefore(_first_line(top), statement.code))
+        else (RemoveStatement(node.lineno), InsertBefore(first_line(top), statement.code))
     )
 
 
@@ -134,7 +124,7 @@ def hoist_probe(site: Site) -> tuple[Edit, ...] | str:
     node, tree, function = site.statement(), site.tree, site.function()
     if node is None or tree is None or function is None:
         return "the line is in no function"
-    top = _top_statement(tree, site.line)
+    top = top_statement(tree, site.line)
     header = [node.test] if hasattr(node, "test") else [node]
     own = _locals(function)
     probes = [
@@ -153,7 +143,7 @@ def hoist_probe(site: Site) -> tuple[Edit, ...] | str:
     name = re.sub(r"(?<!^)(?=[A-Z])", "_", (dotted_name(probe.func) or "value").rsplit(".", 1)[-1]).upper()
     if name in _module_names(tree):
         return f"`{name}` is a module-level name already"
-    return (InsertBefore(_first_line(top), f"{name} = {code}"), ReplaceExpression(site.line, code, name))
+    return (InsertBefore(first_line(top), f"{name} = {code}"), ReplaceExpression(site.line, code, name))
 
 
 def hoist_to_init(site: Site) -> tuple[Edit, ...] | str:

@@ -94,3 +94,14 @@ def innermost_statement(tree: ast.Module, line: int) -> ast.stmt | None:
             continue
         break
     return found
+
+
+def top_statement(tree: ast.Module, line: int) -> ast.stmt | None:
+    """The module-level statement (a def or class) holding the line: new module-level code goes before it."""
+    return next((s for s in tree.body if s.lineno <= line <= (s.end_lineno or s.lineno)), None)
+
+
+def first_line(statement: ast.stmt) -> int:
+    """The statement's first line, its decorators' included: where code inserted before it goes."""
+    decorators: list[ast.expr] = getattr(statement, "decorator_list", [])
+    return min([statement.lineno, *(d.lineno for d in decorators)])
