@@ -9,6 +9,7 @@ import functools
 from dataclasses import dataclass
 
 from torchcompile_doctor.events.model import CallSite
+from torchcompile_doctor.transforms.line_code import names_bound
 
 
 def _parsed(source: str) -> ast.Module | None:
@@ -159,14 +160,12 @@ class StepTail:
     code: tuple[str, ...]  # their source, as written
 
 
-def _local_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+def local_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The names a function binds: its parameters and every name it assigns."""
     arguments = function.args
     names = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
     names |= {a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None}
-    for node in ast.walk(function):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
-    return names
+    return names | names_bound(function)
 
 
 def step_tail(source: str, function_line: int, line: int) -> StepTail | None:
@@ -189,7 +188,7 @@ def step_tail(source: str, function_line: int, line: int) -> StepTail | None:
         and ast.unparse(first.value.func) == f"{variable}.backward"
     ):
         return None
-    if not _movable(tail, _local_names(function) - {variable}):
+    if not _movable(tail, local_names(function) - {variable}):
         return None
     code = tuple(ast.get_source_segment(source, s) or "" for s in tail)
     return StepTail(variable, tuple(s.lineno for s in tail), code)
@@ -268,7 +267,7 @@ def effect_call(source: str, function_line: int, line: int) -> EffectCall | None
     arguments = function.args
     parameters = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
     read = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name)}
-    if read & (_local_names(function) - parameters) or "self" in read:
+    if read & (local_names(function) - parameters) or "self" in read:
         return None  # it reads a value only the function computes
     return EffectCall(line, ast.get_source_segment(source, statement) or "", tuple(sorted(read & parameters)))
 
@@ -423,7 +422,7 @@ def passed_in_value(source: str, function_line: int, line: int) -> PassedIn | No
     parameters = [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
     if name in parameters or not any(isinstance(n, ast.Call) for n in ast.walk(value)):
         return None
-    own = _local_names(function)
+    own = local_names(function)
     read = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
     reads_self = bool(parameters) and parameters[0] == "self" and "self" in read
     if read & own - ({"self"} if reads_self else set()):

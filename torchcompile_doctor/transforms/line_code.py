@@ -164,6 +164,16 @@ def dotted_name(func: ast.expr) -> str | None:
     return None
 
 
+def names_read(node: ast.AST) -> set[str]:
+    """The plain names the code reads."""
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def names_bound(node: ast.AST) -> set[str]:
+    """The plain names the code assigns (not a function's parameters: call_source.local_names has those too)."""
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
 def is_compile(node: ast.expr) -> bool:
     """`torch.compile` or `torch.compile(...)` (`compile` where it was imported by name): a decorator, or a call."""
     called = node.func if isinstance(node, ast.Call) else node

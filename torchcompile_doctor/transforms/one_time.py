@@ -14,7 +14,8 @@ from torchcompile_doctor.model.edits import (
     ReplaceExpression,
     ReplaceStatement,
 )
-from torchcompile_doctor.transforms.line_code import dotted_name
+from torchcompile_doctor.transforms.call_source import local_names
+from torchcompile_doctor.transforms.line_code import dotted_name, names_read
 from torchcompile_doctor.transforms.site import Site, first_line, top_statement
 from torchcompile_doctor.transforms.statements import simple_statement
 
@@ -58,12 +59,8 @@ def _one_time(call: ast.Call) -> bool:
 
 
 def _locals(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
-    """The names a function binds: its parameters and every name it assigns."""
-    args = function.args
-    names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
-    names |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
-    names |= {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    return names | {"self", "cls"}
+    """The names a function binds, `self` and `cls` as well (a method's, whatever it names its first parameter)."""
+    return local_names(function) | {"self", "cls"}
 
 
 def _module_names(tree: ast.Module) -> set[str]:
@@ -163,7 +160,7 @@ def hoist_to_init(site: Site) -> tuple[Edit, ...] | str:
     if why_not is not None:
         return why_not
     as_attributes = "\n".join(ast.unparse(_AsAttributes(names).visit(_copy(s))) for s in moved)
-    rest = [s for s in function.body if s not in moved and names & _names_read(s)]
+    rest = [s for s in function.body if s not in moved and names & names_read(s)]
     return (
         *(RemoveStatement(s.lineno) for s in moved),
         InsertAfter(init.body[-1].lineno, as_attributes),
@@ -173,10 +170,6 @@ def hoist_to_init(site: Site) -> tuple[Edit, ...] | str:
 
 def _method(owner: ast.ClassDef, name: str) -> ast.FunctionDef | None:
     return next((s for s in owner.body if isinstance(s, ast.FunctionDef) and s.name == name), None)
-
-
-def _names_read(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
 def _copy(statement: ast.stmt) -> ast.stmt:
@@ -206,14 +199,14 @@ def _hoisted_statements(function: ast.FunctionDef | ast.AsyncFunctionDef, line: 
     if not any(_one_time(c) for c in ast.walk(body[at]) if isinstance(c, ast.Call)):
         return f"line {line} calls nothing known to give the same value on every call"
     parameters = {a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)}
-    needed, moved = _names_read(body[at]) & _locals(function), [body[at]]
+    needed, moved = names_read(body[at]) & _locals(function), [body[at]]
     for statement in reversed(body[:at]):
         bound = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         if bound & needed:
             if not isinstance(statement, ast.Assign):
                 return f"line {statement.lineno} binds what line {line} reads, and is no assignment"
             moved.insert(0, statement)
-            needed = (needed - bound) | (_names_read(statement) & _locals(function))
+            needed = (needed - bound) | (names_read(statement) & _locals(function))
     needed.discard("self")
     if needed:
         own = sorted(needed)[0]

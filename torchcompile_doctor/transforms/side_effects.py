@@ -7,7 +7,7 @@ import ast
 
 from torchcompile_doctor.model.edits import Edit, ReplaceExpression, WrapStatement
 from torchcompile_doctor.transforms.call_source import imports_torch
-from torchcompile_doctor.transforms.line_code import dotted_name
+from torchcompile_doctor.transforms.line_code import dotted_name, names_bound, names_read
 from torchcompile_doctor.transforms.site import Site
 from torchcompile_doctor.transforms.statements import is_call_expression, simple_statement
 
@@ -64,20 +64,16 @@ def reads_clock(node: ast.AST) -> bool:
     )
 
 
-def _bound(statement: ast.stmt) -> set[str]:
-    return {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-
-
 def _timing_block(body: list[ast.stmt], start: ast.stmt, returns: bool = False) -> list[ast.stmt] | None:
     """`start` (`t0 = time.perf_counter()`) and every later statement that reads what the block binds (`elapsed =
     time.perf_counter() - t0`, `self.timings.append(elapsed)`): None when one of them returns (unless `returns`),
     or binds a name the rest of the function reads too."""
-    block, names = [start], _bound(start)
+    block, names = [start], names_bound(start)
     for statement in body[body.index(start) + 1 :]:
-        read = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        read = names_read(statement)
         if read & names:
             block.append(statement)
-            names |= _bound(statement)
+            names |= names_bound(statement)
     rest = [s for s in body if s not in block]
     rest_reads = {n.id for s in rest for n in ast.walk(s) if isinstance(n, ast.Name)}
     if (not returns and any(isinstance(n, ast.Return) for s in block for n in ast.walk(s))) or names & rest_reads:
@@ -91,7 +87,7 @@ def timing_block(body: list[ast.stmt], line: int, returns: bool = False) -> list
     starts = [
         s
         for s in body
-        if isinstance(s, ast.Assign) and len(_bound(s)) == 1 and isinstance(s.value, ast.Call) and reads_clock(s)
+        if isinstance(s, ast.Assign) and len(names_bound(s)) == 1 and isinstance(s.value, ast.Call) and reads_clock(s)
     ]
     for start in starts:
         block = _timing_block(body, start, returns)

@@ -11,8 +11,8 @@ import ast
 from dataclasses import dataclass
 
 from torchcompile_doctor.model.edits import Edit, InsertAfter, InsertBefore, RemoveStatement, ReplaceStatement
-from torchcompile_doctor.transforms.call_source import renamed
-from torchcompile_doctor.transforms.line_code import dotted_name, is_compile
+from torchcompile_doctor.transforms.call_source import local_names, renamed
+from torchcompile_doctor.transforms.line_code import dotted_name, is_compile, names_bound, names_read
 from torchcompile_doctor.transforms.side_effects import reads_clock, timing_block
 from torchcompile_doctor.transforms.site import Site, innermost_statement
 
@@ -131,17 +131,6 @@ def _call_lines(tree: ast.Module, names: dict[str, str], function: Function) -> 
     return made
 
 
-def _locals(function: Function) -> set[str]:
-    arguments = function.args
-    every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
-    names = {a.arg for a in every if a is not None}
-    return names | {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-
-
-def _reads(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-
-
 def _compiled_function(site: Site, function: Function) -> tuple[list[CallLine], bool] | str:
     """The lines calling the function compiled, and whether it is a method (its `self` read as the callee)."""
     tree = site.tree
@@ -174,16 +163,16 @@ def time_at_caller(site: Site) -> tuple[Edit, ...] | str:
         return found
     calls, method = found
     start, recording = block[0], block[1:]
-    timing_names = {n for s in block for n in _bound_names(s)}
-    own = _locals(function) - timing_names - {"self"}
-    fed = [s for s in recording if _bound_names(s) and not reads_clock(s)]
+    timing_names = {n for s in block for n in names_bound(s)}
+    own = local_names(function) - timing_names - {"self"}
+    fed = [s for s in recording if names_bound(s) and not reads_clock(s)]
     if fed:  # `y = x * t0`: a value computed from the clock read, not a measurement of the time spent
         return f"the clock read's value feeds `{site.code(fed[0]).split('=')[0].strip()}`"
     if any(isinstance(s, ast.Return) for s in recording):
         if len(recording) != 1:
             return "the elapsed time is both recorded and returned"
         return _returned_elapsed(site, function, (start, recording[0]), calls, (timing_names, own))
-    if any(_reads(s) & own for s in recording):
+    if any(names_read(s) & own for s in recording):
         return "the recording reads values of the function's own"
     counters = _counters(function, block, own)
     edits: list[Edit] = [RemoveStatement(s.lineno) for s in (*counters, *block)]
@@ -210,9 +199,9 @@ def _returned_elapsed(
     timing, own = names
     value = back.value if isinstance(back, ast.Return) else None
     items = value.elts if isinstance(value, ast.Tuple) else value.values if isinstance(value, ast.Dict) else []
-    timed = [i for i, item in enumerate(items) if _reads(item) & timing]
+    timed = [i for i, item in enumerate(items) if names_read(item) & timing]
     returns = [n for n in ast.walk(function) if isinstance(n, ast.Return)]
-    if len(timed) != 1 or len(returns) != 1 or _reads(items[timed[0]]) & own:
+    if len(timed) != 1 or len(returns) != 1 or names_read(items[timed[0]]) & own:
         return "the function returns the elapsed time other than once, as one item of a tuple or dict"
     at = timed[0]
     if isinstance(value, ast.Dict):
@@ -269,16 +258,12 @@ def _counters(function: Function, block: list[ast.stmt], own: set[str]) -> list[
         root = target.value
         while isinstance(root, (ast.Subscript, ast.Attribute)):
             root = root.value
-        if not isinstance(root, ast.Name) or _reads(statement) & own:
+        if not isinstance(root, ast.Name) or names_read(statement) & own:
             continue
         elsewhere = [s for s in function.body if s is not statement and s not in block]
-        if not any(root.id in _reads(s) for s in elsewhere):
+        if not any(root.id in names_read(s) for s in elsewhere):
             made.append(statement)
     return made
-
-
-def _bound_names(statement: ast.stmt) -> set[str]:
-    return {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
 def _as_callee(code: str, callee: str, method: bool) -> str:
@@ -388,8 +373,8 @@ def untimed_helper(site: Site) -> tuple[Edit, ...] | str:
     block = timing_block(wrapper.body, site.line)
     if block is None:
         return f"line {site.line} is in no timing block of `{wrapper.name}`"
-    own = _locals(wrapper) - {n for s in block for n in _bound_names(s)}
-    if any(_reads(s) & own for s in block[1:]):
+    own = local_names(wrapper) - {n for s in block for n in names_bound(s)}
+    if any(names_read(s) & own for s in block[1:]):
         return "the recording reads values of the wrapper's own"
     edits: list[Edit] = []
     for helper in _decorated(tree, decorator.name):
