@@ -25,6 +25,7 @@ from torchcompile_doctor.transforms.site import Site, innermost_statement
 BUFFER_SHAPES_DYNAMIC = "torch._dynamo.config.force_parameter_static_shapes = False"
 EVERY_ITEM = "[*]"  # a list's items grown alike in a loop (`self.caches[i]`): each guarded as `self.caches[0]`, ...
 _ITEM = re.compile(r"\[\d+\]$")
+Grown = dict[ast.ClassDef, list[tuple[str, int]]]  # each class of the file: what it grows (`_grown`)
 
 
 def _grown(cls: ast.ClassDef) -> list[tuple[str, int]]:
@@ -55,14 +56,13 @@ def _grown_by_cat(node: ast.Assign) -> tuple[str, int] | None:
     return (target, dim) if isinstance(dim, int) else None
 
 
-def _growing_class(site: Site, variable: str) -> ast.ClassDef | None:
+def _growing_class(site: Site, variable: str, classes: Grown) -> ast.ClassDef | None:
     """The class whose methods grow `variable`: the one holding the site, else the one class of the file that does
     (the site is the line calling the compiled module)."""
     held = site.enclosing_class()
     if held is not None:
         return held
-    classes = [c for c in ast.walk(site.tree) if isinstance(c, ast.ClassDef)] if site.tree else []
-    growing = [c for c in classes if variable in {t for t, _ in _grown(c)}]
+    growing = [c for c, grown in classes.items() if variable in {t for t, _ in grown}]
     return growing[0] if len(growing) == 1 else None
 
 
@@ -112,11 +112,12 @@ def mark_growing_cache(site: Site) -> tuple[Edit, ...] | str:
     marked on the dimension it grows along, on the instance the caller compiled; where one is a registered
     buffer, buffers' shapes made dynamic where the program starts."""
     tree = site.tree
-    variable = _grown_name(site)
-    cls = _growing_class(site, variable) if tree is not None else None
+    classes: Grown = {c: _grown(c) for c in ast.walk(tree) if isinstance(c, ast.ClassDef)} if tree else {}
+    variable = _grown_name(site, classes)
+    cls = _growing_class(site, variable, classes) if tree is not None else None
     if tree is None or cls is None:
         return f"no class of this file grows `{variable}` with `torch.cat`"
-    grown = _grown(cls)
+    grown = classes[cls] if cls in classes else _grown(cls)
     if variable not in {t for t, _ in grown}:
         return f"`{cls.name}` does not grow `{variable}` with `torch.cat`"
     callers = _compiled_callers(tree, _instances_of(tree, cls), cls)
@@ -141,21 +142,15 @@ def mark_growing_cache(site: Site) -> tuple[Edit, ...] | str:
     return tuple(dict.fromkeys(edits))
 
 
-def _grown_name(site: Site) -> str:
+def _grown_name(site: Site, classes: Grown) -> str:
     """The recompile's tensor as the class's code names it: `self.k_cache`; an item of a list grown in a loop
-    (`self.caches[0]`, grown as `self.caches[i]`) as every item of it (`self.caches[*]`)."""
+    (`self.caches[0]`, grown as `self.caches[i]`) as every item of it (`self.caches[*]`), unless a class of the
+    file grows `self.caches[0]` by that name."""
     variable = site.facts.variable or ""
     if not variable.startswith("self."):
         variable = f"self.{variable}"  # the detector's older facts name an attribute without `self.`
-    return _ITEM.sub(EVERY_ITEM, variable) if variable not in _every_target(site) else variable
-
-
-def _every_target(site: Site) -> set[str]:
-    """Every tensor a class of the file grows (to tell `self.caches[0]`, grown by that name, from an item of a list
-    grown in a loop)."""
-    tree = site.tree
-    classes = [c for c in ast.walk(tree) if isinstance(c, ast.ClassDef)] if tree is not None else []
-    return {target for cls in classes for target, _ in _grown(cls)}
+    every_target = {target for grown in classes.values() for target, _ in grown}
+    return _ITEM.sub(EVERY_ITEM, variable) if variable not in every_target else variable
 
 
 def _marks(marking: str, instance: str, target: str, dim: int, loop_name: str) -> str:
