@@ -87,6 +87,16 @@ def _compiled_callers(tree: ast.Module, instances: set[str], cls: ast.ClassDef) 
     return callers
 
 
+def _compiled_calls(tree: ast.Module, cls: ast.ClassDef) -> list[tuple[int, str]]:
+    """(line, instance) of each call of a compiled module of `cls` made in this file."""
+    callers = _compiled_callers(tree, _instances_of(tree, cls), cls)
+    return [
+        (n.lineno, callers[n.func.id])
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in callers
+    ]
+
+
 def _registered_buffers(cls: ast.ClassDef) -> set[str]:
     """The names the class registers as buffers (`self.register_buffer("context", ...)`)."""
     return {
@@ -120,12 +130,7 @@ def mark_growing_cache(site: Site) -> tuple[Edit, ...] | str:
     grown = classes[cls] if cls in classes else _grown(cls)
     if variable not in {t for t, _ in grown}:
         return f"`{cls.name}` does not grow `{variable}` with `torch.cat`"
-    callers = _compiled_callers(tree, _instances_of(tree, cls), cls)
-    calls = [
-        (n.lineno, callers[n.func.id])
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in callers
-    ]
+    calls = _compiled_calls(tree, cls)
     if not calls:
         return f"no line of this file calls a `torch.compile` of a `{cls.name}` made here"
     marking = MARK_UNBACKED if str(site.facts.first_value) in SPECIALIZED_SIZES else MARK_DYNAMIC
