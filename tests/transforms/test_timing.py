@@ -309,6 +309,13 @@ TIMEIT = FORWARD.replace("import time\n", "from timeit import default_timer\n").
     "time.perf_counter()", "default_timer()"
 )
 
+# the instance made through a method that returns it, compiled by name: the record is the module's own (`self` read
+# as `model`, not as the compiled wrapper, which reads the module's attributes but sets its own)
+AN_INSTANCE = FORWARD.replace("cmodel = torch.compile(Net())", "model = Net().eval()\ncmodel = torch.compile(model)")
+AN_INSTANCE_AT_CALLER = FORWARD_AT_CALLER.replace(
+    "cmodel = torch.compile(Net())", "model = Net().eval()\ncmodel = torch.compile(model)"
+).replace("    cmodel.timings.append(", "    model.timings.append(")
+
 GOLDEN = {
     "the function called eagerly too: that call timed alike (the record keeps its count)": (
         "time_at_caller",
@@ -343,6 +350,12 @@ GOLDEN = {
         FORWARD_AT_CALLER,
     ),
     "the record line names the same block": ("time_at_caller", FORWARD, 10, FORWARD_AT_CALLER),
+    "an instance made as `Net().eval()`, compiled by name: its own record": (
+        "time_at_caller",
+        AN_INSTANCE,
+        8,
+        AN_INSTANCE_AT_CALLER,
+    ),
     "a call counter and a seconds total in a global dict, both at the caller": (
         "time_at_caller",
         STATS,

@@ -17,7 +17,7 @@ import re
 from torchcompile_doctor.model.edits import AfterTorchImport, Edit, InsertBefore
 from torchcompile_doctor.transforms.call_source import free_name
 from torchcompile_doctor.transforms.line_code import MARK_DYNAMIC, MARK_UNBACKED, SPECIALIZED_SIZES
-from torchcompile_doctor.transforms.loops import _instances_of
+from torchcompile_doctor.transforms.module_callers import calls_by_name, compiled_module_callers
 from torchcompile_doctor.transforms.site import Site, innermost_statement
 
 # torch 2.13-2.15: True keeps every nn.Module parameter's and buffer's shape static (torch/_dynamo/utils.py
@@ -66,34 +66,11 @@ def _growing_class(site: Site, variable: str, classes: Grown) -> ast.ClassDef | 
     return growing[0] if len(growing) == 1 else None
 
 
-def _compiled_callers(tree: ast.Module, instances: set[str], cls: ast.ClassDef) -> dict[str, str]:
-    """By the name the compiled module is called by, the instance whose attributes the caller reaches:
-    `step = torch.compile(attn)` (attn), `model = torch.compile(Net())` (model: a compiled module reads its
-    module's attributes), `model.compile()` (model)."""
-    callers = {}
-    for statement in tree.body:
-        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
-            call, target = statement.value, statement.targets[0]
-            if not isinstance(call, ast.Call) or ast.unparse(call.func) != "torch.compile" or not call.args:
-                continue
-            compiled = call.args[0]
-            made_here = isinstance(compiled, ast.Call) and ast.unparse(compiled.func) == cls.name
-            if isinstance(target, ast.Name) and (ast.unparse(compiled) in instances or made_here):
-                callers[target.id] = target.id if made_here else ast.unparse(compiled)
-        elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
-            func = statement.value.func
-            if isinstance(func, ast.Attribute) and func.attr == "compile" and ast.unparse(func.value) in instances:
-                callers[ast.unparse(func.value)] = ast.unparse(func.value)
-    return callers
-
-
 def _compiled_calls(tree: ast.Module, cls: ast.ClassDef) -> list[tuple[int, str]]:
     """(line, instance) of each call of a compiled module of `cls` made in this file."""
-    callers = _compiled_callers(tree, _instances_of(tree, cls), cls)
+    callers = compiled_module_callers(tree, cls.name)
     return [
-        (n.lineno, callers[n.func.id])
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in callers
+        (call.lineno, callers[call.func.id]) for call in calls_by_name(tree, callers) if isinstance(call.func, ast.Name)
     ]
 
 

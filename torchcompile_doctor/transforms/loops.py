@@ -10,6 +10,7 @@ import ast
 from torchcompile_doctor.model.edits import Edit, InsertBefore, ReplaceStatement
 from torchcompile_doctor.transforms.call_source import free_name_in
 from torchcompile_doctor.transforms.line_code import is_compile
+from torchcompile_doctor.transforms.module_callers import instances_of
 from torchcompile_doctor.transforms.site import Site
 
 _EXITS = (ast.Return, ast.Break, ast.Continue, ast.Yield, ast.YieldFrom, ast.Await, ast.Global, ast.Nonlocal)
@@ -137,25 +138,12 @@ def _rewritten(
 
 
 # -- the loop in a module's `forward`, the module compiled whole ---------------------------------------------------
-def _instances_of(tree: ast.Module, cls: ast.ClassDef) -> set[str]:
-    """Module-level names bound to an instance of `cls` (`model = Refiner().eval()`)."""
-    found = set()
-    for statement in (s for s in tree.body if isinstance(s, ast.Assign) and len(s.targets) == 1):
-        value = statement.value
-        while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
-            value = value.func.value  # `Net().eval()`: the instance made first
-        target = statement.targets[0]
-        if isinstance(target, ast.Name) and isinstance(value, ast.Call) and ast.unparse(value.func) == cls.name:
-            found.add(target.id)
-    return found
-
-
 def _whole_compile(tree: ast.Module, source: str, instances: set[str]) -> tuple[ast.Assign, str, str] | None:
     """`compiled = torch.compile(model, OPTIONS)` at module level for one of the instances: (it, `model`, the
     options as written)."""
     for statement in (s for s in tree.body if isinstance(s, ast.Assign)):
         call = statement.value
-        if not isinstance(call, ast.Call) or ast.unparse(call.func) != "torch.compile" or len(call.args) != 1:
+        if not isinstance(call, ast.Call) or not is_compile(call) or len(call.args) != 1:
             continue
         if ast.unparse(call.args[0]) in instances:
             options = ", ".join(ast.get_source_segment(source, k) or ast.unparse(k) for k in call.keywords)
@@ -210,7 +198,7 @@ def _compiled_forward(site: Site, bound: str) -> tuple[ast.FunctionDef, ast.For,
     for cls in classes:
         forward = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "forward"), None)
         loop = _bounded_loop(forward, bound) if forward is not None else None
-        compiled = _whole_compile(tree, site.source, _instances_of(tree, cls))
+        compiled = _whole_compile(tree, site.source, instances_of(tree, cls.name))
         if forward is not None and loop is not None and compiled is not None:
             return forward, loop, compiled
     return f"no module compiled whole in this file has a `forward` looping over `range({bound})`"

@@ -13,6 +13,12 @@ from dataclasses import dataclass
 from torchcompile_doctor.model.edits import Edit, InsertAfter, InsertBefore, RemoveStatement, ReplaceStatement
 from torchcompile_doctor.transforms.call_source import local_names, renamed
 from torchcompile_doctor.transforms.line_code import dotted_name, is_compile, names_bound, names_read
+from torchcompile_doctor.transforms.module_callers import (
+    calls_by_name,
+    compiled_function_names,
+    compiled_module_callers,
+    instances_of,
+)
 from torchcompile_doctor.transforms.side_effects import reads_clock, timing_block
 from torchcompile_doctor.transforms.site import Site, innermost_statement
 
@@ -28,68 +34,25 @@ class CallLine:
     targets: tuple[str, ...] | None  # the names the call's result is unpacked into (None: no tuple unpacking)
 
 
-def _name_bindings(tree: ast.Module) -> list[tuple[str, ast.expr]]:
-    """What the file binds to plain names (`model = Net()`, `cmodel = torch.compile(model)`), in order."""
-    return [
-        (node.targets[0].id, node.value)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-    ]
-
-
-def _makes(value: ast.expr, wanted: str | None) -> bool:
-    """`Net(...)`: a call of the class named `wanted`."""
-    return wanted is not None and isinstance(value, ast.Call) and dotted_name(value.func) == wanted
-
-
-def _compiles(value: ast.expr, function: str | None, module: str | None, instances: set[str]) -> bool:
-    """`torch.compile(f)` of the function named `function`, `torch.compile(Net(...))` of the class named
-    `module`, or `torch.compile(m)` of one of its instances."""
-    if not (isinstance(value, ast.Call) and is_compile(value) and value.args):
-        return False
-    compiled = value.args[0]
-    if isinstance(compiled, ast.Name):
-        return compiled.id == function or compiled.id in instances
-    return _makes(compiled, module)
-
-
-def _compiled_in_place(tree: ast.Module, instances: set[str]) -> set[str]:
-    """The instances the file compiles in place (`model.compile()`)."""
-    return {
-        node.func.value.id
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "compile"
-        and isinstance(node.func.value, ast.Name)
-        and node.func.value.id in instances
-    }
-
-
 def _compiled_names(tree: ast.Module, function: Function, owner: ast.ClassDef | None) -> dict[str, str]:
     """The names the file calls the function by (compiled, and the eager ones beside them; none where the file
     never compiles it), each with what a method's `self` reads as there: a decorated function's own name, the
-    names bound to `torch.compile(f)`, and for a module's `forward` the names bound to `torch.compile(Net(...))`
-    (`self` read as that name), to `torch.compile(m)` of an `m = Net(...)` (`self` read as `m`: an attribute set
-    on the compiled wrapper is not set on the module), and `m` itself where the file calls `m.compile()`."""
+    names bound to `torch.compile(f)`, and for a module's `forward` the names its compiled module is called by
+    (module_callers.py: `self` read as the instance whose attributes the caller reaches)."""
     if owner is None and any(is_compile(d) for d in function.decorator_list):
         return {function.name: function.name}
-    module = owner.name if owner is not None and function.name == "forward" else None
-    plain = function.name if owner is None else None
-    bound = _name_bindings(tree)
-    instances = {name for name, value in bound if _makes(value, module)}
-    names = {}
-    for name, value in bound:
-        if _compiles(value, plain, module, instances):
-            compiled = value.args[0] if isinstance(value, ast.Call) else None
-            names[name] = compiled.id if isinstance(compiled, ast.Name) and compiled.id != name else name
-    names |= {name: name for name in _compiled_in_place(tree, instances)}
+    if owner is None:
+        names = dict.fromkeys(compiled_function_names(tree, function.name), function.name)
+        eager = {function.name}
+    elif function.name == "forward":
+        names, eager = compiled_module_callers(tree, owner.name), instances_of(tree, owner.name)
+    else:
+        return {}
     # the function run eagerly too (`model(x)` beside `cmodel(x)`, `f(x)` beside `g = torch.compile(f)`) recorded
     # its timing as well: those calls are timed alike, so the record keeps its count
     if not names:
         return {}
-    eager = {name for name in instances if name not in names} | ({plain} if plain else set())
-    return names | {name: name for name in eager}
+    return names | {name: name for name in eager if name not in names}
 
 
 _SIMPLE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)
@@ -117,9 +80,7 @@ def _call_line(tree: ast.Module, call: ast.Call, function: Function, receiver: s
 def _call_lines(tree: ast.Module, names: dict[str, str], function: Function) -> list[CallLine] | str:
     """Every call of a compiled name in the file, each a statement of its own (`y = f(x)`, `a, b = f(x)`,
     `f(x)`); why not, where one is a call inside a larger expression (no statement to wrap)."""
-    calls = [
-        n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in names
-    ]
+    calls = calls_by_name(tree, names)
     if not calls:
         return "the file never calls the compiled function"
     made = []
