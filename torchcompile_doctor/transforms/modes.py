@@ -7,7 +7,7 @@ import ast
 
 from torchcompile_doctor.model.edits import Edit, ReplaceExpression
 from torchcompile_doctor.transforms.call_source import imports_torch
-from torchcompile_doctor.transforms.line_code import dotted_name
+from torchcompile_doctor.transforms.line_code import dotted_name, is_compile
 from torchcompile_doctor.transforms.site import Site
 
 
@@ -20,7 +20,7 @@ def _compiled_names(tree: ast.Module) -> dict[str, str]:
         if not isinstance(node, ast.Assign) or len(node.targets) != 1:
             continue
         target, value = dotted_name(node.targets[0]), node.value
-        if target and isinstance(value, ast.Call) and dotted_name(value.func) == "torch.compile" and value.args:
+        if target and isinstance(value, ast.Call) and is_compile(value) and value.args:
             eager = dotted_name(value.args[0])
             if eager is not None:
                 found[target] = eager
