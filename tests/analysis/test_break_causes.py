@@ -231,6 +231,28 @@ def test_the_item_fix_does_not_break_the_graph(line):
 
 
 @pytest.mark.parametrize(
+    "line",
+    [
+        "n = int(h.norm().item())",  # truncated: 2.99... -> 2
+        "n = float(h.norm().item())",
+        "n = bool(h.sum().item() - 9.0)",
+        "n = h.norm().item() / h.sum().item()",
+    ],
+)
+def test_the_item_fix_keeps_the_value_the_conversion_gave(line):
+    """What the program computes with the number is what it computes with the tensor kept: `int(...)` truncates, so
+    `h.norm().long()`, not `h.norm()`, whose fraction would reach every later sum."""
+    torch = pytest.importorskip("torch")
+    _, after = rewritten("drop_item", line)
+    results = []
+    for code in (line, after):
+        namespace: dict = {"torch": torch}
+        exec(f"def step(h):\n{textwrap.indent(code, '    ')}\n    return h * 0 + n", namespace)  # noqa: S102 - our own text
+        results.append(namespace["step"](torch.tensor([1.5, 2.5, 0.5])))  # norm 2.96, sum 4.5
+    assert torch.equal(results[0], results[1]), (after, results)
+
+
+@pytest.mark.parametrize(
     "expression, actionable",
     [
         ("not math.isnan(L['alpha'])", True),  # a float argument: pass it as a tensor

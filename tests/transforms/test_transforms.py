@@ -843,7 +843,7 @@ CASES = {
     "guard_timer: never in a file without `import torch`": Case(
         "guard_timer", TIMER.replace("import torch\n", "import numpy\n"), 9, None
     ),
-    "drop_item: the tensor kept": Case("drop_item", ITEM, 5, ITEM.replace("int(h.norm().item())", "h.norm()")),
+    "drop_item: the tensor kept": Case("drop_item", ITEM, 5, ITEM.replace("int(h.norm().item())", "h.norm().long()")),
     "drop_item: no .item()": Case("drop_item", ITEM, 6, None),
     "drop_tolist: the tensor kept": Case(
         "drop_tolist",

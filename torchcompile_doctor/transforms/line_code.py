@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+from collections.abc import Mapping
 
 from torchcompile_doctor.transforms.site import SiteFacts
 
@@ -37,16 +38,18 @@ def indent(line: str) -> str:
     return line[: len(line) - len(line.lstrip())]
 
 
-def without_call(line: str, call: str, wrappers: tuple[str, ...]) -> str:
-    """`line` with every `call` (`.item()`) removed, and with the builtin conversion wrapped around it
-    (`int(h.norm().item())` -> `h.norm()`): the conversion of a tensor to a Python number breaks the graph
+def without_call(line: str, call: str, conversions: Mapping[str, str]) -> str:
+    """`line` with every `call` (`.item()`) removed, and a builtin conversion around it (`int(...)`, a key of
+    `conversions`) made the tensor method that keeps its value (`int(h.norm().item())` -> `h.norm().long()`, which
+    truncates as `int` does; "": the tensor alone): the conversion of a tensor to a Python number breaks the graph
     as `.item()` does."""
     while (start := line.find(call)) != -1:
         end = start + len(call)
         opening = _opening_paren(line, end) if line[end : end + 1] == ")" else None
-        wrapper = re.search(rf"\b({'|'.join(wrappers)})\($", line[: opening + 1]) if opening is not None else None
+        wrapper = re.search(rf"\b({'|'.join(conversions)})\($", line[: opening + 1]) if opening is not None else None
         if opening is not None and wrapper is not None:
-            line = line[: wrapper.start()] + line[opening + 1 : start] + line[end + 1 :]
+            kept = conversions[wrapper.group(1)]
+            line = line[: wrapper.start()] + line[opening + 1 : start] + kept + line[end + 1 :]
         else:
             line = line[:start] + line[end:]
     return line
